@@ -1,0 +1,52 @@
+# PyTorch Floors: `make serve` to read the site locally, `make test` to check everything.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export NO_MKDOCS_2_WARNING := 1
+
+.PHONY: setup serve build test lint typecheck pytest browser bench clean
+
+$(STAMP): requirements.txt pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --requirement requirements.txt
+	$(BIN)/python -m pip install --quiet --no-deps --editable .
+	touch $(STAMP)
+
+## setup: create .venv and install requirements.txt and the package
+setup: $(STAMP)
+
+## serve: set up, then serve the site at http://127.0.0.1:8000 (rebuilds on edits)
+serve: setup
+	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
+
+## build: set up, then build the site strictly into site/
+build: setup
+	$(BIN)/mkdocs build --strict
+
+## browser: make sure Debian's chromium is there for the browser tests (never a downloaded one)
+browser:
+	@command -v chromium >/dev/null || { \
+	  echo "installing Debian's chromium for the browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+lint: setup
+	$(BIN)/ruff check src tests bench snippets
+	$(BIN)/ruff format --check src tests bench snippets
+
+typecheck: setup
+	$(BIN)/mypy
+
+pytest: setup browser
+	$(BIN)/pytest
+
+## test: set up, then lint, type-check and run every test (unit, build, browser)
+test: lint typecheck pytest
+
+## bench: build benchmarks (cold, warm, render-only) for bench/build.py
+bench: setup
+	$(BIN)/python bench/build.py
+
+clean:
+	rm -rf site .cache test-output

@@ -1,0 +1,145 @@
+"""A content-keyed store of block outputs.
+
+A block's output is reused only when everything that could change it is the
+same: its code (proof includes expanded), the earlier blocks of its session,
+its options, and the environment (torch, Python, CPU, accelerator, this package).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+import torch
+
+import pytorch_floors
+from pytorch_floors.measure import detect_device
+from pytorch_floors.provenance import cpu_model
+
+__all__ = ["CacheMode", "OutputCache", "environment_fingerprint", "package_digest"]
+
+CacheMode = Literal["on", "off", "refresh"]
+_FORMAT = 1
+
+
+@cache
+def package_digest() -> str:
+    """Hash of this package's own source files, so a change in `src/` invalidates outputs.
+
+    Returns:
+        A hex digest.
+    """
+    digest = hashlib.sha256()
+    root = Path(pytorch_floors.__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+@cache
+def environment_fingerprint() -> dict[str, str]:
+    """The environment facts every cached output depends on.
+
+    Returns:
+        Torch and Python versions, CPU model and capability, device kind, package digest.
+    """
+    device = detect_device()
+    device_name = torch.cuda.get_device_name(device) if device.type == "cuda" else device.type
+    return {
+        "format": str(_FORMAT),
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "cpu": cpu_model(),
+        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+        "device": device_name,
+        "package": package_digest(),
+    }
+
+
+@dataclass(frozen=True)
+class CachedOutput:
+    """A stored block output.
+
+    Attributes:
+        output: What the block printed.
+        seconds: How long the block took when it ran.
+    """
+
+    output: str
+    seconds: float
+
+
+class OutputCache:
+    """Block outputs stored as one JSON file per key under a directory."""
+
+    def __init__(self, directory: Path, mode: CacheMode = "on") -> None:
+        """Open (lazily create) the cache.
+
+        Args:
+            directory: Where entries are stored.
+            mode: `on` reads and writes, `off` neither, `refresh` writes without reading.
+        """
+        self.directory = directory
+        self.mode = mode
+
+    @staticmethod
+    def key(code: str, options: dict[str, Any], history: list[str]) -> str:
+        """The content key of a block.
+
+        Args:
+            code: The block's code, includes expanded.
+            options: The block's options that may change its output or rendering.
+            history: Codes of the earlier blocks of its session, in order.
+
+        Returns:
+            A hex digest.
+        """
+        payload = json.dumps(
+            {"code": code, "options": options, "history": history, "env": environment_fingerprint()},
+            sort_keys=True,
+            default=str,
+        )
+        return hashlib.sha256(payload.encode()).hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> CachedOutput | None:
+        """Return the stored output for `key`, if reading is enabled and it exists.
+
+        Args:
+            key: A block key.
+
+        Returns:
+            The stored output, or `None`.
+        """
+        if self.mode != "on":
+            return None
+        try:
+            data = json.loads(self._path(key).read_text(encoding="utf-8"))
+            return CachedOutput(output=data["output"], seconds=float(data["seconds"]))
+        except (OSError, ValueError, KeyError):
+            return None
+
+    def put(self, key: str, output: str, seconds: float) -> None:
+        """Store an output (atomically), unless the cache is off.
+
+        Args:
+            key: A block key.
+            output: What the block printed.
+            seconds: How long it took.
+        """
+        if self.mode == "off":
+            return
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_suffix(f".{os.getpid()}.tmp")
+        temporary.write_text(json.dumps({"output": output, "seconds": seconds}), encoding="utf-8")
+        temporary.replace(path)

@@ -1,0 +1,254 @@
+"""The build's proof engine: what runs, where, for how long, and what a failure says."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pytorch_floors.execution.cache import OutputCache
+from pytorch_floors.execution.runner import BlockProcess, BlockTimeout, WorkerDied
+from pytorch_floors.execution.scan import ExecBlock
+
+__all__ = ["BlockRecord", "Engine", "ProofFailure"]
+
+log = logging.getLogger("mkdocs.plugins.pytorch_floors")
+
+Status = Literal["ran", "cached", "skipped", "failed"]
+_NOT_KEYED = {"id", "id_prefix", "timeout"}
+
+
+@dataclass
+class BlockRecord:
+    """What happened to one block in this build (a row of the build report).
+
+    Attributes:
+        page: Source path of the page, relative to `docs/`.
+        block_id: The block's id.
+        proof: The proof file it includes, if any.
+        status: `ran`, `cached`, `skipped` (execution disabled) or `failed`.
+        seconds: The block's execution time (for a cached block, when it last ran).
+    """
+
+    page: str
+    block_id: str
+    proof: str | None
+    status: Status
+    seconds: float | None
+
+
+class ProofFailure(Exception):
+    """A block raised, exited, crashed or ran out of time.
+
+    The message is one line naming the page, the block id, the file and line, and the error.
+    """
+
+    def __init__(self, page: str, block_id: str, location: tuple[str, int], summary: str, details: str = "") -> None:
+        """Build the failure.
+
+        Args:
+            page: Source path of the page, relative to `docs/`.
+            block_id: The block's id.
+            location: `(file, line)` the failure points at.
+            summary: What went wrong, for example `ZeroDivisionError: division by zero`.
+            details: The traceback, for the log.
+        """
+        self.page, self.block_id, self.location, self.summary, self.details = page, block_id, location, summary, details
+        super().__init__(f"docs/{page} › block '{block_id}' ({location[0]}:{location[1]}): {summary}")
+
+
+@dataclass
+class _Session:
+    history: list[str] = field(default_factory=list)
+    process: BlockProcess | None = None
+    replayed: int = 0
+
+
+class Engine:
+    """Runs a build's executed blocks: cached, isolated per page and session, time-limited."""
+
+    def __init__(
+        self,
+        project_dir: Path,
+        cache: OutputCache,
+        *,
+        execute: bool = True,
+        default_timeout: float = 120.0,
+    ) -> None:
+        """Create an engine for one build.
+
+        Args:
+            project_dir: The project root: blocks run there, and its path is kept out of pages.
+            cache: Where outputs are stored.
+            execute: `False` renders every block without running it (the render-only build).
+            default_timeout: Seconds a block may run unless its fence sets `timeout`.
+        """
+        self.project_dir = project_dir
+        self.cache = cache
+        self.execute = execute
+        self.default_timeout = default_timeout
+        self.planned: dict[str, list[ExecBlock]] = {}
+        self.records: list[BlockRecord] = []
+        self.failures: list[ProofFailure] = []
+        self.page = ""
+        self.page_url = ""
+        self._sessions: dict[str, _Session] = {}
+
+    @property
+    def total(self) -> int:
+        """Number of executed blocks found in the whole site."""
+        return sum(len(blocks) for blocks in self.planned.values())
+
+    def block(self, block_id: str) -> ExecBlock | None:
+        """The scanned description of a block of the current page.
+
+        Args:
+            block_id: The block's id.
+
+        Returns:
+            The block, or `None` when the page was not scanned.
+        """
+        return next((b for b in self.planned.get(self.page, []) if b.block_id == block_id), None)
+
+    def begin_page(self, page: str, url: str) -> None:
+        """Start a page: every page's blocks start in fresh processes.
+
+        Args:
+            page: Source path relative to `docs/`.
+            url: The page's URL relative to the site root.
+        """
+        self.end_page()
+        self.page, self.page_url = page, url
+
+    def end_page(self) -> None:
+        """Close the current page's session processes."""
+        for session in self._sessions.values():
+            if session.process is not None:
+                session.process.close()
+        self._sessions = {}
+
+    def sanitize(self, text: str) -> str:
+        """Remove the build machine's absolute paths from text shown to readers.
+
+        Args:
+            text: Any text (an error message, a traceback).
+
+        Returns:
+            The text with the project, environment and home paths replaced by short names.
+        """
+        replacements = {
+            f"{self.project_dir}/": "",
+            str(self.project_dir): ".",
+            sys.prefix: "<env>",
+            sys.base_prefix: "<python>",
+            str(Path.home()): "~",
+        }
+        for absolute, short in replacements.items():
+            if absolute and absolute not in {"/", "."}:
+                text = text.replace(absolute, short)
+        return text
+
+    def run(self, code: str, options: dict[str, Any]) -> str:
+        """Run (or fetch from the cache) one block of the current page.
+
+        Args:
+            code: The block's code, snippet includes expanded.
+            options: The fence options as parsed by markdown-exec's validator.
+
+        Returns:
+            What the block printed.
+
+        Raises:
+            ProofFailure: If the block raised, exited, crashed or timed out.
+        """
+        block_id = options.get("id") or "(no id)"
+        extra = options.get("extra", {})
+        block = self.block(block_id)
+        proof = block.proofs[0] if block and block.proofs else None
+        session_name = options.get("session") or ""
+        session = self._sessions.setdefault(session_name, _Session()) if session_name else _Session()
+        keyed = {k: v for k, v in options.items() if k not in _NOT_KEYED and k != "extra"}
+        keyed["extra"] = {k: v for k, v in extra.items() if k not in _NOT_KEYED}
+        key = self.cache.key(code, keyed, session.history)
+        number = len(self.records) + 1
+        where = f"docs/{self.page} › {block_id}"
+        cached = self.cache.get(key)
+        if cached is not None:
+            session.history.append(code)
+            self.records.append(BlockRecord(self.page, block_id, proof, "cached", cached.seconds))
+            log.info("proof %d/%d %s: cached (ran in %.2f s)", number, self.total, where, cached.seconds)
+            return cached.output
+        if not self.execute:
+            session.history.append(code)
+            self.records.append(BlockRecord(self.page, block_id, proof, "skipped", None))
+            return "(execution disabled for this build)"
+        timeout = float(extra.get("timeout", self.default_timeout))
+        log.info("proof %d/%d %s: running (limit %g s)", number, self.total, where, timeout)
+        report = self._execute(
+            session, code, block=block, block_id=block_id, proof=proof, timeout=timeout, keep_process=bool(session_name)
+        )
+        session.history.append(code)
+        session.replayed = len(session.history)
+        if report["stderr"].strip():
+            log.debug("%s wrote to stderr (kept out of the page):\n%s", where, report["stderr"])
+        self.cache.put(key, report["output"], report["seconds"])
+        self.records.append(BlockRecord(self.page, block_id, proof, "ran", report["seconds"]))
+        log.info("proof %d/%d %s: ran in %.2f s", number, self.total, where, report["seconds"])
+        return str(report["output"])
+
+    def _execute(
+        self,
+        session: _Session,
+        code: str,
+        *,
+        block: ExecBlock | None,
+        block_id: str,
+        proof: str | None,
+        timeout: float,
+        keep_process: bool,
+    ) -> dict[str, Any]:
+        filename = f"<proof {self.page}#{block_id}>"
+        try:
+            if session.process is None:
+                session.process = BlockProcess(str(self.project_dir))
+            for earlier in session.history[session.replayed :]:
+                report = session.process.run(earlier, filename + " (earlier block)", timeout)
+                if report["error"]:
+                    raise self._failure(block, block_id, report["error"], "an earlier block of its session failed: ")
+            session.replayed = len(session.history)
+            report = session.process.run(code, filename, timeout)
+        except (BlockTimeout, WorkerDied) as error:
+            session.process = None
+            summary = f"{type(error).__name__}: the block {error}"
+            failure = ProofFailure(self.page, block_id, self._location(block, []), summary)
+            self._fail(failure, proof)
+            raise failure from None
+        finally:
+            if not keep_process and session.process is not None:
+                session.process.close()
+                session.process = None
+        if report["error"]:
+            failure = self._failure(block, block_id, report["error"])
+            self._fail(failure, proof)
+            raise failure
+        return report
+
+    def _location(self, block: ExecBlock | None, lines: list[int]) -> tuple[str, int]:
+        if block is None:
+            return (f"docs/{self.page}", lines[-1] if lines else 0)
+        return block.locate(lines[-1]) if lines else (f"docs/{self.page}", block.fence_line)
+
+    def _failure(self, block: ExecBlock | None, block_id: str, error: dict[str, Any], prefix: str = "") -> ProofFailure:
+        summary = self.sanitize(f"{prefix}{error['type']}: {error['message']}")
+        return ProofFailure(
+            self.page, block_id, self._location(block, error["lines"]), summary, self.sanitize(error["traceback"])
+        )
+
+    def _fail(self, failure: ProofFailure, proof: str | None) -> None:
+        self.failures.append(failure)
+        self.records.append(BlockRecord(failure.page, failure.block_id, proof, "failed", None))
+        log.error("%s", failure)
+        if failure.details:
+            log.debug("%s", failure.details)

@@ -1,0 +1,123 @@
+"""The SuperFences formatter for executed Python blocks.
+
+markdown-exec stays the front end: its validator parses the fence options and
+its `base_format` renders the result. This formatter adds what it lacks: the
+run goes through the [`Engine`][pytorch_floors.execution.engine.Engine] (cache,
+isolation, time limit), output is shown as verbatim console text unless the block
+declares `html="1"`, and a failure becomes a visible banner plus a recorded error
+that fails the build, instead of a traceback quietly rendered into the page.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from markdown import Markdown
+from markdown_exec import MarkdownConverter, base_format, code_block
+from mkdocs.utils import get_relative_url
+
+from pytorch_floors.execution.engine import Engine, ProofFailure
+
+__all__ = ["activate", "active_engine", "formatter"]
+
+_active: Engine | None = None
+
+
+def activate(engine: Engine | None) -> None:
+    """Make `engine` the one executed blocks go through (one per build).
+
+    Args:
+        engine: The build's engine, or `None` to deactivate.
+    """
+    global _active  # noqa: PLW0603  (SuperFences calls a plain function; the build owns the engine)
+    _active = engine
+
+
+def active_engine() -> Engine:
+    """The engine of the build in progress.
+
+    Returns:
+        The active engine.
+
+    Raises:
+        RuntimeError: If no build has activated one (the MkDocs hook is not configured).
+    """
+    if _active is None:
+        raise RuntimeError("no proof engine is active: list src/pytorch_floors/hooks.py under hooks: in mkdocs.yml")
+    return _active
+
+
+def _failure_banner(failure: ProofFailure) -> str:
+    return (
+        '<div class="admonition failure floors-proof-failure" role="alert">'
+        '<p class="admonition-title">This proof failed to run</p>'
+        f"<pre><code>{escape(str(failure))}</code></pre></div>"
+    )
+
+
+def formatter(  # noqa: PLR0917  (SuperFences' signature)
+    source: str,
+    language: str,
+    css_class: str,
+    options: dict[str, Any],
+    md: Markdown,
+    classes: list[str] | None = None,
+    id_value: str = "",
+    attrs: dict[str, Any] | None = None,
+    **kwargs: Any,
+) -> str:
+    """Execute a block through the active engine and return its HTML.
+
+    Args:
+        source: The block's code, snippet includes expanded.
+        language: The fence language (`python`).
+        css_class: The CSS class SuperFences proposes (unused).
+        options: Options parsed by `markdown_exec.validator`.
+        md: The page's Markdown instance.
+        classes: Extra classes (unused).
+        id_value: HTML id (unused).
+        attrs: Extra attributes (unused).
+        **kwargs: Other SuperFences arguments (unused).
+
+    Returns:
+        The rendered HTML.
+    """
+    engine = active_engine()
+    block_id = options.get("id", "")
+    run_options = dict(options)
+    if not run_options.get("html") and not run_options.get("result"):
+        run_options["result"] = "text"
+    show_source = run_options.pop("source", "")
+
+    def run(code: str, **_: Any) -> str:
+        return engine.run(code, options)
+
+    try:
+        output = str(base_format(language=language, run=run, code=source, md=md, source="", **run_options))
+    except ProofFailure as failure:
+        return _failure_banner(failure)
+    block = engine.block(block_id)
+    if block is None or not block.proofs:
+        if show_source:
+            converter = MarkdownConverter(md, update_toc=False)
+            listing = str(converter.convert(code_block(language, source)))
+            return f'<div class="floors-exec">{listing}{output}</div>'
+        return output
+    proof = block.proofs[0]
+    converter = MarkdownConverter(md, update_toc=False)
+    listing = str(converter.convert(code_block(language, source)))
+    href = get_relative_url(proof, engine.page_url) if engine.page_url else proof
+    record = engine.records[-1] if engine.records else None
+    timing = ""
+    if record is not None and record.seconds is not None:
+        cached = " (cached)" if record.status == "cached" else ""
+        timing = f'<span class="floors-proof__time">ran in {record.seconds:.2f} s{cached}</span>'
+    return (
+        f'<div class="floors-proof" data-proof="{escape(proof)}">'
+        f'<details class="floors-proof__source"><summary>Proof source: <code>{escape(proof)}</code></summary>'
+        f"{listing}</details>"
+        f'<p class="floors-proof__meta"><a href="{escape(href)}" download>Download and run it</a> '
+        f"<code>python {escape(proof)}</code> {timing}</p>"
+        f'<div class="floors-proof__output">{output}</div></div>'
+    )

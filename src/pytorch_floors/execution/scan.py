@@ -1,0 +1,123 @@
+"""Find the executed blocks of a Markdown page before it is rendered.
+
+The Markdown renderer hands a block to the formatter with its snippet includes
+already expanded, so the formatter alone cannot say which proof file a line came
+from. Scanning the raw page first gives each block its id, its proof file and a
+map from code lines back to the file and line they came from.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["ExecBlock", "ScanError", "scan_markdown"]
+
+_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<lang>[\w+-]+)(?P<attrs>[^\n`]*)$")
+_ATTR = re.compile(r'(?P<name>[\w-]+)=(?:"(?P<quoted>[^"]*)"|(?P<bare>\S+))')
+_INCLUDE = re.compile(r'^[ \t]*-{1,}8<-{1,}[ \t]+"(?P<path>[^"]+)"[ \t]*$')
+_FALSE = {"", "no", "off", "false", "0"}
+
+
+class ScanError(ValueError):
+    """A page's executed blocks break a project rule (missing or duplicate id)."""
+
+
+@dataclass
+class ExecBlock:
+    """One executed code block of a page, as written in the Markdown source.
+
+    Attributes:
+        page: The page's source path relative to `docs/`.
+        block_id: The block's `id` option.
+        fence_line: 1-based line of the opening fence in the page.
+        options: The fence's options (`exec`, `id`, `session`, `html`, ...).
+        proofs: Proof files the block includes, relative to the project root.
+        line_map: For each line of the expanded code, the `(file, line)` it came from.
+    """
+
+    page: str
+    block_id: str
+    fence_line: int
+    options: dict[str, str]
+    proofs: list[str] = field(default_factory=list)
+    line_map: list[tuple[str, int]] = field(default_factory=list)
+
+    @property
+    def session(self) -> str:
+        """The block's session name, or an empty string."""
+        return self.options.get("session", "")
+
+    def locate(self, code_line: int) -> tuple[str, int]:
+        """Map a line of the executed code to the file and line it came from.
+
+        Args:
+            code_line: 1-based line in the expanded code.
+
+        Returns:
+            `(path, line)`; the page and fence line when the line is unknown.
+        """
+        if 1 <= code_line <= len(self.line_map):
+            return self.line_map[code_line - 1]
+        return (f"docs/{self.page}", self.fence_line)
+
+
+def _attributes(text: str) -> dict[str, str]:
+    return {m["name"]: m["quoted"] if m["quoted"] is not None else m["bare"] for m in _ATTR.finditer(text)}
+
+
+def scan_markdown(
+    text: str, page: str, project_dir: Path, languages: tuple[str, ...] = ("python", "py")
+) -> list[ExecBlock]:
+    """List a page's executed blocks.
+
+    Args:
+        text: The page's Markdown source.
+        page: The page's source path relative to `docs/` (for messages).
+        project_dir: The directory snippet include paths are relative to.
+        languages: Fence languages that can execute.
+
+    Returns:
+        The executed blocks, in page order.
+
+    Raises:
+        ScanError: If an executed block has no `id` or reuses one on the same page.
+    """
+    lines = text.splitlines()
+    blocks: list[ExecBlock] = []
+    index = 0
+    while index < len(lines):
+        match = _FENCE.match(lines[index])
+        if not match:
+            index += 1
+            continue
+        fence, indent = match["fence"], match["indent"]
+        end = index + 1
+        while end < len(lines) and not (
+            lines[end].startswith(indent)
+            and lines[end].strip().startswith(fence)
+            and lines[end].strip().strip(fence[0]) == ""
+        ):
+            end += 1
+        options = _attributes(match["attrs"])
+        if match["lang"] in languages and options.get("exec", "").lower() not in _FALSE:
+            block_id = options.get("id", "")
+            if not block_id:
+                raise ScanError(f'docs/{page}:{index + 1}: executed block has no id; add id="..." to the fence')
+            if any(b.block_id == block_id for b in blocks):
+                raise ScanError(f"docs/{page}:{index + 1}: block id '{block_id}' is used twice on this page")
+            block = ExecBlock(page=page, block_id=block_id, fence_line=index + 1, options=options)
+            for offset, body_line in enumerate(lines[index + 1 : end], start=index + 2):
+                include = _INCLUDE.match(body_line)
+                if include:
+                    path = include["path"]
+                    block.proofs.append(path)
+                    source = project_dir / path
+                    count = len(source.read_text(encoding="utf-8").splitlines()) if source.is_file() else 0
+                    block.line_map.extend((path, n) for n in range(1, count + 1))
+                else:
+                    block.line_map.append((f"docs/{page}", offset))
+            blocks.append(block)
+        index = end + 1
+    return blocks

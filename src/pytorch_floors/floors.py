@@ -1,0 +1,142 @@
+"""The floor registry: the single source of truth for the eight floors.
+
+The gauge, the navigation, the page titles, the labs and the tests all read
+the floors from here. Nothing else in the project lists them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["FLOORS", "MAP_PAGE", "Floor", "floor_by_number", "floor_for_page"]
+
+MAP_PAGE = "index.md"
+"""Source path (relative to `docs/`) of Part 0, the map."""
+
+
+@dataclass(frozen=True)
+class Floor:
+    """One floor of the building, from your program (1) down to the chip (8).
+
+    Attributes:
+        number: Position from the top, 1 to 8.
+        slug: Short lowercase name used in paths and anchors.
+        title: The floor's title as shown in the gauge, the navigation and the page heading.
+        summary: One sentence saying what the floor explains; also the page's meta description.
+    """
+
+    number: int
+    slug: str
+    title: str
+    summary: str
+
+    @property
+    def key(self) -> str:
+        """The floor's path stem, such as `3-boundary`."""
+        return f"{self.number}-{self.slug}"
+
+    @property
+    def page(self) -> str:
+        """Source path of the floor's page, relative to `docs/`."""
+        return f"floors/{self.key}.md"
+
+    @property
+    def lab(self) -> str:
+        """Source path of the floor's lab notebook (percent-format `.py`), relative to `docs/`."""
+        return f"labs/{self.key}.py"
+
+    @property
+    def snippets_dir(self) -> str:
+        """Directory of the floor's proof scripts, relative to the project root."""
+        return f"snippets/{self.key}"
+
+    @property
+    def heading(self) -> str:
+        """The page heading: `Floor 3 · The boundary`."""
+        return f"Floor {self.number} · {self.title}"
+
+
+FLOORS: tuple[Floor, ...] = (
+    Floor(
+        1,
+        "program",
+        "Your program",
+        "Tensors as you meet them: creation, dtype, shape, NumPy interop, and which floor each line lands on.",
+    ),
+    Floor(
+        2,
+        "python",
+        "Python",
+        "What torch is on disk: a thin Python layer over large compiled libraries, and what importing it costs.",
+    ),
+    Floor(
+        3,
+        "boundary",
+        "The boundary",
+        "How a call leaves Python: generated bindings, argument parsing, and the fixed cost of every eager op.",
+    ),
+    Floor(
+        4,
+        "dispatcher",
+        "The dispatcher",
+        "Operator schemas, dispatch keys, every aten op a program calls, and shapes without data on the meta device.",
+    ),
+    Floor(
+        5,
+        "autograd",
+        "The graph",
+        "Autograd's recorded graph: grad_fn, saved tensors and their memory, backward, and turning recording off.",
+    ),
+    Floor(
+        6,
+        "kernels",
+        "Kernels",
+        "How a kernel is chosen and how fast it runs: BLAS, FLOP/s, bandwidth, and the roofline.",
+    ),
+    Floor(
+        7,
+        "memory",
+        "Memory",
+        "Bytes, storage, strides, views versus copies, and the memory of one training step, estimated and measured.",
+    ),
+    Floor(
+        8,
+        "chip",
+        "The chip and the two clocks",
+        "Host time versus device time, synchronisation, copies, threads and memory bandwidth.",
+    ),
+)
+"""The eight floors, top (your program) to bottom (the chip)."""
+
+
+def floor_by_number(number: int) -> Floor:
+    """Return the floor with the given number.
+
+    Args:
+        number: A floor number, 1 to 8.
+
+    Returns:
+        The matching floor.
+
+    Raises:
+        KeyError: If no floor has that number.
+    """
+    for floor in FLOORS:
+        if floor.number == number:
+            return floor
+    raise KeyError(f"no floor number {number}; floors are 1 to {len(FLOORS)}")
+
+
+def floor_for_page(src_path: str) -> Floor | None:
+    """Return the floor whose page or lab is `src_path`, or `None` for any other page.
+
+    Args:
+        src_path: A page's source path relative to `docs/`, with `/` separators.
+
+    Returns:
+        The floor the page belongs to, or `None` (the map, the reference, ...).
+    """
+    for floor in FLOORS:
+        if src_path in (floor.page, floor.lab):
+            return floor
+    return None

@@ -1,0 +1,198 @@
+"""MkDocs hooks: the registry drives the navigation, titles and gauge; proofs run through the engine.
+
+Listed under `hooks:` in `mkdocs.yml`. Environment variables:
+
+- `FLOORS_EXEC=off` renders every executed block without running it (render-only build);
+- `FLOORS_EXEC_CACHE=on|off|refresh` reads and writes, bypasses, or rebuilds the output cache;
+- `FLOORS_EXEC_TIMEOUT` sets the default per-block time limit in seconds (a fence's `timeout` wins).
+"""
+
+from __future__ import annotations
+
+import ast
+import logging
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from markdown_exec import markdown_config
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.nav import Navigation
+from mkdocs.structure.pages import Page
+from mkdocs.utils import get_relative_url
+
+from pytorch_floors.execution import Engine, OutputCache, ScanError, activate, active_engine, scan_markdown
+from pytorch_floors.execution.cache import CacheMode
+from pytorch_floors.execution.report import report_html, report_json
+from pytorch_floors.floors import FLOORS, MAP_PAGE, floor_for_page
+from pytorch_floors.gauge import render_gauge
+from pytorch_floors.provenance import collect
+
+log = logging.getLogger("mkdocs.plugins.pytorch_floors")
+
+PROOFS_MARKER = "<!-- floors:proofs -->"
+REPORT_MARKER = "<!-- floors:build-report -->"
+_state: dict[str, Any] = {"serving": False, "files": None, "provenance": None}
+
+
+def on_startup(*, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
+    """Remember whether this is `mkdocs serve`: there a failed proof shows a banner instead of stopping."""
+    _state["serving"] = command == "serve"
+
+
+def _fill_nav(nav: list[Any], docs_dir: Path) -> None:
+    for entry in nav:
+        if not isinstance(entry, dict):
+            continue
+        for title, value in entry.items():
+            if title == "Floors" and value == []:
+                entry[title] = [{f"{f.number} · {f.title}": f.page} for f in FLOORS]
+            elif title == "Labs" and value == []:
+                entry[title] = [{f"Lab {f.number} · {f.title}": f.lab} for f in FLOORS if (docs_dir / f.lab).is_file()]
+            elif isinstance(value, list):
+                _fill_nav(value, docs_dir)
+
+
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    """Fill the navigation's floor and lab sections from the registry and start the build's engine."""
+    project_dir = Path(config.config_file_path).parent.resolve()
+    _fill_nav(config.nav or [], Path(config.docs_dir))
+    markdown_config.save(config.markdown_extensions, config.mdx_configs)
+    mode = os.environ.get("FLOORS_EXEC_CACHE", "on")
+    if mode not in ("on", "off", "refresh"):
+        raise PluginError(f"FLOORS_EXEC_CACHE must be on, off or refresh, not {mode!r}")
+    cache_mode: CacheMode = mode  # type: ignore[assignment]
+    engine = Engine(
+        project_dir,
+        OutputCache(project_dir / ".cache" / "floors-exec", cache_mode),
+        execute=os.environ.get("FLOORS_EXEC", "on") != "off",
+        default_timeout=float(os.environ.get("FLOORS_EXEC_TIMEOUT", "120")),
+    )
+    activate(engine)
+    _state["provenance"] = collect()
+    return config
+
+
+def on_files(files: Files, config: MkDocsConfig) -> Files:
+    """Plan every executed block of the site and publish the proof scripts for download."""
+    engine = active_engine()
+    docs_dir = Path(config.docs_dir)
+    for file in files.documentation_pages():
+        if not file.src_uri.endswith(".md"):
+            continue
+        try:
+            blocks = scan_markdown(
+                (docs_dir / file.src_uri).read_text(encoding="utf-8"), file.src_uri, engine.project_dir
+            )
+        except ScanError as error:
+            raise PluginError(str(error)) from None
+        if blocks:
+            engine.planned[file.src_uri] = blocks
+    snippets = engine.project_dir / "snippets"
+    for path in sorted(snippets.rglob("*.py")) if snippets.is_dir() else []:
+        files.append(
+            File(
+                path.relative_to(engine.project_dir).as_posix(),
+                src_dir=str(engine.project_dir),
+                dest_dir=config.site_dir,
+                use_directory_urls=False,
+            )
+        )
+    _state["files"] = files
+    log.info("proofs: %d executed blocks planned on %d pages", engine.total, len(engine.planned))
+    return files
+
+
+def _first_docstring_line(path: Path) -> str:
+    try:
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+    except (OSError, SyntaxError):
+        return ""
+    return doc.strip().splitlines()[0] if doc else ""
+
+
+def _proofs_table(engine: Engine) -> str:
+    rows = ["| Floor | Proof | What it shows | Download |", "|---|---|---|---|"]
+    order = {f.page: f.number for f in FLOORS}
+    for page, blocks in sorted(engine.planned.items(), key=lambda item: (order.get(item[0], 0), item[0])):
+        floor = floor_for_page(page)
+        where = f"Floor {floor.number}" if floor else "Part 0" if page == MAP_PAGE else page
+        for block in blocks:
+            for proof in block.proofs:
+                summary = _first_docstring_line(engine.project_dir / proof).replace("|", "\\|")
+                rows.append(f"| [{where}]({page}) | `{block.block_id}` | {summary} | [`{Path(proof).name}`]({proof}) |")
+    return "\n".join(rows)
+
+
+def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    """Start the page's proofs afresh; give floor pages their title and description from the registry."""
+    engine = active_engine()
+    engine.begin_page(page.file.src_uri, page.url)
+    floor = floor_for_page(page.file.src_uri)
+    if floor is not None and page.file.src_uri == floor.page:
+        if markdown.lstrip().startswith("# "):
+            raise PluginError(
+                f"docs/{floor.page}: floor pages take their title from the registry; remove the '# ' heading"
+            )
+        page.meta.setdefault("description", floor.summary)
+        markdown = f"# {floor.heading}\n\n{markdown}"
+    if not page.meta.get("description"):
+        log.warning("docs/%s has no description: add 'description:' to its front matter", page.file.src_uri)
+    if PROOFS_MARKER in markdown:
+        markdown = markdown.replace(PROOFS_MARKER, _proofs_table(engine))
+    return markdown
+
+
+def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    """Close the page's proof processes; stop the build if one of its proofs failed (except under serve)."""
+    engine = active_engine()
+    engine.end_page()
+    failed = [f for f in engine.failures if f.page == page.file.src_uri]
+    if failed and not _state["serving"]:
+        raise PluginError("a proof failed:\n" + "\n".join(str(f) for f in failed))
+    return html
+
+
+def on_page_context(context: dict[str, Any], page: Page, config: MkDocsConfig, nav: Navigation) -> dict[str, Any]:
+    """Hand the gauge and the provenance to the `floors-header` partial; fill the build report page."""
+    files: Files = _state["files"]
+
+    def url_of(src: str) -> str:
+        file = files.get_file_from_path(src)
+        return get_relative_url(file.url, page.url) if file else src
+
+    floor = floor_for_page(page.file.src_uri)
+    context["floors_gauge"] = render_gauge(floor, lambda f: url_of(f.page), map_href=url_of(MAP_PAGE))
+    context["floors_provenance"] = _state["provenance"]
+    if page.content and REPORT_MARKER in page.content:
+        page.content = page.content.replace(REPORT_MARKER, report_html(active_engine().records))
+    return context
+
+
+def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
+    """Refuse a page that leaks the build machine's absolute paths."""
+    project_dir = str(active_engine().project_dir)
+    if project_dir in output:
+        message = (
+            f"docs/{page.file.src_uri}: the page shows the build machine's path {project_dir}; print relative paths"
+        )
+        if _state["serving"]:
+            log.error(message)
+        else:
+            raise PluginError(message)
+    return output
+
+
+def on_post_build(config: MkDocsConfig) -> None:
+    """Write the build report as JSON and summarise the proofs in one log line."""
+    engine = active_engine()
+    engine.end_page()
+    provenance = _state["provenance"]
+    report = report_json(engine.records, provenance.as_dict() if provenance else {})
+    Path(config.site_dir, "build-report.json").write_text(report, encoding="utf-8")
+    counts = {s: sum(1 for r in engine.records if r.status == s) for s in ("ran", "cached", "skipped", "failed")}
+    log.info("proofs: %(ran)d ran, %(cached)d cached, %(skipped)d skipped, %(failed)d failed", counts)
+    if engine.failures and _state["serving"]:
+        log.error("proofs failed:\n%s", "\n".join(str(f) for f in engine.failures))

@@ -1,0 +1,238 @@
+"""Measurement helpers used by the proofs: sizes, storage identity, timing, devices."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+
+__all__ = [
+    "Timing",
+    "detect_device",
+    "human_bytes",
+    "human_seconds",
+    "same_storage",
+    "storage_bytes",
+    "synchronize",
+    "tensor_bytes",
+    "time_call",
+]
+
+_DECIMAL = ("B", "kB", "MB", "GB", "TB", "PB")
+_BINARY = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
+
+
+def tensor_bytes(tensor: torch.Tensor) -> int:
+    """Bytes of the elements a tensor can see: `numel × element_size`.
+
+    This counts the tensor's own elements, not the storage it may share with
+    a larger tensor (see [`storage_bytes`][pytorch_floors.measure.storage_bytes]).
+    Works on any device, including `meta`, where nothing is allocated.
+
+    Args:
+        tensor: Any tensor.
+
+    Returns:
+        The byte count.
+    """
+    return tensor.numel() * tensor.element_size()
+
+
+def storage_bytes(tensor: torch.Tensor) -> int:
+    """Bytes of the whole storage behind a tensor (shared by all its views).
+
+    Args:
+        tensor: Any tensor.
+
+    Returns:
+        The storage's size in bytes.
+    """
+    return tensor.untyped_storage().nbytes()
+
+
+def human_bytes(count: float, *, binary: bool = False) -> str:
+    """Format a byte count for people, stating the unit system.
+
+    Decimal units (kB, MB, GB: powers of 1000) are what hardware vendors print;
+    binary units (KiB, MiB, GiB: powers of 1024) are what most operating systems
+    report. The two differ by about 7 % at the GB scale.
+
+    Args:
+        count: Number of bytes.
+        binary: Use powers of 1024 (KiB, MiB, ...) instead of powers of 1000.
+
+    Returns:
+        A string such as `2.42 GB` or `2.25 GiB`.
+    """
+    base = 1024.0 if binary else 1000.0
+    units = _BINARY if binary else _DECIMAL
+    value = float(count)
+    for unit in units[:-1]:
+        if abs(value) < base:
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.2f} {unit}"
+        value /= base
+    return f"{value:.2f} {units[-1]}"
+
+
+def human_seconds(seconds: float) -> str:
+    """Format a duration with a unit that keeps 3 significant digits readable.
+
+    Args:
+        seconds: A duration in seconds.
+
+    Returns:
+        A string such as `812 ns`, `3.41 µs`, `12.0 ms` or `1.25 s`.
+    """
+    for scale, unit in ((1e-9, "ns"), (1e-6, "µs"), (1e-3, "ms")):
+        if abs(seconds) < scale * 1000:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds:.3g} s"
+
+
+def same_storage(first: torch.Tensor, second: torch.Tensor) -> bool:
+    """Whether two tensors are views of one storage (so writing one changes the other).
+
+    Args:
+        first: A tensor.
+        second: Another tensor.
+
+    Returns:
+        `True` when both share the same underlying storage.
+    """
+    a, b = first.untyped_storage(), second.untyped_storage()
+    if a.device != b.device:
+        return False
+    if a.data_ptr() != 0:
+        return a.data_ptr() == b.data_ptr()
+    # Meta and empty storages have no address; compare the storage objects themselves.
+    return bool(a._cdata == b._cdata)
+
+
+def detect_device() -> torch.device:
+    """The fastest device this process can use: CUDA, then Apple's MPS, then the CPU.
+
+    Returns:
+        The chosen device.
+    """
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    if torch.backends.mps.is_available():
+        return torch.device("mps")
+    return torch.device("cpu")
+
+
+def synchronize(device: torch.device | str | None = None) -> None:
+    """Wait until all queued work on `device` has finished.
+
+    CUDA and MPS launches return before the work ends; timing without this
+    measures only the launch. On the CPU this does nothing, because CPU ops
+    return when they are done.
+
+    Args:
+        device: The device to wait for; `None` waits for the detected device.
+    """
+    kind = torch.device(device).type if device is not None else detect_device().type
+    if kind == "cuda":
+        torch.cuda.synchronize()
+    elif kind == "mps":
+        torch.mps.synchronize()
+
+
+@dataclass(frozen=True)
+class Timing:
+    """The result of [`time_call`][pytorch_floors.measure.time_call]: per-call seconds.
+
+    Attributes:
+        median: Median seconds per call over the samples.
+        q1: First quartile of the per-call seconds.
+        q3: Third quartile of the per-call seconds.
+        best: Fastest sample's seconds per call.
+        samples: Number of samples taken.
+        number: Calls per sample.
+    """
+
+    median: float
+    q1: float
+    q3: float
+    best: float
+    samples: int
+    number: int
+
+    @property
+    def spread(self) -> float:
+        """Interquartile range relative to the median (0.05 means ±5 % around it, roughly)."""
+        return (self.q3 - self.q1) / self.median if self.median > 0 else 0.0
+
+    def describe(self) -> str:
+        """A short human-readable summary.
+
+        Returns:
+            For example `3.41 µs per call (IQR 3.38–3.47 µs; 15 samples × 2000 calls)`.
+        """
+        return (
+            f"{human_seconds(self.median)} per call (IQR {human_seconds(self.q1)}–{human_seconds(self.q3)}; "
+            f"{self.samples} samples × {self.number} calls)"
+        )
+
+
+def time_call(
+    fn: Callable[[], object],
+    *,
+    device: torch.device | str | None = None,
+    warmup: int = 3,
+    samples: int = 15,
+    number: int | None = None,
+    min_sample_seconds: float = 2e-3,
+) -> Timing:
+    """Time `fn()` the careful way: warm up, batch calls, repeat, synchronize, take the median.
+
+    Args:
+        fn: The call to time, taking no arguments.
+        device: Device whose queue is synchronized around every sample
+            (`None`: the detected device). Synchronizing the CPU is a no-op.
+        warmup: Untimed calls first (caches, lazy initialisation, allocator).
+        samples: Timed samples taken.
+        number: Calls per sample; chosen automatically when `None` so that one
+            sample lasts at least `min_sample_seconds`.
+        min_sample_seconds: Target duration of one sample when choosing `number`.
+
+    Returns:
+        Per-call statistics.
+
+    Raises:
+        ValueError: If `samples` or `warmup` is negative or `samples` is zero.
+    """
+    if samples < 1 or warmup < 0:
+        raise ValueError("time_call needs samples >= 1 and warmup >= 0")
+    for _ in range(warmup):
+        fn()
+    synchronize(device)
+    if number is None:
+        number = 1
+        while True:
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            synchronize(device)
+            if time.perf_counter() - start >= min_sample_seconds or number >= 1 << 20:
+                break
+            number *= 2
+    per_call = []
+    for _ in range(samples):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        synchronize(device)
+        per_call.append((time.perf_counter() - start) / number)
+    quartiles = statistics.quantiles(per_call, n=4) if len(per_call) > 1 else [per_call[0]] * 3
+    return Timing(
+        median=statistics.median(per_call),
+        q1=quartiles[0],
+        q3=quartiles[2],
+        best=min(per_call),
+        samples=samples,
+        number=number,
+    )

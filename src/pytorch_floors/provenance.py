@@ -1,0 +1,108 @@
+"""What a build ran on, stated once per page next to the measured numbers."""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+from dataclasses import asdict, dataclass
+from datetime import date
+
+import torch
+
+from pytorch_floors.measure import detect_device
+
+__all__ = ["Provenance", "collect", "cpu_model"]
+
+
+def cpu_model() -> str:
+    """Return the CPU's model name, as the operating system reports it.
+
+    Returns:
+        The model name, or the architecture when the name cannot be read.
+    """
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """The facts that make a measured number reproducible.
+
+    Attributes:
+        torch_version: `torch.__version__` of the build.
+        python_version: The Python version, such as `3.11.7`.
+        platform: Operating system and architecture.
+        cpu: The CPU's model name.
+        cpu_capability: The SIMD level torch's CPU kernels were dispatched to (`AVX2`, `AVX512`, ...).
+        threads: Torch's intra-op thread count.
+        cores: Logical CPUs visible to the process.
+        accelerator: The accelerator in use (`cuda: NVIDIA H100 ...`, `mps`) or `none`.
+        built: The date of the build (ISO format).
+    """
+
+    torch_version: str
+    python_version: str
+    platform: str
+    cpu: str
+    cpu_capability: str
+    threads: int
+    cores: int
+    accelerator: str
+    built: str
+
+    def line(self) -> str:
+        """One human-readable line, as shown on every page.
+
+        Returns:
+            The provenance sentence.
+        """
+        return (
+            f"torch {self.torch_version} · Python {self.python_version} · {self.cpu} "
+            f"({self.cpu_capability} kernels, {self.threads} threads) · accelerator: {self.accelerator} · "
+            f"built {self.built}"
+        )
+
+    def as_dict(self) -> dict[str, str | int]:
+        """Return the fields as a plain dictionary (for JSON and templates).
+
+        Returns:
+            Field names mapped to values.
+        """
+        return asdict(self)
+
+
+def collect() -> Provenance:
+    """Read the provenance of the running process.
+
+    Returns:
+        The provenance record.
+    """
+    device = detect_device()
+    if device.type == "cuda":
+        accelerator = f"cuda: {torch.cuda.get_device_name(device)}"
+    elif device.type == "mps":
+        accelerator = "mps (Apple GPU)"
+    else:
+        accelerator = "none"
+    return Provenance(
+        torch_version=torch.__version__,
+        python_version=platform.python_version(),
+        platform=f"{platform.system()} {platform.machine()}",
+        cpu=cpu_model(),
+        cpu_capability=torch.backends.cpu.get_cpu_capability(),
+        threads=torch.get_num_threads(),
+        cores=os.cpu_count() or 1,
+        accelerator=accelerator,
+        built=date.today().isoformat(),
+    )
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.stdout.write(collect().line() + "\n")

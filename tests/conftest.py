@@ -1,0 +1,131 @@
+"""Shared fixtures: the project, a factory of small fixture sites, and the real site built once."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+HOOK = ROOT / "src" / "pytorch_floors" / "hooks.py"
+
+
+@dataclass
+class Build:
+    """The outcome of one `mkdocs build` run in a subprocess."""
+
+    returncode: int
+    log: str
+    site: Path
+    seconds: float
+
+    def page(self, name: str) -> str:
+        return (self.site / name / "index.html").read_text(encoding="utf-8")
+
+
+def run_mkdocs(
+    project: Path, site: Path, *, strict: bool = False, env: dict[str, str] | None = None, timeout: float = 600
+) -> Build:
+
+    command = [
+        sys.executable,
+        "-m",
+        "mkdocs",
+        "build",
+        "--config-file",
+        str(project / "mkdocs.yml"),
+        "--site-dir",
+        str(site),
+    ]
+    if strict:
+        command.append("--strict")
+    full_env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", **(env or {})}
+    start = time.perf_counter()
+    done = subprocess.run(
+        command, capture_output=True, text=True, env=full_env, cwd=project, timeout=timeout, check=False
+    )
+    return Build(done.returncode, done.stdout + done.stderr, site, time.perf_counter() - start)
+
+
+FIXTURE_CONFIG = """\
+site_name: Fixture
+site_url: https://example.invalid/
+theme:
+  name: material
+  font: false
+hooks:
+  - {hook}
+markdown_extensions:
+  - attr_list
+  - pymdownx.snippets:
+      base_path: [!relative $config_dir]
+      check_paths: true
+  - pymdownx.superfences:
+      custom_fences:
+        - name: python
+          class: python
+          validator: !!python/name:markdown_exec.validator
+          format: !!python/name:pytorch_floors.execution.formatter
+"""
+
+
+@dataclass
+class FixtureSite:
+    """A tiny MkDocs project using this package's hook and fence, built in a temp dir."""
+
+    root: Path
+
+    def write(self, relative: str, text: str) -> Path:
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+        return path
+
+    def page(self, name: str, body: str) -> Path:
+        return self.write(f"docs/{name}", f"---\ndescription: fixture page {name}\n---\n\n" + textwrap.dedent(body))
+
+    def build(self, *, strict: bool = False, env: dict[str, str] | None = None, timeout: float = 300) -> Build:
+        return run_mkdocs(self.root, self.root / "site", strict=strict, env=env, timeout=timeout)
+
+
+@pytest.fixture
+def fixture_site(tmp_path: Path) -> FixtureSite:
+    site = FixtureSite(tmp_path / "project")
+    site.write("mkdocs.yml", FIXTURE_CONFIG.format(hook=HOOK))
+    return site
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Build:
+    """The real site, built once per test session with `--strict`."""
+    site = tmp_path_factory.mktemp("site")
+    build = run_mkdocs(ROOT, site, strict=True, timeout=1500)
+    assert build.returncode == 0, build.log[-6000:]
+    return build
+
+
+@pytest.fixture(scope="session")
+def output_dir() -> Iterator[Path]:
+    """Where tests leave artefacts for people to look at (screenshots); not committed."""
+    path = ROOT / "test-output"
+    path.mkdir(exist_ok=True)
+    yield path
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    path = shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(path).exists():
+        pytest.fail("Debian's chromium is missing: run `make browser` (apt-get install chromium)")
+    return path
+
+
+ServeFn = Callable[[Path], str]

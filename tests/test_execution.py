@@ -1,0 +1,315 @@
+"""The execution engine closes markdown-exec's seven defects; one test (or more) per defect."""
+
+import json
+import re
+import time
+
+from conftest import Build, FixtureSite
+
+PROOF = '''\
+"""A proof that counts its runs in a file, so a test can tell a run from a cache hit."""
+from pathlib import Path
+runs = Path("runs.txt")
+runs.write_text(runs.read_text() + "x" if runs.exists() else "x")
+print("answer", 6 * 7)
+'''
+
+
+def report(build: Build) -> dict[str, str]:
+    data = json.loads((build.site / "build-report.json").read_text())
+    return {f"{b['page']}#{b['block_id']}": b["status"] for b in data["blocks"]}
+
+
+# --- defect 1: no cache ---------------------------------------------------------------------------
+
+
+def test_outputs_are_cached_and_invalidated_by_content(fixture_site: FixtureSite) -> None:
+    fixture_site.write("snippets/counted.py", PROOF)
+    fixture_site.write("snippets/other.py", 'print("other")\n')
+    fixture_site.page(
+        "index.md",
+        """\
+        # Home
+
+        ```python exec="1" id="counted"
+        --8<-- "snippets/counted.py"
+        ```
+
+        ```python exec="1" id="other"
+        --8<-- "snippets/other.py"
+        ```
+        """,
+    )
+    first = fixture_site.build()
+    assert first.returncode == 0, first.log
+    assert report(first) == {"index.md#counted": "ran", "index.md#other": "ran"}
+    assert "answer 42" in first.page("")
+
+    # Editing prose re-executes nothing.
+    page = fixture_site.root / "docs/index.md"
+    page.write_text(page.read_text().replace("# Home", "# Home, reworded"))
+    second = fixture_site.build()
+    assert report(second) == {"index.md#counted": "cached", "index.md#other": "cached"}
+    assert "answer 42" in second.page("") and "reworded" in second.page("")
+
+    # Editing a proof re-executes only the blocks that include it.
+    fixture_site.write("snippets/other.py", 'print("other, edited")\n')
+    third = fixture_site.build()
+    assert report(third) == {"index.md#counted": "cached", "index.md#other": "ran"}
+    assert (fixture_site.root / "runs.txt").read_text() == "x"
+
+    # Bypass and rebuild on request.
+    assert report(fixture_site.build(env={"FLOORS_EXEC_CACHE": "off"}))["index.md#counted"] == "ran"
+    assert report(fixture_site.build(env={"FLOORS_EXEC_CACHE": "refresh"}))["index.md#counted"] == "ran"
+    assert report(fixture_site.build())["index.md#counted"] == "cached"
+
+
+def test_cache_key_includes_session_history(fixture_site: FixtureSite) -> None:
+    fixture_site.page(
+        "index.md",
+        """\
+        ```python exec="1" id="define" session="s"
+        value = 1
+        ```
+
+        ```python exec="1" id="use" session="s"
+        print("value is", value)
+        ```
+        """,
+    )
+    assert "value is 1" in fixture_site.build().page("")
+    page = fixture_site.root / "docs/index.md"
+    page.write_text(page.read_text().replace("value = 1", "value = 2"))
+    rebuilt = fixture_site.build()
+    assert report(rebuilt) == {"index.md#define": "ran", "index.md#use": "ran"}
+    assert "value is 2" in rebuilt.page("")
+
+
+def test_a_cached_session_block_is_replayed_before_a_changed_one(fixture_site: FixtureSite) -> None:
+    fixture_site.page(
+        "index.md",
+        """\
+        ```python exec="1" id="define" session="s"
+        value = 5
+        ```
+
+        ```python exec="1" id="use" session="s"
+        print("double is", 2 * value)
+        ```
+        """,
+    )
+    fixture_site.build()
+    page = fixture_site.root / "docs/index.md"
+    page.write_text(page.read_text().replace("2 * value", "3 * value"))
+    rebuilt = fixture_site.build()
+    assert report(rebuilt) == {"index.md#define": "cached", "index.md#use": "ran"}
+    assert "double is 15" in rebuilt.page("")
+
+
+# --- defect 2: no time limit ----------------------------------------------------------------------
+
+
+def test_a_block_that_never_ends_fails_within_its_limit(fixture_site: FixtureSite) -> None:
+    fixture_site.page(
+        "index.md",
+        """\
+        ```python exec="1" id="forever" timeout="3"
+        while True:
+            pass
+        ```
+        """,
+    )
+    start = time.perf_counter()
+    build = fixture_site.build(timeout=120)
+    assert time.perf_counter() - start < 60
+    assert build.returncode != 0
+    assert "docs/index.md › block 'forever'" in build.log
+    assert "time limit of 3 s" in build.log
+
+
+# --- defects 3 and 4: failures that only warn, and sys.exit ending the build quietly --------------
+
+
+def test_a_raising_proof_fails_the_build_without_strict_naming_page_id_file_and_line(fixture_site: FixtureSite) -> None:
+    fixture_site.write("snippets/broken.py", "a = 1\nb = 0\nprint(a / b)\n")
+    fixture_site.page(
+        "guide/broken.md",
+        """\
+        ```python exec="1" id="divide"
+        --8<-- "snippets/broken.py"
+        ```
+        """,
+    )
+    build = fixture_site.build(strict=False)
+    assert build.returncode != 0
+    assert (
+        "docs/guide/broken.md › block 'divide' (snippets/broken.py:3): ZeroDivisionError: division by zero" in build.log
+    )
+
+
+def test_sys_exit_in_a_proof_fails_the_build(fixture_site: FixtureSite) -> None:
+    fixture_site.page(
+        "index.md",
+        """\
+        Text.
+
+        ```python exec="1" id="leave"
+        import sys
+        print("before")
+        sys.exit(0)
+        ```
+        """,
+    )
+    build = fixture_site.build(strict=False)
+    assert build.returncode != 0
+    assert "docs/index.md › block 'leave' (docs/index.md:10): SystemExit" in build.log
+
+
+def test_a_crashing_process_fails_the_build(fixture_site: FixtureSite) -> None:
+    fixture_site.page(
+        "index.md",
+        """\
+        ```python exec="1" id="crash"
+        import os
+        os._exit(3)
+        ```
+        """,
+    )
+    build = fixture_site.build()
+    assert build.returncode != 0
+    assert "block 'crash'" in build.log and "exit code 3" in build.log
+
+
+def test_a_block_without_id_is_refused(fixture_site: FixtureSite) -> None:
+    fixture_site.page(
+        "index.md",
+        """\
+        ```python exec="1"
+        print(1)
+        ```
+        """,
+    )
+    build = fixture_site.build()
+    assert build.returncode != 0
+    assert "docs/index.md:5: executed block has no id" in build.log
+
+
+def test_no_absolute_build_path_in_failure_or_page(fixture_site: FixtureSite) -> None:
+    fixture_site.page(
+        "index.md",
+        """\
+        ```python exec="1" id="where"
+        import os
+        print(os.getcwd())
+        ```
+        """,
+    )
+    build = fixture_site.build()
+    assert build.returncode != 0
+    assert "the page shows the build machine's path" in build.log
+
+
+# --- defect 5: state leaking between pages --------------------------------------------------------
+
+
+def test_global_torch_state_never_leaks_between_pages(fixture_site: FixtureSite) -> None:
+    setter = """\
+        ```python exec="1" id="set"
+        import torch
+        torch.set_default_dtype(torch.float64)
+        torch.set_grad_enabled(False)
+        torch.set_num_threads(1)
+        leaked_name = 1
+        print("set", torch.get_default_dtype())
+        ```
+        """
+    reader = """\
+        ```python exec="1" id="read"
+        import torch
+        print("dtype", torch.get_default_dtype(), "grad", torch.is_grad_enabled(),
+              "threads", torch.get_num_threads(), "leaked" if "leaked_name" in globals() else "fresh",
+              "draw", round(torch.rand(1).item(), 6))
+        ```
+        """
+    fixture_site.page("a-setter.md", setter)
+    fixture_site.page("b-reader.md", reader)
+    fixture_site.page("0-reader.md", reader)
+    build = fixture_site.build(env={"FLOORS_EXEC_CACHE": "off"})
+    assert build.returncode == 0, build.log
+    after, before = build.page("b-reader"), build.page("0-reader")
+    assert "dtype torch.float32 grad True" in after and "fresh" in after
+
+    pattern = r"dtype \S+ grad \S+ threads \d+ \S+ draw [\d.]+"
+    assert re.search(pattern, after) and re.search(pattern, before)
+    assert re.search(pattern, after).group(0) == re.search(pattern, before).group(0)  # type: ignore[union-attr]
+
+
+# --- defect 6: output rendered as Markdown --------------------------------------------------------
+
+
+def test_output_is_verbatim_text_and_stderr_stays_out(fixture_site: FixtureSite) -> None:
+    fixture_site.page(
+        "index.md",
+        """\
+        ```python exec="1" id="markup"
+        import sys
+        print("<script>alert(1)</script>")
+        print("x.__init__ and **bold**")
+        print("a     b")
+        print("only in the log", file=sys.stderr)
+        ```
+
+        ```python exec="1" id="figure" html="1"
+        print('<svg class="chosen"><title>t</title></svg>')
+        ```
+        """,
+    )
+    build = fixture_site.build()
+    assert build.returncode == 0, build.log
+    html = build.page("")
+    assert "<script>alert(1)</script>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "__init__" in html and "<strong>init</strong>" not in html and "<strong>bold</strong>" not in html
+    assert "a     b" in html
+    assert "only in the log" not in html
+    assert '<svg class="chosen">' in html
+
+
+# --- progress and report --------------------------------------------------------------------------
+
+
+def test_build_reports_progress_and_writes_the_report(fixture_site: FixtureSite) -> None:
+    fixture_site.page(
+        "index.md",
+        """\
+        ```python exec="1" id="one"
+        print(1)
+        ```
+
+        ```python exec="1" id="two"
+        print(2)
+        ```
+        """,
+    )
+    build = fixture_site.build(env={"FLOORS_EXEC_CACHE": "off"})
+    assert "proof 1/2 docs/index.md › one" in build.log
+    assert "proof 2/2 docs/index.md › two" in build.log
+    data = json.loads((build.site / "build-report.json").read_text())
+    assert data["totals"]["ran"] == 2 and data["provenance"]["torch_version"]
+    assert all(b["seconds"] >= 0 for b in data["blocks"])
+
+
+def test_render_only_build_runs_nothing(fixture_site: FixtureSite) -> None:
+    fixture_site.write("snippets/counted.py", PROOF)
+    fixture_site.page(
+        "index.md",
+        """\
+        ```python exec="1" id="counted"
+        --8<-- "snippets/counted.py"
+        ```
+        """,
+    )
+    build = fixture_site.build(env={"FLOORS_EXEC": "off", "FLOORS_EXEC_CACHE": "off"})
+    assert build.returncode == 0, build.log
+    assert not (fixture_site.root / "runs.txt").exists()
+    assert "execution disabled" in build.page("")

@@ -1,0 +1,64 @@
+from pathlib import Path
+
+import pytest
+
+from pytorch_floors.execution.cache import OutputCache, environment_fingerprint
+from pytorch_floors.execution.scan import ScanError, scan_markdown
+
+PAGE = """\
+Some prose.
+
+```python exec="1" id="first"
+print(1)
+```
+
+```python
+print("not executed")
+```
+
+```python exec="1" id="second" session="s" timeout="5"
+import math
+--8<-- "snippets/proof.py"
+```
+"""
+
+
+def test_scan_finds_blocks_options_and_line_map(tmp_path: Path) -> None:
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "proof.py").write_text("a = 1\nb = 2\nraise ValueError\n")
+    blocks = scan_markdown(PAGE, "p.md", tmp_path)
+    assert [b.block_id for b in blocks] == ["first", "second"]
+    second = blocks[1]
+    assert second.session == "s" and second.options["timeout"] == "5"
+    assert second.proofs == ["snippets/proof.py"]
+    assert second.locate(1) == ("docs/p.md", 12)
+    assert second.locate(4) == ("snippets/proof.py", 3)
+    assert second.locate(99) == ("docs/p.md", 11)
+
+
+def test_scan_requires_unique_ids(tmp_path: Path) -> None:
+    with pytest.raises(ScanError, match=r"docs/p.md:1: executed block has no id"):
+        scan_markdown('```python exec="1"\nprint()\n```\n', "p.md", tmp_path)
+    twice = '```python exec="1" id="a"\n```\n\n```python exec="on" id="a"\n```\n'
+    with pytest.raises(ScanError, match="used twice"):
+        scan_markdown(twice, "p.md", tmp_path)
+
+
+def test_cache_key_covers_code_options_and_history() -> None:
+    base = OutputCache.key("print(1)", {"html": False}, [])
+    assert base == OutputCache.key("print(1)", {"html": False}, [])
+    assert base != OutputCache.key("print(2)", {"html": False}, [])
+    assert base != OutputCache.key("print(1)", {"html": True}, [])
+    assert base != OutputCache.key("print(1)", {"html": False}, ["x = 1"])
+    assert set(environment_fingerprint()) >= {"torch", "python", "cpu", "device", "package"}
+
+
+def test_cache_modes(tmp_path: Path) -> None:
+    on = OutputCache(tmp_path, "on")
+    on.put("ab12", "out", 1.5)
+    hit = on.get("ab12")
+    assert hit is not None and hit.output == "out" and hit.seconds == 1.5
+    assert OutputCache(tmp_path, "refresh").get("ab12") is None
+    off = OutputCache(tmp_path / "off", "off")
+    off.put("cd34", "out", 1.0)
+    assert not (tmp_path / "off").exists()

@@ -1,0 +1,140 @@
+"""The real site, built with --strict: gauge, navigation, titles, API pages, page hygiene."""
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, Build
+from pytorch_floors.floors import FLOORS, Floor
+
+pytestmark = pytest.mark.slow
+
+
+def page_dir(src: str) -> str:
+    return "" if src == "index.md" else src.removesuffix(".md").removesuffix(".py").removesuffix("/index")
+
+
+class Collector(HTMLParser):
+    """Collect the gauge's links, the nav's links and the meta description of a page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.in_gauge = 0
+        self.gauge_links: list[dict[str, str | None]] = []
+        self.meta: dict[str, str | None] = {}
+        self.h1: list[str] = []
+        self._in_h1 = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "nav" and "floors-gauge" in (a.get("class") or ""):
+            self.in_gauge += 1
+        elif tag == "a" and self.in_gauge:
+            self.gauge_links.append(a)
+        elif tag == "meta" and a.get("name"):
+            self.meta[a["name"] or ""] = a.get("content")
+        elif tag == "h1":
+            self._in_h1 = True
+            self.h1.append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "nav" and self.in_gauge:
+            self.in_gauge -= 1
+        if tag == "h1":
+            self._in_h1 = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_h1:
+            self.h1[-1] += data
+
+
+def collect(build: Build, src: str) -> Collector:
+    collector = Collector()
+    collector.feed(build.page(page_dir(src)))
+    return collector
+
+
+@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
+def test_every_floor_page_has_the_gauge_with_its_floor_current(built_site: Build, floor: Floor) -> None:
+    page = collect(built_site, floor.page)
+    floor_links = [a for a in page.gauge_links if a.get("rel") is None]
+    assert len(floor_links) == 8
+    current = [a for a in floor_links if a.get("aria-current") == "page"]
+    assert len(current) == 1
+    assert floor_links.index(current[0]) == floor.number - 1
+    assert page.h1 and page.h1[0].strip().startswith(floor.heading)
+    assert page.meta.get("description") == floor.summary
+
+
+def test_gauge_links_resolve_to_the_floor_pages(built_site: Build) -> None:
+    floor = FLOORS[2]
+    page = collect(built_site, floor.page)
+    base = built_site.site / page_dir(floor.page)
+    for link, target in zip([a for a in page.gauge_links if a.get("rel") is None], FLOORS, strict=True):
+        resolved = (base / (link["href"] or "")).resolve()
+        assert resolved == (built_site.site / page_dir(target.page)).resolve()
+
+
+def test_map_and_other_pages_show_the_whole_building(built_site: Build) -> None:
+    page = collect(built_site, "index.md")
+    assert len(page.gauge_links) == 8
+    assert not any(a.get("aria-current") for a in page.gauge_links)
+
+
+def test_navigation_order_and_titles_come_from_the_registry(built_site: Build) -> None:
+    html = built_site.page("")
+    titles = re.findall(
+        r'class="md-nav__link[^"]*"[^>]*>\s*<span class="md-ellipsis">\s*(\d) · ([^<]+?)\s*</span>', html
+    )
+    floors_in_nav = [(int(n), t) for n, t in titles]
+    assert floors_in_nav[:8] == [(f.number, f.title) for f in FLOORS]
+
+
+def test_api_reference_pages_exist_for_every_public_module(built_site: Build) -> None:
+    modules = ["floors", "gauge", "measure", "plot", "provenance", "execution", "hooks"]
+    for module in modules:
+        html = built_site.page(f"reference/{module}")
+        assert f"pytorch_floors.{module}" in html
+        assert "floors-proof" not in html, "reference pages must not execute code"
+    package = Path(ROOT / "src/pytorch_floors")
+    public = {p.stem for p in package.glob("*.py") if not p.stem.startswith("_")} | {"execution"}
+    assert public == set(modules)
+
+
+def test_every_page_has_a_description_and_no_traceback(built_site: Build) -> None:
+    pages = list(built_site.site.rglob("index.html"))
+    assert len(pages) >= 12
+    for path in pages:
+        html = path.read_text(encoding="utf-8")
+        assert re.search(r'<meta name="description" content="[^"]{20,}"', html), path
+        assert "Traceback (most recent call last)" not in html, path
+        assert "floors-proof-failure" not in html, path
+        assert str(ROOT) not in html, path
+
+
+def test_no_page_loads_anything_from_another_host(built_site: Build) -> None:
+    # A canonical link names the page's public address but loads nothing; everything else must be local.
+    loaded = re.compile(
+        r'<(script|img|iframe|source)\b[^>]*\bsrc="(?:https?:)?//|<link\b(?![^>]*rel="(?:canonical|alternate)")[^>]*href="(?:https?:)?//'
+    )
+    for path in built_site.site.rglob("*.html"):
+        match = loaded.search(path.read_text(encoding="utf-8"))
+        assert match is None, f"{path}: external resource {match.group(0) if match else ''}"
+
+
+def test_proofs_are_downloadable_and_indexed(built_site: Build) -> None:
+    for floor in FLOORS:
+        for proof in (ROOT / floor.snippets_dir).glob("*.py"):
+            rel = proof.relative_to(ROOT).as_posix()
+            assert (built_site.site / rel).read_bytes() == proof.read_bytes()
+    index = built_site.page("proofs")
+    assert index.count("<tr>") >= 9
+
+
+def test_build_report_lists_every_block(built_site: Build) -> None:
+    html = built_site.page("build-report")
+    assert "floors:build-report" not in html
+    assert html.count("<tr><td><code>") >= 9
+    assert (built_site.site / "build-report.json").is_file()
