@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -11,6 +12,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -129,3 +131,22 @@ def chromium_path() -> str:
 
 
 ServeFn = Callable[[Path], str]
+
+
+@pytest.fixture(scope="session")
+def load_proof() -> Callable[[str], ModuleType]:
+    """Import a proof script from `snippets/` as a module (its `main()` is not run).
+
+    Pattern tests call a proof's measuring functions, usually with smaller sizes, and
+    assert the pattern the page states: ratios and orders, never absolute times.
+    """
+
+    def load(relative: str) -> ModuleType:
+        path = ROOT / "snippets" / relative
+        spec = importlib.util.spec_from_file_location(f"proof_{path.stem}", path)
+        assert spec is not None and spec.loader is not None, path
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    return load

@@ -1,8 +1,9 @@
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
-from pytorch_floors.plot import Series, bar_chart, line_chart
+from pytorch_floors.plot import Series, bar_chart, line_chart, show
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -45,3 +46,20 @@ def test_bar_chart_lengths_are_to_scale() -> None:
     assert "highlight" in (bars[1].get("class") or "")
     with pytest.raises(ValueError):
         bar_chart([("x", -1.0)], title="t", value_label="v")
+
+
+def test_show_inlines_on_a_page_and_writes_a_file_in_a_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    svg = bar_chart([("a", 1.0)], title="t", value_label="v")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("FLOORS_OUTPUT", "html")
+    show(svg, text="a <= 1", name="fig")
+    page = capsys.readouterr().out
+    assert "a &lt;= 1" in page and '<figure class="floors-figure"><svg' in page
+    assert not (tmp_path / "fig.svg").exists()
+    monkeypatch.setenv("FLOORS_OUTPUT", "text")
+    show(svg, text="a <= 1", name="fig")
+    terminal = capsys.readouterr().out
+    assert "a <= 1" in terminal and "<svg" not in terminal
+    assert (tmp_path / "fig.svg").read_text() == svg

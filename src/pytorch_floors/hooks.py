@@ -4,7 +4,9 @@ Listed under `hooks:` in `mkdocs.yml`. Environment variables:
 
 - `FLOORS_EXEC=off` renders every executed block without running it (render-only build);
 - `FLOORS_EXEC_CACHE=on|off|refresh` reads and writes, bypasses, or rebuilds the output cache;
-- `FLOORS_EXEC_TIMEOUT` sets the default per-block time limit in seconds (a fence's `timeout` wins).
+- `FLOORS_EXEC_TIMEOUT` sets the default per-block time limit in seconds (a fence's `timeout` wins);
+- `FLOORS_EXEC_ONLY=floors/3-*` runs only the blocks of matching pages (others render as skipped),
+  for a quick look at the page being written.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from pytorch_floors.execution.cache import CacheMode
 from pytorch_floors.execution.report import report_html, report_json
 from pytorch_floors.floors import FLOORS, MAP_PAGE, floor_for_page
 from pytorch_floors.gauge import render_gauge
+from pytorch_floors.labs import configure_jupyter
 from pytorch_floors.provenance import collect
 
 log = logging.getLogger("mkdocs.plugins.pytorch_floors")
@@ -69,8 +72,10 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         OutputCache(project_dir / ".cache" / "floors-exec", cache_mode),
         execute=os.environ.get("FLOORS_EXEC", "on") != "off",
         default_timeout=float(os.environ.get("FLOORS_EXEC_TIMEOUT", "120")),
+        only=os.environ.get("FLOORS_EXEC_ONLY") or None,
     )
     activate(engine)
+    configure_jupyter(config, project_dir)
     _state["provenance"] = collect()
     return config
 
@@ -164,6 +169,8 @@ def on_page_context(context: dict[str, Any], page: Page, config: MkDocsConfig, n
         return get_relative_url(file.url, page.url) if file else src
 
     floor = floor_for_page(page.file.src_uri)
+    if floor is not None and page.file.src_uri == floor.lab and not page.meta.get("description"):
+        page.meta["description"] = f"Lab {floor.number}, {floor.title}: exercises that measure what the floor explains."
     context["floors_gauge"] = render_gauge(floor, lambda f: url_of(f.page), map_href=url_of(MAP_PAGE))
     context["floors_provenance"] = _state["provenance"]
     if page.content and REPORT_MARKER in page.content:

@@ -8,12 +8,14 @@ Every chart has a `<title>` and a `<desc>` for screen readers.
 from __future__ import annotations
 
 import math
+import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape
 from itertools import count
 
-__all__ = ["Series", "bar_chart", "line_chart"]
+__all__ = ["Series", "bar_chart", "line_chart", "show"]
 
 _ids = count(1)
 
@@ -255,3 +257,30 @@ def bar_chart(
     )
     parts.append(tail)
     return "".join(parts)
+
+
+def show(svg: str, *, text: str = "", name: str = "figure") -> None:
+    """Print a proof's figure the way its reader needs it.
+
+    On a page (a block with `html="1"`, where the engine sets `FLOORS_OUTPUT=html`)
+    the numbers are printed as escaped preformatted text followed by the inline SVG.
+    Run as a script in a terminal, the numbers are printed as they are and the SVG is
+    written to `<name>.svg` in the current directory.
+
+    Args:
+        svg: The figure, from [`line_chart`][pytorch_floors.plot.line_chart] or
+            [`bar_chart`][pytorch_floors.plot.bar_chart] or drawn by the proof.
+        text: The numbers behind the figure, as plain text.
+        name: File stem for the SVG when run as a script.
+    """
+    if os.environ.get("FLOORS_OUTPUT") == "html":
+        if text:
+            sys.stdout.write(f'<pre class="floors-output"><code>{escape(text.rstrip())}</code></pre>\n')
+        sys.stdout.write(f'<figure class="floors-figure">{svg}</figure>\n')
+        return
+    if text:
+        sys.stdout.write(text.rstrip() + "\n")
+    path = f"{name}.svg"
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(svg)
+    sys.stdout.write(f"(figure written to {path})\n")

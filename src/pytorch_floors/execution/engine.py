@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 from dataclasses import dataclass, field
+from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any, Literal
 
@@ -76,6 +77,7 @@ class Engine:
         *,
         execute: bool = True,
         default_timeout: float = 120.0,
+        only: str | None = None,
     ) -> None:
         """Create an engine for one build.
 
@@ -84,11 +86,13 @@ class Engine:
             cache: Where outputs are stored.
             execute: `False` renders every block without running it (the render-only build).
             default_timeout: Seconds a block may run unless its fence sets `timeout`.
+            only: A glob of page paths (relative to `docs/`): blocks of other pages are not run.
         """
         self.project_dir = project_dir
         self.cache = cache
         self.execute = execute
         self.default_timeout = default_timeout
+        self.only = only
         self.planned: dict[str, list[ExecBlock]] = {}
         self.records: list[BlockRecord] = []
         self.failures: list[ProofFailure] = []
@@ -180,14 +184,21 @@ class Engine:
             self.records.append(BlockRecord(self.page, block_id, proof, "cached", cached.seconds))
             log.info("proof %d/%d %s: cached (ran in %.2f s)", number, self.total, where, cached.seconds)
             return cached.output
-        if not self.execute:
+        if not self.execute or (self.only is not None and not fnmatch(self.page, self.only)):
             session.history.append(code)
             self.records.append(BlockRecord(self.page, block_id, proof, "skipped", None))
             return "(execution disabled for this build)"
         timeout = float(extra.get("timeout", self.default_timeout))
         log.info("proof %d/%d %s: running (limit %g s)", number, self.total, where, timeout)
         report = self._execute(
-            session, code, block=block, block_id=block_id, proof=proof, timeout=timeout, keep_process=bool(session_name)
+            session,
+            code,
+            block=block,
+            block_id=block_id,
+            proof=proof,
+            timeout=timeout,
+            keep_process=bool(session_name),
+            html=bool(options.get("html")),
         )
         session.history.append(code)
         session.replayed = len(session.history)
@@ -208,17 +219,18 @@ class Engine:
         proof: str | None,
         timeout: float,
         keep_process: bool,
+        html: bool,
     ) -> dict[str, Any]:
         filename = f"<proof {self.page}#{block_id}>"
         try:
             if session.process is None:
                 session.process = BlockProcess(str(self.project_dir))
             for earlier in session.history[session.replayed :]:
-                report = session.process.run(earlier, filename + " (earlier block)", timeout)
+                report = session.process.run(earlier, filename + " (earlier block)", timeout, html=html)
                 if report["error"]:
                     raise self._failure(block, block_id, report["error"], "an earlier block of its session failed: ")
             session.replayed = len(session.history)
-            report = session.process.run(code, filename, timeout)
+            report = session.process.run(code, filename, timeout, html=html)
         except (BlockTimeout, WorkerDied) as error:
             session.process = None
             summary = f"{type(error).__name__}: the block {error}"

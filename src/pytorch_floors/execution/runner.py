@@ -48,13 +48,14 @@ class BlockProcess:
         self._process.start()
         child_conn.close()
 
-    def run(self, code: str, filename: str, timeout: float) -> dict[str, Any]:
+    def run(self, code: str, filename: str, timeout: float, *, html: bool = False) -> dict[str, Any]:
         """Run one block and return the worker's report.
 
         Args:
             code: Python source of the block.
             filename: Name used in tracebacks, so errors can be mapped to lines.
             timeout: Seconds the block may take.
+            html: The page shows the block's output as HTML (a figure) rather than text.
 
         Returns:
             The report: `output`, `stderr`, `seconds`, and `error` (`None` on success).
@@ -63,7 +64,7 @@ class BlockProcess:
             BlockTimeout: If the block did not finish within `timeout` seconds.
             WorkerDied: If the process ended without reporting.
         """
-        self._conn.send((code, filename))
+        self._conn.send((code, filename, "html" if html else "text"))
         try:
             if not self._conn.poll(timeout):
                 self.kill()

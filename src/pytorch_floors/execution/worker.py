@@ -42,7 +42,9 @@ def _describe(error: BaseException, filename: str) -> dict[str, Any]:
 def serve(conn: Connection, workdir: str) -> None:
     """Run code blocks received on `conn` in one shared namespace until told to stop.
 
-    Each message is `(code, filename)`; the reply is a dict with the block's
+    Each message is `(code, filename, output_kind)`; `output_kind` (`text` or `html`) is
+    exported as `FLOORS_OUTPUT` so that [`pytorch_floors.plot.show`][] knows whether the
+    page wants a figure inline or a reader runs the script in a terminal. The reply is a dict with the block's
     printed output, its stderr (kept out of the page), its wall time and, when
     it raised anything at all (`SystemExit` included), a description of the error.
 
@@ -60,7 +62,8 @@ def serve(conn: Connection, workdir: str) -> None:
             return
         if message is None:
             return
-        code, filename = message
+        code, filename, output_kind = message
+        os.environ["FLOORS_OUTPUT"] = output_kind
         linecache.cache[filename] = (len(code), None, code.splitlines(keepends=True), filename)
         sys.argv = [filename]
         stdout, stderr = io.StringIO(), io.StringIO()

@@ -1,0 +1,38 @@
+"""Labs: executed notebooks rendered by mkdocs-jupyter, keyed and limited like the proofs."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from mkdocs.config.defaults import MkDocsConfig
+
+from pytorch_floors.execution.cache import environment_fingerprint
+
+__all__ = ["configure_jupyter"]
+
+PLUGIN = "mkdocs-jupyter"
+
+
+def configure_jupyter(config: MkDocsConfig, project_dir: Path) -> None:
+    """Key mkdocs-jupyter's cache on the environment and give executed cells a time limit.
+
+    mkdocs-jupyter keys its cache on the notebook file and render options only, so a
+    torch upgrade or a change in this package would reuse stale outputs. Pointing its
+    cache at a directory named after the environment fingerprint (torch, Python, CPU,
+    accelerator, this package's source) makes any of those changes a cache miss.
+    The per-cell time limit comes from `jupyter/jupyter_nbconvert_config.json`, which
+    nbconvert reads through `JUPYTER_CONFIG_DIR`.
+
+    Args:
+        config: The MkDocs configuration (after plugins are loaded).
+        project_dir: The project root.
+    """
+    plugin = config.plugins.get(PLUGIN)
+    if plugin is None:
+        return
+    digest = hashlib.sha256(json.dumps(environment_fingerprint(), sort_keys=True).encode()).hexdigest()[:16]
+    plugin.config["cache_dir"] = str(project_dir / ".cache" / "mkdocs-jupyter" / digest)
+    os.environ["JUPYTER_CONFIG_DIR"] = str(project_dir / "jupyter")
