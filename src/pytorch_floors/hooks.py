@@ -30,7 +30,7 @@ from pytorch_floors.execution.cache import CacheMode
 from pytorch_floors.execution.report import report_html, report_json
 from pytorch_floors.floors import FLOORS, MAP_PAGE, floor_for_page
 from pytorch_floors.gauge import render_gauge
-from pytorch_floors.labs import configure_jupyter
+from pytorch_floors.labs import configure_jupyter, finish_lab_page, publish_notebooks
 from pytorch_floors.provenance import collect
 
 log = logging.getLogger("mkdocs.plugins.pytorch_floors")
@@ -189,13 +189,14 @@ def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
             log.error(message)
         else:
             raise PluginError(message)
-    return output
+    return finish_lab_page(output, page)
 
 
 def on_post_build(config: MkDocsConfig) -> None:
     """Write the build report as JSON and summarise the proofs in one log line."""
     engine = active_engine()
     engine.end_page()
+    publish_notebooks(config)
     provenance = _state["provenance"]
     report = report_json(engine.records, provenance.as_dict() if provenance else {})
     Path(config.site_dir, "build-report.json").write_text(report, encoding="utf-8")

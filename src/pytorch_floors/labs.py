@@ -8,10 +8,11 @@ import os
 from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.pages import Page
 
 from pytorch_floors.execution.cache import environment_fingerprint
 
-__all__ = ["configure_jupyter"]
+__all__ = ["configure_jupyter", "finish_lab_page", "publish_notebooks"]
 
 PLUGIN = "mkdocs-jupyter"
 
@@ -36,3 +37,24 @@ def configure_jupyter(config: MkDocsConfig, project_dir: Path) -> None:
     digest = hashlib.sha256(json.dumps(environment_fingerprint(), sort_keys=True).encode()).hexdigest()[:16]
     plugin.config["cache_dir"] = str(project_dir / ".cache" / "mkdocs-jupyter" / digest)
     os.environ["JUPYTER_CONFIG_DIR"] = str(project_dir / "jupyter")
+
+
+def finish_lab_page(output: str, page: Page) -> str:
+    """Post-process a rendered lab page (called for every page; others pass through).
+
+    Args:
+        output: The page's final HTML.
+        page: The page.
+
+    Returns:
+        The HTML to write.
+    """
+    return output
+
+
+def publish_notebooks(config: MkDocsConfig) -> None:
+    """Write each lab as a downloadable `.ipynb` into the built site.
+
+    Args:
+        config: The MkDocs configuration.
+    """
