@@ -4,8 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
+export DISABLE_MKDOCS_2_WARNING := true
 
-.PHONY: setup serve build test lint typecheck pytest browser bench clean
+.PHONY: anchors setup serve build test lint typecheck pytest browser bench clean
 
 $(STAMP): requirements.txt pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
@@ -30,6 +31,10 @@ browser:
 	@command -v chromium >/dev/null || { \
 	  echo "installing Debian's chromium for the browser tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+## anchors: build, then append the site's new section anchors to anchors.lock (never removes one)
+anchors: build
+	$(BIN)/python -m pytorch_floors.anchors update --site site
 
 lint: setup
 	$(BIN)/ruff check src tests bench snippets

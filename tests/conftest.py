@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
+import http.server
 import importlib.util
 import os
 import shutil
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -15,6 +18,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from playwright.sync_api import Browser, sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
 HOOK = ROOT / "src" / "pytorch_floors" / "hooks.py"
@@ -49,7 +53,7 @@ def run_mkdocs(
     ]
     if strict:
         command.append("--strict")
-    full_env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", **(env or {})}
+    full_env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true", **(env or {})}
     start = time.perf_counter()
     done = subprocess.run(
         command, capture_output=True, text=True, env=full_env, cwd=project, timeout=timeout, check=False
@@ -150,3 +154,36 @@ def load_proof() -> Callable[[str], ModuleType]:
         return module
 
     return load
+
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site: Build) -> Iterator[str]:
+    handler = functools.partial(QuietHandler, directory=str(built_site.site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_path: str) -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()

@@ -12,10 +12,12 @@ Listed under `hooks:` in `mkdocs.yml`. Environment variables:
 from __future__ import annotations
 
 import ast
+import json
 import logging
 import os
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from markdown_exec import markdown_config
 from mkdocs.config.defaults import MkDocsConfig
@@ -25,6 +27,8 @@ from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
+from pytorch_floors.anchors import CITABLE_PAGES, add_copy_links, apply_aliases, read_aliases
+from pytorch_floors.citation import cite_page_html, edition
 from pytorch_floors.execution import Engine, OutputCache, ScanError, activate, active_engine, scan_markdown
 from pytorch_floors.execution.cache import CacheMode
 from pytorch_floors.execution.report import report_html, report_json
@@ -37,7 +41,9 @@ log = logging.getLogger("mkdocs.plugins.pytorch_floors")
 
 PROOFS_MARKER = "<!-- floors:proofs -->"
 REPORT_MARKER = "<!-- floors:build-report -->"
-_state: dict[str, Any] = {"serving": False, "files": None, "provenance": None}
+EDITION_MARKER = "<!-- floors:edition -->"
+BIBTEX_MARKER = "<!-- floors:bibtex -->"
+_state: dict[str, Any] = {"serving": False, "files": None, "provenance": None, "aliases": {}}
 
 
 def on_startup(*, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
@@ -77,6 +83,10 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     activate(engine)
     configure_jupyter(config, project_dir)
     _state["provenance"] = collect()
+    try:
+        _state["aliases"] = read_aliases(project_dir / "anchors.aliases")
+    except ValueError as error:
+        raise PluginError(str(error)) from None
     return config
 
 
@@ -143,10 +153,18 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
             )
         page.meta.setdefault("description", floor.summary)
         markdown = f"# {floor.heading}\n\n{markdown}"
+    if floor is not None and page.file.src_uri == floor.lab:
+        page.meta.setdefault(
+            "description", f"Lab {floor.number}, {floor.title}: exercises that measure what the floor explains."
+        )
     if not page.meta.get("description"):
         log.warning("docs/%s has no description: add 'description:' to its front matter", page.file.src_uri)
     if PROOFS_MARKER in markdown:
         markdown = markdown.replace(PROOFS_MARKER, _proofs_table(engine))
+    if EDITION_MARKER in markdown or BIBTEX_MARKER in markdown:
+        name = edition()
+        markdown = markdown.replace(EDITION_MARKER, name)
+        markdown = markdown.replace(BIBTEX_MARKER, cite_page_html(config.site_url or "/", name, int(name[:4])))
     return markdown
 
 
@@ -157,6 +175,12 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
     failed = [f for f in engine.failures if f.page == page.file.src_uri]
     if failed and not _state["serving"]:
         raise PluginError("a proof failed:\n" + "\n".join(str(f) for f in failed))
+    if page.file.src_uri in CITABLE_PAGES:
+        html = add_copy_links(html, f"{(config.site_url or '/').rstrip('/')}/{page.url}")
+        try:
+            html = apply_aliases(html, _state["aliases"].get(page.url, {}))
+        except ValueError as error:
+            raise PluginError(f"docs/{page.file.src_uri}: {error}") from None
     return html
 
 
@@ -169,12 +193,25 @@ def on_page_context(context: dict[str, Any], page: Page, config: MkDocsConfig, n
         return get_relative_url(file.url, page.url) if file else src
 
     floor = floor_for_page(page.file.src_uri)
-    if floor is not None and page.file.src_uri == floor.lab and not page.meta.get("description"):
-        page.meta["description"] = f"Lab {floor.number}, {floor.title}: exercises that measure what the floor explains."
     context["floors_gauge"] = render_gauge(floor, lambda f: url_of(f.page), map_href=url_of(MAP_PAGE))
     context["floors_provenance"] = _state["provenance"]
     if page.content and REPORT_MARKER in page.content:
         page.content = page.content.replace(REPORT_MARKER, report_html(active_engine().records))
+    return context
+
+
+def on_template_context(context: dict[str, Any], template_name: str, config: MkDocsConfig) -> dict[str, Any]:
+    """Give the 404 page the whole building's gauge, with links that work from any missing URL."""
+    if template_name == "404.html":
+        root = urlsplit(config.site_url or "/").path.rstrip("/")
+        files: Files = _state["files"]
+
+        def absolute(src: str) -> str:
+            file = files.get_file_from_path(src)
+            return f"{root}/{file.url if file else src}"
+
+        context["floors_gauge"] = render_gauge(None, lambda f: absolute(f.page), map_href=absolute(MAP_PAGE))
+        context["floors_provenance"] = None
     return context
 
 
@@ -200,6 +237,11 @@ def on_post_build(config: MkDocsConfig) -> None:
     provenance = _state["provenance"]
     report = report_json(engine.records, provenance.as_dict() if provenance else {})
     Path(config.site_dir, "build-report.json").write_text(report, encoding="utf-8")
+    versions = Path(config.site_dir, "versions.json")
+    if not versions.exists():
+        # Material's version selector asks for ../versions.json; outside a mike deployment there is one edition.
+        name = edition()
+        versions.write_text(json.dumps([{"version": name, "title": name, "aliases": []}]), encoding="utf-8")
     counts = {s: sum(1 for r in engine.records if r.status == s) for s in ("ran", "cached", "skipped", "failed")}
     log.info("proofs: %(ran)d ran, %(cached)d cached, %(skipped)d skipped, %(failed)d failed", counts)
     if engine.failures and _state["serving"]:

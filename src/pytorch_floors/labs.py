@@ -24,6 +24,7 @@ def configure_jupyter(config: MkDocsConfig, project_dir: Path) -> None:
     torch upgrade or a change in this package would reuse stale outputs. Pointing its
     cache at a directory named after the environment fingerprint (torch, Python, CPU,
     accelerator, this package's source) makes any of those changes a cache miss.
+    `FLOORS_EXEC=off` (the render-only build) turns notebook execution off too.
     The per-cell time limit comes from `jupyter/jupyter_nbconvert_config.json`, which
     nbconvert reads through `JUPYTER_CONFIG_DIR`.
 
@@ -35,6 +36,8 @@ def configure_jupyter(config: MkDocsConfig, project_dir: Path) -> None:
     if plugin is None:
         return
     digest = hashlib.sha256(json.dumps(environment_fingerprint(), sort_keys=True).encode()).hexdigest()[:16]
+    if os.environ.get("FLOORS_EXEC", "on") == "off":
+        plugin.config["execute"] = False
     plugin.config["cache_dir"] = str(project_dir / ".cache" / "mkdocs-jupyter" / digest)
     os.environ["JUPYTER_CONFIG_DIR"] = str(project_dir / "jupyter")
 
