@@ -4,6 +4,7 @@ Listed under `hooks:` in `mkdocs.yml`. Environment variables:
 
 - `FLOORS_EXEC=off` renders every executed block without running it (render-only build);
 - `FLOORS_EXEC_CACHE=on|off|refresh` reads and writes, bypasses, or rebuilds the output cache;
+- `FLOORS_CACHE_DIR` moves the caches (default: `.cache` in the project);
 - `FLOORS_EXEC_TIMEOUT` sets the default per-block time limit in seconds (a fence's `timeout` wins);
 - `FLOORS_EXEC_ONLY=floors/3-*` runs only the blocks of matching pages (others render as skipped),
   for a quick look at the page being written.
@@ -15,6 +16,7 @@ import ast
 import json
 import logging
 import os
+import time
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -29,8 +31,9 @@ from mkdocs.utils import get_relative_url
 
 from pytorch_floors.anchors import CITABLE_PAGES, add_copy_links, apply_aliases, read_aliases
 from pytorch_floors.citation import cite_page_html, edition
-from pytorch_floors.execution import Engine, OutputCache, ScanError, activate, active_engine, scan_markdown
+from pytorch_floors.execution import BlockRecord, Engine, OutputCache, ScanError, activate, active_engine, scan_markdown
 from pytorch_floors.execution.cache import CacheMode
+from pytorch_floors.execution.engine import Status
 from pytorch_floors.execution.report import report_html, report_json
 from pytorch_floors.floors import FLOORS, MAP_PAGE, floor_for_page
 from pytorch_floors.gauge import render_gauge
@@ -73,15 +76,17 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     if mode not in ("on", "off", "refresh"):
         raise PluginError(f"FLOORS_EXEC_CACHE must be on, off or refresh, not {mode!r}")
     cache_mode: CacheMode = mode  # type: ignore[assignment]
+    cache_root = Path(os.environ.get("FLOORS_CACHE_DIR") or project_dir / ".cache")
     engine = Engine(
         project_dir,
-        OutputCache(project_dir / ".cache" / "floors-exec", cache_mode),
+        OutputCache(cache_root / "floors-exec", cache_mode),
         execute=os.environ.get("FLOORS_EXEC", "on") != "off",
         default_timeout=float(os.environ.get("FLOORS_EXEC_TIMEOUT", "120")),
         only=os.environ.get("FLOORS_EXEC_ONLY") or None,
     )
     activate(engine)
-    configure_jupyter(config, project_dir)
+    configure_jupyter(config, project_dir, cache_root)
+    _state["jupyter_cache"] = cache_root / "mkdocs-jupyter"
     _state["provenance"] = collect()
     try:
         _state["aliases"] = read_aliases(project_dir / "anchors.aliases")
@@ -120,6 +125,11 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     return files
 
 
+def _cache_files() -> set[Path]:
+    root: Path | None = _state.get("jupyter_cache")
+    return set(root.rglob("*.json")) if root is not None and root.is_dir() else set()
+
+
 def _first_docstring_line(path: Path) -> str:
     try:
         doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
@@ -145,6 +155,7 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     """Start the page's proofs afresh; give floor pages their title and description from the registry."""
     engine = active_engine()
     engine.begin_page(page.file.src_uri, page.url)
+    _state["notebook_clock"] = (time.perf_counter(), _cache_files())
     floor = floor_for_page(page.file.src_uri)
     if floor is not None and page.file.src_uri == floor.page:
         if markdown.lstrip().startswith("# "):
@@ -172,6 +183,20 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
     """Close the page's proof processes; stop the build if one of its proofs failed (except under serve)."""
     engine = active_engine()
     engine.end_page()
+    floor = floor_for_page(page.file.src_uri)
+    if floor is not None and page.file.src_uri == floor.lab:
+        # mkdocs-jupyter executes the notebook while rendering the page; a new cache file means it ran.
+        started, before = _state["notebook_clock"]
+        status: Status = "skipped" if not engine.execute else "ran" if _cache_files() - before else "cached"
+        engine.records.append(
+            BlockRecord(
+                page.file.src_uri,
+                "notebook",
+                floor.lab,
+                status,
+                time.perf_counter() - started if status != "cached" else None,
+            )
+        )
     failed = [f for f in engine.failures if f.page == page.file.src_uri]
     if failed and not _state["serving"]:
         raise PluginError("a proof failed:\n" + "\n".join(str(f) for f in failed))

@@ -1,0 +1,97 @@
+"""Build benchmark: cold, warm-after-prose-edit and render-only builds of the real site.
+
+Run with `make bench` (or `python bench/build.py`). It copies the site's sources into a
+temporary directory with an empty cache, so your tree and your cache are untouched, then:
+
+1. cold: a full build with an empty cache (every proof and lab executes);
+2. warm: the same build again after editing one page's prose (nothing should execute);
+3. render-only: execution disabled and no cache (`FLOORS_EXEC=off`), the cost of MkDocs itself.
+
+It prints the times, the sum of block execution times from the cold build's report, the peak
+memory of each build (max RSS of the build process and its children), and the ratios against the
+targets: warm ≤ 1.3 × render-only, cold ≤ 1.15 × (render-only + sum of block times).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = ["mkdocs.yml", "docs", "snippets", "overrides", "jupyter", "anchors.aliases", "src"]
+PROSE_PAGE = "docs/floors/3-boundary.md"
+
+
+def build(project: Path, site: Path, cache: Path, **env: str) -> tuple[float, float, dict[str, Any]]:
+    """Run one strict build; return wall seconds, peak RSS in MiB, and the build report."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+        cwd=project,
+        env={
+            **os.environ,
+            "NO_MKDOCS_2_WARNING": "1",
+            "DISABLE_MKDOCS_2_WARNING": "true",
+            "FLOORS_CACHE_DIR": str(cache),
+            **env,
+        },
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        sys.exit(f"build failed:\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
+    peak = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
+    report = json.loads((site / "build-report.json").read_text(encoding="utf-8"))
+    return seconds, peak, report
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory(prefix="floors-bench-") as scratch:
+        work = Path(scratch)
+        project = work / "project"
+        project.mkdir()
+        for name in SOURCES:
+            source = ROOT / name
+            if source.is_dir():
+                shutil.copytree(source, project / name, ignore=shutil.ignore_patterns("__pycache__"))
+            elif source.exists():
+                shutil.copy2(source, project / name)
+        cache = work / "cache"
+
+        cold, cold_peak, cold_report = build(project, work / "site-cold", cache, FLOORS_EXEC_CACHE="on")
+        page = project / PROSE_PAGE
+        page.write_text(page.read_text(encoding="utf-8") + "\nA sentence added by the benchmark.\n", encoding="utf-8")
+        warm, warm_peak, warm_report = build(project, work / "site-warm", cache, FLOORS_EXEC_CACHE="on")
+        render, render_peak, _ = build(
+            project, work / "site-render", work / "no-cache", FLOORS_EXEC="off", FLOORS_EXEC_CACHE="off"
+        )
+
+    blocks = sum(b["seconds"] or 0 for b in cold_report["blocks"] if b["status"] == "ran")
+    executed_warm = sum(1 for b in warm_report["blocks"] if b["status"] == "ran")
+    warm_ratio = warm / render
+    cold_ratio = cold / (render + blocks)
+    print(f"cold full build       {cold:7.1f} s   peak {cold_peak:6.0f} MiB")
+    print(f"warm after prose edit {warm:7.1f} s   peak {warm_peak:6.0f} MiB   blocks executed: {executed_warm}")
+    print(f"render-only           {render:7.1f} s   peak {render_peak:6.0f} MiB")
+    print(f"sum of block times    {blocks:7.1f} s   ({len(cold_report['blocks'])} blocks incl. labs)")
+    print(
+        f"warm / render-only            = {warm_ratio:.2f}  (target ≤ 1.30) {'ok' if warm_ratio <= 1.3 else 'MISSED'}"
+    )
+    print(
+        f"cold / (render-only + blocks) = {cold_ratio:.2f}  (target ≤ 1.15) {'ok' if cold_ratio <= 1.15 else 'MISSED'}"
+    )
+
+
+if __name__ == "__main__":
+    main()
