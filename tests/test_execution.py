@@ -3,8 +3,12 @@
 import json
 import re
 import time
+from pathlib import Path
+
+import pytest
 
 from conftest import Build, FixtureSite
+from pytorch_floors import labs
 
 PROOF = '''\
 """A proof that counts its runs in a file, so a test can tell a run from a cache hit."""
@@ -313,3 +317,36 @@ def test_render_only_build_runs_nothing(fixture_site: FixtureSite) -> None:
     assert build.returncode == 0, build.log
     assert not (fixture_site.root / "runs.txt").exists()
     assert "execution disabled" in build.page("")
+
+
+# --- defect 7: mkdocs-jupyter's cache ignores the environment -------------------------------------
+
+
+class FakePlugin:
+    def __init__(self) -> None:
+        self.config: dict[str, object] = {"cache_dir": ".cache/mkdocs-jupyter", "execute": True}
+
+
+class FakeConfig:
+    def __init__(self) -> None:
+        self.plugins = {"mkdocs-jupyter": FakePlugin()}
+
+
+def test_notebook_cache_is_keyed_on_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+
+    def cache_dir_for(fingerprint: dict[str, str]) -> object:
+        monkeypatch.setattr(labs, "environment_fingerprint", lambda: fingerprint)
+        config = FakeConfig()
+        labs.configure_jupyter(config, tmp_path, tmp_path / "cache")  # type: ignore[arg-type]
+        return config.plugins["mkdocs-jupyter"].config["cache_dir"]
+
+    base = {"torch": "2.13.0", "python": "3.11.7", "cpu": "x", "device": "cpu", "package": "abc"}
+    first = cache_dir_for(base)
+    assert str(first).startswith(str(tmp_path / "cache" / "mkdocs-jupyter"))
+    assert cache_dir_for(dict(base)) == first
+    for key, value in (("torch", "2.14.0"), ("package", "def"), ("device", "NVIDIA H200")):
+        assert cache_dir_for({**base, key: value}) != first, key
+    monkeypatch.setenv("FLOORS_EXEC", "off")
+    config = FakeConfig()
+    labs.configure_jupyter(config, tmp_path, tmp_path / "cache")  # type: ignore[arg-type]
+    assert config.plugins["mkdocs-jupyter"].config["execute"] is False
