@@ -138,3 +138,11 @@ def test_build_report_lists_every_block(built_site: Build) -> None:
     assert "floors:build-report" not in html
     assert html.count("<tr><td><code>") >= 9
     assert (built_site.site / "build-report.json").is_file()
+
+
+@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
+def test_each_floor_links_its_lab_after_check_yourself(built_site: Build, floor: Floor) -> None:
+    html = built_site.page(page_dir(floor.page))
+    check = html.index('id="check-yourself"')
+    link = html.index(f'href="../../labs/{floor.key}/"')
+    assert link > check

@@ -164,6 +164,13 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
             )
         page.meta.setdefault("description", floor.summary)
         markdown = f"# {floor.heading}\n\n{markdown}"
+        if (Path(config.docs_dir) / floor.lab).is_file():
+            # "Check yourself" closes every floor page; its lab follows it there.
+            markdown += (
+                f"\n\n**Lab {floor.number}.** Practise this floor on your own machine: "
+                f"[Lab {floor.number} · {floor.title}](../{floor.lab}) — run, change and measure, with self-checks. "
+                "Download it as a notebook from the lab's page.\n"
+            )
     if floor is not None and page.file.src_uri == floor.lab:
         page.meta.setdefault(
             "description", f"Lab {floor.number}, {floor.title}: exercises that measure what the floor explains."
