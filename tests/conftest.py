@@ -150,6 +150,8 @@ def load_proof() -> Callable[[str], ModuleType]:
         spec = importlib.util.spec_from_file_location(f"proof_{path.stem}", path)
         assert spec is not None and spec.loader is not None, path
         module = importlib.util.module_from_spec(spec)
+        # Registered first, as a real import would be: dataclasses look their module up there.
+        sys.modules[spec.name] = module
         spec.loader.exec_module(module)
         return module
 
@@ -166,14 +168,37 @@ CHROMIUM_ARGS = [
 ]
 
 
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
+PUBLIC_URL = "https://pytorch-floors.github.io/"
+
+
+class SiteHandler(http.server.SimpleHTTPRequestHandler):
+    """Serve the built site as if this origin were its public address.
+
+    Material's instant navigation only intercepts links listed in `sitemap.xml`, and
+    it matches them by protocol and host but not port; deployed, the sitemap's host is
+    the page's own, so the test server rewrites the sitemap to its own origin.
+    """
+
+    def do_GET(self) -> None:
+        if self.path.split("?")[0].endswith("/sitemap.xml"):
+            path = Path(self.translate_path(self.path))
+            origin = f"http://{self.headers['Host']}/"
+            body = path.read_text(encoding="utf-8").replace(PUBLIC_URL, origin).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/xml")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        super().do_GET()
+
     def log_message(self, format: str, *args: object) -> None:
         pass
 
 
 @pytest.fixture(scope="session")
 def site_url(built_site: Build) -> Iterator[str]:
-    handler = functools.partial(QuietHandler, directory=str(built_site.site))
+    handler = functools.partial(SiteHandler, directory=str(built_site.site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
