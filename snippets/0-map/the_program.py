@@ -1,17 +1,51 @@
 """The one-page program the whole site explains, run for real on random data."""
 
+from __future__ import annotations
+
+from typing import NamedTuple
+
 import torch
 
-torch.manual_seed(0)
-x = torch.randn(64, 784)
-y = torch.randint(0, 10, (64,))
-model = torch.nn.Linear(784, 10)
-optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
-loss = torch.nn.functional.cross_entropy(model(x), y)
-loss.backward()
-optimizer.step()
+class ProgramRun(NamedTuple):
+    """What the five lines made."""
 
-print(f"x: {tuple(x.shape)} {x.dtype}")
-print(f"loss: {loss.item():.4f} (grad_fn={type(loss.grad_fn).__name__})")
-print(f"weight.grad: {tuple(model.weight.grad.shape)}")
+    x: torch.Tensor
+    model: torch.nn.Linear
+    loss: torch.Tensor
+    grads: dict[str, torch.Tensor]
+    weight_change: float
+
+
+def run_program(batch: int = 64, features: int = 784, classes: int = 10, seed: int = 0) -> ProgramRun:
+    """Run the five lines once (plus the two a real script needs: labels and an optimizer)."""
+    torch.manual_seed(seed)
+    x = torch.randn(batch, features)
+    y = torch.randint(0, classes, (batch,))  # labels: one class index per row
+    model = torch.nn.Linear(features, classes)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    before = model.weight.detach().clone()
+
+    loss = torch.nn.functional.cross_entropy(model(x), y)
+    loss.backward()
+    optimizer.step()
+
+    grads = {name: p.grad for name, p in model.named_parameters() if p.grad is not None}
+    change = (model.weight.detach() - before).abs().max().item()
+    return ProgramRun(x, model, loss, grads, change)
+
+
+def main() -> None:
+    run = run_program()
+    n_params = sum(p.numel() for p in run.model.parameters())
+    grads = ", ".join(f"{name} {tuple(g.shape)}" for name, g in run.grads.items())
+    grad_fn = type(run.loss.grad_fn).__name__
+    print(f"x = torch.randn(64, 784)    -> {tuple(run.x.shape)} tensor of {run.x.dtype}")
+    print(f"model = Linear(784, 10)     -> {n_params:,} parameters")
+    print(f"loss = cross_entropy(...)   -> {run.loss.item():.4f}, grad_fn {grad_fn}")
+    print(f"loss.backward()             -> grads: {grads}")
+    print(f"optimizer.step()            -> largest weight change {run.weight_change:.2e}")
+
+
+if __name__ == "__main__":
+    main()

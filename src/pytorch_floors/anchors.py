@@ -56,10 +56,12 @@ def page_url(src_path: str) -> str:
         src_path: Source path relative to `docs/` (`floors/3-boundary.md`).
 
     Returns:
-        The URL (`floors/3-boundary/`; the map is the empty string).
+        The URL (`floors/3-boundary/`; the site's root page is `./`).
     """
     stem = src_path.rsplit(".", 1)[0]
-    if stem == "index" or stem.endswith("/index"):
+    if stem == "index":
+        return "./"
+    if stem.endswith("/index"):
         return stem.removesuffix("index")
     return f"{stem}/"
 
@@ -228,7 +230,7 @@ def _pages_of(site_dir: Path) -> list[str]:
     for index in sorted(site_dir.rglob("index.html")):
         relative = index.parent.relative_to(site_dir).as_posix()
         text = index.read_text(encoding="utf-8", errors="ignore")
-        if "http-equiv=\"refresh\"" in text[:2000]:
+        if 'http-equiv="refresh"' in text[:2000]:
             continue  # a redirect page, not a page of its own
         pages.append("index.md" if relative == "." else f"{relative}.md")
     return pages

@@ -7,6 +7,7 @@ Every chart has a `<title>` and a `<desc>` for screen readers.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import sys
@@ -102,7 +103,9 @@ def _tick_label(value: float) -> str:
 
 
 def _frame(width: int, height: int, title: str, description: str) -> tuple[str, str]:
-    ident = f"floors-plot-{next(_ids)}"
+    # Each proof runs in its own process, so a counter alone would repeat across the figures of a page.
+    digest = hashlib.sha1(f"{title}\0{description}".encode()).hexdigest()[:8]
+    ident = f"floors-plot-{digest}-{next(_ids)}"
     head = (
         f'<svg class="floors-plot" role="img" viewBox="0 0 {width} {height}" '
         f'aria-labelledby="{ident}-title {ident}-desc" xmlns="http://www.w3.org/2000/svg">'

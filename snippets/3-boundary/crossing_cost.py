@@ -1,0 +1,147 @@
+"""The fixed cost of an eager op: per-call time of `a + b` from 1 element to 16M elements, log-log."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import textwrap
+
+import torch
+
+from pytorch_floors.measure import human_bytes, human_seconds, time_call
+from pytorch_floors.plot import Series, line_chart, show
+
+try:  # page-fault counters exist on Linux and macOS, not on Windows
+    import resource
+except ImportError:  # pragma: no cover
+    resource = None  # type: ignore[assignment]
+
+SIZES = [4**k for k in range(13)]  # 1, 4, 16, ... 16,777,216 elements
+
+
+def per_call_seconds(numel: int, *, reuse_output: bool = False) -> float:
+    """Seconds for one add of two float32 tensors of `numel` elements (fastest sample).
+
+    With `reuse_output=False` this times `a + b`, which allocates its result every
+    call; with `True` it times `torch.add(a, b, out=c)`, which writes into one
+    preallocated tensor. Small sizes are repeated thousands of times per sample,
+    large ones a few times, which keeps the whole sweep within a few seconds. The
+    fastest sample is kept: on a shared machine other work only ever adds time.
+    """
+    a = torch.ones(numel)
+    b = torch.ones(numel)
+    c = torch.empty(numel)
+
+    def plain() -> object:
+        return a + b
+
+    def into() -> object:
+        return torch.add(a, b, out=c)
+
+    big = numel >= 1 << 20
+    return time_call(
+        into if reuse_output else plain, samples=5 if big else 15, warmup=1 if big else 20, min_sample_seconds=2e-3
+    ).best
+
+
+def sweep(sizes: list[int] | None = None, *, reuse_output: bool = False) -> list[tuple[int, float]]:
+    """Time the add at every size; returns `(numel, seconds per call)` pairs."""
+    return [(n, per_call_seconds(n, reuse_output=reuse_output)) for n in (sizes or SIZES)]
+
+
+def crossover(points: list[tuple[int, float]]) -> float:
+    """Element count at which the per-call time reaches twice the time at the smallest size.
+
+    Time per call is roughly `overhead + work(n)`; at twice the floor the work done on
+    the data costs as much as the fixed overhead. Interpolated on log-log axes between
+    the two measured sizes around it; `inf` if the sweep never gets there.
+    """
+    floor = points[0][1]
+    for (n0, t0), (n1, t1) in itertools.pairwise(points):
+        if t1 >= 2 * floor:
+            if t0 >= 2 * floor:
+                return float(n0)
+            share = (math.log(2 * floor) - math.log(t0)) / (math.log(t1) - math.log(t0))
+            return math.exp(math.log(n0) + share * (math.log(n1) - math.log(n0)))
+    return math.inf
+
+
+def page_faults_per_call(numel: int, calls: int = 3) -> float | None:
+    """Minor page faults per `a + b` call (fresh memory from the OS); `None` where not countable."""
+    if resource is None:
+        return None
+    a, b = torch.ones(numel), torch.ones(numel)
+    _ = a + b  # warm up the allocator
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(calls):
+        _ = a + b
+    return (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / calls
+
+
+def main() -> None:
+    torch.set_num_threads(1)  # one core: steadier numbers, and no thread hand-off in the way
+    plain = sweep()
+    into = sweep(reuse_output=True)
+    floor = plain[0][1]
+    cross = crossover(plain)
+    lines = [f"torch {torch.__version__}, 1 CPU thread, float32, fastest of several samples per size", ""]
+    lines.append(f"{'elements':>12}  {'a + b':>10}  {'x floor':>8}  {'add(out=c)':>10}  {'per element':>11}")
+    for (n, t), (_, t_out) in zip(plain, into, strict=True):
+        lines.append(
+            f"{n:>12,}  {human_seconds(t):>10}  {t / floor:>8.1f}  {human_seconds(t_out):>10}  "
+            f"{human_seconds(t_out / n):>11}"
+        )
+    lines.append("")
+    notes: list[str] = []
+    flat = max(t for n, t in plain if n <= 256) / floor
+    notes.append(
+        f"Floor: one call on 1 element costs {human_seconds(floor)}; up to 256 elements the time stays "
+        f"within {(flat - 1) * 100:.0f} % of it. That is the fixed cost of crossing into torch and back."
+    )
+    notes.append(
+        f"Crossover: the time reaches twice the floor at about {cross:,.0f} elements. Below that a call is "
+        "overhead-bound (the data hardly matters); above it the time grows with the data."
+    )
+    (n_a, t_a), (n_b, t_b) = into[-2], into[-1]
+    notes.append(
+        f"Linear regime: from {n_a:,} to {n_b:,} elements ({n_b // n_a}x the data) add(out=c) takes "
+        f"{t_b / t_a:.1f}x the time."
+    )
+    faults = page_faults_per_call(SIZES[-1])
+    if faults is not None:
+        notes.append(
+            f"At {SIZES[-1]:,} elements a + b asks the OS for a fresh {human_bytes(SIZES[-1] * 4)} result each "
+            f"call ({faults:,.0f} page faults per call), so it costs {plain[-1][1] / into[-1][1]:.1f}x "
+            "add(out=c) there."
+        )
+    for note in notes:
+        lines.extend(textwrap.wrap(note, width=88))
+    text = "\n".join(lines)
+
+    svg = line_chart(
+        [
+            Series("a + b (allocates its result)", [n for n, _ in plain], [t * 1e6 for _, t in plain]),
+            Series("torch.add(a, b, out=c) (reuses one result)", [n for n, _ in into], [t * 1e6 for _, t in into]),
+            Series(
+                "fixed overhead (a + b at 1 element)",
+                [1, SIZES[-1]],
+                [floor * 1e6, floor * 1e6],
+                points=False,
+                dashed=True,
+            ),
+        ],
+        title="Per-call time of an add on the CPU (float32, 1 thread)",
+        x_label="elements per tensor",
+        y_label="time per call (µs)",
+        description=(
+            "Log-log plot: the time per call stays flat at the fixed overhead for small tensors, "
+            "then rises in proportion to the element count."
+        ),
+        log_x=True,
+        log_y=True,
+    )
+    show(svg, text=text, name="crossing_cost")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,45 @@
+"""A bad call is rejected by torch's argument parser, which lists every signature the binding accepts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+
+def parser_message(call: Callable[[], object]) -> str:
+    """Run a call that should fail and return the TypeError message the argument parser raised."""
+    try:
+        call()
+    except TypeError as error:
+        return str(error)
+    raise AssertionError("the call was accepted")
+
+
+def listed_signatures(message: str) -> list[str]:
+    """The signatures an 'expected one of' message offers, one per `* (...)` line."""
+    return [line.strip()[2:] for line in message.splitlines() if line.lstrip().startswith("* (")]
+
+
+CALLS: dict[str, Callable[[], object]] = {
+    'torch.randn(64, 784, dtype="float32")': lambda: torch.randn(64, 784, dtype="float32"),
+    'torch.max(torch.ones(3), "dim")': lambda: torch.max(torch.ones(3), "dim"),
+    "torch.randn(64, 784.0)": lambda: torch.randn(64, 784.0),
+}
+
+
+def main() -> None:
+    for text, call in CALLS.items():
+        message = parser_message(call)
+        signatures = listed_signatures(message)
+        print(f">>> {text}")
+        print(f"TypeError: {message.rstrip()}")
+        if signatures:
+            print(f"[{len(signatures)} signatures offered]")
+        else:
+            print("[one argument named and blamed]")
+        print()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,63 @@
+"""Per-call cost of adding two one-element things: a Python function, NumPy, and torch."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+
+import numpy as np
+import torch
+
+from pytorch_floors.measure import human_seconds, time_call
+from pytorch_floors.plot import bar_chart, show
+
+
+def add(a: float, b: float) -> float:
+    """A plain Python function doing the same arithmetic."""
+    return a + b
+
+
+def candidates() -> dict[str, Callable[[], object]]:
+    """The same one-element add, written four ways."""
+    x, y = 1.0, 2.0
+    xa, ya = np.ones(1, dtype=np.float32), np.ones(1, dtype=np.float32)
+    xt, yt = torch.ones(1), torch.ones(1)
+    return {
+        "Python function add(x, y)": lambda: add(x, y),
+        "NumPy array a + b": lambda: xa + ya,
+        "torch tensor a + b": lambda: xt + yt,
+        "torch.add(a, b)": lambda: torch.add(xt, yt),
+    }
+
+
+def per_call(samples: int = 15) -> dict[str, float]:
+    """Seconds per call of each candidate (fastest sample; a lambda call is included in all of them)."""
+    return {name: time_call(fn, samples=samples, warmup=50).best for name, fn in candidates().items()}
+
+
+def main() -> None:
+    times = per_call()
+    base = times["Python function add(x, y)"]
+    numpy_time = times["NumPy array a + b"]
+    lines = [f"torch {torch.__version__}, NumPy {np.__version__}: one-element float add, per call", ""]
+    for name, seconds in times.items():
+        lines.append(f"{name:<28} {human_seconds(seconds):>9}  {seconds / base:>6.1f}x the Python call")
+    lines.append("")
+    note = (
+        f"torch's a + b costs {times['torch tensor a + b'] / numpy_time:.1f}x NumPy's: both cross from Python "
+        "into C, but torch also parses arguments against several signatures, consults the dispatcher "
+        "and autograd, and builds a full Tensor object for the result."
+    )
+    lines.extend(textwrap.wrap(note, width=88))
+    svg = bar_chart(
+        [(name, seconds * 1e9) for name, seconds in times.items()],
+        title="Adding two one-element values, per call",
+        value_label="time per call (ns)",
+        description="Bar chart: a Python call is cheapest, NumPy costs more, a torch add costs the most.",
+        highlight=["torch tensor a + b"],
+    )
+    show(svg, text="\n".join(lines), name="tiny_add")
+
+
+if __name__ == "__main__":
+    main()

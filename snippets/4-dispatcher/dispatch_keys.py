@@ -1,0 +1,72 @@
+"""Every tensor carries a set of dispatch keys; print the sets the running torch actually gives."""
+
+from __future__ import annotations
+
+import textwrap
+
+import torch
+
+from pytorch_floors.measure import detect_device
+
+
+def keys(tensor: torch.Tensor) -> list[str]:
+    """The names in a tensor's dispatch key set, lowest priority first (the order torch prints them)."""
+    text = str(torch._C._dispatch_keys(tensor))
+    inside = text[text.index("(") + 1 : text.rindex(")")]
+    return [name.strip() for name in inside.split(",") if name.strip()]
+
+
+def examples() -> dict[str, torch.Tensor]:
+    """Tensors that differ in one respect each: device, requires_grad, dtype, inference mode."""
+    with torch.inference_mode():
+        inference = torch.ones(3)
+    return {
+        "torch.ones(3)": torch.ones(3),
+        "torch.ones(3, requires_grad=True)": torch.ones(3, requires_grad=True),
+        "torch.ones(3, dtype=torch.int64)": torch.ones(3, dtype=torch.int64),
+        'torch.ones(3, device="meta")': torch.ones(3, device="meta"),
+        "made under torch.inference_mode()": inference,
+    }
+
+
+def accelerator_example() -> tuple[str, torch.Tensor] | None:
+    """A tensor on the CUDA or MPS device when this machine has one, else `None`."""
+    device = detect_device()
+    if device.type == "cpu":
+        return None
+    return f'torch.ones(3, device="{device.type}")', torch.ones(3, device=device)
+
+
+def tls_sets() -> tuple[str, str]:
+    """This thread's include and exclude sets (added to / removed from every tensor's keys)."""
+    return str(torch._C._dispatch_tls_local_include_set()), str(torch._C._dispatch_tls_local_exclude_set())
+
+
+def main() -> None:
+    print(f"torch {torch.__version__}: torch._C._dispatch_keys(t) for")
+    rows = list(examples().items())
+    extra = accelerator_example()
+    if extra is not None:
+        rows.append(extra)
+    for label, tensor in rows:
+        print(f"  {label:<36} {', '.join(keys(tensor))}")
+    if extra is None:
+        note = (
+            f"(no CUDA or MPS device here: torch.cuda.is_available() = {torch.cuda.is_available()}, "
+            f"torch.version.cuda = {torch.version.cuda}; on a CUDA machine the same script adds a row whose "
+            "keys name CUDA where these name CPU)"
+        )
+        print(textwrap.fill(note, width=88, initial_indent="  ", subsequent_indent="   "))
+    plain, grad = keys(torch.ones(3)), keys(torch.ones(3, requires_grad=True))
+    print()
+    print(f"requires_grad changes the key set: {plain != grad}")
+    include, exclude = tls_sets()
+    print()
+    print("Thread-local sets, applied to every call on this thread:")
+    for label, keyset in (("included", include), ("excluded", exclude)):
+        print(textwrap.fill(f"{label}: {keyset}", width=88, initial_indent="  ", subsequent_indent="    "))
+    print("  (each call's keys = the tensors' keys, plus the included set, minus the excluded set)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,63 @@
+"""The meta device: run the one-page program and a 2-billion-parameter model for their shapes, with no data at all."""
+
+from __future__ import annotations
+
+import time
+
+import torch
+
+from pytorch_floors.measure import human_bytes, tensor_bytes
+
+
+def program_shapes(device: str) -> dict[str, torch.Tensor]:
+    """Run the one-page program's forward and backward on `device`; returns the tensors it produced."""
+    torch.manual_seed(0)
+    x = torch.randn(64, 784, device=device)
+    y = torch.randint(0, 10, (64,), device=device)
+    model = torch.nn.Linear(784, 10, device=device)
+    logits = model(x)
+    loss = torch.nn.functional.cross_entropy(logits, y)
+    loss.backward()
+    assert model.weight.grad is not None
+    return {"x": x, "logits": model(x), "loss": loss, "weight.grad": model.weight.grad}
+
+
+def big_model(width: int = 8192, depth: int = 32) -> torch.nn.Module:
+    """A stack of `depth` square Linear layers, built on the meta device."""
+    with torch.device("meta"):
+        return torch.nn.Sequential(*[torch.nn.Linear(width, width) for _ in range(depth)])
+
+
+def main() -> None:
+    real, meta = program_shapes("cpu"), program_shapes("meta")
+    print("The one-page program on the CPU and on the meta device:")
+    for name in real:
+        r, m = real[name], meta[name]
+        print(
+            f"  {name:<12} cpu {tuple(r.shape)!s:<10} meta {tuple(m.shape)!s:<10} "
+            f"same shape: {r.shape == m.shape}   meta data_ptr: {m.untyped_storage().data_ptr()}"
+        )
+    try:
+        meta["loss"].item()
+    except RuntimeError as error:
+        print(f"  meta loss.item() -> RuntimeError: {error}")
+    print()
+
+    start = time.perf_counter()
+    model = big_model()
+    built = time.perf_counter() - start
+    start = time.perf_counter()
+    out = model(torch.empty(64, 8192, device="meta"))
+    ran = time.perf_counter() - start
+    params = list(model.parameters())
+    count = sum(p.numel() for p in params)
+    would_take = sum(tensor_bytes(p) for p in params)
+    allocated = sum(1 for p in params if p.untyped_storage().data_ptr() != 0)
+    print(f"A 32-layer stack of Linear(8192, 8192) on the meta device: {count:,} parameters")
+    print(f"  they would take {human_bytes(would_take, binary=True)} as float32; tensors with real memory: {allocated}")
+    print(f"  built in {built * 1e3:.1f} ms, forward pass in {ran * 1e3:.1f} ms")
+    print(f"  output {tuple(out.shape)} on {out.device}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,51 @@
+"""An operator is a name plus a typed schema: `aten::add` and its overloads, as the running torch registers them."""
+
+from __future__ import annotations
+
+import torch
+
+
+def overload_schemas(packet: str = "add") -> list[tuple[str, str, bool]]:
+    """`(overload, schema, is_dispatcher_op)` for every overload `torch.ops.aten.<packet>` knows.
+
+    `is_dispatcher_op` says whether the overload is registered with the dispatcher
+    (the others are TorchScript built-ins on plain numbers, lists and strings).
+    """
+    registered = set(torch._C._dispatch_get_all_op_names())
+    packet_op = getattr(torch.ops.aten, packet)
+    rows = []
+    for overload in packet_op.overloads():
+        schema = getattr(packet_op, overload)._schema
+        full = f"aten::{packet}" + ("" if overload == "default" else f".{overload}")
+        rows.append((overload, str(schema), full in registered))
+    return rows
+
+
+def main() -> None:
+    op = torch.ops.aten.add.Tensor
+    schema = op._schema
+    print(f"torch.ops.aten.add.Tensor is an {type(op).__name__}; its schema:")
+    print(f"  {schema}")
+    for argument in schema.arguments:
+        default = "" if argument.default_value is None else f" = {argument.default_value}"
+        kind = "keyword-only" if argument.kwarg_only else "positional"
+        print(f"    {argument.name:<6} {argument.type!s:<7} {kind}{default}")
+    print(f"  tags: {', '.join(tag.name for tag in op.tags)}")
+    a = torch.ones(2)
+    print(f"  called directly: torch.ops.aten.add.Tensor(ones(2), ones(2), alpha=3) = {op(a, a, alpha=3).tolist()}")
+    print()
+    rows = overload_schemas("add")
+    on_dispatcher = [row for row in rows if row[2]]
+    print(f"torch.ops.aten.add has {len(rows)} overloads; {len(on_dispatcher)} are dispatcher operators:")
+    for overload, text, _ in on_dispatcher:
+        print(f"  {overload:<11} {text}")
+    print(f"the other {len(rows) - len(on_dispatcher)} are TorchScript built-ins on plain Python values, e.g.:")
+    for overload, text, _ in [row for row in rows if not row[2]][:4]:
+        print(f"  {overload:<11} {text}")
+    print()
+    print("What model(x) lands on (see the op log below):")
+    print(f"  {torch.ops.aten.addmm.default._schema}")
+
+
+if __name__ == "__main__":
+    main()

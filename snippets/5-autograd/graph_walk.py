@@ -1,0 +1,241 @@
+"""Walking grad_fn → next_functions from the result down to the AccumulateGrad leaves, drawn as a graph."""
+
+from dataclasses import dataclass, field
+from html import escape
+
+import torch
+
+from pytorch_floors.plot import show
+
+
+@dataclass
+class Node:
+    """One box of the drawing: a backward node, or an empty `None` slot of next_functions."""
+
+    key: int
+    name: str
+    detail: str
+    kind: str  # "op", "leaf" (AccumulateGrad) or "none"
+    sequence_nr: int = -1  # creation order; backward runs the highest ready number first
+    depth: int = 0
+    x: float = 0.0
+    width: float = 0.0
+    parents: list[int] = field(default_factory=list)
+
+
+@dataclass
+class Graph:
+    """The nodes and edges reachable from one tensor's grad_fn."""
+
+    title: str
+    nodes: dict[int, Node]
+    edges: list[tuple[int, int, int]]  # (from node, to node, input_nr)
+
+
+def _saved_tensor_names(fn: object) -> list[str]:
+    names = []
+    for attr in dir(fn):
+        if attr.startswith("_saved_") and isinstance(getattr(fn, attr, None), torch.Tensor):
+            names.append(attr.removeprefix("_saved_"))
+    return names
+
+
+def walk(root: torch.Tensor, title: str, leaf_names: dict[int, str]) -> Graph:
+    """Follow `root.grad_fn` and every `next_functions` entry, breadth first, each node once.
+
+    `leaf_names` maps `id(tensor)` of the leaves to a readable name for the drawing.
+    """
+    nodes: dict[int, Node] = {}
+    edges: list[tuple[int, int, int]] = []
+    empty_slots = 0
+    queue = [root.grad_fn]
+    while queue:
+        fn = queue.pop(0)
+        key = id(fn)
+        if key in nodes:
+            continue
+        if hasattr(fn, "variable"):  # AccumulateGrad holds the leaf tensor it writes .grad into
+            tensor = fn.variable
+            detail = f"{leaf_names.get(id(tensor), 'leaf')} {tuple(tensor.shape)}"
+            nodes[key] = Node(key, "AccumulateGrad", detail, "leaf", fn._sequence_nr())
+        else:
+            saved = _saved_tensor_names(fn)
+            detail = "saves " + ", ".join(saved) if saved else "saves no tensor"
+            nodes[key] = Node(key, type(fn).__name__, detail, "op", fn._sequence_nr())
+        for next_fn, input_nr in fn.next_functions:
+            if next_fn is None:
+                empty_slots += 1
+                slot = -empty_slots
+                nodes[slot] = Node(slot, "None", "no gradient needed", "none")
+                edges.append((key, slot, input_nr))
+            else:
+                edges.append((key, id(next_fn), input_nr))
+                queue.append(next_fn)
+    _layout(nodes, edges)
+    return Graph(title, nodes, edges)
+
+
+def _layout(nodes: dict[int, Node], edges: list[tuple[int, int, int]]) -> None:
+    # depth = longest path from the root, so every arrow points downwards
+    changed = True
+    while changed:
+        changed = False
+        for src, dst, _ in edges:
+            if nodes[dst].depth < nodes[src].depth + 1:
+                nodes[dst].depth = nodes[src].depth + 1
+                changed = True
+    for src, dst, _ in edges:
+        if src not in nodes[dst].parents:
+            nodes[dst].parents.append(src)
+    for node in nodes.values():
+        node.width = 7.2 * max(len(node.name), len(node.detail)) + 18
+    slot: dict[int, int] = {}
+    for index, (_, dst, _) in enumerate(edges):
+        slot.setdefault(dst, index)  # order siblings as their parent lists them
+    gap = 14.0
+    for depth in range(max(n.depth for n in nodes.values()) + 1):
+        row = [n for n in nodes.values() if n.depth == depth]
+        wanted = {n.key: sum(nodes[p].x for p in n.parents) / len(n.parents) if n.parents else 0.0 for n in row}
+        row.sort(key=lambda n: (wanted[n.key], slot.get(n.key, 0)))
+        for index, n in enumerate(row):  # start at the parents' centre, push right to avoid overlap
+            n.x = wanted[n.key]
+            if index:
+                before = row[index - 1]
+                n.x = max(n.x, before.x + (before.width + n.width) / 2 + gap)
+        shift = sum(wanted[n.key] for n in row) / len(row) - sum(n.x for n in row) / len(row)
+        for n in row:
+            n.x += shift
+
+
+def program_graph() -> Graph:
+    """The graph the one-page program records: Linear(784, 10) then cross_entropy."""
+    torch.manual_seed(0)
+    x, y = torch.randn(64, 784), torch.randint(0, 10, (64,))
+    model = torch.nn.Linear(784, 10)
+    loss = torch.nn.functional.cross_entropy(model(x), y)
+    names = {id(model.weight): "weight", id(model.bias): "bias"}
+    return walk(loss, "one-page program: loss = cross_entropy(model(x), y)", names)
+
+
+def tutorial_graph() -> Graph:
+    """The graph of the tutorial example out = mean(3 (x + 2)²)."""
+    x = torch.ones(2, 2, requires_grad=True)
+    y = x + 2
+    z = y * y * 3
+    out = z.mean()
+    return walk(out, "tutorial: out = mean(3 (x + 2)²)", {id(x): "x"})
+
+
+def as_text(graph: Graph) -> str:
+    """The walk as an indented tree (a node met twice is marked, not expanded again)."""
+    lines = [graph.title]
+    children: dict[int, list[tuple[int, int]]] = {}
+    for src, dst, nr in graph.edges:
+        children.setdefault(src, []).append((dst, nr))
+    root = next(n for n in graph.nodes.values() if n.depth == 0)
+    shown: set[int] = set()
+
+    def visit(key: int, indent: str, via: str) -> None:
+        node = graph.nodes[key]
+        again = key in shown and node.kind != "none"
+        if node.kind == "none":
+            label = "None"
+        else:
+            order = "max" if node.sequence_nr == 2**64 - 1 else str(node.sequence_nr)
+            label = f"{node.name} [{node.detail}] seq {order}"
+        lines.append(f"{indent}{via}{label}{'  (same node)' if again else ''}")
+        if again:
+            return
+        shown.add(key)
+        for index, (child, _) in enumerate(children.get(key, [])):
+            visit(child, indent + "  ", f"next_functions[{index}] -> ")
+
+    visit(root.key, "  ", "grad_fn = ")
+    return "\n".join(lines)
+
+
+def _draw(graph: Graph, dx: float, top: float, parts: list[str]) -> None:
+    row_h, box_h = 74.0, 38.0
+    parts.append(
+        f'<text x="{dx:.1f}" y="{top - 18:.1f}" text-anchor="middle" class="floors-plot__title">'
+        f"{escape(graph.title)}</text>"
+    )
+    pair_count: dict[tuple[int, int], int] = {}
+    for src, dst, _ in graph.edges:
+        pair_count[(src, dst)] = pair_count.get((src, dst), 0) + 1
+    pair_seen: dict[tuple[int, int], int] = {}
+    for src, dst, _ in graph.edges:
+        a, b = graph.nodes[src], graph.nodes[dst]
+        k = pair_seen.get((src, dst), 0)
+        pair_seen[(src, dst)] = k + 1
+        shift = (k - (pair_count[(src, dst)] - 1) / 2) * 16
+        x1, y1 = dx + a.x + shift, top + a.depth * row_h + box_h
+        x2, y2 = dx + b.x + shift, top + b.depth * row_h - 2
+        parts.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2 - 7:.1f}" stroke="currentColor"/>')
+        parts.append(
+            f'<polygon points="{x2:.1f},{y2:.1f} {x2 - 4:.1f},{y2 - 8:.1f} {x2 + 4:.1f},{y2 - 8:.1f}" '
+            'fill="currentColor"/>'
+        )
+    for node in graph.nodes.values():
+        x, y = dx + node.x - node.width / 2, top + node.depth * row_h
+        if node.kind == "leaf":
+            box = 'class="floors-plot__series--1" fill-opacity="0.18"'
+        elif node.kind == "none":
+            box = 'fill="none" stroke="currentColor" stroke-dasharray="4 3" opacity="0.6"'
+        else:
+            box = 'fill="none" stroke="currentColor"'
+        parts.append(
+            f'<rect x="{x:.1f}" y="{y:.1f}" width="{node.width:.1f}" height="{box_h}" rx="5" {box}/>'
+            f'<text x="{dx + node.x:.1f}" y="{y + 16:.1f}" text-anchor="middle" font-family="monospace">'
+            f"{escape(node.name)}</text>"
+            f'<text x="{dx + node.x:.1f}" y="{y + 31:.1f}" text-anchor="middle" font-size="11" opacity="0.8">'
+            f"{escape(node.detail)}</text>"
+        )
+
+
+def figure(graphs: list[Graph]) -> str:
+    """Draw the graphs one above the other as one inline SVG (text and lines in currentColor)."""
+    margin, title_h, row_h, box_h = 16.0, 40.0, 74.0, 38.0
+    extents = []
+    for graph in graphs:
+        low = min(n.x - n.width / 2 for n in graph.nodes.values())
+        high = max(n.x + n.width / 2 for n in graph.nodes.values())
+        title_half = 3.8 * len(graph.title)
+        extents.append((min(low, -title_half), max(high, title_half)))
+    width = max(high - low for low, high in extents) + 2 * margin
+    heights = [title_h + max(n.depth for n in g.nodes.values()) * row_h + box_h + margin for g in graphs]
+    height = sum(heights) + margin
+    parts = [
+        f'<svg class="floors-plot" role="img" viewBox="0 0 {width:.0f} {height:.0f}" '
+        f'width="{width:.0f}" height="{height:.0f}" '
+        'aria-labelledby="graph-walk-title graph-walk-desc" xmlns="http://www.w3.org/2000/svg">'
+        '<title id="graph-walk-title">Autograd graphs, from grad_fn down to AccumulateGrad</title>'
+        '<desc id="graph-walk-desc">Each box is a backward node found by following next_functions from the '
+        "result's grad_fn; arrows point the way backward runs; tinted boxes are AccumulateGrad leaves that "
+        "write .grad; dashed boxes are empty slots for inputs that need no gradient.</desc>"
+    ]
+    top = margin
+    for graph, graph_height in zip(graphs, heights, strict=True):
+        _draw(graph, width / 2, top + title_h, parts)
+        top += graph_height
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def main() -> None:
+    graphs = [tutorial_graph(), program_graph()]
+    lines = []
+    for graph in graphs:
+        lines.append(as_text(graph))
+        ops = sum(1 for n in graph.nodes.values() if n.kind == "op")
+        leaves = sum(1 for n in graph.nodes.values() if n.kind == "leaf")
+        lines.append(
+            f"  {ops} backward nodes, {leaves} AccumulateGrad {'leaf' if leaves == 1 else 'leaves'}, "
+            f"{len(graph.edges)} next_functions entries"
+        )
+        lines.append("")
+    show(figure(graphs), text="\n".join(lines), name="graph_walk")
+
+
+if __name__ == "__main__":
+    main()

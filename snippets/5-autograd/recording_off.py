@@ -1,0 +1,107 @@
+"""Turning recording off: what torch.no_grad() and torch.inference_mode() save, and what their outputs can do."""
+
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+from pytorch_floors.measure import human_bytes
+
+MODES: dict[str, Callable[[], contextlib.AbstractContextManager[object]]] = {
+    "grad mode (default)": contextlib.nullcontext,
+    "torch.no_grad()": torch.no_grad,
+    "torch.inference_mode()": torch.inference_mode,
+}
+
+
+@dataclass(frozen=True)
+class Forward:
+    """What one forward pass left behind under a given mode."""
+
+    mode: str
+    saved_count: int
+    saved_bytes: int  # distinct storages
+    requires_grad: bool
+    has_grad_fn: bool
+    is_inference: bool
+
+
+def make_mlp() -> torch.nn.Module:
+    """784 → 256 → ReLU → 10, as in the saved-tensors proof."""
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(784, 256), torch.nn.ReLU(), torch.nn.Linear(256, 10))
+
+
+def forward_under(mode: str, batch: int = 64) -> tuple[Forward, torch.Tensor]:
+    """Run the MLP forward + loss inside `mode`, counting saved tensors with a pack hook."""
+    model = make_mlp()
+    x, y = torch.randn(batch, 784), torch.randint(0, 10, (batch,))
+    storages: dict[int, int] = {}
+    count = 0
+
+    def pack(tensor: torch.Tensor) -> torch.Tensor:
+        nonlocal count
+        count += 1
+        storages[tensor.untyped_storage().data_ptr()] = tensor.untyped_storage().nbytes()
+        return tensor
+
+    def unpack(tensor: torch.Tensor) -> torch.Tensor:
+        return tensor
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, unpack), MODES[mode]():
+        logits = model(x)
+        loss = F.cross_entropy(logits, y)
+    result = Forward(
+        mode, count, sum(storages.values()), loss.requires_grad, loss.grad_fn is not None, loss.is_inference()
+    )
+    return result, logits
+
+
+def reuse_in_autograd(mode: str) -> str:
+    """Feed the logits made under `mode` into a recorded computation and backward; return what happened."""
+    _, logits = forward_under(mode)
+    weight = torch.ones(10, requires_grad=True)
+    try:
+        (logits * weight).sum().backward()
+    except RuntimeError as error:
+        return f"RuntimeError: {str(error).split('. ')[0]}."
+    return "fine: a plain tensor with no history (its producers get no gradient)"
+
+
+def main() -> None:
+    rows = [forward_under(mode)[0] for mode in MODES]
+    print("MLP 784 -> 256 -> 10 + cross_entropy, batch 64, float32")
+    print()
+    print(f"{'mode':<23} {'saved':>5} {'bytes':>10} {'requires_grad':>13} {'grad_fn':>7} {'is_inference':>12}")
+    for row in rows:
+        print(
+            f"{row.mode:<23} {row.saved_count:>5} {human_bytes(row.saved_bytes, binary=True):>10} "
+            f"{row.requires_grad!s:>13} {'yes' if row.has_grad_fn else 'None':>7} {row.is_inference!s:>12}"
+        )
+    print()
+    print("dispatch keys of a tensor created under each mode (floor 4):")
+    for mode, manager in MODES.items():
+        with manager():
+            made = torch.ones(3)
+        keys = str(torch._C._dispatch_keys(made)).removeprefix("DispatchKeySet")
+        print(f"  {mode:<23} {keys}")
+    print()
+    with torch.inference_mode():
+        made_inside = torch.ones(3) * 2
+    try:
+        version: object = made_inside._version
+    except RuntimeError as error:
+        version = f"RuntimeError: {error}"
+    print("version counter of a tensor made in inference mode:")
+    print(f"  {version}")
+    print()
+    print("using the logits later, inside a recorded computation:")
+    for mode in ("torch.no_grad()", "torch.inference_mode()"):
+        print(f"  made under {mode}:")
+        print(f"    {reuse_in_autograd(mode)}")
+
+
+if __name__ == "__main__":
+    main()

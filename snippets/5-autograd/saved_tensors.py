@@ -1,0 +1,154 @@
+"""What a small MLP's forward pass saves for backward, counted with saved_tensors_hooks, and how it grows with batch."""
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+from pytorch_floors.measure import human_bytes
+from pytorch_floors.plot import Series, line_chart, show
+
+BATCHES = [16, 64, 256, 1024]
+
+
+@dataclass(frozen=True)
+class Saved:
+    """One tensor handed to the pack hook while the forward pass ran."""
+
+    node: str  # the backward node that will use it
+    shape: tuple[int, ...]
+    dtype: torch.dtype
+    nbytes: int
+    storage: int  # address of the storage, to count shared storages once
+    owner: str  # "parameter <name>", "input x", "target y" or "intermediate"
+
+
+def make_mlp() -> torch.nn.Module:
+    """784 → 256 → ReLU → 10: a small multilayer perceptron for the one-page program's data."""
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(784, 256), torch.nn.ReLU(), torch.nn.Linear(256, 10))
+
+
+def record_forward(model: torch.nn.Module, batch: int) -> list[Saved]:
+    """Run forward + loss once under a pack hook; return every tensor autograd saved, named by its node.
+
+    The pack hook sees each tensor as it is saved; walking the finished graph afterwards
+    tells which backward node holds it and under which `_saved_*` attribute.
+    """
+    x = torch.randn(batch, 784)
+    y = torch.randint(0, 10, (batch,))
+    params = {p.untyped_storage().data_ptr(): name for name, p in model.named_parameters()}
+    packed: list[torch.Tensor] = []
+
+    def pack(tensor: torch.Tensor) -> torch.Tensor:
+        packed.append(tensor)
+        return tensor
+
+    def unpack(tensor: torch.Tensor) -> torch.Tensor:
+        return tensor
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+        loss = F.cross_entropy(model(x), y)
+
+    def owner(address: int) -> str:
+        if address in params:
+            return f"parameter {params[address]}"
+        if address == x.untyped_storage().data_ptr():
+            return "input x"
+        if address == y.untyped_storage().data_ptr():
+            return "target y"
+        return "intermediate"
+
+    saved: list[Saved] = []
+    seen: set[int] = set()
+    stack = [loss.grad_fn]
+    while stack:
+        fn = stack.pop()
+        if fn is None or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        for attr in sorted(a for a in dir(fn) if a.startswith("_saved_")):
+            value = getattr(fn, attr)
+            if isinstance(value, torch.Tensor):
+                address = value.untyped_storage().data_ptr()
+                saved.append(
+                    Saved(
+                        f"{type(fn).__name__}.{attr.removeprefix('_saved_')}",
+                        tuple(value.shape),
+                        value.dtype,
+                        value.untyped_storage().nbytes(),
+                        address,
+                        owner(address),
+                    )
+                )
+        stack.extend(next_fn for next_fn, _ in reversed(fn.next_functions))
+    assert len(saved) == len(packed), (len(saved), len(packed))  # the hook and the graph agree
+    return saved
+
+
+def distinct_bytes(saved: list[Saved], *, parameters: bool) -> int:
+    """Bytes of distinct storages among the saved tensors, either parameters only or everything else."""
+    seen: dict[int, int] = {}
+    for item in saved:
+        if item.owner.startswith("parameter") == parameters:
+            seen[item.storage] = item.nbytes
+    return sum(seen.values())
+
+
+def growth(batches: list[int] | None = None) -> list[tuple[int, int, int, int]]:
+    """`(batch, saved references, parameter bytes, batch-dependent bytes)` for each batch size."""
+    model = make_mlp()
+    rows = []
+    for batch in batches or BATCHES:
+        saved = record_forward(model, batch)
+        rows.append(
+            (batch, len(saved), distinct_bytes(saved, parameters=True), distinct_bytes(saved, parameters=False))
+        )
+    return rows
+
+
+def main() -> None:
+    model = make_mlp()
+    saved = record_forward(model, 64)
+    lines = ["Linear(784, 256) -> ReLU -> Linear(256, 10) -> cross_entropy; batch 64", ""]
+    lines.append(f"{'saved by':<30} {'shape':<10} {'dtype':<7} {'bytes':>7}  what it is")
+    first_seen: set[int] = set()
+    for item in saved:
+        again = " (again)" if item.storage in first_seen else ""
+        first_seen.add(item.storage)
+        dtype = str(item.dtype).removeprefix("torch.")
+        lines.append(f"{item.node:<30} {item.shape!s:<10} {dtype:<7} {item.nbytes:>7,}  {item.owner}{again}")
+    lines.append("")
+    lines.append(f"{len(saved)} saved references, {len(first_seen)} distinct storages:")
+    lines.append(f"  {human_bytes(distinct_bytes(saved, parameters=False), binary=True)} that depend on the batch")
+    lines.append(
+        f"  {human_bytes(distinct_bytes(saved, parameters=True), binary=True)} of parameters (held by the model anyway)"
+    )
+    lines.append("")
+    rows = growth()
+    lines.append(f"{'batch':>6}  {'references':>10}  {'parameters':>11}  {'batch-dependent':>15}  {'per sample':>10}")
+    for batch, refs, param_bytes, act_bytes in rows:
+        lines.append(
+            f"{batch:>6}  {refs:>10}  {human_bytes(param_bytes, binary=True):>11}  "
+            f"{human_bytes(act_bytes, binary=True):>15}  {act_bytes / batch:>10,.0f} B"
+        )
+    (b0, _, _, a0), (b1, _, _, a1) = rows[0], rows[-1]
+    lines.append("")
+    lines.append(f"batch {b0} -> {b1} ({b1 // b0}x): batch-dependent saved bytes grow {a1 / a0:.2f}x,")
+    lines.append("the parameter part stays the same")
+    svg = line_chart(
+        [
+            Series("batch-dependent (inputs, activations)", [r[0] for r in rows], [r[3] / 2**20 for r in rows]),
+            Series("parameters", [r[0] for r in rows], [r[2] / 2**20 for r in rows], dashed=True),
+        ],
+        title="Bytes saved for backward by the MLP's forward pass (float32)",
+        x_label="batch size (samples)",
+        y_label="saved bytes (MiB)",
+        description="The inputs and activations autograd saves grow in proportion to the batch size; "
+        "the saved parameter (a view of a weight) does not.",
+    )
+    show(svg, text="\n".join(lines), name="saved_tensors")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,173 @@
+"""A roofline measured here: ops placed by arithmetic intensity under measured compute and bandwidth ceilings."""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+
+from pytorch_floors.measure import detect_device, time_call
+from pytorch_floors.plot import Series, line_chart, show
+
+
+@dataclass(frozen=True)
+class Point:
+    """One measured op: its work, its minimum traffic, and how fast it ran."""
+
+    kind: str
+    label: str
+    flops: float
+    bytes: float
+    seconds: float
+
+    @property
+    def intensity(self) -> float:
+        """FLOP per byte of compulsory traffic (each input read once, each output written once)."""
+        return self.flops / self.bytes
+
+    @property
+    def rate(self) -> float:
+        """FLOP/s achieved."""
+        return self.flops / self.seconds
+
+
+def cuda_seconds(fn: Callable[[], object], repeats: int = 20) -> float:
+    """Seconds per call on the GPU, timed by CUDA events recorded in the stream around `repeats` calls."""
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(repeats):
+        fn()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) / 1e3 / repeats
+
+
+def seconds_per_call(fn: Callable[[], object], device: torch.device) -> float:
+    """Median seconds per call: CUDA events on a CUDA device, the synchronising timer elsewhere."""
+    if device.type == "cuda":
+        return cuda_seconds(fn)
+    return time_call(fn, device=device, samples=7, min_sample_seconds=5e-3).median
+
+
+def matmul_point(n: int, device: torch.device) -> Point:
+    """n x n @ n x n: 2 n³ FLOP over 3 n² x 4 bytes, so intensity n / 6."""
+    a, b = torch.randn(n, n, device=device), torch.randn(n, n, device=device)
+    return Point("matmul", f"a @ b, n = {n}", 2 * n**3, 3 * n * n * 4, seconds_per_call(lambda: a @ b, device))
+
+
+def add_point(n: int, device: torch.device) -> Point:
+    """a + b into a preallocated c: n FLOP over 3 n x 4 bytes, so intensity 1/12."""
+    a, b, c = (torch.rand(n, device=device) for _ in range(3))
+    return Point("add", f"add, n = {n:,}", n, 3 * n * 4, seconds_per_call(lambda: torch.add(a, b, out=c), device))
+
+
+def mv_point(n: int, device: torch.device) -> Point:
+    """Matrix-vector product: 2 n² FLOP over (n² + 2 n) x 4 bytes, intensity about 1/2."""
+    m, v = torch.randn(n, n, device=device), torch.randn(n, device=device)
+    return Point("mv", f"mv, n = {n}", 2 * n * n, (n * n + 2 * n) * 4, seconds_per_call(lambda: m @ v, device))
+
+
+def linear_point(batch: int, device: torch.device) -> Point:
+    """The one-page program's Linear(784, 10) forward: addmm of x (batch x 784) with the weight, plus bias."""
+    model = torch.nn.Linear(784, 10).to(device)
+    x = torch.randn(batch, 784, device=device)
+    flops = 2 * batch * 784 * 10
+    traffic = (batch * 784 + 784 * 10 + 10 + batch * 10) * 4
+    with torch.no_grad():
+        seconds = seconds_per_call(lambda: model(x), device)
+    return Point("linear", f"Linear(784, 10), batch {batch}", flops, traffic, seconds)
+
+
+def measure(device: torch.device, *, small: bool = False) -> list[Point]:
+    """Every point of the figure (`small=True`: fewer and smaller sizes, for tests)."""
+    if device.type == "cuda":
+        matmuls, adds, mv_n = [64, 512, 2048, 8192], [1 << 20, 1 << 28], 8192
+    elif small:
+        matmuls, adds, mv_n = [16, 256], [1 << 14, 1 << 22], 1024
+    else:
+        matmuls, adds, mv_n = [16, 64, 256, 1024], [1 << 16, 1 << 24], 4096
+    points = [add_point(n, device) for n in adds]
+    points.append(mv_point(mv_n, device))
+    points.append(linear_point(64, device))
+    points.extend(matmul_point(n, device) for n in matmuls)
+    return points
+
+
+def ceilings(points: list[Point]) -> tuple[float, float, float]:
+    """`(compute FLOP/s, best add bytes/s, largest-add bytes/s)`, all taken from the measurements."""
+    adds = [p for p in points if p.kind == "add"]
+    compute = max(p.rate for p in points if p.kind == "matmul")
+    best_bw = max(p.bytes / p.seconds for p in adds)
+    largest = max(adds, key=lambda p: p.bytes)
+    return compute, best_bw, largest.bytes / largest.seconds
+
+
+def main() -> None:
+    torch.set_num_threads(1)  # one core: steady numbers on a shared machine (the GPU does not care)
+    device = detect_device()
+    points = measure(device)
+    compute, best_bw, memory_bw = ceilings(points)
+    where = f"{device.type}, 1 thread" if device.type == "cpu" else device.type
+    lines = [f"float32 on {where}. Both ceilings are MEASURED here, not vendor peaks:"]
+    lines.append(f"  compute ceiling   {compute / 1e9:8.1f} GFLOP/s  (best matmul below)")
+    lines.append(f"  bandwidth, best   {best_bw / 1e9:8.1f} GB/s     (best add: data in cache)")
+    lines.append(f"  bandwidth, memory {memory_bw / 1e9:8.1f} GB/s     (largest add: from main memory)")
+    lines.append(
+        f"  ridge points: {compute / best_bw:.1f} FLOP/byte (best), {compute / memory_bw:.1f} FLOP/byte (memory)"
+    )
+    lines.append("")
+    lines.append("roof = min(compute ceiling, intensity x best bandwidth)")
+    lines.append(f"{'op':<26} {'FLOP/byte':>9} {'GFLOP/s':>8} {'roof':>7} {'of roof':>7}  ridge side")
+    for p in points:
+        roof = min(compute, p.intensity * best_bw)
+        bound = "bandwidth" if p.intensity * best_bw < compute else "compute"
+        lines.append(
+            f"{p.label:<26} {p.intensity:>9.3f} {p.rate / 1e9:>8.2f} {roof / 1e9:>7.1f} {p.rate / roof:>7.0%}  {bound}"
+        )
+    if device.type == "cpu":
+        lines.append("")
+        lines.append("this build has no GPU; on a CUDA machine this proof measures the same points")
+        lines.append("on the GPU (CUDA-event timing) and draws the GPU's measured roofline")
+    xs = [0.01 * 10 ** (k / 8) for k in range(8 * 6 + 1)]  # 0.01 ... 10,000 FLOP/byte
+    series = [
+        Series(
+            "roof: best add slope, matmul ceiling",
+            xs,
+            [min(compute, x * best_bw) / 1e9 for x in xs],
+            points=False,
+            dashed=True,
+        ),
+        Series(
+            "roof: main-memory slope, matmul ceiling",
+            xs,
+            [min(compute, x * memory_bw) / 1e9 for x in xs],
+            points=False,
+            dashed=True,
+        ),
+    ]
+    for kind, name in (
+        ("add", "add"),
+        ("mv", "matrix-vector"),
+        ("linear", "the program's Linear"),
+        ("matmul", "matmul"),
+    ):
+        chosen = [p for p in points if p.kind == kind]
+        series.append(Series(name, [p.intensity for p in chosen], [p.rate / 1e9 for p in chosen], line=False))
+    svg = line_chart(
+        series,
+        title=f"Roofline measured on this machine ({device.type}, float32)",
+        x_label="arithmetic intensity (FLOP per byte moved)",
+        y_label="achieved GFLOP/s",
+        description="Measured ops placed by arithmetic intensity. The flat ceiling is the best matmul rate measured "
+        "here; the slopes are the best and the main-memory add bandwidths measured here.",
+        log_x=True,
+        log_y=True,
+        height=420,
+    )
+    show(svg, text="\n".join(lines), name="roofline")
+
+
+if __name__ == "__main__":
+    main()

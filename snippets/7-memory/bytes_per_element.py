@@ -1,0 +1,64 @@
+"""A tensor's bytes are numel × element_size: the size of one element for every dtype this torch has."""
+
+import torch
+
+from pytorch_floors.measure import human_bytes, storage_bytes, tensor_bytes
+
+# Names looked up with getattr so that the table shows whatever this torch build defines.
+DTYPE_NAMES = (
+    "float64",
+    "float32",
+    "bfloat16",
+    "float16",
+    "float8_e5m2",
+    "float8_e4m3fn",
+    "float4_e2m1fn_x2",
+    "complex128",
+    "complex64",
+    "int64",
+    "int32",
+    "int16",
+    "int8",
+    "uint8",
+    "bool",
+)
+
+
+def element_sizes(shape: tuple[int, ...] = (64, 784)) -> list[tuple[str, int, int]]:
+    """Return (dtype name, bytes per element, bytes of a tensor of `shape`) for each known dtype.
+
+    The tensors are made on the meta device: shape and dtype only, nothing allocated.
+    """
+    rows = []
+    for name in DTYPE_NAMES:
+        dtype = getattr(torch, name, None)
+        if not isinstance(dtype, torch.dtype):
+            continue
+        t = torch.empty(shape, dtype=dtype, device="meta")
+        rows.append((name, t.element_size(), tensor_bytes(t)))
+    return rows
+
+
+def slice_versus_storage() -> tuple[int, int]:
+    """Bytes a slice can see versus bytes of the storage it shares with its parent."""
+    x = torch.randn(64, 784)
+    first_rows = x[:8]
+    return tensor_bytes(first_rows), storage_bytes(first_rows)
+
+
+def main() -> None:
+    x = torch.randn(64, 784)
+    print(f"x = torch.randn(64, 784): {x.numel()} elements × {x.element_size()} bytes = {tensor_bytes(x)} bytes")
+    print(f"  x.nbytes                     = {x.nbytes}")
+    print(f"  x.untyped_storage().nbytes() = {storage_bytes(x)}  ({human_bytes(storage_bytes(x))})")
+    print()
+    print(f"{'dtype':<24} {'bytes/element':>13} {'a 64×784 tensor':>18}")
+    for name, size, total in element_sizes():
+        print(f"{'torch.' + name:<24} {size:>13} {total:>12} bytes")
+    print()
+    seen, held = slice_versus_storage()
+    print(f"x[:8] sees {seen} bytes but keeps alive a storage of {held} bytes (the whole of x).")
+
+
+if __name__ == "__main__":
+    main()

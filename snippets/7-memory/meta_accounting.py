@@ -1,0 +1,84 @@
+"""Account for a large matrix and a multi-billion-parameter model on the meta device, using no memory."""
+
+from __future__ import annotations
+
+import os
+import resource
+import sys
+
+import torch
+
+from pytorch_floors.measure import human_bytes, storage_bytes, tensor_bytes
+
+# One feed-forward block of a GPT-3-sized transformer: d_model = 12288, hidden = 4 × d_model.
+D_MODEL = 12288
+HIDDEN = 4 * D_MODEL
+
+
+def resident_bytes() -> int:
+    """Resident set size of this process now (Linux), or its peak elsewhere (a coarser signal)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak if sys.platform == "darwin" else peak * 1024
+
+
+def big_matrix(dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """The first weight of one feed-forward block, 12288 × 49152, on the meta device."""
+    return torch.empty(D_MODEL, HIDDEN, dtype=dtype, device="meta")
+
+
+def build_model(blocks: int, d_model: int = D_MODEL, hidden: int = HIDDEN) -> torch.nn.Sequential:
+    """A stack of feed-forward blocks (Linear, GELU, Linear) whose parameters live on the meta device."""
+    layers: list[torch.nn.Module] = []
+    for _ in range(blocks):
+        layers += [
+            torch.nn.Linear(d_model, hidden, device="meta"),
+            torch.nn.GELU(),
+            torch.nn.Linear(hidden, d_model, device="meta"),
+        ]
+    return torch.nn.Sequential(*layers)
+
+
+def formula_parameters(blocks: int, d_model: int = D_MODEL, hidden: int = HIDDEN) -> int:
+    """Parameters of `build_model` by hand: two weight matrices and two bias vectors per block."""
+    return blocks * (2 * d_model * hidden + hidden + d_model)
+
+
+def account(blocks: int, d_model: int = D_MODEL, hidden: int = HIDDEN) -> dict[str, int]:
+    """Build the model on meta and return its counted parameters, bytes, and the process's RSS change."""
+    before = resident_bytes()
+    model = build_model(blocks, d_model, hidden)
+    after = resident_bytes()
+    params = sum(p.numel() for p in model.parameters())
+    return {
+        "parameters": params,
+        "formula": formula_parameters(blocks, d_model, hidden),
+        "bytes": sum(tensor_bytes(p) for p in model.parameters()),
+        "rss_growth": after - before,
+        "devices": len({p.device.type for p in model.parameters()}),
+    }
+
+
+def main() -> None:
+    w = big_matrix()
+    print(f"w = torch.empty({D_MODEL}, {HIDDEN}, device='meta')")
+    print(f"  numel × element_size = {w.numel()} × {w.element_size()} = {tensor_bytes(w)} bytes")
+    print(f"  = {human_bytes(tensor_bytes(w))} = {human_bytes(tensor_bytes(w), binary=True)}")
+    print(f"  storage nbytes {storage_bytes(w)}, data_ptr {w.data_ptr()} (no address: nothing was allocated)")
+    half = big_matrix(torch.bfloat16)
+    print(f"  the same matrix in bfloat16: {human_bytes(tensor_bytes(half))}")
+    print()
+    blocks = 4
+    result = account(blocks)
+    print(f"A stack of {blocks} feed-forward blocks, Linear({D_MODEL}, {HIDDEN}) + GELU + Linear({HIDDEN}, {D_MODEL}):")
+    print(f"  parameters counted on meta: {result['parameters']}  (formula: {result['formula']})")
+    print(f"  float32 bytes accounted:    {result['bytes']} = {human_bytes(result['bytes'])}")
+    print(f"  process RSS growth while building it: {human_bytes(result['rss_growth'])}")
+    print(f"  GPT-3 has 96 such blocks: {human_bytes(96 * result['bytes'] / blocks)} of float32 feed-forward weights")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,97 @@
+"""Memory bandwidth against working-set size: the steps where the buffer stops fitting in each cache."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+
+from pytorch_floors.measure import human_bytes, time_call
+from pytorch_floors.plot import Series, line_chart, show
+
+KIB = 1 << 10
+# Working sets from 4 KiB to 256 MiB, ×2 per step.
+SIZES = tuple(4 * KIB << k for k in range(17))
+TRAFFIC = 64 << 20  # bytes read per timed call, whatever the buffer size
+
+
+def read_bandwidth(nbytes: int, traffic: int = TRAFFIC, samples: int = 7) -> float:
+    """GB/s of summing a float32 buffer of `nbytes`, re-read until `traffic` bytes have been read.
+
+    The buffer is expanded to (repeats, n) with stride 0 along the repeats, so one `sum` call reads
+    the same bytes over and over: the working set is the buffer, and the fixed cost of the call is
+    spread over `traffic` bytes. Timed on one thread so that one core's caches are measured; the
+    fastest of `samples` samples is kept, the one least disturbed by other work on the machine.
+    """
+    n = nbytes // 4
+    buffer = torch.ones(n)
+    repeats = max(1, traffic // nbytes)
+    view = buffer.expand(repeats, n)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        seconds = time_call(view.sum, samples=samples, warmup=1).best
+    finally:
+        torch.set_num_threads(threads)
+    return repeats * nbytes / seconds / 1e9
+
+
+def sweep(sizes: tuple[int, ...] = SIZES, samples: int = 7) -> list[tuple[int, float]]:
+    """(buffer bytes, GB/s) for each size."""
+    return [(size, read_bandwidth(size, samples=samples)) for size in sizes]
+
+
+def cache_sizes() -> list[tuple[str, int]]:
+    """Data and unified caches of CPU 0 as the operating system reports them (Linux sysfs), if it does."""
+    found = []
+    for index in sorted(Path("/sys/devices/system/cpu/cpu0/cache").glob("index*")):
+        try:
+            kind = (index / "type").read_text().strip()
+            level = (index / "level").read_text().strip()
+            size = (index / "size").read_text().strip()
+        except OSError:
+            continue
+        if kind == "Instruction" or not size.endswith("K"):
+            continue
+        found.append((f"L{level} {kind.lower()}", int(size[:-1]) * KIB))
+    return found
+
+
+def main() -> None:
+    rows = sweep()
+    caches = cache_sizes()
+    lines = [f"{'buffer':>12} {'read GB/s':>10}"]
+    lines += [f"{human_bytes(size, binary=True):>12} {rate:>10.1f}" for size, rate in rows]
+    if caches:
+        lines.append(
+            "Caches of CPU 0 (from the operating system): "
+            + ", ".join(f"{name} {human_bytes(size, binary=True)}" for name, size in caches)
+        )
+    else:
+        lines.append("(this operating system does not report cache sizes through /sys)")
+    best = max(rows, key=lambda r: r[1])
+    last = rows[-1]
+    lines.append(
+        f"Fastest: {best[1]:.1f} GB/s with a {human_bytes(best[0], binary=True)} buffer; "
+        f"{last[1]:.1f} GB/s with {human_bytes(last[0], binary=True)} (from main memory), "
+        f"×{best[1] / last[1]:.1f} slower."
+    )
+    xs = [float(size) for size, _ in rows]
+    series = [Series("sum over the buffer, one thread", xs, [rate for _, rate in rows])]
+    top = max(rate for _, rate in rows)
+    for name, size in caches[:3]:
+        series.append(Series(f"{name} cache size", [float(size), float(size)], [0.0, top], points=False, dashed=True))
+    svg = line_chart(
+        series,
+        title="Read bandwidth against buffer size (one CPU thread)",
+        x_label="buffer size (bytes, log scale)",
+        y_label="read bandwidth (GB/s)",
+        description="Bandwidth is highest while the buffer fits in the L1 and L2 caches and drops in steps "
+        "to main-memory speed for the largest buffers.",
+        log_x=True,
+    )
+    show(svg, text="\n".join(lines), name="bandwidth_vs_size")
+
+
+if __name__ == "__main__":
+    main()

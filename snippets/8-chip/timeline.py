@@ -1,0 +1,221 @@
+"""The two clocks drawn: when the host issued each op and when the device ran it (measured here; CUDA as the model)."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from html import escape
+from typing import Any
+
+import torch
+
+from pytorch_floors.measure import detect_device, human_seconds, synchronize
+from pytorch_floors.plot import show
+
+
+def program(device: torch.device) -> list[tuple[str, Callable[[], Any]]]:
+    """Three matmuls, a reduction and `.item()` (which needs the value on the host)."""
+    side = {"cuda": 8192, "mps": 4096}.get(device.type, 384)
+    a = torch.randn(side, side, device=device)
+    b = torch.randn(side, side, device=device)
+    box: dict[str, torch.Tensor] = {}
+
+    def total() -> torch.Tensor:
+        box["s"] = box["c"].sum()
+        return box["s"]
+
+    def matmul() -> torch.Tensor:
+        box["c"] = a @ b
+        return box["c"]
+
+    def item() -> float:
+        return box["s"].item()
+
+    return [
+        ("c = a @ b (1)", matmul),
+        ("c = a @ b (2)", matmul),
+        ("c = a @ b (3)", matmul),
+        ("s = c.sum()", total),
+        ("s.item()", item),
+    ]
+
+
+def record(device: torch.device | None = None, runs: int = 3) -> list[dict[str, Any]]:
+    """Run the program `runs` times (after a warm-up run) and return the fastest run's timeline.
+
+    Each row holds an op's host and device (start, end) in seconds from the run's t0. The fastest
+    run is the one least disturbed by other work on the machine.
+
+    Host times come from `time.perf_counter()` around each call. Device times come from CUDA
+    events recorded on the stream around each op, measured from an event recorded at t0 on an
+    idle device. On the CPU there is no separate device: the op runs inside the call, so the
+    device interval is the host interval.
+    """
+    device = device or detect_device()
+    ops = program(device)
+    for _, op in ops:  # warm-up run
+        op()
+    synchronize(device)
+    timelines = [_record_once(device, ops) for _ in range(runs)]
+    return min(timelines, key=lambda rows: rows[-1]["host"][1])
+
+
+def _record_once(device: torch.device, ops: list[tuple[str, Callable[[], Any]]]) -> list[dict[str, Any]]:
+    """One timed run of `ops` on an idle device."""
+    synchronize(device)
+    cuda = device.type == "cuda"
+    rows: list[dict[str, Any]] = []
+    marks: list[tuple[Any, Any]] = []
+    origin = torch.cuda.Event(enable_timing=True) if cuda else None
+    t0 = time.perf_counter()
+    if origin is not None:
+        origin.record()
+    for name, op in ops:
+        begin = torch.cuda.Event(enable_timing=True) if cuda else None
+        end = torch.cuda.Event(enable_timing=True) if cuda else None
+        start = time.perf_counter()
+        if begin is not None:
+            begin.record()
+        op()
+        if end is not None:
+            end.record()
+        stop = time.perf_counter()
+        rows.append({"op": name, "host": (start - t0, stop - t0)})
+        marks.append((begin, end))
+    synchronize(device)
+    for row, (begin, end) in zip(rows, marks, strict=True):
+        if origin is not None and row["op"] != "s.item()":
+            row["device"] = (origin.elapsed_time(begin) / 1e3, origin.elapsed_time(end) / 1e3)
+        elif origin is None:
+            row["device"] = row["host"]  # the CPU ran it inside the call
+        else:
+            row["device"] = None  # .item() is a copy back to the host, not a kernel we time here
+    return rows
+
+
+def _nice_end(seconds: float) -> tuple[float, float]:
+    """A round axis end (ms) and tick step for a span of `seconds`."""
+    ms = seconds * 1e3
+    step = 10 ** math.floor(math.log10(ms / 4)) if ms > 0 else 1.0
+    for factor in (1, 2, 5, 10):
+        if ms / (factor * step) <= 6:
+            step *= factor
+            break
+    return math.ceil(ms / step) * step, step
+
+
+def draw(rows: list[dict[str, Any]], device: torch.device) -> str:
+    """An SVG of a host lane and a device lane; on a CPU build also the CUDA model, without a time scale."""
+    width, left, right = 640, 150, 24
+    span = width - left - right
+    measured_end = max(max(r["host"][1], (r["device"] or r["host"])[1]) for r in rows)
+    axis_end, step = _nice_end(measured_end)
+    cpu = device.type == "cpu"
+    height = 350 if cpu else 200
+    title = f"Two clocks, measured on this build ({device.type})"
+    desc = "Host lane and device lane for three matmuls, a sum and item(). " + (
+        "On the CPU both lanes are the same intervals. Below, a schematic of the CUDA case." if cpu else ""
+    )
+    out = [
+        f'<svg class="floors-plot" role="img" viewBox="0 0 {width} {height}" '
+        f'aria-labelledby="timeline-title timeline-desc" xmlns="http://www.w3.org/2000/svg">',
+        f'<title id="timeline-title">{escape(title)}</title><desc id="timeline-desc">{escape(desc)}</desc>',
+        f'<text class="floors-plot__title" x="8" y="22">{escape(title)}</text>',
+    ]
+
+    def x_of(seconds: float) -> float:
+        return left + seconds * 1e3 / axis_end * span
+
+    def lane(y: float, label: str) -> None:
+        out.append(
+            f'<text class="floors-plot__tick" x="{left - 8}" y="{y + 16}" text-anchor="end">{escape(label)}</text>'
+        )
+        out.append(f'<line class="floors-plot__grid" x1="{left}" y1="{y + 24}" x2="{left + span}" y2="{y + 24}"/>')
+
+    host_label = "host (Python thread)"
+    device_label = "device = the same CPU" if cpu else f"device ({device.type} stream)"
+    lane(40, host_label)
+    lane(72, device_label)
+    for index, row in enumerate(rows):
+        css = f"floors-plot__series floors-plot__series--{index % 6}"
+        for y, interval in ((42, row["host"]), (74, row["device"])):
+            if interval is None:
+                continue
+            x0, x1 = x_of(interval[0]), x_of(interval[1])
+            out.append(f'<rect class="{css}" x="{x0:.1f}" y="{y}" width="{max(x1 - x0, 1.0):.1f}" height="20"/>')
+    ticks = round(axis_end / step)
+    for k in range(ticks + 1):
+        ms = k * step
+        x = left + ms / axis_end * span
+        out.append(f'<line class="floors-plot__grid" x1="{x:.1f}" y1="38" x2="{x:.1f}" y2="100"/>')
+        out.append(f'<text class="floors-plot__tick" x="{x:.1f}" y="116" text-anchor="middle">{ms:g}</text>')
+    out.append(
+        f'<text class="floors-plot__label" x="{left + span / 2}" y="136" text-anchor="middle">'
+        "time since the first call (ms)</text>"
+    )
+    x = 8.0
+    for index, row in enumerate(rows):
+        css = f"floors-plot__series floors-plot__series--{index % 6}"
+        out.append(f'<rect class="{css}" x="{x:.0f}" y="150" width="14" height="8"/>')
+        out.append(f'<text class="floors-plot__legend" x="{x + 18:.0f}" y="158">{escape(row["op"])}</text>')
+        x += 26 + 7.2 * len(row["op"])
+    if cpu:
+        _draw_model(out, left, span)
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _draw_model(out: list[str], left: float, span: float) -> None:
+    """The CUDA case as a schematic: launches return at once, kernels queue, item() waits. No numbers."""
+    out.append(
+        '<text class="floors-plot__title" x="8" y="196">'
+        "The CUDA case, as a model: schematic, not measured here, no time scale</text>"
+    )
+    for y, label in ((208, "host (Python thread)"), (240, "device (CUDA stream)")):
+        out.append(f'<text class="floors-plot__tick" x="{left - 8}" y="{y + 16}" text-anchor="end">{label}</text>')
+        out.append(f'<line class="floors-plot__grid" x1="{left}" y1="{y + 24}" x2="{left + span}" y2="{y + 24}"/>')
+    unit = span / 20
+    kernel_ends = []
+    start = left + unit
+    for index, length in enumerate((5.0, 5.0, 5.0, 1.2)):
+        css = f"floors-plot__series floors-plot__series--{index}"
+        launch = left + index * unit * 0.6
+        out.append(f'<rect class="{css}" x="{launch:.1f}" y="210" width="{unit * 0.4:.1f}" height="20"/>')
+        out.append(f'<rect class="{css}" x="{start:.1f}" y="242" width="{length * unit - 2:.1f}" height="20"/>')
+        start += length * unit
+        kernel_ends.append(start)
+    wait_from = left + 4 * unit * 0.6
+    out.append(
+        f'<rect class="floors-plot__series floors-plot__series--4" x="{wait_from:.1f}" y="210" '
+        f'width="{kernel_ends[-1] - wait_from:.1f}" height="20" style="fill-opacity:0.25" stroke-dasharray="5 3"/>'
+    )
+    out.append(
+        f'<text class="floors-plot__legend" x="{wait_from + 8:.1f}" y="224">s.item() waits for the device</text>'
+    )
+    notes = (
+        "Launches return at once and the kernels queue up on the stream;",
+        "the host waits only when it needs a value (here, s.item()).",
+        "On a CUDA build this proof measures both lanes (with CUDA events) and draws them above.",
+    )
+    for k, note in enumerate(notes):
+        out.append(f'<text class="floors-plot__legend" x="8" y="{290 + 17 * k}">{escape(note)}</text>')
+
+
+def main() -> None:
+    device = detect_device()
+    rows = record(device)
+    lines = [f"device: {device}", f"{'op':<14} {'host: call .. return':>28} {'device: start .. end':>28}"]
+    for row in rows:
+        host = f"{human_seconds(row['host'][0])} .. {human_seconds(row['host'][1])}"
+        dev = row["device"]
+        dev_text = f"{human_seconds(dev[0])} .. {human_seconds(dev[1])}" if dev else "(copy to host)"
+        lines.append(f"{row['op']:<14} {host:>28} {dev_text:>28}")
+    if device.type == "cpu":
+        lines.append("On the CPU the two lanes are the same intervals: each op ran inside its call.")
+        lines.append("The lower drawing is the CUDA model, explained in the text; it carries no measured numbers.")
+    show(draw(rows, device), text="\n".join(lines), name="timeline")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,213 @@
+"""The labs: eight percent-format notebooks, executed, rendered, trimmed and downloadable."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import jupytext
+import nbclient
+import nbformat
+import pytest
+
+from conftest import ROOT, Build, FixtureSite, run_mkdocs
+from pytorch_floors.floors import FLOORS, Floor
+from pytorch_floors.labs import prune_stylesheet
+
+DOCS: Path = Path(ROOT) / "docs"
+HEADING = re.compile(r"^(#{2,4}) (?P<text>.+?) <a id=\"(?P<id>[^\"]+)\"></a>$")
+KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+# Page weight bounds, in bytes. Untrimmed, mkdocs-jupyter inlines about 600 KB of CSS into every
+# lab page. Trimmed, a page is Material's frame (navigation, header: about 30 KB) plus the notebook
+# markup (each code cell carries its source twice, highlighted and as plain text for the copy
+# button: 50-80 KB for these labs); the shared notebook stylesheet, downloaded once for all eight
+# labs, is what is left of JupyterLab's CSS after unused rules are dropped (about 50 KB).
+MAX_PAGE_BYTES = 160_000
+MAX_SHARED_CSS_BYTES = 90_000
+
+
+def lab_path(floor: Floor) -> Path:
+    return DOCS / floor.lab
+
+
+def read_lab(floor: Floor) -> Any:
+    return jupytext.read(lab_path(floor))
+
+
+def markdown_lines(notebook: Any) -> list[str]:
+    return [line for cell in notebook.cells if cell.cell_type == "markdown" for line in cell.source.splitlines()]
+
+
+def test_one_lab_per_floor_named_by_the_registry() -> None:
+    expected = {floor.lab for floor in FLOORS}
+    present = {f"labs/{path.name}" for path in (DOCS / "labs").glob("*.py")}
+    assert present == expected
+
+
+@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
+def test_lab_title_comes_from_the_registry(floor: Floor) -> None:
+    notebook = read_lab(floor)
+    first = notebook.cells[0]
+    assert first.cell_type == "markdown"
+    assert first.source.splitlines()[0] == f"# Lab {floor.number} · {floor.title}"
+    assert notebook.metadata["kernelspec"]["name"] == "python3"
+
+
+@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
+def test_every_heading_has_a_stable_unique_id(floor: Floor) -> None:
+    ids: list[str] = []
+    for line in markdown_lines(read_lab(floor)):
+        if re.match(r"^#{2,4} ", line):
+            match = HEADING.match(line)
+            assert match, f"{floor.lab}: heading without an explicit id: {line!r}"
+            assert KEBAB.match(match["id"]), match["id"]
+            ids.append(match["id"])
+    assert len(ids) == len(set(ids)), f"{floor.lab}: duplicate heading ids"
+    assert ids[:2] == ["goal", "setup"]
+
+
+@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
+def test_exercises_have_self_checks_and_folded_solutions(floor: Floor) -> None:
+    notebook = read_lab(floor)
+    exercises = [i for i, c in enumerate(notebook.cells) if c.cell_type == "markdown" and "## Exercise" in c.source]
+    assert 3 <= len(exercises) <= 6, f"{floor.lab}: {len(exercises)} exercises"
+    bounds = [*exercises, len(notebook.cells)]
+    for start, end in itertools.pairwise(bounds):
+        cells = notebook.cells[start:end]
+        text = cells[0].source
+        for verb in ("run", "change"):
+            assert f"**{verb}**" in text.lower(), f"{floor.lab}: {text.splitlines()[0]} asks the reader to {verb}"
+        checks = [c for c in cells if c.cell_type == "code" and c.source.startswith("# SELF-CHECK")]
+        assert len(checks) == 1 and "assert" in checks[0].source
+        assert any(c.cell_type == "markdown" and c.source.startswith("<details") for c in cells)
+
+
+def execute(floor: Floor) -> tuple[Any, float]:
+    notebook = read_lab(floor)
+    client = nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {}})
+    start = time.perf_counter()
+    client.execute(cwd=str(ROOT))
+    return notebook, time.perf_counter() - start
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
+def test_lab_runs_top_to_bottom_in_a_fresh_kernel(floor: Floor) -> None:
+    notebook, seconds = execute(floor)  # raises CellExecutionError if any cell, self-checks included, fails
+    outputs = [out for cell in notebook.cells if cell.cell_type == "code" for out in cell.outputs]
+    assert not [out for out in outputs if out.output_type == "error"]
+    assert not [out for out in outputs if out.get("name") == "stderr"], "nothing may be printed to stderr"
+    checks = sum(1 for cell in notebook.cells if cell.cell_type == "code" and cell.source.startswith("# SELF-CHECK"))
+    printed = "".join(out.get("text", "") for out in outputs)
+    assert printed.count("self-check passed") == checks
+    assert seconds < 60, f"{floor.lab} took {seconds:.1f} s; keep each lab within about 20 s"
+
+
+def test_pruning_keeps_used_rules_only() -> None:
+    css = (
+        "@charset 'UTF-8';.w .used{a:1}.w .unused{b:2}.w .used,.w .gone{c:3}"
+        ".w :is(.x,.y){d:4}.w:not(.nowhere){e:5}.w :root{f:6}@media print{.w .used{g:7}.w .gone{h:8}}"
+    )
+    pruned = prune_stylesheet(css, {"w", "used"})
+    assert pruned == ".w .used{a:1}.w .used{c:3}.w :is(.x,.y){d:4}.w:not(.nowhere){e:5}@media print{.w .used{g:7}}"
+
+
+@pytest.fixture(scope="module")
+def lab_site(tmp_path_factory: pytest.TempPathFactory) -> Build:
+    """The site built with only the labs executed (floor proofs skipped)."""
+    site = tmp_path_factory.mktemp("labs-site")
+    build = run_mkdocs(ROOT, site, strict=True, env={"FLOORS_EXEC_ONLY": "labs/*"}, timeout=900)
+    assert build.returncode == 0, build.log[-6000:]
+    return build
+
+
+def lab_page(build: Build, floor: Floor) -> str:
+    return build.page(floor.lab.removesuffix(".py"))
+
+
+@pytest.mark.slow
+def test_built_lab_pages_are_clean(lab_site: Build) -> None:
+    for floor in FLOORS:
+        html = lab_page(lab_site, floor)
+        assert "application/vnd.jupyter.stderr" not in html, f"{floor.lab}: stderr output on the page"
+        assert "application/vnd.jupyter.error" not in html and "Traceback" not in html, floor.lab
+        assert "mathjax" not in html.lower() and "cdnjs" not in html, "no script from a CDN"
+        assert not re.search(r'<(?:script|img)[^>]+src="https?:', html), "no external resource"
+        assert not re.search(r'<link rel="stylesheet" href="https?:', html), "no external stylesheet"
+        assert "<style" not in html.split('<div class="jupyter-wrapper">', 1)[1], "styles moved to a shared file"
+        assert "cell-id=" not in html, "random cell ids replaced by stable ones"
+
+
+@pytest.mark.slow
+def test_built_headings_keep_their_ids_and_the_toc_points_at_them(lab_site: Build) -> None:
+    for floor in FLOORS:
+        html = lab_page(lab_site, floor)
+        wanted = [m["id"] for line in markdown_lines(read_lab(floor)) if (m := HEADING.match(line))]
+        built = re.findall(r'<h[2-4] id="([^"]+)"', html)
+        assert built == wanted, floor.lab
+        toc = re.findall(r'<a href="#([^"]+)" class="md-nav__link">', html)
+        assert toc and set(toc) == set(wanted), f"{floor.lab}: table of contents links"
+        assert f"<title>Lab {floor.number} · {floor.title} - PyTorch Floors</title>" in html
+
+
+@pytest.mark.slow
+def test_each_lab_offers_a_valid_notebook_download(lab_site: Build) -> None:
+    for floor in FLOORS:
+        html = lab_page(lab_site, floor)
+        name = Path(floor.lab).stem
+        assert re.search(rf'<a class="md-button md-button--primary" href="{name}.ipynb" download>Download', html)
+        path = lab_site.site / floor.lab.removesuffix(".py") / f"{name}.ipynb"
+        notebook = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)  # type: ignore[no-untyped-call]
+        nbformat.validate(notebook)
+        assert notebook.cells[0].source.startswith(f"# Lab {floor.number} · {floor.title}")
+        assert all(not cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code"), "un-executed"
+        assert [cell.id for cell in notebook.cells] == [f"{floor.key}-{i}" for i in range(1, len(notebook.cells) + 1)]
+        assert (lab_site.site / floor.lab.removesuffix(".py") / f"{name}.py").is_file()
+
+
+@pytest.mark.slow
+def test_page_weight_after_trimming(lab_site: Build) -> None:
+    shared = sorted((lab_site.site / "assets" / "labs").glob("notebook.*.css"))
+    assert len(shared) == 1, "one stylesheet shared by all lab pages"
+    css = shared[0].read_text(encoding="utf-8")
+    assert len(css.encode()) < MAX_SHARED_CSS_BYTES
+    assert ".clipboard-copy-txt{display:none}" in css, "rules the pages use survive the pruning"
+    assert "jp-Mermaid" not in css, "rules no page uses are dropped"
+    for floor in FLOORS:
+        html = lab_page(lab_site, floor)
+        assert len(html.encode()) < MAX_PAGE_BYTES, f"{floor.lab}: {len(html.encode())} bytes"
+        assert f"assets/labs/{shared[0].name}" in html and "stylesheets/labs.css" in html
+
+
+def test_cell_time_limit_stops_the_build(fixture_site: FixtureSite) -> None:
+    fixture_site.write(
+        "mkdocs.yml",
+        f"""\
+        site_name: Fixture
+        site_url: https://example.invalid/
+        theme:
+          name: material
+          font: false
+        plugins:
+          - mkdocs-jupyter:
+              include: ["labs/*.py"]
+              execute: true
+              allow_errors: false
+        hooks:
+          - {ROOT / "src" / "pytorch_floors" / "hooks.py"}
+        """,
+    )
+    fixture_site.write("jupyter/jupyter_nbconvert_config.json", json.dumps({"NotebookClient": {"timeout": 3}}))
+    fixture_site.page("index.md", "# Home\n")
+    fixture_site.write(
+        "docs/labs/1-program.py", "# %% [markdown]\n# # Lab 1 · Your program\n\n# %%\nimport time\n\ntime.sleep(60)\n"
+    )
+    build = run_mkdocs(fixture_site.root, fixture_site.root / "site", timeout=120)
+    assert build.returncode != 0
+    assert "timed out" in build.log.lower() or "timeout" in build.log.lower(), build.log[-3000:]
+    assert build.seconds < 50, "the build stopped at the cell's time limit, not after the sleep"
