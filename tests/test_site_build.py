@@ -108,6 +108,8 @@ def test_every_page_has_a_description_and_no_traceback(built_site: Build) -> Non
     assert len(pages) >= 12
     for path in pages:
         html = path.read_text(encoding="utf-8")
+        if 'http-equiv="refresh"' in html[:3000]:
+            continue  # a redirect stub (mkdocs-redirects), not a page
         assert re.search(r'<meta name="description" content="[^"]{20,}"', html), path
         assert "Traceback (most recent call last)" not in html, path
         assert "floors-proof-failure" not in html, path
@@ -144,5 +146,5 @@ def test_build_report_lists_every_block(built_site: Build) -> None:
 def test_each_floor_links_its_lab_after_check_yourself(built_site: Build, floor: Floor) -> None:
     html = built_site.page(page_dir(floor.page))
     check = html.index('id="check-yourself"')
-    link = html.index(f'href="../../labs/{floor.key}/"')
-    assert link > check
+    # The navigation lists the labs too; the floor's own link must come after its last section heading.
+    assert html.find(f'href="../../labs/{floor.key}/"', check) > check

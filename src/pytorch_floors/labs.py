@@ -153,6 +153,7 @@ def finish_lab_page(output: str, page: Page) -> str:
       build and linked from each lab page (`publish_notebooks` then drops the unused rules);
     - removes the MathJax and Mermaid loaders, which fetch scripts from a CDN and are unused;
     - replaces the random cell ids of the notebook conversion with stable ones;
+    - makes the sideways-scrolling code cells focusable, so they scroll from the keyboard;
     - links `stylesheets/labs.css` (dark palette, download box) unless `extra_css` already does;
     - inserts the download links for the `.ipynb` (written by `publish_notebooks`) and the `.py`
       (copied by mkdocs-jupyter) under the page title.
@@ -186,6 +187,8 @@ def finish_lab_page(output: str, page: Page) -> str:
     cell = iter(range(1, 1_000_000))
     notebook = _CELL_ID.sub(lambda _: f'id="lab-cell-{next(cell)}"', notebook)
     notebook = notebook.replace('<clipboard-copy ,=""', "<clipboard-copy")
+    # Code cells scroll sideways; a keyboard user must be able to focus them to scroll (axe rule).
+    notebook = notebook.replace('<div class="highlight-ipynb', '<div tabindex="0" class="highlight-ipynb')
     notebook = notebook.replace("</h1>", "</h1>" + _download_box(floor), 1)
 
     head_links = ""
