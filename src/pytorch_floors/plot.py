@@ -95,7 +95,7 @@ def _tick_label(value: float) -> str:
     if value == 0:
         return "0"
     exponent = math.log10(abs(value))
-    if abs(value) >= 1e5 or abs(value) < 1e-3:
+    if abs(value) >= 1e4 or abs(value) < 1e-3:
         if exponent == int(exponent):
             return f"1e{int(exponent)}"
         return f"{value:.0e}"
