@@ -246,3 +246,11 @@ def test_gauge_links_are_reachable_by_keyboard_with_a_focus_outline(page: Page, 
     assert len(reached) >= 8, f"only {len(reached)} gauge links reached by Tab"
     for info in reached:
         assert not info["outline"].startswith("none") and not re.search(r"\b0px$", info["outline"]), info
+
+
+def test_an_old_anchor_still_lands_on_its_renamed_section(page: Page, site_url: str) -> None:
+    # anchors.aliases: floors/3-boundary/#tiny-add -> tiny-add-three-ways
+    page.goto(f"{site_url}floors/3-boundary/#tiny-add")
+    page.wait_for_function("window.scrollY > 0")
+    heading = page.locator("#tiny-add-three-ways").bounding_box()
+    assert heading is not None and 0 <= heading["y"] < 300, heading
