@@ -4,7 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
-export DISABLE_MKDOCS_2_WARNING := true
+# Tools that start other tools by name (mike starts mkdocs) must find the ones in .venv.
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
 .PHONY: anchors setup serve build test lint typecheck pytest browser bench clean
 

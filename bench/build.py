@@ -44,7 +44,6 @@ def build(project: Path, site: Path, cache: Path, **env: str) -> tuple[float, fl
         env={
             **os.environ,
             "NO_MKDOCS_2_WARNING": "1",
-            "DISABLE_MKDOCS_2_WARNING": "true",
             "FLOORS_CACHE_DIR": str(cache),
             **env,
         },

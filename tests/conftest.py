@@ -53,7 +53,7 @@ def run_mkdocs(
     ]
     if strict:
         command.append("--strict")
-    full_env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true", **(env or {})}
+    full_env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", **(env or {})}
     start = time.perf_counter()
     done = subprocess.run(
         command, capture_output=True, text=True, env=full_env, cwd=project, timeout=timeout, check=False
