@@ -1,8 +1,13 @@
 """The execution engine closes markdown-exec's seven defects; one test (or more) per defect."""
 
 import json
+import os
 import re
+import socket
+import subprocess
+import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -350,3 +355,44 @@ def test_notebook_cache_is_keyed_on_the_environment(monkeypatch: pytest.MonkeyPa
     config = FakeConfig()
     labs.configure_jupyter(config, tmp_path, tmp_path / "cache")  # type: ignore[arg-type]
     assert config.plugins["mkdocs-jupyter"].config["execute"] is False
+
+
+def test_serve_shows_a_failing_proof_on_its_page(fixture_site: FixtureSite) -> None:
+    fixture_site.page(
+        "index.md",
+        """\
+        ```python exec="1" id="broken"
+        raise ValueError("shown, not swallowed")
+        ```
+        """,
+    )
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "serve", "--no-livereload", "--dev-addr", f"127.0.0.1:{port}"],
+        cwd=fixture_site.root,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as response:
+                    page = response.read().decode()
+                break
+            except OSError:
+                assert server.poll() is None, "mkdocs serve exited"
+                assert time.monotonic() < deadline, "mkdocs serve did not answer"
+                time.sleep(0.5)
+    finally:
+        server.terminate()
+        log = server.communicate(timeout=30)[0]
+    assert 'class="admonition failure floors-proof-failure" role="alert"' in page
+    assert "docs/index.md › block &#x27;broken&#x27;" in page or "docs/index.md › block 'broken'" in page
+    assert "ValueError: shown, not swallowed" in page
+    assert "Traceback" not in page
+    assert "block 'broken'" in log
