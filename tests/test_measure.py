@@ -4,10 +4,12 @@ import pytest
 import torch
 
 from pytorch_floors.measure import (
+    cuda_event_seconds,
     detect_device,
     human_bytes,
     human_seconds,
     same_storage,
+    seconds_per_call,
     storage_bytes,
     synchronize,
     tensor_bytes,
@@ -87,3 +89,13 @@ def test_detect_device_agrees_with_torch() -> None:
     else:
         assert device.type == "cpu"
     synchronize(device)
+
+
+def test_seconds_per_call_uses_the_host_clock_without_cuda() -> None:
+    if torch.cuda.is_available():
+        assert seconds_per_call(lambda: torch.ones(8, device="cuda") + 1, "cuda") > 0
+        return
+    with pytest.raises(RuntimeError, match="needs a CUDA device"):
+        cuda_event_seconds(lambda: None)
+    short = seconds_per_call(lambda: time.sleep(0.001), "cpu", samples=3)
+    assert short >= 0.001

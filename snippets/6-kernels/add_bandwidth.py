@@ -2,29 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import torch
 
-from pytorch_floors.measure import detect_device, human_bytes, human_seconds, time_call
+from pytorch_floors.measure import detect_device, human_bytes, human_seconds, seconds_per_call
 from pytorch_floors.plot import Series, line_chart, show
 
 CPU_SIZES = [4**k for k in range(5, 13)]  # 1,024 ... 16,777,216 elements
 GPU_SIZES = [4**k for k in range(7, 15)]  # 16,384 ... 268,435,456 elements
-
-
-def cuda_seconds(fn: Callable[[], object], repeats: int = 20) -> float:
-    """Seconds per call on the GPU, timed by CUDA events recorded in the stream around `repeats` calls."""
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(repeats):
-        fn()
-    end.record()
-    end.synchronize()
-    return start.elapsed_time(end) / 1e3 / repeats
 
 
 def add_rate(n: int, device: torch.device | None = None, dtype: torch.dtype = torch.float32) -> tuple[float, float]:
@@ -37,10 +21,7 @@ def add_rate(n: int, device: torch.device | None = None, dtype: torch.dtype = to
     def add() -> object:
         return torch.add(a, b, out=c)
 
-    if device.type == "cuda":
-        seconds = cuda_seconds(add)
-    else:
-        seconds = time_call(add, device=device, samples=9, min_sample_seconds=5e-3).median
+    seconds = seconds_per_call(add, device, samples=9)
     return seconds, 3 * n * a.element_size() / seconds
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import torch
 
-from pytorch_floors.measure import detect_device, time_call
+from pytorch_floors.measure import cuda_event_seconds, detect_device, time_call
 from pytorch_floors.plot import bar_chart, show
 
 DTYPES = [torch.float32, torch.float64, torch.bfloat16, torch.float16]
@@ -27,24 +27,10 @@ print("MARK end", flush=True)
 """
 
 
-def cuda_seconds(fn: Callable[[], object], repeats: int = 10) -> float:
-    """Seconds per call on the GPU, timed by CUDA events recorded in the stream around `repeats` calls."""
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(repeats):
-        fn()
-    end.record()
-    end.synchronize()
-    return start.elapsed_time(end) / 1e3 / repeats
-
-
 def seconds_per_call(fn: Callable[[], object], device: torch.device) -> float:
     """Median seconds per call: CUDA events on a CUDA device, the synchronising timer elsewhere."""
     if device.type == "cuda":
-        return cuda_seconds(fn)
+        return cuda_event_seconds(fn, repeats=10)
     start = time.perf_counter()
     fn()  # warm-up call, also tells how slow this one is
     slow = time.perf_counter() - start > 0.02

@@ -2,36 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import torch
 
-from pytorch_floors.measure import detect_device, human_seconds, time_call
+from pytorch_floors.measure import detect_device, human_seconds, seconds_per_call
 from pytorch_floors.plot import Series, line_chart, show
 
 CPU_SIZES = [16, 32, 64, 128, 256, 512, 1024]
 GPU_SIZES = [64, 128, 256, 512, 1024, 2048, 4096, 8192]
-
-
-def cuda_seconds(fn: Callable[[], object], repeats: int = 20) -> float:
-    """Seconds per call on the GPU, timed by CUDA events recorded in the stream around `repeats` calls."""
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(repeats):
-        fn()
-    end.record()
-    end.synchronize()
-    return start.elapsed_time(end) / 1e3 / repeats
-
-
-def seconds_per_call(fn: Callable[[], object], device: torch.device) -> float:
-    """Median seconds per call: CUDA events on a CUDA device, the synchronising timer elsewhere."""
-    if device.type == "cuda":
-        return cuda_seconds(fn)
-    return time_call(fn, device=device, samples=7, min_sample_seconds=5e-3).median
 
 
 def matmul_rate(n: int, device: torch.device | None = None, dtype: torch.dtype = torch.float32) -> tuple[float, float]:

@@ -1,11 +1,10 @@
 """A roofline measured here: ops placed by arithmetic intensity under measured compute and bandwidth ceilings."""
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
 
-from pytorch_floors.measure import detect_device, time_call
+from pytorch_floors.measure import detect_device, seconds_per_call
 from pytorch_floors.plot import Series, line_chart, show
 
 
@@ -28,27 +27,6 @@ class Point:
     def rate(self) -> float:
         """FLOP/s achieved."""
         return self.flops / self.seconds
-
-
-def cuda_seconds(fn: Callable[[], object], repeats: int = 20) -> float:
-    """Seconds per call on the GPU, timed by CUDA events recorded in the stream around `repeats` calls."""
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(repeats):
-        fn()
-    end.record()
-    end.synchronize()
-    return start.elapsed_time(end) / 1e3 / repeats
-
-
-def seconds_per_call(fn: Callable[[], object], device: torch.device) -> float:
-    """Median seconds per call: CUDA events on a CUDA device, the synchronising timer elsewhere."""
-    if device.type == "cuda":
-        return cuda_seconds(fn)
-    return time_call(fn, device=device, samples=7, min_sample_seconds=5e-3).median
 
 
 def matmul_point(n: int, device: torch.device) -> Point:

@@ -9,10 +9,12 @@ from pytorch_floors.floors import FLOORS, MAP_PAGE, Floor, floor_by_number, floo
 from pytorch_floors.gauge import render_gauge
 from pytorch_floors.measure import (
     Timing,
+    cuda_event_seconds,
     detect_device,
     human_bytes,
     human_seconds,
     same_storage,
+    seconds_per_call,
     storage_bytes,
     synchronize,
     tensor_bytes,
@@ -32,6 +34,7 @@ __all__ = [
     "Timing",
     "bar_chart",
     "collect",
+    "cuda_event_seconds",
     "detect_device",
     "floor_by_number",
     "floor_for_page",
@@ -40,6 +43,7 @@ __all__ = [
     "line_chart",
     "render_gauge",
     "same_storage",
+    "seconds_per_call",
     "storage_bytes",
     "synchronize",
     "tensor_bytes",

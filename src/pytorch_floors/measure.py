@@ -11,10 +11,12 @@ import torch
 
 __all__ = [
     "Timing",
+    "cuda_event_seconds",
     "detect_device",
     "human_bytes",
     "human_seconds",
     "same_storage",
+    "seconds_per_call",
     "storage_bytes",
     "synchronize",
     "tensor_bytes",
@@ -236,3 +238,62 @@ def time_call(
         samples=samples,
         number=number,
     )
+
+
+def cuda_event_seconds(fn: Callable[[], object], *, repeats: int = 20, warmup: int = 3) -> float:
+    """Device seconds per call of `fn()`, timed by CUDA events recorded in the stream around the calls.
+
+    Events measure the GPU's own clock: the time between two marks in the stream, with no
+    host-side launch overhead or synchronisation in it (Floor 8 shows the two clocks apart).
+
+    Args:
+        fn: The call to time; it must queue its work on the current CUDA stream.
+        repeats: Calls between the two events.
+        warmup: Untimed calls first.
+
+    Returns:
+        Seconds per call.
+
+    Raises:
+        RuntimeError: If this build or machine has no CUDA device.
+    """
+    if not torch.cuda.is_available():
+        raise RuntimeError("cuda_event_seconds needs a CUDA device, and this process has none")
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    start = torch.cuda.Event(enable_timing=True)  # type: ignore[no-untyped-call]
+    end = torch.cuda.Event(enable_timing=True)  # type: ignore[no-untyped-call]
+    start.record()
+    for _ in range(repeats):
+        fn()
+    end.record()
+    end.synchronize()
+    return float(start.elapsed_time(end)) / 1e3 / repeats
+
+
+def seconds_per_call(
+    fn: Callable[[], object],
+    device: torch.device | str | None = None,
+    *,
+    samples: int = 7,
+    min_sample_seconds: float = 5e-3,
+) -> float:
+    """Seconds per call of `fn()` on `device`: CUDA events on a CUDA device, else `time_call`'s median.
+
+    See [`cuda_event_seconds`][pytorch_floors.measure.cuda_event_seconds] and
+    [`time_call`][pytorch_floors.measure.time_call].
+
+    Args:
+        fn: The call to time.
+        device: Where `fn` runs (`None`: the detected device).
+        samples: Samples for `time_call` (host clock, synchronised).
+        min_sample_seconds: Minimum duration of one `time_call` sample.
+
+    Returns:
+        Seconds per call.
+    """
+    kind = torch.device(device).type if device is not None else detect_device().type
+    if kind == "cuda":
+        return cuda_event_seconds(fn)
+    return time_call(fn, device=device, samples=samples, min_sample_seconds=min_sample_seconds).median
