@@ -22,6 +22,8 @@ def test_gauge_is_visible_and_navigates_down_a_floor(browser: Browser, site_url:
     page.screenshot(path=str(output_dir / "smoke-floor-3.png"), full_page=False)
     page.locator("nav.floors-gauge a[rel=next]").click()
     page.wait_for_url(f"{site_url}floors/{below.key}/")
-    current = page.locator('nav.floors-gauge a[aria-current="page"]')
-    assert below.title in current.inner_text()
+    # Instant navigation updates the address first, then swaps the content in.
+    current = page.locator('nav.floors-gauge a[aria-current="page"]', has_text=below.title)
+    current.wait_for()
+    assert page.locator('nav.floors-gauge a[aria-current="page"]').count() == 1
     page.close()
