@@ -25,6 +25,8 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from mike.mkdocs_utils import inject_plugin
+from mkdocs.config import load_config
 from playwright.sync_api import Browser, Page, expect
 
 from conftest import ROOT
@@ -215,9 +217,20 @@ def test_publish_deploys_both_editions_with_latest_on_the_newest(published: Publ
 
 
 @pytest.mark.slow
-def test_a_published_edition_is_frozen(published: Published) -> None:
-    with pytest.raises(ValueError, match=f"edition {FIRST} is already published on gh-pages"):
-        main([FIRST, "--repo", str(published.repo)])
+def test_a_published_edition_is_frozen(published: Published, capsys: pytest.CaptureFixture[str]) -> None:
+    before = _git(published.repo, "rev-parse", "gh-pages")
+    assert main([FIRST, "--repo", str(published.repo)]) == 1
+    assert f"edition {FIRST} is already published on gh-pages" in capsys.readouterr().err
+    assert _git(published.repo, "rev-parse", "gh-pages") == before
+
+
+def test_a_publish_build_is_strict(monkeypatch: pytest.MonkeyPatch) -> None:
+    # mike starts `mkdocs build` itself, without --strict: strictness comes from the config it copies.
+    monkeypatch.setenv("FLOORS_STRICT", "true")
+    with inject_plugin(str(ROOT / "mkdocs.yml")) as config_file:
+        assert load_config(config_file=config_file).strict is True
+    monkeypatch.delenv("FLOORS_STRICT")
+    assert load_config(config_file=str(ROOT / "mkdocs.yml")).strict is False
 
 
 def _in_view(page: Page, anchor: str) -> None:

@@ -149,7 +149,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--branch", default="gh-pages")
     parser.add_argument("--repo", type=Path, default=Path.cwd(), help="the project's git repository (default: here)")
     args = parser.parse_args(argv)
-    publish(args.edition, repo=args.repo.resolve(), push=args.push, remote=args.remote, branch=args.branch)
+    try:
+        publish(args.edition, repo=args.repo.resolve(), push=args.push, remote=args.remote, branch=args.branch)
+    except (ValueError, RuntimeError, subprocess.CalledProcessError) as error:
+        # mike and mkdocs have printed their own account above; this line says which step stopped.
+        print(f"publish: {args.edition} not published: {error}", file=sys.stderr)
+        return 1
     return 0
 
 
