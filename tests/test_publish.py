@@ -113,7 +113,7 @@ def test_publish_refuses_an_edition_that_is_not_year_dot_month(name: str, tmp_pa
 
 @dataclass
 class Published:
-    """A throwaway project repository with two editions on `gh-pages`, and its tree served like GitHub Pages."""
+    """A throwaway project with two editions pushed to a bare remote's `gh-pages`, served like GitHub Pages."""
 
     repo: Path
     tree: Path
@@ -164,7 +164,7 @@ def _copy_project(into: Path) -> None:
 
 def _publish(repo: Path, edition: str, cache: Path) -> str:
     done = subprocess.run(
-        [sys.executable, "-m", "pytorch_floors.publish", edition],
+        [sys.executable, "-m", "pytorch_floors.publish", edition, "--push"],
         cwd=repo,
         env={**os.environ, **GIT_ENV, "FLOORS_EXEC": "off", "FLOORS_CACHE_DIR": str(cache), "NO_MKDOCS_2_WARNING": "1"},
         capture_output=True,
@@ -179,18 +179,24 @@ def _publish(repo: Path, edition: str, cache: Path) -> str:
 @pytest.fixture(scope="session")
 def published(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Published]:
     scratch = tmp_path_factory.mktemp("publish")
-    repo, tree, cache = scratch / "project", scratch / "gh-pages", scratch / "cache"
+    repo, remote, tree, cache = (scratch / name for name in ("project", "remote.git", "gh-pages", "cache"))
     repo.mkdir()
     _copy_project(repo)
+    _git(scratch, "init", "-q", "--bare", str(remote))
     _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "remote", "add", "origin", str(remote))
     _git(repo, "add", "-A")
     _git(repo, "commit", "-qm", "site")
     log = _publish(repo, FIRST, cache)
+    # As in a fresh CI checkout: gh-pages only on the remote, so the publish step must fetch it first.
+    _git(repo, "branch", "-D", "gh-pages")
+    _git(repo, "update-ref", "-d", "refs/remotes/origin/gh-pages")
     floor_3 = repo / "docs/floors/3-boundary.md"
     floor_3.write_text(floor_3.read_text(encoding="utf-8") + f"\n{MARKER}\n", encoding="utf-8")
     _git(repo, "commit", "-qam", "second edition")
     log += _publish(repo, SECOND, cache)
-    archive = subprocess.run(["git", "archive", "gh-pages"], cwd=repo, capture_output=True, check=True).stdout
+    # Serve what was pushed.
+    archive = subprocess.run(["git", "archive", "gh-pages"], cwd=remote, capture_output=True, check=True).stdout
     tree.mkdir()
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(tree, filter="tar")
@@ -202,7 +208,8 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Published]:
 
 @pytest.mark.slow
 def test_publish_deploys_both_editions_with_latest_on_the_newest(published: Published) -> None:
-    versions = published_versions(published.repo, "gh-pages")
+    versions = published_versions(published.repo, "origin/gh-pages")
+    assert versions == published_versions(published.repo, "gh-pages")
     assert [(v["version"], v["aliases"]) for v in versions] == [(SECOND, ["latest"]), (FIRST, [])]
     assert (published.tree / "404.html").is_file() and (published.tree / "index.html").is_file()
     assert MARKER in (published.tree / SECOND / "floors/3-boundary/index.html").read_text(encoding="utf-8")
