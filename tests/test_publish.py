@@ -108,6 +108,13 @@ def test_publish_refuses_an_edition_that_is_not_year_dot_month(name: str, tmp_pa
         publish(name, repo=tmp_path)
 
 
+def test_publish_stops_when_the_remote_cannot_be_read(tmp_path: Path) -> None:
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "remote", "add", "origin", str(tmp_path / "missing.git"))
+    with pytest.raises(RuntimeError, match="cannot read the remote 'origin'"):
+        publish(SECOND, repo=tmp_path, push=True)
+
+
 # --- two editions published into a throwaway repository ----------------------------------------
 
 

@@ -99,6 +99,16 @@ def write_root_404(repo: Path, branch: str, config_file: Path) -> bool:
     return True
 
 
+def _fetch(repo: Path, remote: str, branch: str) -> None:
+    """Bring `remote/branch` up to date, so mike deploys on top of what is published (no-op on a first publish)."""
+    listed = _git(repo, "ls-remote", "--exit-code", "--heads", remote, branch, check=False)
+    if listed.returncode == 2:  # the remote answered: it has no such branch yet
+        return
+    if listed.returncode != 0:
+        raise RuntimeError(f"cannot read the remote {remote!r}:\n{listed.stderr.strip()}")
+    _git(repo, "fetch", remote, f"+refs/heads/{branch}:refs/remotes/{remote}/{branch}")
+
+
 def publish(edition: str, *, repo: Path, push: bool = False, remote: str = "origin", branch: str = "gh-pages") -> None:
     """Deploy the site in `repo` as a frozen edition, move `latest` to it and write the root 404.
 
@@ -114,10 +124,10 @@ def publish(edition: str, *, repo: Path, push: bool = False, remote: str = "orig
     """
     if not re.fullmatch(EDITION_PATTERN, edition):
         raise ValueError(f"edition {edition!r}: expected YYYY.MM, such as 2026.12")
+    if push:
+        _fetch(repo, remote, branch)
     config_file = repo / "mkdocs.yml"
     latest = load_config(config_file=str(config_file)).extra["version"]["default"]
-    if push and _git(repo, "ls-remote", "--exit-code", "--heads", remote, branch, check=False).returncode == 0:
-        _git(repo, "fetch", remote, f"+refs/heads/{branch}:refs/remotes/{remote}/{branch}")
     for ref in (branch, f"{remote}/{branch}"):
         if any(entry["version"] == edition for entry in published_versions(repo, ref)):
             raise ValueError(f"edition {edition} is already published on {ref}, and published editions never change")
