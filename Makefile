@@ -7,7 +7,7 @@ export NO_MKDOCS_2_WARNING := 1
 # Tools that start other tools by name (mike starts mkdocs) must find the ones in .venv.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: anchors setup serve build test lint typecheck pytest browser bench clean
+.PHONY: anchors setup serve build publish test lint typecheck pytest browser bench clean
 
 $(STAMP): requirements.txt pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
@@ -26,6 +26,11 @@ serve: setup
 ## build: set up, then build the site strictly into site/
 build: setup
 	$(BIN)/mkdocs build --strict
+
+## publish: deploy the site as edition EDITION=YYYY.MM into gh-pages with mike, with the root 404 (PUSH=1 pushes)
+publish: setup
+	@test -n "$(EDITION)" || { echo "usage: make publish EDITION=YYYY.MM [PUSH=1]"; exit 1; }
+	$(BIN)/python -m pytorch_floors.publish $(EDITION) $(if $(filter 1,$(PUSH)),--push)
 
 ## browser: make sure Debian's chromium is there for the browser tests (never a downloaded one)
 browser:

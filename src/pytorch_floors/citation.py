@@ -29,13 +29,15 @@ def edition_url(site_url: str, name: str) -> str:
     """The root URL of a frozen edition, as published with mike (one folder per edition).
 
     Args:
-        site_url: The site's root URL, ending in `/`.
+        site_url: The site's root URL. A build started by mike already ends in the edition
+            (mike's plugin sets `site_url` to the edition's root); it is not added twice.
         name: The edition.
 
     Returns:
         The edition's root URL.
     """
-    return f"{site_url.rstrip('/')}/{name}/"
+    root = site_url.rstrip("/")
+    return f"{root}/" if root.endswith(f"/{name}") else f"{root}/{name}/"
 
 
 def bibtex(floor: Floor | None, site_url: str, name: str, year: int) -> str:

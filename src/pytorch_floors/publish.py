@@ -1,0 +1,172 @@
+"""Publish an edition: a strict build deployed with mike into `gh-pages`, then the root 404.
+
+    python -m pytorch_floors.publish 2026.12 [--push] [--remote origin] [--branch gh-pages]
+
+(`make publish EDITION=2026.12 [PUSH=1]`.) In the project's git repository it:
+
+1. refuses an edition name that is not `YYYY.MM`, or one already published (editions are frozen);
+2. with `--push`, first fetches the remote's publishing branch, so mike builds on top of it;
+3. runs `mike deploy --update-aliases EDITION latest` with `FLOORS_EDITION` set and the build
+   strict (`FLOORS_STRICT=true`, read by `strict:` in `mkdocs.yml`), then `mike set-default latest`;
+4. commits the root `404.html` (`pytorch_floors.root404`), rendered for the editions now published;
+5. with `--push`, pushes the branch. Without it, nothing leaves the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from mkdocs.config import load_config
+
+from pytorch_floors.root404 import EDITION_PATTERN, layout_from, redirect_urls, render_root_404
+
+__all__ = ["main", "publish", "published_versions", "write_root_404"]
+
+
+def _git(
+    repo: Path, *args: str, stdin: str | None = None, check: bool = True, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(["git", *args], cwd=repo, input=stdin, env=env, capture_output=True, text=True, check=False)
+    if check and done.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)} failed in {repo}:\n{done.stderr.strip()}")
+    return done
+
+
+def _has_ref(repo: Path, ref: str) -> bool:
+    return _git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False).returncode == 0
+
+
+def published_versions(repo: Path, ref: str) -> list[dict[str, object]]:
+    """The `versions.json` mike keeps on a branch, or `[]` when the branch or the file does not exist yet.
+
+    Args:
+        repo: The git repository.
+        ref: The branch (`gh-pages` or `origin/gh-pages`).
+
+    Returns:
+        The parsed entries, newest first.
+    """
+    if not _has_ref(repo, ref) or _git(repo, "cat-file", "-e", f"{ref}:versions.json", check=False).returncode:
+        return []
+    loaded: list[dict[str, object]] = json.loads(_git(repo, "show", f"{ref}:versions.json").stdout)
+    return loaded
+
+
+def write_root_404(repo: Path, branch: str, config_file: Path) -> bool:
+    """Commit the root `404.html` on the publishing branch for the editions it holds.
+
+    Args:
+        repo: The git repository.
+        branch: The publishing branch.
+        config_file: The site's `mkdocs.yml` (site name and URL, redirect maps, the `latest` alias).
+
+    Returns:
+        Whether a commit was made (`False` when the branch already holds this very page).
+    """
+    config = load_config(config_file=str(config_file))
+    redirects = config.plugins["redirects"].config["redirect_maps"] if "redirects" in config.plugins else {}
+    layout = layout_from(
+        site_name=config.site_name,
+        site_url=config.site_url or "/",
+        latest=config.extra["version"]["default"],
+        versions_json=published_versions(repo, branch),
+        redirects=redirect_urls(redirects),
+    )
+    if config.theme.custom_dir is None:
+        raise ValueError(f"{config_file}: theme.custom_dir must name the overrides folder holding the 404 template")
+    html = render_root_404(layout, Path(config.theme.custom_dir))
+    blob = _git(repo, "hash-object", "-w", "--stdin", stdin=html).stdout.strip()
+    current = _git(repo, "rev-parse", "--verify", "--quiet", f"{branch}:404.html", check=False).stdout.strip()
+    if current == blob:
+        return False
+    # A scratch index, so the checkout's own index and working tree stay untouched.
+    with tempfile.TemporaryDirectory(prefix="floors-publish-") as scratch:
+        env = {**os.environ, "GIT_INDEX_FILE": str(Path(scratch) / "index")}
+        _git(repo, "read-tree", branch, env=env)
+        _git(repo, "update-index", "--add", "--cacheinfo", f"100644,{blob},404.html", env=env)
+        tree = _git(repo, "write-tree", env=env).stdout.strip()
+    parent = _git(repo, "rev-parse", branch).stdout.strip()
+    message = f"Root 404.html for editions {', '.join(layout.versions)} (latest: {layout.latest_version})"
+    commit = _git(repo, "commit-tree", tree, "-p", parent, "-m", message).stdout.strip()
+    _git(repo, "update-ref", f"refs/heads/{branch}", commit, parent)
+    return True
+
+
+def _fetch(repo: Path, remote: str, branch: str) -> None:
+    """Bring `remote/branch` up to date, so mike deploys on top of what is published (no-op on a first publish)."""
+    listed = _git(repo, "ls-remote", "--exit-code", "--heads", remote, branch, check=False)
+    if listed.returncode == 2:  # the remote answered: it has no such branch yet
+        return
+    if listed.returncode != 0:
+        raise RuntimeError(f"cannot read the remote {remote!r}:\n{listed.stderr.strip()}")
+    _git(repo, "fetch", remote, f"+refs/heads/{branch}:refs/remotes/{remote}/{branch}")
+
+
+def publish(edition: str, *, repo: Path, push: bool = False, remote: str = "origin", branch: str = "gh-pages") -> None:
+    """Deploy the site in `repo` as a frozen edition, move `latest` to it and write the root 404.
+
+    Args:
+        edition: The edition's name, `YYYY.MM`.
+        repo: The project's git repository (holds `mkdocs.yml`).
+        push: Push the branch to `remote` when done (and fetch it first).
+        remote: The git remote.
+        branch: The publishing branch.
+
+    Raises:
+        ValueError: On a malformed or already published edition.
+    """
+    if not re.fullmatch(EDITION_PATTERN, edition):
+        raise ValueError(f"edition {edition!r}: expected YYYY.MM, such as 2026.12")
+    if push:
+        _fetch(repo, remote, branch)
+    config_file = repo / "mkdocs.yml"
+    latest = load_config(config_file=str(config_file)).extra["version"]["default"]
+    for ref in (branch, f"{remote}/{branch}"):
+        if any(entry["version"] == edition for entry in published_versions(repo, ref)):
+            raise ValueError(f"edition {edition} is already published on {ref}, and published editions never change")
+    # mike starts mkdocs by name: it must be the one beside this interpreter.
+    tools = Path(sys.executable).parent
+    env = {
+        **os.environ,
+        "FLOORS_EDITION": edition,
+        "FLOORS_STRICT": "true",
+        "PATH": f"{tools}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+    where = ["--remote", remote, "--branch", branch]
+    for args in (["deploy", "--update-aliases", edition, latest], ["set-default", latest]):
+        print(f"publish: mike {' '.join(args)}", flush=True)
+        subprocess.run([str(tools / "mike"), *args, *where], cwd=repo, env=env, check=True)
+    wrote = write_root_404(repo, branch, config_file)
+    print(f"publish: root 404.html {'committed' if wrote else 'unchanged'} on {branch}", flush=True)
+    if push:
+        _git(repo, "push", remote, branch)
+        print(f"publish: pushed {branch} to {remote}", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: `python -m pytorch_floors.publish EDITION [--push]`."""
+    parser = argparse.ArgumentParser(prog="python -m pytorch_floors.publish", description=__doc__.splitlines()[0])
+    parser.add_argument("edition", help="the edition to publish, YYYY.MM")
+    parser.add_argument("--push", action="store_true", help="fetch the publishing branch first and push it at the end")
+    parser.add_argument("--remote", default="origin")
+    parser.add_argument("--branch", default="gh-pages")
+    parser.add_argument("--repo", type=Path, default=Path.cwd(), help="the project's git repository (default: here)")
+    args = parser.parse_args(argv)
+    try:
+        publish(args.edition, repo=args.repo.resolve(), push=args.push, remote=args.remote, branch=args.branch)
+    except (ValueError, RuntimeError, subprocess.CalledProcessError) as error:
+        # mike and mkdocs have printed their own account above; this line says which step stopped.
+        print(f"publish: {args.edition} not published: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

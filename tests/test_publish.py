@@ -1,0 +1,462 @@
+"""The published layout: `make publish` deploys editions with mike, and the root 404 lands every cited address.
+
+The end-to-end tests publish the real site twice (render-only, `FLOORS_EXEC=off`) into a
+throwaway git repository, serve its `gh-pages` tree the way GitHub Pages does (a miss gets
+the root `404.html` with status 404) and follow addresses with headless Chromium.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from mike.mkdocs_utils import inject_plugin
+from mkdocs.config import load_config
+from playwright.sync_api import Browser, Page, expect
+
+from conftest import ROOT
+from pytorch_floors.citation import bibtex, edition_url
+from pytorch_floors.floors import FLOORS
+from pytorch_floors.publish import main, publish, published_versions
+from pytorch_floors.root404 import NOTE_KEY, layout_from, redirect_urls, render_root_404
+
+FIRST, SECOND = "2026.11", "2026.12"
+MARKER = "Only the second edition has this sentence."
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@t",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@t",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+}
+
+
+# --- the pieces, without a deployment ---------------------------------------------------------
+
+
+def test_redirect_maps_become_page_urls() -> None:
+    urls = redirect_urls({"floors/index.md": "index.md", "old.md": "floors/3-boundary.md#crossing-cost"})
+    assert urls == {"floors/": "", "old/": "floors/3-boundary/#crossing-cost"}
+    assert redirect_urls({"gone.md": "https://example.org/x/"}) == {"gone/": "https://example.org/x/"}
+    with pytest.raises(ValueError, match=r"old\.html: index\.md"):
+        redirect_urls({"old.html": "index.md"})
+
+
+def test_layout_needs_exactly_one_edition_carrying_latest() -> None:
+    versions = [{"version": SECOND, "aliases": ["latest"]}, {"version": FIRST, "aliases": []}]
+    layout = layout_from(
+        site_name="S", site_url="https://x.org/repo", latest="latest", versions_json=versions, redirects={}
+    )
+    assert (layout.base, layout.latest_version, layout.versions, layout.aliases) == (
+        "/repo/",
+        SECOND,
+        (SECOND, FIRST),
+        ("latest",),
+    )
+    with pytest.raises(ValueError, match="exactly one edition with the alias 'latest'"):
+        layout_from(site_name="S", site_url="https://x.org/", latest="latest", versions_json=versions[1:], redirects={})
+
+
+def test_root_404_embeds_the_layout_and_the_sites_own_404_text() -> None:
+    versions = [{"version": SECOND, "aliases": ["latest"]}, {"version": FIRST, "aliases": []}]
+    layout = layout_from(
+        site_name="PyTorch Floors",
+        site_url="https://x.org/repo/",
+        latest="latest",
+        versions_json=versions,
+        redirects={"floors/": ""},
+    )
+    html = render_root_404(layout, ROOT / "overrides")
+    embedded = json.loads(re.search(r'id="floors-layout">(.*?)</script>', html, re.S).group(1))  # type: ignore[union-attr]
+    assert embedded["editions"] == [SECOND, FIRST, "latest"]
+    assert embedded["redirects"] == {"floors/": ""} and embedded["base"] == "/repo/"
+    assert embedded["note_key"] == NOTE_KEY
+    assert NOTE_KEY in (ROOT / "docs/javascripts/edition-note.js").read_text(encoding="utf-8")
+    own_text = (ROOT / "overrides/partials/not-found.html").read_text(encoding="utf-8").split("-#}", 1)[1].strip()
+    assert own_text in html
+    assert html.count('class="floors-gauge__floor"') == len(FLOORS)
+    for floor in FLOORS:
+        assert f'href="/repo/latest/floors/{floor.key}/"' in html
+
+
+def test_bibtex_names_the_edition_once_when_mike_already_put_it_in_site_url() -> None:
+    # mike builds an edition with site_url + edition: the Cite page then printed …/2026.12/2026.12/….
+    assert edition_url("https://s.org/", SECOND) == f"https://s.org/{SECOND}/"
+    assert edition_url(f"https://s.org/{SECOND}/", SECOND) == f"https://s.org/{SECOND}/"
+    assert edition_url(f"https://s.org/{SECOND}", SECOND) == f"https://s.org/{SECOND}/"
+    assert f"https://s.org/{SECOND}/floors/3-boundary/" in bibtex(FLOORS[2], f"https://s.org/{SECOND}/", SECOND, 2026)
+
+
+@pytest.mark.parametrize("name", ["2026.13", "26.12", "2026-12", "latest"])
+def test_publish_refuses_an_edition_that_is_not_year_dot_month(name: str, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"expected YYYY\.MM"):
+        publish(name, repo=tmp_path)
+
+
+def test_publish_stops_when_the_remote_cannot_be_read(tmp_path: Path) -> None:
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "remote", "add", "origin", str(tmp_path / "missing.git"))
+    with pytest.raises(RuntimeError, match="cannot read the remote 'origin'"):
+        publish(SECOND, repo=tmp_path, push=True)
+
+
+# --- two editions published into a throwaway repository ----------------------------------------
+
+
+@dataclass
+class Published:
+    """A throwaway project with two editions pushed to a bare remote's `gh-pages`, served like GitHub Pages."""
+
+    repo: Path
+    tree: Path
+    url: str
+    log: str
+
+
+class PagesHandler(http.server.SimpleHTTPRequestHandler):
+    """A static server that answers every miss as GitHub Pages does: the root `404.html`, status 404."""
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        if code != 404:
+            super().send_error(code, message, explain)
+            return
+        body = (Path(self.directory) / "404.html").read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def _git(repo: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", *args], cwd=repo, env={**os.environ, **GIT_ENV}, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, f"git {args}: {done.stderr}"
+    return done.stdout
+
+
+def _copy_project(into: Path) -> None:
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    for name in filter(None, listed.split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            (into / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, into / name)
+
+
+def _publish(repo: Path, edition: str, cache: Path) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "pytorch_floors.publish", edition, "--push"],
+        cwd=repo,
+        env={**os.environ, **GIT_ENV, "FLOORS_EXEC": "off", "FLOORS_CACHE_DIR": str(cache), "NO_MKDOCS_2_WARNING": "1"},
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert done.returncode == 0, (done.stdout + done.stderr)[-6000:]
+    return done.stdout + done.stderr
+
+
+@pytest.fixture(scope="session")
+def published(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Published]:
+    scratch = tmp_path_factory.mktemp("publish")
+    repo, remote, tree, cache = (scratch / name for name in ("project", "remote.git", "gh-pages", "cache"))
+    repo.mkdir()
+    _copy_project(repo)
+    _git(scratch, "init", "-q", "--bare", str(remote))
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "remote", "add", "origin", str(remote))
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "site")
+    log = _publish(repo, FIRST, cache)
+    # As in a fresh CI checkout: gh-pages only on the remote, so the publish step must fetch it first.
+    _git(repo, "branch", "-D", "gh-pages")
+    _git(repo, "update-ref", "-d", "refs/remotes/origin/gh-pages")
+    floor_3 = repo / "docs/floors/3-boundary.md"
+    floor_3.write_text(floor_3.read_text(encoding="utf-8") + f"\n{MARKER}\n", encoding="utf-8")
+    _git(repo, "commit", "-qam", "second edition")
+    log += _publish(repo, SECOND, cache)
+    # Serve what was pushed.
+    archive = subprocess.run(["git", "archive", "gh-pages"], cwd=remote, capture_output=True, check=True).stdout
+    tree.mkdir()
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(tree, filter="tar")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(PagesHandler, directory=str(tree)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield Published(repo, tree, f"http://127.0.0.1:{server.server_address[1]}", log)
+    server.shutdown()
+
+
+@pytest.mark.slow
+def test_publish_deploys_both_editions_with_latest_on_the_newest(published: Published) -> None:
+    versions = published_versions(published.repo, "origin/gh-pages")
+    assert versions == published_versions(published.repo, "gh-pages")
+    assert [(v["version"], v["aliases"]) for v in versions] == [(SECOND, ["latest"]), (FIRST, [])]
+    assert (published.tree / "404.html").is_file() and (published.tree / "index.html").is_file()
+    assert MARKER in (published.tree / SECOND / "floors/3-boundary/index.html").read_text(encoding="utf-8")
+    assert MARKER not in (published.tree / FIRST / "floors/3-boundary/index.html").read_text(encoding="utf-8")
+    cite = (published.tree / "latest/cite/index.html").read_text(encoding="utf-8")
+    assert f"/{SECOND}/floors/3-boundary/" in cite and f"/{SECOND}/{SECOND}/" not in cite
+    root_404 = (published.tree / "404.html").read_text(encoding="utf-8")
+    assert f'"editions": ["{SECOND}", "{FIRST}", "latest"]' in root_404
+    # The publish step leaves the project's own checkout as it was.
+    assert _git(published.repo, "status", "--porcelain") == ""
+    assert _git(published.repo, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
+
+
+@pytest.mark.slow
+def test_a_published_edition_is_frozen(published: Published, capsys: pytest.CaptureFixture[str]) -> None:
+    before = _git(published.repo, "rev-parse", "gh-pages")
+    assert main([FIRST, "--repo", str(published.repo)]) == 1
+    assert f"edition {FIRST} is already published on gh-pages" in capsys.readouterr().err
+    assert _git(published.repo, "rev-parse", "gh-pages") == before
+
+
+def test_a_publish_build_is_strict(monkeypatch: pytest.MonkeyPatch) -> None:
+    # mike starts `mkdocs build` itself, without --strict: strictness comes from the config it copies.
+    monkeypatch.setenv("FLOORS_STRICT", "true")
+    with inject_plugin(str(ROOT / "mkdocs.yml")) as config_file:
+        assert load_config(config_file=config_file).strict is True
+    monkeypatch.delenv("FLOORS_STRICT")
+    assert load_config(config_file=str(ROOT / "mkdocs.yml")).strict is False
+
+
+def _in_view(page: Page, anchor: str) -> None:
+    expect(page.locator(f"[id='{anchor}']")).to_be_in_viewport()
+
+
+def _follow(page: Page, start: str, *, ends_at: str) -> list[int]:
+    """Open an address; wait until the browser settles on `ends_at`; return the statuses of the documents loaded."""
+    statuses: list[int] = []
+    page.on("response", lambda r: statuses.append(r.status) if r.request.resource_type == "document" else None)
+    page.goto(start)
+    page.wait_for_url(ends_at)
+    page.wait_for_load_state("load")
+    return statuses
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_every_cited_address_lands(browser: Browser, published: Published, output_dir: Path) -> None:
+    base = published.url
+    landed = []
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+
+    # 1. An unversioned section address goes to the same path under latest, anchor kept.
+    page = context.new_page()
+    statuses = _follow(
+        page, f"{base}/floors/3-boundary/#crossing-cost", ends_at=f"{base}/latest/floors/3-boundary/#crossing-cost"
+    )
+    assert statuses[:1] == [404] and statuses[-1] == 200
+    _in_view(page, "crossing-cost")
+    expect(page.get_by_text(MARKER)).to_have_count(1)
+    landed.append(page.url)
+
+    # 2. A latest address is a file: it loads as is.
+    page = context.new_page()
+    statuses = _follow(
+        page, f"{base}/latest/floors/4-dispatcher/#the-idea", ends_at=f"{base}/latest/floors/4-dispatcher/#the-idea"
+    )
+    assert statuses == [200]
+    _in_view(page, "the-idea")
+    landed.append(page.url)
+
+    # 3. A frozen edition's address stays in that edition.
+    page = context.new_page()
+    statuses = _follow(
+        page,
+        f"{base}/{FIRST}/floors/3-boundary/#crossing-cost",
+        ends_at=f"{base}/{FIRST}/floors/3-boundary/#crossing-cost",
+    )
+    assert statuses == [200]
+    _in_view(page, "crossing-cost")
+    expect(page.get_by_text(MARKER)).to_have_count(0)
+    landed.append(page.url)
+
+    # 4. An old alias anchor, cited without an edition, lands on the renamed section.
+    page = context.new_page()
+    _follow(page, f"{base}/floors/3-boundary/#tiny-add", ends_at=f"{base}/latest/floors/3-boundary/#tiny-add")
+    _in_view(page, "tiny-add")
+    _in_view(page, "tiny-add-three-ways")
+    landed.append(page.url)
+
+    # 5. A mistyped path ends on the site's own 404 text and the gauge, with status 404.
+    page = context.new_page()
+    statuses = _follow(page, f"{base}/floors/3-boundry/", ends_at=f"{base}/latest/floors/3-boundry/")
+    assert statuses == [404, 404]
+    expect(page.locator("#floors-not-found")).to_be_visible()
+    expect(page.get_by_role("heading", name="This page is not in the building")).to_be_visible()
+    gauge = page.get_by_role("navigation", name=re.compile("Depth gauge"))
+    expect(gauge.get_by_role("link")).to_have_count(len(FLOORS))
+    expect(gauge.get_by_role("link").nth(2)).to_have_attribute("href", "/latest/floors/3-boundary/")
+    landed.append(page.url)
+    page.screenshot(path=str(output_dir / "publish-root-404-desktop.png"))
+    context.close()
+
+    (output_dir / "publish-addresses.txt").write_text(
+        "\n".join(
+            f"{start} -> {end.removeprefix(base)}"
+            for start, end in zip(
+                [
+                    "/floors/3-boundary/#crossing-cost",
+                    "/latest/floors/4-dispatcher/#the-idea",
+                    f"/{FIRST}/floors/3-boundary/#crossing-cost",
+                    "/floors/3-boundary/#tiny-add",
+                    "/floors/3-boundry/",
+                ],
+                landed,
+                strict=True,
+            )
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_an_unknown_edition_goes_to_latest_with_a_note(
+    browser: Browser, published: Published, output_dir: Path
+) -> None:
+    base = published.url
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    start = f"{base}/2025.01/floors/3-boundary/?from=syllabus#crossing-cost"
+    _follow(page, start, ends_at=f"{base}/latest/floors/3-boundary/?from=syllabus#crossing-cost")
+    note = page.locator(".floors-edition-note")
+    expect(note).to_be_in_viewport()
+    expect(note).to_contain_text("There is no edition 2025.01")
+    expect(note).to_contain_text(f"latest edition, {SECOND}")
+    _in_view(page, "crossing-cost")
+    page.screenshot(path=str(output_dir / "publish-unknown-edition-mobile.png"))
+    note.get_by_role("button", name="Dismiss").click()
+    expect(note).to_have_count(0)
+    # Shown once: the next page has no note.
+    page.goto(f"{base}/latest/")
+    expect(page.locator(".floors-edition-note")).to_have_count(0)
+    page.close()
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_a_removed_page_follows_the_redirect_maps_in_one_hop(browser: Browser, published: Published) -> None:
+    page = browser.new_page()
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(urlsplit(r.url).path) if r.resource_type == "document" else None)
+    _follow(page, f"{published.url}/floors/#how-to-read", ends_at=f"{published.url}/latest/#how-to-read")
+    assert requested == ["/floors/", "/latest/"]
+    page.close()
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_a_page_missing_from_a_frozen_edition_offers_the_latest_one(browser: Browser, published: Published) -> None:
+    page = browser.new_page()
+    _follow(page, f"{published.url}/{FIRST}/floors/3-boundry/", ends_at=f"{published.url}/{FIRST}/floors/3-boundry/")
+    expect(page.get_by_role("heading", name="This page is not in the building")).to_be_visible()
+    expect(page.locator("#floors-elsewhere-link")).to_have_attribute("href", "/latest/floors/3-boundry/")
+    page.close()
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_without_javascript_the_404_still_links_to_the_latest_edition(
+    browser: Browser, published: Published, output_dir: Path
+) -> None:
+    for scheme in ("light", "dark"):
+        context = browser.new_context(
+            java_script_enabled=False, color_scheme=scheme, viewport={"width": 390, "height": 844}
+        )
+        page = context.new_page()
+        response = page.goto(f"{published.url}/floors/3-boundary/#crossing-cost")
+        assert response is not None and response.status == 404
+        expect(page.get_by_role("link", name="the latest edition")).to_have_attribute("href", "/latest/")
+        expect(page.get_by_role("heading", name="This page is not in the building")).to_be_visible()
+        expect(page.get_by_role("navigation", name=re.compile("Depth gauge")).get_by_role("link")).to_have_count(
+            len(FLOORS)
+        )
+        page.screenshot(path=str(output_dir / f"publish-root-404-nojs-{scheme}.png"), full_page=True)
+        context.close()
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_the_root_404_has_no_serious_accessibility_violations(browser: Browser, published: Published) -> None:
+    problems = []
+    for scheme in ("light", "dark"):
+        context = browser.new_context(color_scheme=scheme)
+        page = context.new_page()
+        page.goto(f"{published.url}/latest/nowhere/")
+        for violation in Axe().run(page).response["violations"]:
+            if violation["impact"] in ("serious", "critical"):
+                problems.append(f"[{scheme}] {violation['id']}: {violation['help']} {violation['nodes'][:3]}")
+        context.close()
+    assert problems == [], "\n".join(problems)
+
+
+def _handed_out(tree: Path) -> list[str]:
+    """Every address the latest edition hands out: sitemap, canonical links and copy links."""
+    site = re.search(r"^site_url:\s*(\S+)", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.M)
+    assert site is not None
+    found = set(re.findall(r"<loc>([^<]+)</loc>", (tree / "latest/sitemap.xml").read_text(encoding="utf-8")))
+    for html_file in (tree / "latest").rglob("index.html"):
+        html = html_file.read_text(encoding="utf-8")
+        # A redirect page (mkdocs-redirects) has a relative canonical link: read it from where the page is.
+        here = urljoin(site[1], f"{SECOND}/{html_file.parent.relative_to(tree / 'latest').as_posix()}/")
+        found.update(urljoin(here, href) for href in re.findall(r'<link rel="canonical" href="([^"]+)"', html))
+        found.update(re.findall(r'data-floors-copy="([^"]+)"', html))
+    assert len(found) > 100, "expected every page and section address"
+    return sorted(found)
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_addresses_the_site_hands_out_carry_the_edition_and_land_without_it(
+    browser: Browser, published: Published
+) -> None:
+    page = browser.new_page()
+    page.goto(f"{published.url}/nowhere/")
+    failures = []
+    for address in _handed_out(published.tree):
+        parts = urlsplit(address)
+        # mike builds each edition with site_url + edition, so what the site hands out is pinned ...
+        if not parts.path.startswith(f"/{SECOND}/"):
+            failures.append(f"{address}: no edition in it")
+            continue
+        # ... and the same address with the edition cut off lands through the root 404.
+        unversioned = parts.path.removeprefix(f"/{SECOND}")
+        hash_ = f"#{parts.fragment}" if parts.fragment else ""
+        route = page.evaluate("([p, q, h]) => window.floorsResolve(p, q, h)", [unversioned, "", hash_])
+        target = urlsplit(route.get("target", ""))
+        html_file = published.tree / target.path.lstrip("/") / "index.html"
+        if route["kind"] != "move" or target.fragment != parts.fragment or not html_file.is_file():
+            failures.append(f"{unversioned}{hash_} -> {route}")
+        elif parts.fragment and f'id="{parts.fragment}"' not in html_file.read_text(encoding="utf-8"):
+            failures.append(f"{unversioned}{hash_} -> {target.path}, which has no #{parts.fragment}")
+    page.close()
+    assert failures == []
