@@ -29,7 +29,8 @@ from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
-from pytorch_floors.anchors import CITABLE_PAGES, add_copy_links, apply_aliases, read_aliases
+from pytorch_floors.anchors import CITABLE_PAGES, add_copy_links, apply_aliases, read_aliases, read_lock
+from pytorch_floors.changes import ManifestRecorder
 from pytorch_floors.citation import cite_page_html, edition
 from pytorch_floors.execution import BlockRecord, Engine, OutputCache, ScanError, activate, active_engine, scan_markdown
 from pytorch_floors.execution.cache import CacheMode
@@ -92,6 +93,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         _state["aliases"] = read_aliases(project_dir / "anchors.aliases")
     except ValueError as error:
         raise PluginError(str(error)) from None
+    _state["manifest"] = ManifestRecorder(read_lock(project_dir / "anchors.lock"), _state["aliases"])
     return config
 
 
@@ -208,6 +210,7 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
     if failed and not _state["serving"]:
         raise PluginError("a proof failed:\n" + "\n".join(str(f) for f in failed))
     if page.file.src_uri in CITABLE_PAGES:
+        _state["manifest"].record(page.file.src_uri, html)
         html = add_copy_links(html, f"{(config.site_url or '/').rstrip('/')}/{page.url}")
         try:
             html = apply_aliases(html, _state["aliases"].get(page.url, {}))
@@ -269,6 +272,10 @@ def on_post_build(config: MkDocsConfig) -> None:
     provenance = _state["provenance"]
     report = report_json(engine.records, provenance.as_dict() if provenance else {})
     Path(config.site_dir, "build-report.json").write_text(report, encoding="utf-8")
+    try:
+        _state["manifest"].write(Path(config.site_dir), edition())
+    except ValueError as error:
+        raise PluginError(str(error)) from None
     versions = Path(config.site_dir, "versions.json")
     if not versions.exists():
         # Material's version selector asks for ../versions.json; outside a mike deployment there is one edition.
