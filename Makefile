@@ -7,7 +7,7 @@ export NO_MKDOCS_2_WARNING := 1
 # Tools that start other tools by name (mike starts mkdocs) must find the ones in .venv.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: anchors setup serve build test lint typecheck pytest browser bench clean
+.PHONY: anchors setup serve build pdf test lint typecheck pytest browser bench clean
 
 $(STAMP): requirements.txt pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
@@ -26,6 +26,10 @@ serve: setup
 ## build: set up, then build the site strictly into site/
 build: setup
 	$(BIN)/mkdocs build --strict
+
+## pdf: build, then print Part 0, each floor and the whole edition to PDF in site/pdf/ (headless chromium)
+pdf: build browser
+	$(BIN)/python -m pytorch_floors.handouts --site site
 
 ## browser: make sure Debian's chromium is there for the browser tests (never a downloaded one)
 browser:

@@ -38,6 +38,7 @@ from pytorch_floors.execution.engine import Status
 from pytorch_floors.execution.report import report_html, report_json
 from pytorch_floors.floors import FLOORS, MAP_PAGE, floor_for_page
 from pytorch_floors.gauge import render_gauge
+from pytorch_floors.handouts import cite_links_html, handout_context
 from pytorch_floors.labs import configure_jupyter, finish_lab_page, publish_notebooks
 from pytorch_floors.provenance import collect
 
@@ -47,6 +48,7 @@ PROOFS_MARKER = "<!-- floors:proofs -->"
 REPORT_MARKER = "<!-- floors:build-report -->"
 EDITION_MARKER = "<!-- floors:edition -->"
 BIBTEX_MARKER = "<!-- floors:bibtex -->"
+HANDOUTS_MARKER = "<!-- floors:handouts -->"
 _state: dict[str, Any] = {"serving": False, "files": None, "provenance": None, "aliases": {}}
 
 
@@ -185,6 +187,7 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
         name = edition()
         markdown = markdown.replace(EDITION_MARKER, name)
         markdown = markdown.replace(BIBTEX_MARKER, cite_page_html(config.site_url or "/", name, int(name[:4])))
+    markdown = markdown.replace(HANDOUTS_MARKER, cite_links_html(page.url))
     return markdown
 
 
@@ -230,6 +233,7 @@ def on_page_context(context: dict[str, Any], page: Page, config: MkDocsConfig, n
     floor = floor_for_page(page.file.src_uri)
     context["floors_gauge"] = render_gauge(floor, lambda f: url_of(f.page), map_href=url_of(MAP_PAGE))
     context["floors_provenance"] = _state["provenance"]
+    context["floors_handout"] = handout_context(page.file.src_uri, page.url)
     if page.content and REPORT_MARKER in page.content:
         page.content = page.content.replace(REPORT_MARKER, report_html(active_engine().records))
     return context
