@@ -7,7 +7,7 @@ export NO_MKDOCS_2_WARNING := 1
 # Tools that start other tools by name (mike starts mkdocs) must find the ones in .venv.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: anchors setup serve build publish test lint typecheck pytest browser bench clean
+.PHONY: anchors setup serve build publish pdf test lint typecheck pytest browser bench clean
 
 $(STAMP): requirements.txt pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
@@ -31,6 +31,10 @@ build: setup
 publish: setup
 	@test -n "$(EDITION)" || { echo "usage: make publish EDITION=YYYY.MM [PUSH=1]"; exit 1; }
 	$(BIN)/python -m pytorch_floors.publish $(EDITION) $(if $(filter 1,$(PUSH)),--push)
+
+## pdf: build, then print Part 0, each floor and the whole edition to PDF in site/pdf/ (headless chromium)
+pdf: build browser
+	$(BIN)/python -m pytorch_floors.handouts --site site
 
 ## browser: make sure Debian's chromium is there for the browser tests (never a downloaded one)
 browser:

@@ -20,6 +20,8 @@ from types import ModuleType
 import pytest
 from playwright.sync_api import Browser, sync_playwright
 
+from pytorch_floors.handouts import CHROMIUM_ARGS
+
 ROOT = Path(__file__).resolve().parent.parent
 HOOK = ROOT / "src" / "pytorch_floors" / "hooks.py"
 
@@ -156,16 +158,6 @@ def load_proof() -> Callable[[str], ModuleType]:
         return module
 
     return load
-
-
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
 
 
 PUBLIC_URL = "https://pytorch-floors.github.io/"

@@ -93,20 +93,8 @@ def test_navigation_order_and_titles_come_from_the_registry(built_site: Build) -
 
 
 def test_api_reference_pages_exist_for_every_public_module(built_site: Build) -> None:
-    modules = [
-        "anchors",
-        "citation",
-        "execution",
-        "floors",
-        "gauge",
-        "hooks",
-        "labs",
-        "measure",
-        "plot",
-        "provenance",
-        "publish",
-        "root404",
-    ]
+    modules = ["anchors", "changes", "citation", "execution", "floors", "gauge", "handouts", "hooks", "labs"]
+    modules += ["measure", "plot", "provenance", "publish", "root404"]
     for module in modules:
         html = built_site.page(f"reference/{module}")
         assert f"pytorch_floors.{module}" in html

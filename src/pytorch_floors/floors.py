@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["FLOORS", "MAP_PAGE", "Floor", "floor_by_number", "floor_for_page"]
+__all__ = ["FLOORS", "MAP_PAGE", "MAP_TITLE", "Floor", "floor_by_number", "floor_for_page"]
 
 MAP_PAGE = "index.md"
 """Source path (relative to `docs/`) of Part 0, the map."""
+
+MAP_TITLE = "Part 0 · The map"
+"""Title of Part 0, as its page heading, the handouts and the "what changed" page show it."""
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,8 @@ from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
-from pytorch_floors.anchors import CITABLE_PAGES, add_copy_links, apply_aliases, read_aliases
+from pytorch_floors.anchors import CITABLE_PAGES, add_copy_links, apply_aliases, read_aliases, read_lock
+from pytorch_floors.changes import ManifestRecorder
 from pytorch_floors.citation import cite_page_html, edition
 from pytorch_floors.execution import BlockRecord, Engine, OutputCache, ScanError, activate, active_engine, scan_markdown
 from pytorch_floors.execution.cache import CacheMode
@@ -37,6 +38,7 @@ from pytorch_floors.execution.engine import Status
 from pytorch_floors.execution.report import report_html, report_json
 from pytorch_floors.floors import FLOORS, MAP_PAGE, floor_for_page
 from pytorch_floors.gauge import render_gauge
+from pytorch_floors.handouts import cite_links_html, handout_context
 from pytorch_floors.labs import configure_jupyter, finish_lab_page, publish_notebooks
 from pytorch_floors.provenance import collect
 
@@ -46,6 +48,7 @@ PROOFS_MARKER = "<!-- floors:proofs -->"
 REPORT_MARKER = "<!-- floors:build-report -->"
 EDITION_MARKER = "<!-- floors:edition -->"
 BIBTEX_MARKER = "<!-- floors:bibtex -->"
+HANDOUTS_MARKER = "<!-- floors:handouts -->"
 _state: dict[str, Any] = {"serving": False, "files": None, "provenance": None, "aliases": {}}
 
 
@@ -92,6 +95,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         _state["aliases"] = read_aliases(project_dir / "anchors.aliases")
     except ValueError as error:
         raise PluginError(str(error)) from None
+    _state["manifest"] = ManifestRecorder(read_lock(project_dir / "anchors.lock"), _state["aliases"])
     return config
 
 
@@ -183,6 +187,7 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
         name = edition()
         markdown = markdown.replace(EDITION_MARKER, name)
         markdown = markdown.replace(BIBTEX_MARKER, cite_page_html(config.site_url or "/", name, int(name[:4])))
+    markdown = markdown.replace(HANDOUTS_MARKER, cite_links_html(page.url))
     return markdown
 
 
@@ -208,6 +213,7 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
     if failed and not _state["serving"]:
         raise PluginError("a proof failed:\n" + "\n".join(str(f) for f in failed))
     if page.file.src_uri in CITABLE_PAGES:
+        _state["manifest"].record(page.file.src_uri, html)
         html = add_copy_links(html, f"{(config.site_url or '/').rstrip('/')}/{page.url}")
         try:
             html = apply_aliases(html, _state["aliases"].get(page.url, {}))
@@ -227,6 +233,7 @@ def on_page_context(context: dict[str, Any], page: Page, config: MkDocsConfig, n
     floor = floor_for_page(page.file.src_uri)
     context["floors_gauge"] = render_gauge(floor, lambda f: url_of(f.page), map_href=url_of(MAP_PAGE))
     context["floors_provenance"] = _state["provenance"]
+    context["floors_handout"] = handout_context(page.file.src_uri, page.url)
     if page.content and REPORT_MARKER in page.content:
         page.content = page.content.replace(REPORT_MARKER, report_html(active_engine().records))
     return context
@@ -269,6 +276,10 @@ def on_post_build(config: MkDocsConfig) -> None:
     provenance = _state["provenance"]
     report = report_json(engine.records, provenance.as_dict() if provenance else {})
     Path(config.site_dir, "build-report.json").write_text(report, encoding="utf-8")
+    try:
+        _state["manifest"].write(Path(config.site_dir), edition())
+    except ValueError as error:
+        raise PluginError(str(error)) from None
     versions = Path(config.site_dir, "versions.json")
     if not versions.exists():
         # Material's version selector asks for ../versions.json; outside a mike deployment there is one edition.

@@ -1,0 +1,270 @@
+"""Print and PDF handouts: Part 0 and each floor as a PDF, and the whole edition as one PDF with contents.
+
+`make pdf` builds the site, then runs `python -m pytorch_floors.handouts`, which serves the
+built site on 127.0.0.1 (a free port), opens each page in headless Debian Chromium and
+prints it with the site's print stylesheet (`docs/stylesheets/print.css`). Requests to any
+other host are refused, so printing needs no network. The PDFs land in the site's `pdf/`
+folder, so each edition publishes its own handouts; each floor page and the Cite page link
+them (`handout_context`, `cite_links_html`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import shutil
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from playwright.sync_api import Route, sync_playwright
+from pypdf import PdfReader, PdfWriter
+
+from pytorch_floors.anchors import page_url
+from pytorch_floors.citation import edition as current_edition
+from pytorch_floors.floors import FLOORS, MAP_PAGE, MAP_TITLE, floor_for_page
+
+__all__ = [
+    "CHROMIUM_ARGS",
+    "EDITION_PDF",
+    "HANDOUT_DIR",
+    "Handout",
+    "cite_links_html",
+    "handout_context",
+    "handouts",
+    "print_handouts",
+]
+
+HANDOUT_DIR = "pdf"
+"""Folder of the PDFs, relative to the site's root."""
+
+EDITION_PDF = "pytorch-floors.pdf"
+"""File name of the whole edition in one PDF."""
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+"""Headless Chromium without network chatter, as the handouts and the browser tests launch it."""
+# Margins of the printed page; print.css's @page matches them for the browser's own Print.
+MARGINS = {"top": "14mm", "bottom": "16mm", "left": "13mm", "right": "13mm"}
+_TEMPLATES = Path(__file__).parent / "templates"
+
+
+@dataclass(frozen=True)
+class Handout:
+    """One printable page.
+
+    Attributes:
+        src: The page's source path, relative to `docs/`.
+        title: The title the contents and the Cite page show.
+        marker: The small line that stands in for the gauge on paper.
+        filename: The PDF's name in `pdf/`.
+    """
+
+    src: str
+    title: str
+    marker: str
+    filename: str
+
+    @property
+    def url(self) -> str:
+        """The page's URL relative to the site root."""
+        return page_url(self.src)
+
+
+def handouts() -> list[Handout]:
+    """The handouts, in reading order: Part 0, then every floor of the registry.
+
+    Returns:
+        One handout per page.
+    """
+    items = [Handout(MAP_PAGE, MAP_TITLE, MAP_TITLE, "part-0-map.pdf")]
+    items += [Handout(f.page, f.heading, f"Floor {f.number} of {len(FLOORS)}", f"floor-{f.key}.pdf") for f in FLOORS]
+    return items
+
+
+def _relative(target: str, from_url: str) -> str:
+    depth = 0 if from_url in ("", "./") else from_url.strip("/").count("/") + 1
+    return "../" * depth + target
+
+
+def handout_context(src_uri: str, from_url: str) -> dict[str, str] | None:
+    """What the `floors-handout` partial shows on a page: the paper marker and the PDF links.
+
+    Args:
+        src_uri: The page's source path, relative to `docs/`.
+        from_url: The page's URL, to make the links relative.
+
+    Returns:
+        `marker`, `pdf` (this page's PDF) and `edition_pdf`, or `None` for pages without a handout.
+    """
+    if src_uri != MAP_PAGE and floor_for_page(src_uri) is None:
+        return None
+    for item in handouts():
+        if item.src == src_uri:
+            return {
+                "marker": item.marker,
+                "pdf": _relative(f"{HANDOUT_DIR}/{item.filename}", from_url),
+                "edition_pdf": _relative(f"{HANDOUT_DIR}/{EDITION_PDF}", from_url),
+            }
+    return None  # a floor's lab page: the lab is not a handout
+
+
+def _environment() -> Environment:
+    return Environment(loader=FileSystemLoader(_TEMPLATES), autoescape=select_autoescape(["html"]))
+
+
+def cite_links_html(from_url: str) -> str:
+    """The Cite page's list of PDFs: the whole edition, Part 0 and every floor.
+
+    Args:
+        from_url: The Cite page's URL, to make the links relative.
+
+    Returns:
+        HTML.
+    """
+    links = [(item.title, _relative(f"{HANDOUT_DIR}/{item.filename}", from_url)) for item in handouts()]
+    edition = _relative(f"{HANDOUT_DIR}/{EDITION_PDF}", from_url)
+    return _environment().get_template("handout_links.html").render(edition=edition, links=links)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def serve(site_dir: Path) -> Iterator[str]:
+    """Serve a built site on 127.0.0.1 at a free port.
+
+    Args:
+        site_dir: The built site.
+
+    Yields:
+        The site's root URL.
+    """
+    handler = functools.partial(_QuietHandler, directory=str(site_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _contents_html(edition: str, entries: list[tuple[str, int]]) -> str:
+    return _environment().get_template("handout_contents.html").render(edition=edition, entries=entries)
+
+
+def print_handouts(site_dir: Path, *, paper: str = "A4", chromium: str | None = None, edition: str = "") -> list[Path]:
+    """Print Part 0 and each floor to PDF, and the whole edition as one PDF with contents.
+
+    Args:
+        site_dir: The built site; the PDFs are written to its `pdf/` folder.
+        paper: Chromium's paper format (`A4`, `Letter`).
+        chromium: The browser to drive (default: Debian's `chromium` on the PATH).
+        edition: The edition's name, shown on the contents page.
+
+    Returns:
+        The written PDFs: one per handout, then the whole edition.
+
+    Raises:
+        FileNotFoundError: If the site or one of its handout pages is missing, or there is no chromium.
+        RuntimeError: If a page does not load.
+    """
+    executable = chromium or shutil.which("chromium")
+    if executable is None:
+        raise FileNotFoundError("chromium not found: run `make browser` (apt-get install chromium)")
+    items = handouts()
+    for item in items:
+        if not (site_dir / item.url / "index.html").is_file():
+            raise FileNotFoundError(f"{site_dir / item.url / 'index.html'} missing: build the site first")
+    out_dir = site_dir / HANDOUT_DIR
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    with serve(site_dir) as root, sync_playwright() as playwright:
+
+        def local_only(route: Route) -> None:
+            # Printing must not depend on the network: anything not from the local server is refused.
+            if route.request.url.startswith(root):
+                route.continue_()
+            else:
+                route.abort()
+
+        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        page.route("**/*", local_only)
+        # A tagged PDF with an outline: each heading becomes a bookmark, and screen readers can read it.
+        options = {"format": paper, "margin": MARGINS, "print_background": True, "outline": True, "tagged": True}
+        for item in items:
+            response = page.goto(root + item.url, wait_until="load")
+            if response is None or not response.ok:
+                raise RuntimeError(f"{item.src}: {root + item.url} did not load for printing")
+            page.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
+            path = out_dir / item.filename
+            page.pdf(path=str(path), **options)  # type: ignore[arg-type]
+            written.append(path)
+        pages = [len(PdfReader(path).pages) for path in written]
+        # The contents page's own length sets where each part starts; it does not change once known.
+        contents = out_dir / ".contents.pdf"
+        length = 1
+        for _ in range(3):
+            starts = [length + 1 + sum(pages[:index]) for index in range(len(items))]
+            page.set_content(_contents_html(edition, [(i.title, s) for i, s in zip(items, starts, strict=True)]))
+            page.pdf(path=str(contents), **options)  # type: ignore[arg-type]
+            printed = len(PdfReader(contents).pages)
+            if printed == length:
+                break
+            length = printed
+        else:
+            raise RuntimeError(f"the contents page kept changing length ({length} pages); cannot number the parts")
+        browser.close()
+    writer = PdfWriter()
+    writer.append(str(contents))
+    contents.unlink()
+    for item, path in zip(items, written, strict=True):
+        # Each part becomes one bookmark, with its page's headings nested under it.
+        writer.append(str(path), outline_item=item.title)
+    writer.add_metadata({"/Title": f"PyTorch Floors {edition}".strip()})
+    whole = out_dir / EDITION_PDF
+    with whole.open("wb") as stream:
+        writer.write(stream)
+    return [*written, whole]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: print the built site's handouts into its `pdf/` folder and list them.
+
+    Args:
+        argv: Arguments (default: `sys.argv[1:]`).
+
+    Returns:
+        The exit status.
+    """
+    parser = argparse.ArgumentParser(prog="python -m pytorch_floors.handouts", description=main.__doc__)
+    parser.add_argument("--site", type=Path, default=Path("site"), help="the built site (default: site)")
+    parser.add_argument("--paper", default="A4", choices=["A4", "Letter"], help="paper size (default: A4)")
+    parser.add_argument("--chromium", help="the browser (default: chromium on the PATH)")
+    args = parser.parse_args(argv)
+    if not (args.site / "index.html").is_file():
+        parser.error(f"{args.site} is not a built site: run `make build` first")
+    for path in print_handouts(args.site, paper=args.paper, chromium=args.chromium, edition=current_edition()):
+        size = path.stat().st_size
+        print(f"{path}: {len(PdfReader(path).pages)} pages, {size / 1024:.0f} KiB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,219 @@
+"""Handouts: the print stylesheet, the PDFs of Part 0 and each floor, and the whole edition with contents."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser
+from pypdf import PdfReader
+
+from conftest import PUBLIC_URL, Build
+from pytorch_floors.anchors import CITABLE_PAGES
+from pytorch_floors.floors import FLOORS, MAP_PAGE
+from pytorch_floors.handouts import (
+    EDITION_PDF,
+    HANDOUT_DIR,
+    MARGINS,
+    Handout,
+    cite_links_html,
+    handout_context,
+    handouts,
+    print_handouts,
+)
+
+ITEMS = handouts()
+
+
+def squash(text: str) -> str:
+    """Text without any whitespace, so a line the printer wrapped still matches its source."""
+    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text))
+
+
+def test_handouts_follow_the_registry() -> None:
+    assert [item.src for item in ITEMS] == list(CITABLE_PAGES)
+    assert [item.src for item in ITEMS] == [MAP_PAGE, *(f.page for f in FLOORS)]
+    assert len({item.filename for item in ITEMS}) == len(ITEMS)
+    assert ITEMS[3].marker == f"Floor 3 of {len(FLOORS)}"
+
+
+def test_floor_pages_link_their_pdf_and_other_pages_do_not() -> None:
+    context = handout_context("floors/3-boundary.md", "floors/3-boundary/")
+    assert context == {
+        "marker": f"Floor 3 of {len(FLOORS)}",
+        "pdf": f"../../{HANDOUT_DIR}/floor-3-boundary.pdf",
+        "edition_pdf": f"../../{HANDOUT_DIR}/{EDITION_PDF}",
+    }
+    assert handout_context(MAP_PAGE, "")["pdf"] == f"{HANDOUT_DIR}/part-0-map.pdf"  # type: ignore[index]
+    assert handout_context("labs/3-boundary.py", "labs/3-boundary/") is None
+    assert handout_context("reference/floors.md", "reference/floors/") is None
+
+
+def test_the_cite_page_lists_every_pdf() -> None:
+    html = cite_links_html("cite/")
+    assert f'href="../{HANDOUT_DIR}/{EDITION_PDF}"' in html
+    for item in ITEMS:
+        assert f'href="../{HANDOUT_DIR}/{item.filename}"' in html
+        assert item.title in html
+
+
+class _PageText(HTMLParser):
+    """Headings (h2–h4) and the console lines of a built page's proof outputs.
+
+    A figure's words are drawn as paths (matplotlib's SVG), so only console text is compared
+    with the PDF's text; the layout test checks that figures show.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.headings: list[str] = []
+        self.output_lines: list[str] = []
+        self._heading: list[str] | None = None
+        self._output_depth = 0
+        self._depth = 0
+        self._skip = 0
+        self._output_text: list[str] = []
+        self._in_pre = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        classes = (dict(attrs).get("class") or "").split()
+        if tag in ("h2", "h3", "h4"):
+            self._heading = []
+        if tag == "a" and ("headerlink" in classes or "floors-copy-link" in classes):
+            self._skip += 1
+        if tag == "div":
+            self._depth += 1
+            if "floors-proof__output" in classes:
+                self._output_depth = self._depth
+        if tag == "pre" and self._output_depth:
+            self._in_pre = True
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("h2", "h3", "h4") and self._heading is not None:
+            self.headings.append(" ".join("".join(self._heading).split()))
+            self._heading = None
+        if tag == "a" and self._skip:
+            self._skip -= 1
+        if tag == "pre":
+            self._in_pre = False
+        if tag == "div":
+            if self._depth == self._output_depth:
+                self.output_lines += [line for line in "".join(self._output_text).splitlines() if line.strip()]
+                self._output_text, self._output_depth = [], 0
+            self._depth -= 1
+
+    def handle_data(self, data: str) -> None:
+        if self._heading is not None and not self._skip:
+            self._heading.append(data)
+        if self._output_depth and self._in_pre:
+            self._output_text.append(data)
+
+
+def page_text(built_site: Build, item: Handout) -> _PageText:
+    parser = _PageText()
+    parser.feed((built_site.site / item.url / "index.html").read_text(encoding="utf-8"))
+    return parser
+
+
+@pytest.fixture(scope="session")
+def printed(built_site: Build, chromium_path: str) -> dict[str, Path]:
+    paths = print_handouts(built_site.site, chromium=chromium_path, edition="2026.12")
+    return {path.name: path for path in paths}
+
+
+def pdf_text(path: Path) -> str:
+    return "\n".join(page.extract_text() or "" for page in PdfReader(path).pages)
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.parametrize("item", ITEMS, ids=lambda i: i.filename)
+def test_each_pdf_has_every_heading_output_line_and_marker(
+    built_site: Build, printed: dict[str, Path], item: Handout
+) -> None:
+    path = printed[item.filename]
+    assert len(PdfReader(path).pages) >= 1
+    text = squash(pdf_text(path))
+    page = page_text(built_site, item)
+    assert page.headings, f"{item.src} has no sections"
+    missing = [heading for heading in page.headings if squash(heading) not in text]
+    assert missing == [], f"{item.filename} lacks headings {missing}"
+    cut = [line for line in page.output_lines if squash(line) not in text]
+    assert cut == [], f"{item.filename} lacks output lines {cut[:5]}"
+    assert squash(item.marker).lower() in text.lower()  # print.css sets the marker in capitals
+    assert "Measuredon" in text, "the provenance line is printed"
+    # The table of contents sidebar and the gauge's steps are chrome: neither belongs on paper.
+    assert "Tableofcontents" not in text and "Upafloor" not in text, "no site chrome on paper"
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_links_print_their_public_addresses(printed: dict[str, Path]) -> None:
+    floor = FLOORS[2]
+    text = squash(pdf_text(printed[f"floor-{floor.key}.pdf"]))
+    assert squash(f"<{PUBLIC_URL}labs/{floor.key}/>") in text
+    assert "127.0.0.1" not in text
+    assert "#crossing-cost" in text, "section anchors are printed with their headings"
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_the_whole_edition_has_contents_and_every_part(printed: dict[str, Path]) -> None:
+    whole = PdfReader(printed[EDITION_PDF])
+    parts = [len(PdfReader(printed[item.filename]).pages) for item in ITEMS]
+    contents = len(whole.pages) - sum(parts)
+    assert contents >= 1
+    first = squash(whole.pages[0].extract_text() or "")
+    start = contents + 1
+    for item, length in zip(ITEMS, parts, strict=True):
+        assert squash(f"{item.title}page{start}") in first, f"contents lists {item.title} at page {start}"
+        start += length
+    top = [entry.title for entry in whole.outline if not isinstance(entry, list)]
+    assert top == ["Contents", *(item.title for item in ITEMS)]
+
+
+MM_TO_PX = 96 / 25.4
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.parametrize("paper_mm", [210, 215.9], ids=["A4", "Letter"])
+def test_nothing_sticks_out_of_the_printed_page(
+    browser: Browser, site_url: str, output_dir: Path, paper_mm: float
+) -> None:
+    """Laid out for print at the paper's printable width, every figure shows and nothing overflows or is cut."""
+    margins = sum(float(MARGINS[side].removesuffix("mm")) for side in ("left", "right"))
+    printable = int((paper_mm - margins) * MM_TO_PX)
+    page = browser.new_page(viewport={"width": printable, "height": 1000})
+    page.emulate_media(media="print")
+    problems = {}
+    for item in ITEMS:
+        page.goto(site_url + item.url)
+        found = page.evaluate(
+            """(width) => {
+              const bad = [];
+              for (const figure of document.querySelectorAll('.floors-proof__output :is(svg, img)')) {
+                const proof = figure.closest('[data-proof]')?.dataset.proof;
+                if (figure.getBoundingClientRect().height === 0) bad.push(`hidden figure in ${proof}`);
+              }
+              for (const el of document.querySelectorAll('.md-content *')) {
+                const box = el.getBoundingClientRect();
+                if (box.width === 0) continue;
+                const style = getComputedStyle(el);
+                const hides = ['auto', 'hidden', 'scroll', 'clip'].includes(style.overflowX);
+                if (box.right > width + 1 || (hides && el.scrollWidth > el.clientWidth + 1)) {
+                  bad.push(`${el.tagName.toLowerCase()}.${el.className}: ${(el.textContent || '').slice(0, 60)}`);
+                }
+              }
+              return bad;
+            }""",
+            printable,
+        )
+        if found:
+            problems[item.url] = found[:5]
+    page.screenshot(path=str(output_dir / f"print-{paper_mm:.0f}mm-floor-8.png"), full_page=False)
+    page.close()
+    assert problems == {}
