@@ -210,6 +210,7 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
                 time.perf_counter() - started if status != "cached" else None,
             )
         )
+    html = _leave_out_of_search(html)
     failed = [f for f in engine.failures if f.page == page.file.src_uri]
     if failed and not _state["serving"]:
         raise PluginError("a proof failed:\n" + "\n".join(str(f) for f in failed))
@@ -219,6 +220,23 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
             html = apply_aliases(html, _state["aliases"].get(page.url, {}))
         except ValueError as error:
             raise PluginError(f"docs/{page.file.src_uri}: {error}") from None
+    return html
+
+
+# Left out of the search index (Material skips elements marked `data-search-exclude`): the
+# collapsed proof sources, which are downloadable scripts, and the code and outputs of lab cells,
+# whose prose stays. Otherwise labs outrank the floors with the floors' own words in code, their
+# excerpts open on prompts and "Copied!", and the index outweighs the page that loads it.
+_SEARCH_EXCLUDED = (
+    '<details class="floors-proof__source"',
+    '<div class="jp-InputArea jp-Cell-inputArea"',
+    '<div class="jp-OutputArea jp-Cell-outputArea"',
+)
+
+
+def _leave_out_of_search(html: str) -> str:
+    for opening in _SEARCH_EXCLUDED:
+        html = html.replace(opening, f"{opening} data-search-exclude")
     return html
 
 
