@@ -328,12 +328,35 @@ def test_gauge_navigation_survives_instant_navigation_and_back(page: Page, site_
 
 def test_search_finds_a_floor_specific_term(page: Page, site_url: str) -> None:
     page.goto(site_url)
-    page.locator("label.md-search__icon, input.md-search__input").first.click()
-    page.locator("input.md-search__input").fill("AutogradCPU")
-    result = page.locator(".md-search-result__link").first
-    result.wait_for(timeout=15000)
-    hrefs = page.locator(".md-search-result__link").evaluate_all("links => links.map(a => a.href)")
+    hrefs = search_hrefs(page, "AutogradCPU")
     assert any("floors/4-dispatcher/" in href for href in hrefs), hrefs
+
+
+def search_hrefs(tab: Page, query: str) -> list[str]:
+    tab.locator("label.md-search__icon, input.md-search__input").first.click()
+    tab.locator("input.md-search__input").fill(query)
+    tab.locator(".md-search-result__link").first.wait_for(timeout=15000)
+    hrefs: list[str] = tab.locator(".md-search-result__link").evaluate_all("links => links.map(a => a.href)")
+    return hrefs
+
+
+@pytest.mark.parametrize(
+    ("query", "floors"),
+    [("dispatcher", ["4-dispatcher"]), ("autograd", ["5-autograd"]), ("stride", ["7-memory", "1-program"])],
+)
+def test_search_ranks_the_floor_first_for_its_subject(page: Page, site_url: str, query: str, floors: list[str]) -> None:
+    page.goto(site_url)
+    hrefs = search_hrefs(page, query)
+    first = urlsplit(hrefs[0]).path
+    assert any(first.endswith(f"/floors/{key}/") for key in floors), hrefs[:5]
+
+
+def test_lab_search_excerpts_carry_no_prompt_or_copy_noise(page: Page, site_url: str) -> None:
+    page.goto(site_url)
+    search_hrefs(page, "dispatcher")
+    texts = page.locator(".md-search-result__item").all_inner_texts()
+    noisy = [t[:80] for t in texts if re.search(r"In \[\d*\]:|Copied!", t)]
+    assert noisy == [], noisy
 
 
 @pytest.mark.parametrize("scheme", ["default", "slate"])
