@@ -435,3 +435,25 @@ def test_an_old_anchor_still_lands_on_its_renamed_section(page: Page, site_url: 
     page.wait_for_function("window.scrollY > 0")
     heading = page.locator("#tiny-add-three-ways").bounding_box()
     assert heading is not None and 0 <= heading["y"] < 300, heading
+
+
+LAB_CELL_JS = """
+() => {
+  const input = document.querySelector('.jp-InputArea .highlight-ipynb pre');
+  const output = document.querySelector('.jp-OutputArea-output pre');
+  const left = (e) => e.getBoundingClientRect().left + parseFloat(getComputedStyle(e).paddingLeft);
+  return {input: left(input), output: left(output), prompts: document.querySelectorAll('.jp-InputPrompt').length};
+}
+"""
+
+
+def test_lab_cells_on_a_phone_have_no_prompts_and_outputs_align_with_inputs(
+    browser: Browser, site_url: str, built_site: Build
+) -> None:
+    context = browser.new_context(viewport=MOBILE)
+    tab = context.new_page()
+    tab.goto(site_url + accessibility_targets(built_site.site)[-1])
+    cells = tab.evaluate(LAB_CELL_JS)
+    context.close()
+    assert cells["prompts"] == 0
+    assert abs(cells["input"] - cells["output"]) <= 2, cells
