@@ -457,3 +457,18 @@ def test_lab_cells_on_a_phone_have_no_prompts_and_outputs_align_with_inputs(
     context.close()
     assert cells["prompts"] == 0
     assert abs(cells["input"] - cells["output"]) <= 2, cells
+
+
+NAMES_JS = """
+() => [...document.querySelectorAll('[aria-label], [title]')]
+  .map(e => (e.getAttribute('aria-label') || '') + ' ' + (e.getAttribute('title') || ''))
+  .filter(name => /&[a-z]+;|&#\\d+;|¶/.test(name))
+"""
+
+
+def test_accessible_names_carry_no_entities(page: Page, site_url: str) -> None:
+    leaks = []
+    for path in ["", *[f"floors/{f.key}/" for f in FLOORS]]:
+        page.goto(site_url + path)
+        leaks += [f"{path or 'index'}: {name}" for name in page.evaluate(NAMES_JS)]
+    assert leaks == [], leaks[:5]
