@@ -1,9 +1,10 @@
+import re
 from html.parser import HTMLParser
 
 import pytest
 
-from pytorch_floors.floors import FLOORS, Floor
-from pytorch_floors.gauge import render_gauge
+from pytorch_floors.floors import FLOORS, MAP_PAGE, Floor
+from pytorch_floors.gauge import page_gauges, render_depth_bar, render_gauge
 
 
 class GaugeParser(HTMLParser):
@@ -72,3 +73,74 @@ def test_titles_are_escaped() -> None:
     odd = Floor(1, "x", "<b>", "A summary that is long enough to pass the checks.")
     assert "<b>" not in render_gauge(odd, lambda f: "a&b")
     assert "a&amp;b" in render_gauge(odd, lambda f: "a&b")
+
+
+def positions(html: str) -> list[str]:
+    return re.findall(r'class="floors-gauge__floor(?: floors-gauge__floor--(\w+))?"', html)
+
+
+@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
+def test_floors_passed_current_and_ahead_read_differently(floor: Floor) -> None:
+    html = render_gauge(floor, href)
+    n = floor.number
+    assert positions(html) == ["passed"] * (n - 1) + ["current"] + ["ahead"] * (8 - n)
+    assert f'<p class="floors-gauge__caption">Floor {n} of 8</p>' in html
+
+
+def test_whole_building_marks_no_floor_as_passed_or_ahead() -> None:
+    assert positions(render_gauge(None, href)) == [""] * 8
+
+
+def test_lab_gauge_lists_labs_and_steps_between_labs() -> None:
+    floor = FLOORS[3]
+    parser = GaugeParser()
+    parser.feed(render_gauge(floor, lambda f: f"../{f.key}-lab/", kind="lab"))
+    assert "lab 4 of 8" in (parser.navs[0]["aria-label"] or "")
+    down = [a for a in parser.links if a.get("rel") == "next"]
+    assert down[0]["href"] == "../5-autograd-lab/" and "Lab 5" in (down[0]["text"] or "")
+    labs = [a for a in parser.links if a.get("rel") is None]
+    assert len(labs) == 8 and (labs[0]["text"] or "").startswith("Lab 1")
+
+
+def test_step_links_name_themselves_by_their_visible_words() -> None:
+    # The accessible name is the link's text: the arrow is hidden, the words come first.
+    html = render_gauge(FLOORS[4], href)
+    assert '<span aria-hidden="true">↑</span>Up: Floor 4 · The dispatcher</a>' in html
+
+
+def test_depth_bar_has_eight_segments_and_names_the_current_floor() -> None:
+    floor = FLOORS[5]
+    html = render_depth_bar(floor, href)
+    segments = re.findall(r'<span class="floors-depthbar__segment--(\w+)">', html)
+    assert segments == ["passed"] * 5 + ["current"] + ["ahead"] * 2
+    assert "<details" in html and "<summary" in html and "<script" not in html
+    summary = html[html.index("<summary") : html.index("</summary>")]
+    assert "Floor 6 of 8" in summary and floor.title in summary
+    parser = GaugeParser()
+    parser.feed(html)
+    assert [a["href"] for a in parser.links] == [href(f) for f in FLOORS]
+    assert [a.get("aria-current") for a in parser.links].count("page") == 1
+
+
+def url_of(src: str) -> str:
+    return f"/{src}"
+
+
+@pytest.mark.parametrize(
+    ("src", "replaces", "bar"),
+    [
+        (FLOORS[2].page, "Floors", True),
+        (FLOORS[2].lab, "Labs", True),
+        (MAP_PAGE, "Floors", False),
+        ("reference/gauge.md", None, False),
+        ("proofs.md", None, False),
+    ],
+)
+def test_each_page_gets_the_gauges_it_needs(src: str, replaces: str | None, bar: bool) -> None:
+    gauges = page_gauges(src, url_of)
+    assert gauges["floors_gauge_replaces"] == replaces
+    assert (gauges["floors_gauge"] is not None) == (replaces is not None)
+    assert (gauges["floors_depth_bar"] is not None) == bar
+    if src == FLOORS[2].lab:
+        assert f'href="/{FLOORS[3].lab}"' in (gauges["floors_gauge"] or "")
+        assert f'href="/{FLOORS[3].page}"' not in (gauges["floors_gauge"] or "")

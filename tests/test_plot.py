@@ -1,3 +1,4 @@
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -21,7 +22,8 @@ def test_line_chart_is_valid_accessible_svg() -> None:
     assert root.get("role") == "img"
     title = root.find(f"{SVG}title")
     assert title is not None and title.text == "Per-call time"
-    assert len(root.findall(f"{SVG}circle")) == 3
+    # Three data points and the legend's key for series "a"; series "b" has no points.
+    assert len(root.findall(f"{SVG}circle")) == 4
     assert len(root.findall(f"{SVG}polyline")) == 2
     texts = [t.text for t in root.iter(f"{SVG}text")]
     assert "elements" in texts and "time (µs)" in texts
@@ -63,3 +65,61 @@ def test_show_inlines_on_a_page_and_writes_a_file_in_a_terminal(
     terminal = capsys.readouterr().out
     assert "a <= 1" in terminal and "<svg" not in terminal
     assert (tmp_path / "fig.svg").read_text() == svg
+
+
+def _marker_shape(element: ET.Element) -> tuple[object, ...]:
+    """A marker's shape, whatever its position: its tag and its coordinates relative to the first."""
+    numbers = [float(n) for n in re.findall(r"-?\d+(?:\.\d+)?", element.get("points") or element.get("d") or "")]
+    xs, ys = numbers[0::2], numbers[1::2]
+    relative = tuple(round(v - xs[0], 1) for v in xs) + tuple(round(v - ys[0], 1) for v in ys) if numbers else ()
+    return (element.tag, element.get("width"), *relative)
+
+
+def test_series_differ_by_marker_and_dash_not_colour_alone() -> None:
+    measured = [Series(f"m{i}", [1, 2, 3], [i + 1, i + 2, i + 3], line=False) for i in range(6)]
+    root = ET.fromstring(line_chart(measured, title="t", x_label="x", y_label="y"))
+    shapes: dict[str, set[tuple[object, ...]]] = {}
+    for element in root.iter():
+        series = [c for c in (element.get("class") or "").split() if c.startswith("floors-plot__series--")]
+        if series:
+            shapes.setdefault(series[0], set()).add(_marker_shape(element))
+    assert all(len(v) == 1 for v in shapes.values()), "each series draws one marker shape, legend included"
+    assert len({next(iter(v)) for v in shapes.values()}) == 6, shapes
+    bounds = [Series(f"b{i}", [1, 3], [10, 20 + i], points=False, dashed=True) for i in range(2)]
+    root = ET.fromstring(line_chart(bounds, title="t", x_label="x", y_label="y"))
+    dashes = [p.get("stroke-dasharray") for p in root.iter(f"{SVG}polyline")]
+    assert len(set(dashes)) == 2 and None not in dashes
+
+
+def test_legend_keys_show_each_series_marker_and_dash() -> None:
+    svg = line_chart(
+        [Series("measured", [1, 2], [1, 2]), Series("model", [1, 2], [2, 3], points=False, dashed=True)],
+        title="t",
+        x_label="x",
+        y_label="y",
+    )
+    root = ET.fromstring(svg)
+    keys = [e for e in root.iter(f"{SVG}line") if "floors-plot__key" in (e.get("class") or "")]
+    assert len(keys) == 2
+    assert keys[0].get("stroke-dasharray") is None and keys[1].get("stroke-dasharray")
+    dashed_line = [p for p in root.iter(f"{SVG}polyline") if p.get("stroke-dasharray")]
+    assert dashed_line[0].get("stroke-dasharray") == keys[1].get("stroke-dasharray")
+
+
+@pytest.mark.parametrize("kind", ["line", "bar"])
+def test_text_stays_inside_the_drawing_with_room_for_phone_sized_text(kind: str) -> None:
+    # The stylesheet draws chart text at up to 21 units on a phone; every baseline must sit
+    # at least that far inside the top of the drawing and within its bottom edge.
+    if kind == "line":
+        svg = line_chart(
+            [Series("a", [1, 10], [1, 10]), Series("b", [1, 10], [2, 3])], title="t", x_label="x", y_label="y"
+        )
+    else:
+        svg = bar_chart([("a", 1.0), ("b", 2.0)], title="t", value_label="v")
+    root = ET.fromstring(svg)
+    _, _, width, height = (float(v) for v in (root.get("viewBox") or "").split())
+    for text in root.iter(f"{SVG}text"):
+        if text.get("transform"):
+            continue
+        assert 16 <= float(text.get("y") or 0) <= height, (text.text, text.get("y"), height)
+        assert 0 <= float(text.get("x") or 0) <= width

@@ -132,23 +132,181 @@ def gauge_current(tab: Page) -> str:
     return tab.locator('nav.floors-gauge a[aria-current="page"]').inner_text()
 
 
-@pytest.mark.parametrize("viewport", [DESKTOP, MOBILE], ids=["desktop", "mobile"])
 @pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
-def test_gauge_is_visible_and_marks_one_floor(
-    browser: Browser, site_url: str, floor: Floor, viewport: ViewportSize
+def test_desktop_gauge_replaces_the_sidebar_floors_list_and_marks_one_floor(
+    browser: Browser, site_url: str, floor: Floor
+) -> None:
+    context = browser.new_context(viewport=DESKTOP)
+    tab = context.new_page()
+    tab.goto(f"{site_url}floors/{floor.key}/")
+    gauge = tab.locator(".md-sidebar--primary nav.floors-gauge")
+    assert gauge.count() == 1 and gauge.is_visible()
+    assert tab.locator('nav.floors-gauge [aria-current="page"]').count() == 1
+    assert floor.title in gauge_current(tab)
+    assert gauge.locator(".floors-gauge__caption").inner_text() == f"Floor {floor.number} of {len(FLOORS)}"
+    assert not tab.locator("nav.floors-depthbar").is_visible()
+    # The floors' list appears once on the screen: no other navigation link to floor 1 is in view.
+    visible = tab.evaluate(VISIBLE_LINKS_TO, FLOORS[0].key)
+    assert visible == 1, f"{visible} visible links to floor 1 on floor {floor.number}"
+    context.close()
+
+
+VISIBLE_LINKS_TO = """
+(key) => [...document.querySelectorAll('a[href]')].filter(a => {
+  const r = a.getBoundingClientRect();
+  const url = new URL(a.href);
+  return a.closest('nav, .md-sidebar') && !a.rel && !url.hash && url.pathname.endsWith(`/floors/${key}/`)
+    && r.width > 0 && r.height > 0
+    && r.right > 0 && r.left < innerWidth && r.bottom > 0 && r.top < innerHeight
+    && getComputedStyle(a).visibility !== 'hidden';
+}).length
+"""
+
+
+@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
+def test_phone_depth_bar_names_the_floor_and_opens_on_tap(browser: Browser, site_url: str, floor: Floor) -> None:
+    context = browser.new_context(viewport=MOBILE, has_touch=True)
+    tab = context.new_page()
+    tab.goto(f"{site_url}floors/{floor.key}/")
+    bar = tab.locator("nav.floors-depthbar")
+    assert bar.is_visible()
+    summary = bar.locator("summary")
+    assert f"Floor {floor.number} of {len(FLOORS)}" in summary.inner_text()
+    assert floor.title in summary.inner_text()
+    assert bar.locator(".floors-depthbar__segments > span").count() == len(FLOORS)
+    links = bar.locator("a")
+    assert not links.first.is_visible()
+    summary.tap()
+    assert links.count() == len(FLOORS) and links.first.is_visible()
+    assert bar.locator('a[aria-current="page"]').inner_text().endswith(floor.title)
+    assert tab.evaluate(VISIBLE_LINKS_TO, FLOORS[0].key) == 1
+    context.close()
+
+
+TAP_TARGETS_JS = """
+(selector) => [...document.querySelectorAll(selector)].filter(e => e.getClientRects().length)
+  .map(e => { const r = e.getBoundingClientRect();
+              return {text: e.textContent.trim().slice(0, 30), w: r.width, h: r.height}; })
+"""
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, MOBILE], ids=["desktop", "mobile"])
+def test_gauge_tap_targets_are_at_least_24_px(browser: Browser, site_url: str, viewport: ViewportSize) -> None:
+    context = browser.new_context(viewport=viewport)
+    tab = context.new_page()
+    tab.goto(f"{site_url}floors/4-dispatcher/")
+    if viewport is MOBILE:
+        tab.locator("nav.floors-depthbar summary").click()
+        selector = "nav.floors-depthbar :is(summary, a)"
+    else:
+        selector = "nav.floors-gauge a"
+    targets = tab.evaluate(TAP_TARGETS_JS, selector)
+    assert len(targets) >= len(FLOORS)
+    small = [t for t in targets if t["w"] < 24 or t["h"] < 24]
+    assert small == [], small
+    context.close()
+
+
+def reader_pages(site: Path) -> list[str]:
+    labs = sorted(p.parent.relative_to(site).as_posix() + "/" for p in (site / "labs").glob("*/index.html"))
+    return ["", *[f"floors/{f.key}/" for f in FLOORS], labs[0], "proofs/", "cite/", "reference/measure/"]
+
+
+FIRST_SCREEN_JS = """
+() => {
+  const h1 = document.querySelector('article h1');
+  const h2s = [...document.querySelectorAll('article h2')];
+  const size = (e) => parseFloat(getComputedStyle(e).fontSize);
+  const weight = (e) => parseInt(getComputedStyle(e).fontWeight);
+  return {
+    top: h1.getBoundingClientRect().top, h1size: size(h1), h1weight: weight(h1),
+    h2size: Math.max(0, ...h2s.map(size)), h2weight: Math.max(0, ...h2s.map(weight)),
+    width: document.documentElement.scrollWidth,
+  };
+}
+"""
+
+
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+@pytest.mark.parametrize("viewport", [DESKTOP, MOBILE], ids=["desktop", "mobile"])
+def test_title_is_on_the_first_screen_strongest_and_the_page_fits(
+    browser: Browser, site_url: str, *, built_site: Build, viewport: ViewportSize, scheme: str, output_dir: Path
 ) -> None:
     context = browser.new_context(viewport=viewport)
     tab = context.new_page()
-    tab.goto(f"{site_url}floors/{floor.key}/")
-    gauge = tab.locator("nav.floors-gauge")
-    assert gauge.count() == 1
-    gauge.scroll_into_view_if_needed()
-    assert gauge.is_visible()
-    box = gauge.bounding_box()
-    assert box is not None and box["width"] <= viewport["width"]
-    assert tab.locator('nav.floors-gauge [aria-current="page"]').count() == 1
-    assert floor.title in gauge_current(tab)
+    problems = []
+    for path in reader_pages(built_site.site):
+        tab.goto(site_url + path)
+        set_palette(tab, scheme)
+        info = tab.evaluate(FIRST_SCREEN_JS)
+        where = f"{path or 'index'} at {viewport['width']} px ({scheme})"
+        if info["top"] > 0.4 * viewport["height"]:
+            problems.append(f"{where}: the title starts {info['top']:.0f} px down")
+        if info["h1size"] <= info["h2size"] or info["h1weight"] < info["h2weight"]:
+            problems.append(f"{where}: the title is not the strongest heading {info}")
+        if info["width"] > viewport["width"]:
+            problems.append(f"{where}: the page is {info['width']} px wide")
+        if path == "floors/4-dispatcher/":
+            tab.screenshot(path=str(output_dir / f"floor-4-{viewport['width']}-{scheme}.png"))
     context.close()
+    assert problems == [], "\n".join(problems)
+
+
+PLOT_TEXT_JS = """
+() => [...document.querySelectorAll('svg.floors-plot')].flatMap(svg => {
+  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  return [...svg.querySelectorAll('text')].map(t => ({
+    text: t.textContent.slice(0, 30), px: parseFloat(getComputedStyle(t).fontSize) * scale}));
+})
+"""
+
+
+def test_plot_text_is_at_least_10_5_px_on_a_phone(browser: Browser, site_url: str) -> None:
+    context = browser.new_context(viewport=MOBILE)
+    tab = context.new_page()
+    sizes = []
+    for floor in FLOORS:
+        tab.goto(f"{site_url}floors/{floor.key}/")
+        sizes += [(floor.key, t) for t in tab.evaluate(PLOT_TEXT_JS)]
+    context.close()
+    assert len(sizes) > 50, "the floors should draw several plots"
+    small = [(key, t["text"], round(t["px"], 1)) for key, t in sizes if t["px"] < 10.5]
+    assert small == [], small[:10]
+
+
+WIDE_OUTPUTS_JS = """
+() => [...document.querySelectorAll('.floors-proof__output pre > code, pre.floors-output > code')]
+  .filter(c => c.getClientRects().length && c.scrollWidth > c.clientWidth + 1)
+  .map(c => c.textContent.split('\\n')[0].slice(0, 60))
+"""
+
+
+def test_no_proof_output_scrolls_sideways_at_1280(page: Page, site_url: str) -> None:
+    wide = []
+    for path in ["", *[f"floors/{f.key}/" for f in FLOORS]]:
+        page.goto(site_url + path)
+        wide += [f"{path or 'index'}: {line}" for line in page.evaluate(WIDE_OUTPUTS_JS)]
+    assert wide == [], wide
+
+
+def test_copy_button_never_covers_output_text(page: Page, site_url: str) -> None:
+    covered = []
+    for path in ["floors/3-boundary/", "floors/7-memory/"]:
+        page.goto(site_url + path)
+        for block in page.locator(".floors-proof__output pre").all()[:12]:
+            block.hover()
+            button = block.locator("button.md-clipboard")
+            if not button.count() or not button.is_visible():
+                continue
+            clear = block.evaluate(
+                """(pre) => { const b = pre.querySelector('button.md-clipboard').getBoundingClientRect();
+                   const code = pre.querySelector('code'); const s = getComputedStyle(code);
+                   const textRight = code.getBoundingClientRect().right - parseFloat(s.paddingRight);
+                   return b.left >= textRight - 1; }"""
+            )
+            if not clear:
+                covered.append(f"{path}: {block.inner_text()[:40]}")
+    assert covered == [], covered
 
 
 def test_gauge_navigation_survives_instant_navigation_and_back(page: Page, site_url: str) -> None:
@@ -170,12 +328,35 @@ def test_gauge_navigation_survives_instant_navigation_and_back(page: Page, site_
 
 def test_search_finds_a_floor_specific_term(page: Page, site_url: str) -> None:
     page.goto(site_url)
-    page.locator("label.md-search__icon, input.md-search__input").first.click()
-    page.locator("input.md-search__input").fill("AutogradCPU")
-    result = page.locator(".md-search-result__link").first
-    result.wait_for(timeout=15000)
-    hrefs = page.locator(".md-search-result__link").evaluate_all("links => links.map(a => a.href)")
+    hrefs = search_hrefs(page, "AutogradCPU")
     assert any("floors/4-dispatcher/" in href for href in hrefs), hrefs
+
+
+def search_hrefs(tab: Page, query: str) -> list[str]:
+    tab.locator("label.md-search__icon, input.md-search__input").first.click()
+    tab.locator("input.md-search__input").fill(query)
+    tab.locator(".md-search-result__link").first.wait_for(timeout=15000)
+    hrefs: list[str] = tab.locator(".md-search-result__link").evaluate_all("links => links.map(a => a.href)")
+    return hrefs
+
+
+@pytest.mark.parametrize(
+    ("query", "floors"),
+    [("dispatcher", ["4-dispatcher"]), ("autograd", ["5-autograd"]), ("stride", ["7-memory", "1-program"])],
+)
+def test_search_ranks_the_floor_first_for_its_subject(page: Page, site_url: str, query: str, floors: list[str]) -> None:
+    page.goto(site_url)
+    hrefs = search_hrefs(page, query)
+    first = urlsplit(hrefs[0]).path
+    assert any(first.endswith(f"/floors/{key}/") for key in floors), hrefs[:5]
+
+
+def test_lab_search_excerpts_carry_no_prompt_or_copy_noise(page: Page, site_url: str) -> None:
+    page.goto(site_url)
+    search_hrefs(page, "dispatcher")
+    texts = page.locator(".md-search-result__item").all_inner_texts()
+    noisy = [t[:80] for t in texts if re.search(r"In \[\d*\]:|Copied!", t)]
+    assert noisy == [], noisy
 
 
 @pytest.mark.parametrize("scheme", ["default", "slate"])
@@ -254,3 +435,40 @@ def test_an_old_anchor_still_lands_on_its_renamed_section(page: Page, site_url: 
     page.wait_for_function("window.scrollY > 0")
     heading = page.locator("#tiny-add-three-ways").bounding_box()
     assert heading is not None and 0 <= heading["y"] < 300, heading
+
+
+LAB_CELL_JS = """
+() => {
+  const input = document.querySelector('.jp-InputArea .highlight-ipynb pre');
+  const output = document.querySelector('.jp-OutputArea-output pre');
+  const left = (e) => e.getBoundingClientRect().left + parseFloat(getComputedStyle(e).paddingLeft);
+  return {input: left(input), output: left(output), prompts: document.querySelectorAll('.jp-InputPrompt').length};
+}
+"""
+
+
+def test_lab_cells_on_a_phone_have_no_prompts_and_outputs_align_with_inputs(
+    browser: Browser, site_url: str, built_site: Build
+) -> None:
+    context = browser.new_context(viewport=MOBILE)
+    tab = context.new_page()
+    tab.goto(site_url + accessibility_targets(built_site.site)[-1])
+    cells = tab.evaluate(LAB_CELL_JS)
+    context.close()
+    assert cells["prompts"] == 0
+    assert abs(cells["input"] - cells["output"]) <= 2, cells
+
+
+NAMES_JS = """
+() => [...document.querySelectorAll('[aria-label], [title]')]
+  .map(e => (e.getAttribute('aria-label') || '') + ' ' + (e.getAttribute('title') || ''))
+  .filter(name => /&[a-z]+;|&#\\d+;|¶/.test(name))
+"""
+
+
+def test_accessible_names_carry_no_entities(page: Page, site_url: str) -> None:
+    leaks = []
+    for path in ["", *[f"floors/{f.key}/" for f in FLOORS]]:
+        page.goto(site_url + path)
+        leaks += [f"{path or 'index'}: {name}" for name in page.evaluate(NAMES_JS)]
+    assert leaks == [], leaks[:5]

@@ -19,7 +19,7 @@ import argparse
 import re
 import sys
 from collections.abc import Iterable
-from html import escape
+from html import escape, unescape
 from pathlib import Path
 
 from pytorch_floors.floors import FLOORS, MAP_PAGE
@@ -83,7 +83,8 @@ def add_copy_links(html: str, absolute_page_url: str) -> str:
 
     def add(match: re.Match[str]) -> str:
         ident = match["id"]
-        title = _TAGS.sub("", match["body"]).replace("¶", "").strip()
+        # The heading's text, as a reader hears it: entities decoded (the permalink's "&para;" dropped).
+        title = unescape(_TAGS.sub("", match["body"])).replace("¶", "").strip()
         url = f"{absolute_page_url}#{ident}"
         link = (
             f'<a class="floors-copy-link" href="{escape(url)}" data-floors-copy="{escape(url)}" '

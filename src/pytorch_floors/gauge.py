@@ -1,23 +1,81 @@
-"""The depth gauge: all eight floors as a vertical strip, the reader's floor marked.
+"""The depth gauge: the floors (or their labs) as a vertical scale, the reader's floor marked.
 
-The gauge is plain, accessible HTML: a `<nav>` landmark holding an ordered list
-of links (one per floor, top to bottom), the current floor carrying
-`aria-current="page"` and an accent dot, then "up a floor" / "down a floor" links.
-Colours come from CSS custom properties, so it follows the light and dark palettes.
+Two renderings of one registry, never on the same screen:
+
+- `render_gauge`: a vertical scale from floor 1 (your program, at the surface) down to
+  floor 8 (the chip). It takes the place of the Floors (or Labs) section of the left
+  sidebar, so it *is* the floors' navigation. Floors already passed read differently
+  from floors ahead; the reader's floor carries the orange dot and `aria-current`.
+- `render_depth_bar`: on a phone, where the sidebar is a drawer, a compact bar of one
+  segment per floor with the current floor named; it opens on tap into the same links.
+  It is a `<details>` element, so it works without JavaScript.
+
+Both are plain, accessible HTML; colours come from CSS custom properties
+(`docs/stylesheets/floors.css`), so they follow the light and dark palettes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from html import escape
+from typing import Literal
 
-from pytorch_floors.floors import FLOORS, Floor
+from pytorch_floors.floors import FLOORS, MAP_PAGE, Floor, floor_for_page
 
-__all__ = ["render_gauge"]
+__all__ = ["GaugeKind", "page_gauges", "render_depth_bar", "render_gauge"]
+
+GaugeKind = Literal["floor", "lab"]
+"""What the gauge's stops are: the floor pages or their labs."""
+
+_NOUN: dict[GaugeKind, str] = {"floor": "Floor", "lab": "Lab"}
 
 
-def _link(href: str, text: str, *, rel: str, css: str) -> str:
-    return f'<a class="{css}" rel="{rel}" href="{escape(href)}">{escape(text)}</a>'
+@dataclass(frozen=True)
+class _Stop:
+    floor: Floor
+    href: str
+    position: Literal["passed", "current", "ahead", "none"]
+
+
+def _stops(current: Floor | None, href_for: Callable[[Floor], str]) -> list[_Stop]:
+    stops = []
+    for floor in FLOORS:
+        if current is None:
+            position: Literal["passed", "current", "ahead", "none"] = "none"
+        elif floor.number < current.number:
+            position = "passed"
+        elif floor.number == current.number:
+            position = "current"
+        else:
+            position = "ahead"
+        stops.append(_Stop(floor, href_for(floor), position))
+    return stops
+
+
+def _where(current: Floor, kind: GaugeKind) -> str:
+    return f"{_NOUN[kind]} {current.number} of {len(FLOORS)}"
+
+
+def _stop_link(stop: _Stop, kind: GaugeKind) -> str:
+    css = "floors-gauge__floor"
+    if stop.position != "none":
+        css += f" floors-gauge__floor--{stop.position}"
+    current = ' aria-current="page"' if stop.position == "current" else ""
+    noun = "" if kind == "floor" else "Lab "
+    return (
+        f'<li class="{css}"><a href="{escape(stop.href)}"{current}>'
+        f'<span class="floors-gauge__mark" aria-hidden="true"></span>'
+        f'<span class="floors-gauge__number">{noun}{stop.floor.number}</span> '
+        f'<span class="floors-gauge__name">{escape(stop.floor.title)}</span></a></li>'
+    )
+
+
+def _step(href: str, arrow: str, text: str, *, rel: str, css: str) -> str:
+    # The arrow is decoration; the accessible name is the words, which start the visible text too.
+    return (
+        f'<a class="{css}" rel="{rel}" href="{escape(href)}"><span aria-hidden="true">{arrow}</span>{escape(text)}</a>'
+    )
 
 
 def render_gauge(
@@ -25,52 +83,111 @@ def render_gauge(
     href_for: Callable[[Floor], str],
     *,
     map_href: str | None = None,
+    kind: GaugeKind = "floor",
 ) -> str:
     """Render the depth gauge as HTML.
 
     Args:
-        current: The floor of the page being rendered, or `None` on pages that
-            belong to no floor (the map, the reference): then the whole building
-            is shown with no floor marked and no up/down links.
-        href_for: Returns the link to a floor's page, relative to the current page.
+        current: The floor of the page being rendered, or `None` where the page belongs
+            to no floor (Part 0, the 404 page): then the whole building is shown, no floor
+            marked and no up/down links.
+        href_for: Returns the link to a floor's page (or its lab's page, for `kind="lab"`),
+            relative to the current page.
         map_href: Link to Part 0 (the map), used as "up" from floor 1.
+        kind: `"floor"` for the floor pages, `"lab"` for a gauge of the labs.
 
     Returns:
-        The gauge's HTML, a single `<nav>` element.
+        The gauge's HTML, a single `<nav class="floors-gauge">` element.
     """
-    label = (
-        f"Depth gauge: floor {current.number} of {len(FLOORS)}, {current.title}"
-        if current
-        else f"Depth gauge: the {len(FLOORS)} floors, from your program to the chip"
-    )
-    items = []
-    for floor in FLOORS:
-        is_current = current is not None and floor.number == current.number
-        attrs = ' aria-current="page"' if is_current else ""
-        css = "floors-gauge__floor floors-gauge__floor--current" if is_current else "floors-gauge__floor"
-        here = '<span class="floors-gauge__here"> (you are here)</span>' if is_current else ""
-        items.append(
-            f'<li class="{css}"><a href="{escape(href_for(floor))}"{attrs}>'
-            f'<span class="floors-gauge__dot" aria-hidden="true"></span>'
-            f'<span class="floors-gauge__number">{floor.number}</span> '
-            f'<span class="floors-gauge__name">{escape(floor.title)}</span>{here}</a></li>'
-        )
+    noun = _NOUN[kind]
+    if current is not None:
+        label = f"Depth gauge: {_where(current, kind).lower()}, {current.title}"
+        caption = _where(current, kind)
+    else:
+        label = f"Depth gauge: the {len(FLOORS)} floors, from your program to the chip"
+        caption = f"The {len(FLOORS)} floors"
+    items = "".join(_stop_link(stop, kind) for stop in _stops(current, href_for))
     steps = []
     if current is not None:
         index = current.number - 1
         if index > 0:
             above = FLOORS[index - 1]
-            steps.append(_link(href_for(above), f"↑ Up a floor: {above.title}", rel="prev", css="floors-gauge__up"))
+            text = f"Up: {noun} {above.number} · {above.title}"
+            steps.append(_step(href_for(above), "↑", text, rel="prev", css="floors-gauge__up"))
         elif map_href is not None:
-            steps.append(_link(map_href, "↑ Up to the map", rel="prev", css="floors-gauge__up"))
+            steps.append(_step(map_href, "↑", "Up to the map", rel="prev", css="floors-gauge__up"))
         if index + 1 < len(FLOORS):
             below = FLOORS[index + 1]
-            steps.append(_link(href_for(below), f"↓ Down a floor: {below.title}", rel="next", css="floors-gauge__down"))
-    caption = f"Floor {current.number} of {len(FLOORS)}" if current else "The whole building"
+            text = f"Down: {noun} {below.number} · {below.title}"
+            steps.append(_step(href_for(below), "↓", text, rel="next", css="floors-gauge__down"))
     steps_html = f'<p class="floors-gauge__steps">{"".join(steps)}</p>' if steps else ""
     return (
-        f'<nav class="floors-gauge" aria-label="{escape(label)}">'
-        f'<p class="floors-gauge__caption" aria-hidden="true">{caption}</p>'
-        f'<ol class="floors-gauge__floors">{"".join(items)}</ol>'
+        f'<nav class="floors-gauge floors-gauge--{kind}" aria-label="{escape(label)}">'
+        f'<p class="floors-gauge__caption">{escape(caption)}</p>'
+        f'<p class="floors-gauge__end floors-gauge__end--top" aria-hidden="true">surface</p>'
+        f'<ol class="floors-gauge__floors">{items}</ol>'
+        f'<p class="floors-gauge__end floors-gauge__end--bottom" aria-hidden="true">chip</p>'
         f"{steps_html}</nav>"
     )
+
+
+def render_depth_bar(current: Floor, href_for: Callable[[Floor], str], *, kind: GaugeKind = "floor") -> str:
+    """Render the phone's compact depth bar: one segment per floor, the current one named.
+
+    Tapping the bar opens the list of floors (or labs); it is a `<details>` element, so it
+    needs no JavaScript. Wide screens hide it, because there the gauge sits in the sidebar.
+
+    Args:
+        current: The floor of the page being rendered.
+        href_for: Returns the link to a floor's page (or lab page), relative to the current page.
+        kind: `"floor"` or `"lab"`, as for `render_gauge`.
+
+    Returns:
+        The bar's HTML, a single `<nav class="floors-depthbar">` element.
+    """
+    stops = _stops(current, href_for)
+    segments = "".join(f'<span class="floors-depthbar__segment--{stop.position}"></span>' for stop in stops)
+    where = _where(current, kind)
+    items = "".join(_stop_link(stop, kind) for stop in stops)
+    return (
+        f'<nav class="floors-depthbar floors-depthbar--{kind}" aria-label="{escape(f"Depth: {where.lower()}")}">'
+        f'<details class="floors-depthbar__details"><summary class="floors-depthbar__summary">'
+        f'<span class="floors-depthbar__segments" aria-hidden="true">{segments}</span>'
+        f'<span class="floors-depthbar__where">{escape(where)}</span> '
+        f'<span class="floors-depthbar__name">{escape(current.title)}</span></summary>'
+        f'<ol class="floors-gauge__floors">{items}</ol></details></nav>'
+    )
+
+
+def page_gauges(src_uri: str, url_of: Callable[[str], str]) -> dict[str, str | None]:
+    """Choose the gauges a page shows, for the theme's partials.
+
+    A floor page gets the floors' gauge in place of the sidebar's Floors section and the
+    phone's depth bar; a lab page gets the same for the labs, in place of the Labs section;
+    Part 0 gets the whole building in the sidebar; every other page gets none, so it stays
+    out of the way (its sidebar keeps the plain Floors section).
+
+    Args:
+        src_uri: The page's source path relative to `docs/`.
+        url_of: Returns the URL of a source path relative to the page being rendered.
+
+    Returns:
+        `floors_gauge` (sidebar gauge HTML), `floors_gauge_replaces` (the title of the nav
+        section it replaces), `floors_depth_bar` (phone bar HTML) and `floors_building`
+        (Part 0's whole building); each `None` where the page has none.
+    """
+    gauges: dict[str, str | None] = dict.fromkeys(("floors_gauge", "floors_gauge_replaces", "floors_depth_bar"))
+    floor = floor_for_page(src_uri)
+    if floor is not None:
+        kind: GaugeKind = "floor" if src_uri == floor.page else "lab"
+
+        def href(f: Floor) -> str:
+            return url_of(f.page if kind == "floor" else f.lab)
+
+        gauges["floors_gauge"] = render_gauge(floor, href, map_href=url_of(MAP_PAGE), kind=kind)
+        gauges["floors_gauge_replaces"] = "Floors" if kind == "floor" else "Labs"
+        gauges["floors_depth_bar"] = render_depth_bar(floor, href, kind=kind)
+    elif src_uri == MAP_PAGE:
+        gauges["floors_gauge"] = render_gauge(None, lambda f: url_of(f.page))
+        gauges["floors_gauge_replaces"] = "Floors"
+    return gauges

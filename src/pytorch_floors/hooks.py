@@ -37,7 +37,7 @@ from pytorch_floors.execution.cache import CacheMode
 from pytorch_floors.execution.engine import Status
 from pytorch_floors.execution.report import report_html, report_json
 from pytorch_floors.floors import FLOORS, MAP_PAGE, floor_for_page
-from pytorch_floors.gauge import render_gauge
+from pytorch_floors.gauge import page_gauges, render_gauge
 from pytorch_floors.handouts import cite_links_html, handout_context
 from pytorch_floors.labs import configure_jupyter, finish_lab_page, publish_notebooks
 from pytorch_floors.provenance import collect
@@ -143,16 +143,20 @@ def _first_docstring_line(path: Path) -> str:
 
 
 def _proofs_table(engine: Engine) -> str:
-    rows = ["| Floor | Proof | What it shows | Download |", "|---|---|---|---|"]
+    # One short table per page, under the page's name: two columns fit a phone, and the
+    # floor is said once in its heading instead of on every row.
     order = {f.page: f.number for f in FLOORS}
+    sections = []
     for page, blocks in sorted(engine.planned.items(), key=lambda item: (order.get(item[0], 0), item[0])):
         floor = floor_for_page(page)
-        where = f"Floor {floor.number}" if floor else "Part 0" if page == MAP_PAGE else page
+        where = floor.heading if floor else "Part 0 · The map" if page == MAP_PAGE else page
+        rows = [f"### [{where}]({page})", "", "| Proof | What it shows |", "|---|---|"]
         for block in blocks:
             for proof in block.proofs:
                 summary = _first_docstring_line(engine.project_dir / proof).replace("|", "\\|")
-                rows.append(f"| [{where}]({page}) | `{block.block_id}` | {summary} | [`{Path(proof).name}`]({proof}) |")
-    return "\n".join(rows)
+                rows.append(f"| [`{Path(proof).name}`]({proof})<br>block `{block.block_id}` | {summary} |")
+        sections.append("\n".join(rows))
+    return "\n\n".join(sections)
 
 
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
@@ -167,6 +171,8 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
                 f"docs/{floor.page}: floor pages take their title from the registry; remove the '# ' heading"
             )
         page.meta.setdefault("description", floor.summary)
+        # A floor outranks its lab (which repeats the floor's words in code) for the floor's own subject.
+        page.meta.setdefault("search", {"boost": 4})
         markdown = f"# {floor.heading}\n\n{markdown}"
         if (Path(config.docs_dir) / floor.lab).is_file():
             # "Check yourself" closes every floor page; its lab follows it there.
@@ -209,6 +215,7 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
                 time.perf_counter() - started if status != "cached" else None,
             )
         )
+    html = _leave_out_of_search(html)
     failed = [f for f in engine.failures if f.page == page.file.src_uri]
     if failed and not _state["serving"]:
         raise PluginError("a proof failed:\n" + "\n".join(str(f) for f in failed))
@@ -222,6 +229,23 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
     return html
 
 
+# Left out of the search index (Material skips elements marked `data-search-exclude`): the
+# collapsed proof sources, which are downloadable scripts, and the code and outputs of lab cells,
+# whose prose stays. Otherwise labs outrank the floors with the floors' own words in code, their
+# excerpts open on prompts and "Copied!", and the index outweighs the page that loads it.
+_SEARCH_EXCLUDED = (
+    '<details class="floors-proof__source"',
+    '<div class="jp-InputArea jp-Cell-inputArea"',
+    '<div class="jp-OutputArea jp-Cell-outputArea"',
+)
+
+
+def _leave_out_of_search(html: str) -> str:
+    for opening in _SEARCH_EXCLUDED:
+        html = html.replace(opening, f"{opening} data-search-exclude")
+    return html
+
+
 def on_page_context(context: dict[str, Any], page: Page, config: MkDocsConfig, nav: Navigation) -> dict[str, Any]:
     """Hand the gauge and the provenance to the `floors-header` partial; fill the build report page."""
     files: Files = _state["files"]
@@ -230,8 +254,7 @@ def on_page_context(context: dict[str, Any], page: Page, config: MkDocsConfig, n
         file = files.get_file_from_path(src)
         return get_relative_url(file.url, page.url) if file else src
 
-    floor = floor_for_page(page.file.src_uri)
-    context["floors_gauge"] = render_gauge(floor, lambda f: url_of(f.page), map_href=url_of(MAP_PAGE))
+    context.update(page_gauges(page.file.src_uri, url_of))
     context["floors_provenance"] = _state["provenance"]
     context["floors_handout"] = handout_context(page.file.src_uri, page.url)
     if page.content and REPORT_MARKER in page.content:
@@ -249,7 +272,7 @@ def on_template_context(context: dict[str, Any], template_name: str, config: MkD
             file = files.get_file_from_path(src)
             return f"{root}/{file.url if file else src}"
 
-        context["floors_gauge"] = render_gauge(None, lambda f: absolute(f.page), map_href=absolute(MAP_PAGE))
+        context["floors_building"] = render_gauge(None, lambda f: absolute(f.page))
         context["floors_provenance"] = None
     return context
 

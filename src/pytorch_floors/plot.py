@@ -20,6 +20,15 @@ __all__ = ["Series", "bar_chart", "line_chart", "show"]
 
 _ids = count(1)
 
+# Series are told apart by shape and dash as well as colour, so a chart reads in greyscale
+# and for readers who cannot tell the palette's colours apart.
+_MARKERS = ("circle", "square", "triangle", "diamond", "cross", "plus")
+_DASHES = ("6 4", "2 4", "10 4 2 4", "1 3", "12 3", "4 2 1 2")
+
+# Layout room for text, in SVG units. On a phone the stylesheet draws chart text at up to
+# 21 units (a 640-unit chart drawn 338 px wide renders it at 11 px), so margins fit that size.
+_ROW = 26
+
 
 @dataclass(frozen=True)
 class Series:
@@ -114,6 +123,25 @@ def _frame(width: int, height: int, title: str, description: str) -> tuple[str, 
     return head, "</svg>"
 
 
+_POLYGONS = {
+    "square": ((-3.5, -3.5), (3.5, -3.5), (3.5, 3.5), (-3.5, 3.5)),
+    "triangle": ((0, -5), (4.5, 3.5), (-4.5, 3.5)),
+    "diamond": ((0, -5), (5, 0), (0, 5), (-5, 0)),
+}
+_STROKES = {"cross": ((-4, -4, 4, 4), (-4, 4, 4, -4)), "plus": ((-5, 0, 5, 0), (0, -5, 0, 5))}
+
+
+def _marker(shape: str, x: float, y: float, css: str) -> str:
+    """One data point drawn as `shape`, centred on (x, y), about 8 units across."""
+    if shape in _STROKES:
+        d = "".join(f"M{x + a:.1f},{y + b:.1f}L{x + c:.1f},{y + e:.1f}" for a, b, c, e in _STROKES[shape])
+        return f'<path class="{css} floors-plot__stroke" d="{d}"/>'
+    if shape in _POLYGONS:
+        points = " ".join(f"{x + dx:.1f},{y + dy:.1f}" for dx, dy in _POLYGONS[shape])
+        return f'<polygon class="{css}" points="{points}"/>'
+    return f'<circle class="{css}" cx="{x:.1f}" cy="{y:.1f}" r="4"/>'
+
+
 def line_chart(
     series: Sequence[Series],
     *,
@@ -129,7 +157,8 @@ def line_chart(
     """Draw one or more series on shared axes.
 
     Args:
-        series: The data series; each gets its own colour and a legend entry.
+        series: The data series; each gets its own colour, marker shape (dashed series: dash
+            pattern) and legend entry, so series differ by more than colour.
         title: Chart title, shown above the plot and read by screen readers.
         x_label: X-axis label, with its unit.
         y_label: Y-axis label, with its unit.
@@ -150,8 +179,8 @@ def line_chart(
     for s in series:
         if len(s.xs) != len(s.ys):
             raise ValueError(f"series {s.name!r}: {len(s.xs)} x values but {len(s.ys)} y values")
-    left, right, top, bottom = 78, 20, 40, 64
-    legend_height = 20 * len(series)
+    left, right, top, bottom = 96, 20, 40, 72
+    legend_height = _ROW * len(series)
     plot_w, plot_h = width - left - right, height - top - bottom
     x_axis = _axis([x for s in series for x in s.xs], log_x, include_zero=False)
     y_axis = _axis([y for s in series for y in s.ys], log_y, include_zero=not log_y)
@@ -168,7 +197,7 @@ def line_chart(
         x = px(tick)
         parts.append(f'<line class="floors-plot__grid" x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{top + plot_h}"/>')
         parts.append(
-            f'<text class="floors-plot__tick" x="{x:.1f}" y="{top + plot_h + 18}" text-anchor="middle">'
+            f'<text class="floors-plot__tick" x="{x:.1f}" y="{top + plot_h + 22}" text-anchor="middle">'
             f"{_tick_label(tick)}</text>"
         )
     for tick in y_axis.ticks:
@@ -182,25 +211,33 @@ def line_chart(
         f'<rect class="floors-plot__frame" x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="none"/>'
     )
     parts.append(
-        f'<text class="floors-plot__label" x="{left + plot_w / 2}" y="{top + plot_h + 44}" '
+        f'<text class="floors-plot__label" x="{left + plot_w / 2}" y="{top + plot_h + 52}" '
         f'text-anchor="middle">{escape(x_label)}</text>'
     )
     parts.append(
-        f'<text class="floors-plot__label" transform="translate(18 {top + plot_h / 2}) rotate(-90)" '
+        f'<text class="floors-plot__label" transform="translate(20 {top + plot_h / 2}) rotate(-90)" '
         f'text-anchor="middle">{escape(y_label)}</text>'
     )
+    dashes = iter(_DASHES)
     for index, s in enumerate(series):
         css = f"floors-plot__series floors-plot__series--{index % 6}"
+        marker = _MARKERS[index % len(_MARKERS)]
+        dash = next(dashes, _DASHES[-1]) if s.dashed else None
+        dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
         coords = [(px(x), py(y)) for x, y in zip(s.xs, s.ys, strict=True)]
         if s.line and len(coords) > 1:
             path = " ".join(f"{x:.1f},{y:.1f}" for x, y in coords)
-            dash = ' stroke-dasharray="6 4"' if s.dashed else ""
-            parts.append(f'<polyline class="{css}" points="{path}" fill="none"{dash}/>')
+            parts.append(f'<polyline class="{css}" points="{path}" fill="none"{dash_attr}/>')
         if s.points:
-            parts.extend(f'<circle class="{css}" cx="{x:.1f}" cy="{y:.1f}" r="3.5"/>' for x, y in coords)
-        ly = height + 20 * index + 4
-        parts.append(f'<rect class="{css}" x="{left}" y="{ly}" width="14" height="4"/>')
-        parts.append(f'<text class="floors-plot__legend" x="{left + 22}" y="{ly + 6}">{escape(s.name)}</text>')
+            parts.extend(_marker(marker, x, y, css) for x, y in coords)
+        ly = height + _ROW * index + 8
+        if s.line:
+            parts.append(
+                f'<line class="{css} floors-plot__key" x1="{left}" y1="{ly}" x2="{left + 28}" y2="{ly}"{dash_attr}/>'
+            )
+        if s.points:
+            parts.append(_marker(marker, left + 14, ly, css))
+        parts.append(f'<text class="floors-plot__legend" x="{left + 36}" y="{ly + 6}">{escape(s.name)}</text>')
     parts.append(tail)
     return "".join(parts)
 
@@ -236,8 +273,8 @@ def bar_chart(
         raise ValueError("bar_chart needs at least one bar")
     if any(value < 0 for _, value in bars):
         raise ValueError("bar_chart draws lengths; values must be >= 0")
-    label_w, right, top, row = 210, 110, 40, 28
-    height = top + row * len(bars) + 36
+    label_w, right, top, row = 210, 130, 40, 30
+    height = top + row * len(bars) + 44
     peak = max(value for _, value in bars) or 1.0
     head, tail = _frame(width, height, title, description or title)
     parts = [head, f'<text class="floors-plot__title" x="8" y="22">{escape(title)}</text>']
@@ -247,11 +284,11 @@ def bar_chart(
         length = max(value / peak * span, 0.5 if value > 0 else 0)
         css = "floors-plot__bar floors-plot__bar--highlight" if label in highlight else "floors-plot__bar"
         parts.append(
-            f'<text class="floors-plot__tick" x="{label_w - 8}" y="{y + 17}" text-anchor="end">{escape(label)}</text>'
+            f'<text class="floors-plot__tick" x="{label_w - 8}" y="{y + 19}" text-anchor="end">{escape(label)}</text>'
         )
-        parts.append(f'<rect class="{css}" x="{label_w}" y="{y + 4}" width="{length:.2f}" height="{row - 10}"/>')
+        parts.append(f'<rect class="{css}" x="{label_w}" y="{y + 5}" width="{length:.2f}" height="{row - 10}"/>')
         parts.append(
-            f'<text class="floors-plot__tick" x="{label_w + length + 6:.1f}" y="{y + 17}">'
+            f'<text class="floors-plot__tick" x="{label_w + length + 6:.1f}" y="{y + 19}">'
             f"{escape(value_format.format(value))}</text>"
         )
     parts.append(

@@ -1,0 +1,122 @@
+"""Reader's-weight audit of a built site: page weight, DOM size, search index, Lighthouse.
+
+Run `python bench/reader.py SITE_DIR` on a site built with `make build` (default `site/`). It
+serves the site on 127.0.0.1 (an ephemeral port) and, for Part 0, floor 3, floor 4 and lab 4:
+
+- loads the page in headless Chromium (390 x 844) and sums the bytes of every response, as
+  transferred uncompressed by the local server, and counts the DOM's elements;
+- prints the size of `search/search_index.json`;
+- with `--lighthouse`, runs Lighthouse's mobile audit (performance and accessibility) against
+  Debian's chromium. Lighthouse comes from npm: `npm i -E lighthouse@12.2.3` in a folder given
+  as `--lighthouse DIR` (it needs Node 20; nothing is downloaded at run time).
+
+Targets (speed and size targets live here, not in the tests): a floor page at most 600 KB and
+2,500 elements; the search index at most 300 KB; Lighthouse performance at least 0.9 and
+accessibility 1.0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from playwright.sync_api import Response, sync_playwright
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+from conftest import CHROMIUM_ARGS  # noqa: E402  (the browser tests' flags, one list for both)
+
+PAGES = ["", "floors/3-boundary/", "floors/4-dispatcher/", "labs/4-dispatcher/"]
+CHROMIUM = "/usr/bin/chromium"
+PAGE_LIMIT_KB = 600
+DOM_LIMIT = 2500
+INDEX_LIMIT_KB = 300
+
+
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def serve(site: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+def weigh(url: str) -> list[tuple[str, int, int]]:
+    """(page, bytes loaded, DOM elements) for each page, at a phone's viewport."""
+    rows = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for path in PAGES:
+            context = browser.new_context(viewport={"width": 390, "height": 844})
+            tab = context.new_page()
+            sizes: dict[str, int] = {}
+
+            def on_response(response: Response, sizes: dict[str, int] = sizes) -> None:
+                if response.ok:
+                    sizes[response.url] = len(response.body())
+
+            tab.on("response", on_response)
+            tab.goto(url + path, wait_until="networkidle")
+            tab.wait_for_timeout(500)
+            elements = tab.evaluate("document.getElementsByTagName('*').length")
+            rows.append((path or "index", sum(sizes.values()), elements))
+            context.close()
+        browser.close()
+    return rows
+
+
+def lighthouse(tool: Path, url: str) -> dict[str, float]:
+    """Lighthouse's mobile performance and accessibility scores for one page."""
+    done = subprocess.run(
+        [
+            str(tool / "node_modules" / ".bin" / "lighthouse"),
+            url,
+            "--quiet",
+            "--output=json",
+            "--only-categories=performance,accessibility",
+            f"--chrome-flags={' '.join(CHROMIUM_ARGS)}",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "CHROME_PATH": CHROMIUM},
+        timeout=300,
+    )
+    report = json.loads(done.stdout)
+    return {name: category["score"] for name, category in report["categories"].items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("site", nargs="?", default="site", type=Path)
+    parser.add_argument("--lighthouse", type=Path, help="folder where lighthouse@12.2.3 is installed with npm")
+    args = parser.parse_args()
+    index = args.site / "search" / "search_index.json"
+    print(f"search index: {index.stat().st_size / 1000:.0f} KB (target <= {INDEX_LIMIT_KB} KB)")
+    server, url = serve(args.site)
+    try:
+        for page, size, elements in weigh(url):
+            print(f"{page:<24} {size / 1000:>7.0f} KB {elements:>6} elements")
+        print(f"targets for a floor page: <= {PAGE_LIMIT_KB} KB, <= {DOM_LIMIT} elements")
+        if args.lighthouse:
+            for path in PAGES:
+                scores = lighthouse(args.lighthouse, url + path)
+                line = "  ".join(f"{name} {score:.2f}" for name, score in scores.items())
+                print(f"lighthouse {path or 'index':<24} {line}")
+            print("targets: performance >= 0.90, accessibility 1.00")
+    finally:
+        server.shutdown()
+
+
+if __name__ == "__main__":
+    main()
