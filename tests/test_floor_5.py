@@ -143,3 +143,26 @@ def test_retain_graph_keeps_every_saved_tensor_through_the_pass(load_proof: Load
     rows = proof.trace_backward(retain_graph=True)
     assert len({bytes_held for _, bytes_held, _ in rows}) == 1
     assert all(released == [] for _, _, released in rows)
+
+
+def test_scalar_backward_is_backward_with_a_seed_of_one(load_proof: Loader) -> None:
+    proof = load_proof("5-autograd/backward_edges.py")
+    implicit, explicit = proof.implicit_versus_explicit_seed()
+    assert torch.equal(implicit, explicit)
+    assert "scalar outputs" in proof.non_scalar_error()
+
+
+def test_retained_second_backward_doubles_the_tutorial_gradient(load_proof: Loader) -> None:
+    proof = load_proof("5-autograd/backward_edges.py")
+    once, twice = proof.retained_twice()
+    assert torch.equal(once, torch.full((2, 2), 4.5))
+    assert torch.equal(twice, torch.full((2, 2), 9.0))
+
+
+def test_only_floating_and_complex_tensors_require_grad(load_proof: Loader) -> None:
+    proof = load_proof("5-autograd/backward_edges.py")
+    outcomes = {text: proof.requires_grad_outcome(make) for text, make in proof.REQUIRES_GRAD.items()}
+    accepted = [text for text, outcome in outcomes.items() if outcome == "accepted"]
+    assert accepted == [text for text in outcomes if "float32" in text or "complex64" in text]
+    refused = [outcome for outcome in outcomes.values() if outcome != "accepted"]
+    assert len(refused) == 2 and all("floating point" in message for message in refused)

@@ -1,4 +1,4 @@
-"""Floor 6 in one number: the arithmetic rate a matrix multiply reaches once a BLAS kernel does the work, against Python loops."""
+"""Floor 6 in one number: a matrix multiply's rate in a BLAS kernel, against the same product in Python loops."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ def python_loop_flops(n: int) -> float:
     b = torch.randn(n, n).tolist()
 
     def product() -> list[list[float]]:
-        columns = list(zip(*b))
-        return [[sum(x * y for x, y in zip(row, column)) for column in columns] for row in a]
+        columns = list(zip(*b, strict=True))
+        return [[sum(x * y for x, y in zip(row, column, strict=True)) for column in columns] for row in a]
 
     seconds = time_call(product, device="cpu", warmup=1, samples=3, number=1).median
     return 2 * n**3 / seconds
