@@ -64,7 +64,7 @@ def trace() -> list[Step]:
     table = dispatch_table()
     # DispatchKeySet(CPU, ADInplaceOrView, AutogradCPU, AutocastCPU): printed lowest priority first
     order = str(keys).removeprefix("DispatchKeySet(").removesuffix(")").split(", ")
-    visited = [f"{key}: {table.get(key, 'no entry')}" for key in reversed(order) if key in table]
+    visited = [f"{key} ({table[key].split()[0]})" for key in reversed(order) if key in table]
     method = torch.Tensor.__add__
     promoted = f"{tuple(c.shape)} {str(c.dtype).removeprefix('torch.')}"
     same_keys = torch._C._dispatch_keys(torch.ones(3, dtype=torch.int64)) == torch._C._dispatch_keys(torch.ones(3))
@@ -75,7 +75,7 @@ def trace() -> list[Step]:
             "tools/autograd/templates/python_variable_methods.cpp",
         ),
         Step("2. key set", f"a's keys: {', '.join(order)}", "c10/core/DispatchKeySet.h"),
-        Step("3. dispatch table", "; ".join(visited), "aten/src/ATen/core/dispatch/Dispatcher.h"),
+        Step("3. dispatch table", " > ".join(visited), "aten/src/ATen/core/dispatch/Dispatcher.h"),
         Step(
             "4. autograd kernel",
             f"c.grad_fn = {type(c.grad_fn).__name__}, saved: "
