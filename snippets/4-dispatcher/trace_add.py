@@ -46,12 +46,12 @@ def source_link(path: str, line: str | None = None) -> str:
     return f"{SOURCE}/{torch.version.git_version}/{path}{anchor}"
 
 
-def registration_source(entry: str) -> str:
-    """A link for a registration inside the repository, or why there is none (generated at build time)."""
+def registration_source(entry: str) -> str | None:
+    """A link to a registration inside the repository; None for one generated while torch was built."""
     location = entry.split(" ", 1)[1]
     path, _, line = location.rpartition(":")
     if path.startswith(("build/", "torch/csrc/autograd/generated/")):
-        return "(generated while torch was built: in no repository)"
+        return None
     return source_link(path, line)
 
 
@@ -136,17 +136,20 @@ def draw(steps: list[Step]) -> str:
 
 def main() -> None:
     steps = trace()
-    lines = [f"torch {torch.__version__}, built from commit {torch.version.git_version}", ""]
+    lines = [
+        f"torch {torch.__version__}; paths below are in the PyTorch source at the commit it was built from:",
+        f"{SOURCE}/{torch.version.git_version}/",
+        "",
+    ]
     for step in steps:
-        lines.append(step.layer)
-        lines.append(f"   seen:   {step.seen}")
-        lines.append(f"   source: {source_link(step.where)}")
+        lines.append(f"{step.layer:<20} {step.seen}")
+        lines.append(f"{'':<20} {step.where}")
     lines.append("")
     lines.append("where the dispatcher says each kernel of aten::add.Tensor was registered:")
     for key, entry in dispatch_table().items():
         if key in {"CPU", "AutogradCPU", "ADInplaceOrView", "AutocastCPU", "Meta"}:
-            lines.append(f"   {key:<16} {entry}")
-            lines.append(f"   {'':<16} {registration_source(entry)}")
+            note = " (generated at build time: in no repository)" if registration_source(entry) is None else ""
+            lines.append(f"   {key:<16} {entry}{note}")
     show(draw(steps), text="\n".join(lines), name="trace_add")
 
 
