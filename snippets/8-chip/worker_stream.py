@@ -110,7 +110,7 @@ def draw(host: list[Interval], worker: list[Interval]) -> str:
 
     title = "Two threads, measured: the host goes on while the worker computes"
     out = [
-        f'<svg class="floors-plot" role="img" viewBox="0 0 {width} 200" aria-labelledby="ws-title ws-desc" '
+        f'<svg class="floors-plot" role="img" viewBox="0 0 {width} 196" aria-labelledby="ws-title ws-desc" '
         'xmlns="http://www.w3.org/2000/svg">',
         f'<title id="ws-title">{escape(title)}</title>',
         '<desc id="ws-desc">Host lane: launches, Python work, the wait in synchronize. Worker lane: the queued '
@@ -141,14 +141,13 @@ def draw(host: list[Interval], worker: list[Interval]) -> str:
         ("matmul on the worker", 2),
         ("host waits in synchronize()", 4),
     )
-    xpos = 8.0
-    for text, index in legend:
+    for k, (text, index) in enumerate(legend):  # two columns, two rows: fits the narrowest screens
+        xpos, ypos = 8 + 310 * (k % 2), 160 + 20 * (k // 2)
         out.append(
-            f'<rect class="floors-plot__series floors-plot__series--{index}" x="{xpos:.0f}" y="160" '
-            'width="14" height="8"/>'
+            f'<rect class="floors-plot__series floors-plot__series--{index}" '
+            f'x="{xpos}" y="{ypos}" width="14" height="8"/>'
         )
-        out.append(f'<text class="floors-plot__legend" x="{xpos + 18:.0f}" y="168">{escape(text)}</text>')
-        xpos += 30 + 6.6 * len(text)
+        out.append(f'<text class="floors-plot__legend" x="{xpos + 18}" y="{ypos + 8}">{escape(text)}</text>')
     out.append("</svg>")
     return "".join(out)
 
