@@ -64,7 +64,8 @@ def trace() -> list[Step]:
     table = dispatch_table()
     # DispatchKeySet(CPU, ADInplaceOrView, AutogradCPU, AutocastCPU): printed lowest priority first
     order = str(keys).removeprefix("DispatchKeySet(").removesuffix(")").split(", ")
-    visited = [f"{key} ({table[key].split()[0]})" for key in reversed(order) if key in table]
+    skip = {"kernel": "kernel", "fallthrough": "skip"}
+    visited = [f"{key} {skip[table[key].split()[0]]}" for key in reversed(order) if key in table]
     method = torch.Tensor.__add__
     promoted = f"{tuple(c.shape)} {str(c.dtype).removeprefix('torch.')}"
     same_keys = torch._C._dispatch_keys(torch.ones(3, dtype=torch.int64)) == torch._C._dispatch_keys(torch.ones(3))
@@ -94,7 +95,7 @@ def trace() -> list[Step]:
         ),
         Step(
             "7. dtype switch",
-            f"int64 and float32 tensors have the same keys: {same_keys}; the loop is chosen inside",
+            f"int64 and float32 tensors: same keys ({same_keys}); the dtype is chosen inside",
             "aten/src/ATen/Dispatch.h",
         ),
         Step(
@@ -122,14 +123,14 @@ def draw(steps: list[Step]) -> str:
         y = top + index * row
         css = f"floors-plot__series floors-plot__series--{index % 6}"
         out.append(
-            f'<rect class="{css}" x="8" y="{y}" width="150" height="{row - 12}" rx="4" style="fill-opacity:0.25"/>'
+            f'<rect class="{css}" x="8" y="{y}" width="145" height="{row - 12}" rx="4" style="fill-opacity:0.25"/>'
         )
         out.append(f'<text x="16" y="{y + 21}">{escape(step.layer)}</text>')
-        seen = step.seen if len(step.seen) <= 72 else step.seen[:70] + "…"
-        out.append(f'<text class="floors-plot__legend" x="170" y="{y + 15}">{escape(seen)}</text>')
-        out.append(f'<text class="floors-plot__tick" x="170" y="{y + 30}">{escape(step.where)}</text>')
+        seen = step.seen if len(step.seen) <= 74 else step.seen[:72] + "…"
+        out.append(f'<text class="floors-plot__legend" x="163" y="{y + 15}">{escape(seen)}</text>')
+        out.append(f'<text class="floors-plot__tick" x="163" y="{y + 30}">{escape(step.where)}</text>')
         if index + 1 < len(steps):
-            out.append(f'<line class="floors-plot__frame" x1="83" y1="{y + row - 12}" x2="83" y2="{y + row}"/>')
+            out.append(f'<line class="floors-plot__frame" x1="80" y1="{y + row - 12}" x2="80" y2="{y + row}"/>')
     out.append("</svg>")
     return "".join(out)
 
