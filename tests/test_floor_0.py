@@ -64,6 +64,12 @@ def test_matmul_rate_is_positive_and_grows_with_size(load_proof: Load) -> None:
     assert large > 2 * small  # tiny products are overhead-bound; larger ones keep the kernel busy
 
 
+def test_python_loops_are_far_slower_than_the_kernel(load_proof: Load) -> None:
+    proof = load_proof("0-map/walk_6_kernels.py")
+    cpu = torch.device("cpu")
+    assert proof.matmul_flops(512, cpu) > 30 * proof.python_loop_flops(32)  # the page: "no Python loop comes near"
+
+
 def test_copy_bandwidth_is_a_sane_rate(load_proof: Load) -> None:
     proof = load_proof("0-map/walk_8_chip.py")
     rate = proof.copy_bandwidth(2**20, torch.device("cpu"))

@@ -67,3 +67,25 @@ def test_view_shares_reshape_may_copy(load_proof: Load) -> None:
     assert refusals["x.t().view(-1)"] != "no error"
     assert "only one dimension can be inferred" in refusals["x.view(-1, -1)"]
     assert refusals["x.view(3, -1)"] != "no error"
+
+
+def test_from_numpy_refuses_a_negative_stride(load_proof: Load) -> None:
+    proof = load_proof("1-program/numpy_sharing.py")
+    strides, message = proof.reversed_array_error()
+    assert strides[0] < 0
+    assert "negative" in message
+
+
+def test_to_returns_the_same_object_only_when_nothing_changes(load_proof: Load) -> None:
+    proof = load_proof("1-program/to_returns.py")
+    x = torch.arange(4, dtype=torch.float32)
+    before = x.clone()
+    results = dict(proof.to_cases(x))
+    assert results["x.to(torch.float32)"] is x
+    assert results['x.to("cpu")'] is x
+    assert results["x.cpu()"] is x
+    changed = results["x.to(torch.float64)"]
+    assert changed is not x and changed.dtype == torch.float64
+    assert proof.describe(x, changed) == "a new tensor, new memory"
+    assert proof.describe(x, results["x.to(torch.float32, copy=True)"]) == "a new tensor, new memory"
+    assert torch.equal(x, before) and x.dtype == torch.float32

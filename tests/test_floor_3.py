@@ -45,7 +45,7 @@ def test_parser_error_lists_the_signatures_the_library_holds(load_proof: Callabl
     library = load_proof("3-boundary/binding_in_library.py")
     messages = {text: proof.parser_message(call) for text, call in proof.CALLS.items()}
 
-    randn_bad_dtype, max_bad_dim, randn_float = messages.values()
+    randn_bad_dtype, max_bad_dim, _float_first, randn_float = messages.values()
     assert "invalid combination of arguments" in randn_bad_dtype
     listed = proof.listed_signatures(randn_bad_dtype)
     assert len(listed) >= 2
@@ -56,6 +56,21 @@ def test_parser_error_lists_the_signatures_the_library_holds(load_proof: Callabl
     assert len(proof.listed_signatures(max_bad_dim)) >= 3
     assert proof.listed_signatures(randn_float) == []
     assert "argument 'size'" in randn_float
+
+
+def test_same_argument_count_gives_different_errors(load_proof: Callable[[str], ModuleType]) -> None:
+    """randn(64.0, 784) and randn(64, 784.0) have the same count; only the first lists every signature.
+
+    The int-list check looks at the first positional element only: a float there matches no
+    signature, a float second matches one and fails later while converting the list.
+    """
+    proof = load_proof("3-boundary/parser_error.py")
+    float_first = proof.parser_message(proof.CALLS["torch.randn(64.0, 784)"])
+    float_second = proof.parser_message(proof.CALLS["torch.randn(64, 784.0)"])
+    full_list = proof.parser_message(proof.CALLS['torch.randn(64, 784, dtype="float32")'])
+    assert proof.listed_signatures(float_first) == proof.listed_signatures(full_list)
+    assert proof.listed_signatures(float_second) == []
+    assert "pos 2" in float_second
 
 
 def test_crossover_interpolates_on_log_axes(load_proof: Callable[[str], ModuleType]) -> None:

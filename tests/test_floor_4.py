@@ -108,3 +108,32 @@ def test_meta_device_gives_shapes_without_memory(load_proof: Callable[[str], Mod
     assert all(p.device.type == "meta" and p.untyped_storage().data_ptr() == 0 for p in model.parameters())
     out = model(torch.empty(8, 2048, device="meta"))
     assert out.shape == (8, 2048) and out.untyped_storage().data_ptr() == 0
+
+
+def test_trace_of_a_plus_b_reports_every_layer(load_proof: Callable[[str], ModuleType]) -> None:
+    proof = load_proof("4-dispatcher/trace_add.py")
+    steps = proof.trace()
+    assert [s.layer.split(". ", 1)[1] for s in steps] == [
+        "binding",
+        "key set",
+        "dispatch table",
+        "autograd kernel",
+        "redispatch",
+        "TensorIterator",
+        "dtype switch",
+        "vectorized loop",
+    ]
+    table = proof.dispatch_table()
+    assert table["AutogradCPU"].startswith("kernel ")  # autograd has a kernel of its own for add
+    assert table["ADInplaceOrView"].startswith("fallthrough ")  # out-of-place: nothing to do there
+    assert table["CPU"].startswith("kernel ")
+    visited = steps[2].seen.split(" > ")
+    assert visited.index("AutogradCPU kernel") < visited.index("CPU kernel") == len(visited) - 1  # backend last
+    assert "AddBackward0" in steps[3].seen
+    assert "(2, 3) float64" in steps[5].seen  # broadcast and promoted by TensorIterator
+    assert "same keys (True)" in steps[6].seen  # the dtype is not a dispatch key
+    assert proof.registration_source(table["AutogradCPU"]) is None  # VariableType_*.cpp exists only in a build tree
+    assert proof.registration_source(table["ADInplaceOrView"]).endswith(
+        "VariableFallbackKernel.cpp#L" + (table["ADInplaceOrView"].rpartition(":")[2])
+    )
+    assert proof.source_link("c10/core/TensorImpl.h").endswith(f"{torch.version.git_version}/c10/core/TensorImpl.h")

@@ -121,3 +121,48 @@ def test_inference_tensors_cannot_join_autograd_later(load_proof: Loader) -> Non
     proof = load_proof("5-autograd/recording_off.py")
     assert proof.reuse_in_autograd("torch.inference_mode()").startswith("RuntimeError")
     assert proof.reuse_in_autograd("torch.no_grad()").startswith("fine")
+
+
+def test_backward_releases_each_node_right_after_it_runs(load_proof: Loader) -> None:
+    """The engine frees a node's saved tensors once that node has run, not when the pass ends."""
+    proof = load_proof("5-autograd/release_during_backward.py")
+    rows = proof.trace_backward(retain_graph=False)
+    held = [bytes_held for _, bytes_held, _ in rows]
+    assert held[0] > 0
+    assert held == sorted(held, reverse=True)  # never grows during the pass
+    assert held[-1] == 0  # gone before the last node (AccumulateGrad) runs, not after the pass
+    assert 0 < held[len(held) // 2] < held[0]  # and already partly gone half-way through
+    names = [name for name, _, _ in rows]
+    for position, (_, _, released) in enumerate(rows):
+        # everything that ran before a node, except the saving-free sum at the top, has released
+        assert released == [n for n in names[1:position]]
+
+
+def test_retain_graph_keeps_every_saved_tensor_through_the_pass(load_proof: Loader) -> None:
+    proof = load_proof("5-autograd/release_during_backward.py")
+    rows = proof.trace_backward(retain_graph=True)
+    assert len({bytes_held for _, bytes_held, _ in rows}) == 1
+    assert all(released == [] for _, _, released in rows)
+
+
+def test_scalar_backward_is_backward_with_a_seed_of_one(load_proof: Loader) -> None:
+    proof = load_proof("5-autograd/backward_edges.py")
+    implicit, explicit = proof.implicit_versus_explicit_seed()
+    assert torch.equal(implicit, explicit)
+    assert "scalar outputs" in proof.non_scalar_error()
+
+
+def test_retained_second_backward_doubles_the_tutorial_gradient(load_proof: Loader) -> None:
+    proof = load_proof("5-autograd/backward_edges.py")
+    once, twice = proof.retained_twice()
+    assert torch.equal(once, torch.full((2, 2), 4.5))
+    assert torch.equal(twice, torch.full((2, 2), 9.0))
+
+
+def test_only_floating_and_complex_tensors_require_grad(load_proof: Loader) -> None:
+    proof = load_proof("5-autograd/backward_edges.py")
+    outcomes = {text: proof.requires_grad_outcome(make) for text, make in proof.REQUIRES_GRAD.items()}
+    accepted = [text for text, outcome in outcomes.items() if outcome == "accepted"]
+    assert accepted == [text for text in outcomes if "float32" in text or "complex64" in text]
+    refused = [outcome for outcome in outcomes.values() if outcome != "accepted"]
+    assert len(refused) == 2 and all("floating point" in message for message in refused)

@@ -106,3 +106,22 @@ def test_matmul_library_detection(load_proof: Loader) -> None:
     if load_proof("6-kernels/build_config.py").build_settings().get("BLAS_INFO") == "mkl":
         assert libraries["float32"] == "MKL SGEMM"
         assert libraries["float64"] == "MKL DGEMM"
+
+
+def test_program_linear_is_gemm_bound_not_overhead_bound(load_proof: Loader, one_thread: None) -> None:
+    """Linear(784, 10) on 64 rows: the fixed cost is the smaller part; the skinny product runs below the BLAS rate."""
+    proof = load_proof("6-kernels/linear_cost.py")
+    calls = proof.measure(torch.device("cpu"))
+    fixed, program, square, large = calls["fixed"], calls["program"], calls["square"], calls["large"]
+    assert fixed.seconds < 0.5 * program.seconds  # most of the call is the product, not the toll
+    assert proof.gemm_rate(program, fixed) < 0.5 * proof.gemm_rate(large, fixed)
+    assert proof.gemm_rate(square, fixed) > proof.gemm_rate(program, fixed)  # same work, N = 10 is the slow shape
+    assert abs(square.flops - program.flops) < 0.05 * program.flops
+
+
+def test_roofline_legend_names_each_size(load_proof: Loader) -> None:
+    proof = load_proof("6-kernels/roofline.py")
+    points = [proof.Point("matmul", f"a @ b, n = {n}", 2 * n**3, 12 * n * n, 1.0) for n in (64, 16)]
+    assert proof.legend("matmul", sorted(points, key=lambda p: p.intensity)) == (
+        "matmul: n = 16, n = 64 (left to right)"
+    )

@@ -16,7 +16,7 @@ def test_bytes_are_numel_times_element_size(load_proof: Loader) -> None:
     proof = load_proof("7-memory/bytes_per_element.py")
     rows = proof.element_sizes((3, 5))
     names = [name for name, _, _ in rows]
-    assert {"float64", "float32", "bfloat16", "int64", "bool"} <= set(names)
+    assert {"float64", "float32", "bfloat16", "int64", "uint16", "bool"} <= set(names)
     for name, size, total in rows:
         assert size == getattr(torch, name).itemsize
         assert total == 15 * size
@@ -102,3 +102,21 @@ def test_allocator_counters_and_first_touch(load_proof: Loader) -> None:
     assert steps["t.fill_(1.0)  (first write)"] > size * 3 // 4
     assert steps["del t"] < size // 4
     assert proof.alignment_of_cpu_tensors() >= 64
+
+
+def test_strides_follow_the_row_major_rule(load_proof: Loader) -> None:
+    proof = load_proof("7-memory/rank_and_strides.py")
+    assert proof.row_major_strides((2, 3, 4)) == torch.zeros(2, 3, 4).stride() == (12, 4, 1)
+    for shape in [(5,), (3, 7), (2, 1, 6, 4)]:
+        assert proof.row_major_strides(shape) == torch.empty(shape).stride()
+    assert [rank for _, rank, _ in proof.ranks()] == [0, 1, 2, 3, 4]
+
+
+def test_attention_tensor_bytes_and_unit_gaps(load_proof: Loader) -> None:
+    proof = load_proof("7-memory/rank_and_strides.py")
+    q = proof.attention_tensor(torch.float32)
+    assert q.dim() == 4
+    assert q.numel() * 4 == proof.tensor_bytes(q) == 2 * proof.tensor_bytes(proof.attention_tensor(torch.bfloat16))
+    gaps = [gap for _, _, gap in proof.unit_gaps()]
+    assert gaps == sorted(gaps)  # the gap grows with each step up the ladder
+    assert 0.07 < gaps[-1] < 0.08  # the page: GiB and GB differ by about 7 %

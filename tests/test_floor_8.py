@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import time
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from types import ModuleType
 
+import pytest
 import torch
 
 from pytorch_floors.measure import detect_device
@@ -93,3 +95,60 @@ def test_cross_device_errors_are_raised(load_proof: Loader) -> None:
     table = dict(proof.detection())
     assert table["detect_device()"] == device
     assert table["torch.cuda.is_available()"] == (device.type == "cuda")
+
+
+def test_worker_stream_overlaps_the_host(load_proof: Loader) -> None:
+    """Launches return at once; the worker's matmuls run, in order, while the host runs Python."""
+    proof = load_proof("8-chip/worker_stream.py")
+    threads = torch.get_num_threads()
+    try:
+        result = proof.run(side=384, matmuls=3, python_steps=300_000)
+    finally:
+        torch.set_num_threads(threads)
+    host, worker = result["host"], result["worker"]
+    launches = [end - start for what, start, end in host if what == "launch"]
+    matmuls = [end - start for _, start, end in worker]
+    assert len(launches) == len(matmuls) == 3
+    assert max(launches) < 0.1 * min(matmuls)  # the host does not wait for the work it queues
+    starts = [start for _, start, _ in worker]
+    ends = [end for _, _, end in worker]
+    assert all(e <= s for e, s in zip(ends, starts[1:], strict=False))  # one queue: in order, one at a time
+    python = [i for i in host if i[0] == "Python work"]
+    python_time = python[0][2] - python[0][1]
+    assert proof.busy_together(python, worker) > 0.3 * min(python_time, sum(matmuls))
+    wait = next(i for i in host if i[0].startswith("synchronize"))
+    assert wait[2] >= max(ends)  # synchronize returns only after the last queued call ended
+    svg = ET.fromstring(proof.draw(host, worker))
+    assert len(svg.findall(f".//{SVG}rect")) >= len(host) + len(worker)
+
+
+def test_worker_stream_hands_errors_to_synchronize(load_proof: Loader) -> None:
+    proof = load_proof("8-chip/worker_stream.py")
+    stream = proof.WorkerStream(time.perf_counter())
+    stream.launch("bad matmul", lambda: torch.ones(2, 3) @ torch.ones(2, 3))
+    with pytest.raises(RuntimeError, match="worker stream failed") as raised:
+        stream.synchronize()
+    assert "shapes cannot be multiplied" in str(raised.value.__cause__)
+    stream.close()
+
+
+def test_to_noop_is_flat_and_copies_grow(load_proof: Loader) -> None:
+    proof = load_proof("8-chip/to_cost.py")
+    small, large = (times for _, times in proof.sweep(torch.device("cpu"), (1 << 10, 1 << 22)))
+    assert large["x.to(torch.float32)"] < 5 * small["x.to(torch.float32)"]  # no-op: the same at every size
+    assert large["x.to(torch.float32, copy=True)"] > 20 * small["x.to(torch.float32, copy=True)"]
+    assert large["x.to(torch.float64)"] > 20 * small["x.to(torch.float64)"]
+    assert large["x.to(torch.float32)"] < 0.1 * large["x.to(torch.float32, copy=True)"]
+
+
+def test_memory_ceiling_streams_agree_and_sit_below_the_ridge(load_proof: Loader) -> None:
+    proof = load_proof("8-chip/memory_ceiling.py")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        rates = proof.stream_rates(torch.device("cpu"), 1 << 22)
+        compute = proof.matmul_rate(torch.device("cpu"), 512)
+    finally:
+        torch.set_num_threads(threads)
+    assert max(rates.values()) < 4 * min(rates.values())  # the page: the three land close together
+    assert compute / max(rates.values()) > 1 / 12  # the add (1/12 FLOP per byte) is left of the ridge

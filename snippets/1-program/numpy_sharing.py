@@ -24,6 +24,16 @@ def back_to_numpy_shares() -> bool:
     return bool(array[1] == 7.0)
 
 
+def reversed_array_error() -> tuple[tuple[int, ...], str]:
+    """`torch.from_numpy(a[::-1])`: the reversed view's strides (in bytes) and the error torch raises."""
+    reversed_view = np.arange(4, dtype=np.float32)[::-1]
+    try:
+        torch.from_numpy(reversed_view)
+    except ValueError as error:
+        return reversed_view.strides, str(error).strip()
+    raise AssertionError("torch.from_numpy accepted a negative stride")
+
+
 def creation_time(maker: str, numel: int) -> float:
     """Median seconds to make a tensor from a float32 NumPy array of `numel` elements."""
     array = np.ones(numel, dtype=np.float32)
@@ -35,6 +45,9 @@ def main() -> None:
     for maker in ("from_numpy", "as_tensor", "tensor"):
         print(f"torch.{maker}(array), then array[0] = 42 -> tensor[0] is 42: {write_through(maker)}")
     print(f"array = tensor.numpy(), then tensor[1] = 7 -> array[1] is 7: {back_to_numpy_shares()}")
+    strides, message = reversed_array_error()
+    print(f"torch.from_numpy(a[::-1]), a view with strides {strides} bytes, raises:")
+    print(f"  ValueError: {message}")
     print()
     sizes = (1_000, 1_000_000)
     print(f"{'time to make the tensor':24} {sizes[0]:>12,} {sizes[1]:>12,}  growth")

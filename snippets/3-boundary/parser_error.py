@@ -24,6 +24,8 @@ def listed_signatures(message: str) -> list[str]:
 CALLS: dict[str, Callable[[], object]] = {
     'torch.randn(64, 784, dtype="float32")': lambda: torch.randn(64, 784, dtype="float32"),
     'torch.max(torch.ones(3), "dim")': lambda: torch.max(torch.ones(3), "dim"),
+    # the same two positional arguments, a float first or a float second
+    "torch.randn(64.0, 784)": lambda: torch.randn(64.0, 784),
     "torch.randn(64, 784.0)": lambda: torch.randn(64, 784.0),
 }
 
@@ -35,9 +37,9 @@ def main() -> None:
         print(f">>> {text}")
         print(f"TypeError: {message.rstrip()}")
         if signatures:
-            print(f"[{len(signatures)} signatures offered]")
+            print(f"[no signature matched: all {len(signatures)} offered]")
         else:
-            print("[one argument named and blamed]")
+            print("[a signature matched; converting one element of 'size' failed afterwards]")
         print()
 
 

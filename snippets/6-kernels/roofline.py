@@ -82,6 +82,16 @@ def ceilings(points: list[Point]) -> tuple[float, float, float]:
     return compute, best_bw, largest.bytes / largest.seconds
 
 
+def legend(name: str, points: list[Point]) -> str:
+    """A legend entry that says which point is which size, left to right (by intensity)."""
+    sizes = [p.label.split(", ", 1)[1] for p in points if ", " in p.label]
+    if len(sizes) < 2:
+        return name
+    if len({p.intensity for p in points}) == 1:
+        return f"{name}: {', '.join(sizes)} (one intensity, stacked)"
+    return f"{name}: {', '.join(sizes)} (left to right)"
+
+
 def main() -> None:
     torch.set_num_threads(1)  # one core: steady numbers on a shared machine (the GPU does not care)
     device = detect_device()
@@ -131,8 +141,10 @@ def main() -> None:
         ("linear", "the program's Linear"),
         ("matmul", "matmul"),
     ):
-        chosen = [p for p in points if p.kind == kind]
-        series.append(Series(name, [p.intensity for p in chosen], [p.rate / 1e9 for p in chosen], line=False))
+        chosen = sorted((p for p in points if p.kind == kind), key=lambda p: p.intensity)
+        series.append(
+            Series(legend(name, chosen), [p.intensity for p in chosen], [p.rate / 1e9 for p in chosen], line=False)
+        )
     svg = line_chart(
         series,
         title=f"Roofline measured on this machine ({device.type}, float32)",

@@ -19,6 +19,9 @@ DTYPE_NAMES = (
     "int32",
     "int16",
     "int8",
+    "uint64",
+    "uint32",
+    "uint16",
     "uint8",
     "bool",
 )

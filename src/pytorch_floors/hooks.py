@@ -41,6 +41,7 @@ from pytorch_floors.gauge import page_gauges, render_gauge
 from pytorch_floors.handouts import cite_links_html, handout_context
 from pytorch_floors.labs import configure_jupyter, finish_lab_page, publish_notebooks
 from pytorch_floors.provenance import collect
+from pytorch_floors.standalone import BundleError, bundle
 
 log = logging.getLogger("mkdocs.plugins.pytorch_floors")
 
@@ -116,14 +117,13 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
             engine.planned[file.src_uri] = blocks
     snippets = engine.project_dir / "snippets"
     for path in sorted(snippets.rglob("*.py")) if snippets.is_dir() else []:
-        files.append(
-            File(
-                path.relative_to(engine.project_dir).as_posix(),
-                src_dir=str(engine.project_dir),
-                dest_dir=config.site_dir,
-                use_directory_urls=False,
-            )
-        )
+        # The download carries the helpers it imports, so it runs without this package.
+        uri = path.relative_to(engine.project_dir).as_posix()
+        try:
+            content = bundle(path.read_text(encoding="utf-8"), uri, Path(__file__).parent)
+        except BundleError as error:
+            raise PluginError(str(error)) from None
+        files.append(File.generated(config, uri, content=content))
     _state["files"] = files
     log.info("proofs: %d executed blocks planned on %d pages", engine.total, len(engine.planned))
     return files

@@ -1,0 +1,51 @@
+"""`.to()` leaves the original alone and returns a new tensor, or the same object when nothing would change."""
+
+from __future__ import annotations
+
+import torch
+
+
+def to_cases(x: torch.Tensor) -> list[tuple[str, torch.Tensor]]:
+    """The results of the `.to()` calls the page discusses, on a float32 CPU tensor `x`."""
+    return [
+        ("x.to(torch.float64)", x.to(torch.float64)),
+        ("x.to(torch.float32)", x.to(torch.float32)),
+        ('x.to("cpu")', x.to("cpu")),
+        ("x.cpu()", x.cpu()),
+        ("x.to(torch.float32, copy=True)", x.to(torch.float32, copy=True)),
+    ]
+
+
+def describe(x: torch.Tensor, y: torch.Tensor) -> str:
+    """Whether `y` is `x` itself, a new tensor sharing its memory, or a new tensor with memory of its own."""
+    if y is x:
+        return "the same object (no-op)"
+    if y.device == x.device and y.untyped_storage().data_ptr() == x.untyped_storage().data_ptr():
+        return "a new tensor over the same memory"
+    return "a new tensor, new memory"
+
+
+def main() -> None:
+    x = torch.arange(4, dtype=torch.float32)
+    before = x.clone()
+    print(f"x = torch.arange(4, dtype=torch.float32) on {x.device}")
+    width = 32
+    for text, y in to_cases(x):
+        print(f"{text:<{width}} -> {describe(x, y):<26} dtype {str(y.dtype).removeprefix('torch.'):<8} {y.device}")
+    print(f"x afterwards: dtype {str(x.dtype).removeprefix('torch.')}, unchanged: {torch.equal(x, before)}")
+    if torch.cuda.is_available():
+        print()
+        print(f"CUDA device 0: {torch.cuda.get_device_name(0)}")
+        on_gpu = x.to("cuda")
+        back = on_gpu.cpu()
+        there, home = "x.to('cuda')", "x.to('cuda').cpu()"
+        print(f"{there:<{width}} -> {describe(x, on_gpu):<26} {on_gpu.device}")
+        print(f"{home:<{width}} -> {describe(x, back):<26} {back.device}, equal to x: {torch.equal(back, x)}")
+    else:
+        print()
+        print("no CUDA device in this build: x.to('cuda') would raise (floor 8 shows the message);")
+        print("on a GPU machine this proof also prints torch.cuda.get_device_name(0) and the round trip")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,158 @@
+"""One call, `a + b`, traced through every layer, with what the running torch reports at each step."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from html import escape
+
+import torch
+
+from pytorch_floors.plot import show
+
+SOURCE = "https://github.com/pytorch/pytorch/blob"
+# Where a kernel was registered, as the dispatcher records it: "<path>:<line>" inside a build tree.
+REGISTERED = re.compile(r"registered at (?P<path>\S+):(?P<line>\d+)")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One layer the call passes through: its name, what this torch reports, where it lives."""
+
+    layer: str
+    seen: str
+    where: str
+
+
+def dispatch_table(op: str = "aten::add.Tensor") -> dict[str, str]:
+    """The operator's kernel per dispatch key, as `key -> registration` (path and line) or `fallthrough`."""
+    table = {}
+    for line in torch._C._dispatch_dump_table(op).splitlines():
+        key, _, entry = line.partition(":")
+        found = REGISTERED.search(entry)
+        if not found:
+            continue
+        path = found["path"]
+        for root in ("/pytorch/", "/site-packages/"):  # drop the build machine's directories
+            path = path.rsplit(root, 1)[-1]
+        kind = "fallthrough" if "fallthrough" in entry else "kernel"
+        table[key.strip()] = f"{kind} {path}:{found['line']}"
+    return table
+
+
+def source_link(path: str, line: str | None = None) -> str:
+    """A link to `path` in the PyTorch source this torch was built from (its git commit)."""
+    anchor = f"#L{line}" if line else ""
+    return f"{SOURCE}/{torch.version.git_version}/{path}{anchor}"
+
+
+def registration_source(entry: str) -> str | None:
+    """A link to a registration inside the repository; None for one generated while torch was built."""
+    location = entry.split(" ", 1)[1]
+    path, _, line = location.rpartition(":")
+    if path.startswith(("build/", "torch/csrc/autograd/generated/")):
+        return None
+    return source_link(path, line)
+
+
+def trace() -> list[Step]:
+    """Run `a + b` with `a` requiring grad and collect, layer by layer, what can be observed of it."""
+    a = torch.randn(3, requires_grad=True)
+    b = torch.randn(2, 1, dtype=torch.float64)
+    c = a + b
+    keys = torch._C._dispatch_keys(a)
+    table = dispatch_table()
+    # DispatchKeySet(CPU, ADInplaceOrView, AutogradCPU, AutocastCPU): printed lowest priority first
+    order = str(keys).removeprefix("DispatchKeySet(").removesuffix(")").split(", ")
+    skip = {"kernel": "kernel", "fallthrough": "skip"}
+    visited = [f"{key} {skip[table[key].split()[0]]}" for key in reversed(order) if key in table]
+    method = torch.Tensor.__add__
+    promoted = f"{tuple(c.shape)} {str(c.dtype).removeprefix('torch.')}"
+    same_keys = torch._C._dispatch_keys(torch.ones(3, dtype=torch.int64)) == torch._C._dispatch_keys(torch.ones(3))
+    return [
+        Step(
+            "1. binding",
+            f"Tensor.__add__ is a {type(method).__name__} of {method.__objclass__.__name__}",
+            "tools/autograd/templates/python_variable_methods.cpp",
+        ),
+        Step("2. key set", f"a's keys: {', '.join(order)}", "c10/core/DispatchKeySet.h"),
+        Step("3. dispatch table", " > ".join(visited), "aten/src/ATen/core/dispatch/Dispatcher.h"),
+        Step(
+            "4. autograd kernel",
+            f"c.grad_fn = {type(c.grad_fn).__name__}, saved: "
+            f"{[n for n in dir(c.grad_fn) if n.startswith('_saved_')] or 'nothing'}",
+            "tools/autograd/gen_variable_type.py",
+        ),
+        Step(
+            "5. redispatch",
+            "below autograd, ADInplaceOrView falls through to the CPU kernel",
+            "aten/src/ATen/core/VariableFallbackKernel.cpp",
+        ),
+        Step(
+            "6. TensorIterator",
+            f"{tuple(a.shape)} float32 + {tuple(b.shape)} float64 -> {promoted}",
+            "aten/src/ATen/TensorIterator.cpp",
+        ),
+        Step(
+            "7. dtype switch",
+            f"int64 and float32 tensors: same keys ({same_keys}); the dtype is chosen inside",
+            "aten/src/ATen/Dispatch.h",
+        ),
+        Step(
+            "8. vectorized loop",
+            f"CPU capability chosen at start-up: {torch.backends.cpu.get_cpu_capability()}",
+            "aten/src/ATen/native/cpu/Loops.h",
+        ),
+    ]
+
+
+def draw(steps: list[Step]) -> str:
+    """The call path as a column of boxes, each with what the running torch reported for it."""
+    width, row, top = 640, 46, 40
+    height = top + row * len(steps) + 8
+    title = "a + b, from Python to the vector loop (reported by this torch)"
+    out = [
+        f'<svg class="floors-plot" role="img" viewBox="0 0 {width} {height}" '
+        'aria-labelledby="path-title path-desc" xmlns="http://www.w3.org/2000/svg">',
+        f'<title id="path-title">{escape(title)}</title>',
+        '<desc id="path-desc">Eight layers of one addition, top to bottom, each with what the running torch '
+        "reports about it.</desc>",
+        f'<text class="floors-plot__title" x="8" y="22">{escape(title)}</text>',
+    ]
+    for index, step in enumerate(steps):
+        y = top + index * row
+        css = f"floors-plot__series floors-plot__series--{index % 6}"
+        out.append(
+            f'<rect class="{css}" x="8" y="{y}" width="145" height="{row - 12}" rx="4" style="fill-opacity:0.25"/>'
+        )
+        out.append(f'<text x="16" y="{y + 21}">{escape(step.layer)}</text>')
+        seen = step.seen if len(step.seen) <= 74 else step.seen[:72] + "…"
+        out.append(f'<text class="floors-plot__legend" x="163" y="{y + 15}">{escape(seen)}</text>')
+        out.append(f'<text class="floors-plot__tick" x="163" y="{y + 30}">{escape(step.where)}</text>')
+        if index + 1 < len(steps):
+            out.append(f'<line class="floors-plot__frame" x1="80" y1="{y + row - 12}" x2="80" y2="{y + row}"/>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+def main() -> None:
+    steps = trace()
+    lines = [
+        f"torch {torch.__version__}; paths below are in the PyTorch source at the commit it was built from:",
+        f"{SOURCE}/{torch.version.git_version}/",
+        "",
+    ]
+    for step in steps:
+        lines.append(f"{step.layer:<20} {step.seen}")
+        lines.append(f"{'':<20} {step.where}")
+    lines.append("")
+    lines.append("where the dispatcher says each kernel of aten::add.Tensor was registered:")
+    for key, entry in dispatch_table().items():
+        if key in {"CPU", "AutogradCPU", "ADInplaceOrView", "AutocastCPU", "Meta"}:
+            note = " (generated at build time: in no repository)" if registration_source(entry) is None else ""
+            lines.append(f"   {key:<16} {entry}{note}")
+    show(draw(steps), text="\n".join(lines), name="trace_add")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,114 @@
+"""Make a proof's download run on its own: with only torch and numpy installed, no `pytorch_floors`.
+
+Proofs import their helpers from this package (`from pytorch_floors.measure import time_call`), so
+that every page times and draws the same way. A reader who downloads one proof does not have the
+package. [`bundle`][pytorch_floors.standalone.bundle] writes the file behind each download link:
+the proof, unchanged, with the helper modules it imports carried inside it as source text and
+registered in `sys.modules` before the proof's own code runs. The proof's imports then resolve
+to that embedded copy; nothing is renamed, so no name in the proof can clash with a helper's.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+__all__ = ["BundleError", "bundle", "helper_modules"]
+
+PACKAGE = "pytorch_floors"
+
+
+class BundleError(ValueError):
+    """A proof imports something from the package that cannot travel with it."""
+
+
+def helper_modules(source: str, filename: str) -> list[str]:
+    """The `pytorch_floors` submodules a proof imports, in first-use order (e.g. `["measure", "plot"]`).
+
+    Args:
+        source: The proof's source text.
+        filename: Its path, for error messages.
+
+    Raises:
+        BundleError: If the proof imports the package itself or a name that is not a submodule's.
+    """
+    found: list[str] = []
+    for node in ast.walk(ast.parse(source, filename)):
+        if not isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
+        names: list[str] = []
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == PACKAGE:
+            names = [node.module]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names if alias.name.split(".")[0] == PACKAGE]
+        for name in names:
+            parts = name.split(".")
+            if len(parts) != 2:
+                raise BundleError(
+                    f"{filename}:{node.lineno}: import a helper module ('from {PACKAGE}.measure import ...'), "
+                    f"not '{name}', so the download can carry it"
+                )
+            if parts[1] not in found:
+                found.append(parts[1])
+    return found
+
+
+def _header_end(tree: ast.Module) -> int:
+    """The last line of the proof's docstring and `from __future__` imports, which must stay first."""
+    end = 0
+    for statement in tree.body:
+        is_docstring = (
+            end == 0
+            and isinstance(statement, ast.Expr)
+            and isinstance(statement.value, ast.Constant)
+            and isinstance(statement.value.value, str)
+        )
+        is_future = isinstance(statement, ast.ImportFrom) and statement.module == "__future__"
+        if not (is_docstring or is_future):
+            break
+        end = statement.end_lineno or statement.lineno
+    return end
+
+
+def bundle(source: str, filename: str, package_dir: Path) -> str:
+    """The proof's source as a single file that runs without `pytorch_floors` installed.
+
+    A proof that imports nothing from the package is returned unchanged.
+
+    Args:
+        source: The proof's source text.
+        filename: Its path, for error messages.
+        package_dir: The directory of this package, where the helper modules' sources are read.
+
+    Returns:
+        The proof with its helpers embedded after its docstring and `__future__` imports.
+
+    Raises:
+        BundleError: If the proof imports what cannot be bundled, or a helper itself imports
+            another part of the package (helpers must stand alone).
+    """
+    modules = helper_modules(source, filename)
+    if not modules:
+        return source
+    lines = source.splitlines(keepends=True)
+    split = _header_end(ast.parse(source, filename))
+    embedded = []
+    for name in modules:
+        path = package_dir / f"{name}.py"
+        helper = path.read_text(encoding="utf-8")
+        if helper_modules(helper, str(path)):
+            raise BundleError(f"{path}: a helper that proofs import must not import {PACKAGE} itself")
+        embedded.append(f"_floors_module({f'{PACKAGE}.{name}'!r}, {helper!r})\n")
+    preamble = (
+        "\n# --- Helpers from the pytorch_floors package, carried inside this download so that it runs\n"
+        "# --- with only torch (and numpy) installed. The proof itself starts after the next marker.\n"
+        "import sys as _floors_sys\n"
+        "import types as _floors_types\n\n\n"
+        "def _floors_module(name: str, source: str) -> None:\n"
+        "    module = _floors_types.ModuleType(name)\n"
+        "    module.__file__ = __file__\n"
+        "    _floors_sys.modules[name] = module\n"
+        "    exec(compile(source, f'<{name}>', 'exec'), module.__dict__)\n\n\n"
+        f"_floors_module({PACKAGE!r}, '')\n" + "".join(embedded) + "# --- The proof.\n"
+    )
+    return "".join(lines[:split]) + preamble + "".join(lines[split:])

@@ -1,0 +1,103 @@
+"""Every proof download runs on its own: an interpreter with torch and numpy but without pytorch_floors."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+import numpy
+import pytest
+import torch
+
+from conftest import ROOT, Build
+from pytorch_floors.standalone import BundleError, bundle, helper_modules
+
+PACKAGE_DIR = ROOT / "src" / "pytorch_floors"
+DOWNLOAD = re.compile(r'<a href="(?P<href>[^"]+\.py)" download>')
+
+
+def bare_python(script: Path, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """Run `script` with `python -S`: no site-packages processing, so the editable pytorch_floors is
+    invisible, and a PYTHONPATH holding only the directories torch and numpy were installed in."""
+    roots = {str(Path(module.__file__).resolve().parent.parent) for module in (torch, numpy)}  # type: ignore[arg-type]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "FLOORS_"))}
+    env["PYTHONPATH"] = os.pathsep.join(sorted(roots))
+    return subprocess.run(
+        [sys.executable, "-S", str(script)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def test_the_bare_interpreter_has_torch_and_numpy_but_not_the_package(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import importlib.util, torch, numpy\nprint(importlib.util.find_spec('pytorch_floors') is None)\n",
+        encoding="utf-8",
+    )
+    done = bare_python(probe, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "True"
+
+
+def test_a_bundled_proof_runs_where_the_plain_one_cannot(tmp_path: Path) -> None:
+    proof = ROOT / "snippets" / "7-memory" / "bytes_per_element.py"
+    source = proof.read_text(encoding="utf-8")
+    plain = tmp_path / "plain.py"
+    plain.write_text(source, encoding="utf-8")
+    failed = bare_python(plain, tmp_path)
+    assert failed.returncode != 0 and "No module named 'pytorch_floors'" in failed.stderr  # what readers got before
+    bundled = tmp_path / "bundled.py"
+    bundled.write_text(bundle(source, "bytes_per_element.py", PACKAGE_DIR), encoding="utf-8")
+    done = bare_python(bundled, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "x.nbytes" in done.stdout
+
+
+def test_bundle_keeps_docstring_and_future_import_first() -> None:
+    source = '"""Doc."""\n\nfrom __future__ import annotations\n\nfrom pytorch_floors.measure import human_bytes\n'
+    bundled = bundle(source, "x.py", PACKAGE_DIR)
+    assert bundled.startswith('"""Doc."""\n\nfrom __future__ import annotations\n')
+    assert bundled.index("_floors_module('pytorch_floors.measure'") < bundled.index("from pytorch_floors.measure")
+    compile(bundled, "x.py", "exec")
+
+
+def test_bundle_leaves_a_proof_without_helpers_unchanged_and_refuses_what_cannot_travel() -> None:
+    source = "import torch\nprint(torch.ones(1))\n"
+    assert bundle(source, "x.py", PACKAGE_DIR) == source
+    assert helper_modules("from pytorch_floors.plot import show\nimport pytorch_floors.measure\n", "x.py") == [
+        "plot",
+        "measure",
+    ]
+    with pytest.raises(BundleError, match=r"x\.py:1"):
+        bundle("from pytorch_floors import FLOORS\n", "x.py", PACKAGE_DIR)
+
+
+@pytest.mark.slow
+def test_every_download_link_of_the_built_site_runs_standalone(built_site: Build, tmp_path: Path) -> None:
+    """Fetch each proof download link from the built pages into an empty directory and run it bare."""
+    downloads: dict[str, Path] = {}
+    for page in sorted(built_site.site.rglob("*.html")):
+        url = page.relative_to(built_site.site).as_posix()
+        for match in DOWNLOAD.finditer(page.read_text(encoding="utf-8")):
+            target = urlsplit(urljoin(url, match["href"])).path
+            downloads.setdefault(target, built_site.site / target)
+    assert len(downloads) >= len(list((ROOT / "snippets").rglob("*.py"))) - 1  # every proof is linked from a page
+    failures = []
+    for target, path in sorted(downloads.items()):
+        workdir = tmp_path / target.replace("/", "_")
+        workdir.mkdir()
+        script = workdir / path.name
+        script.write_bytes(path.read_bytes())  # only the downloaded file, nothing else beside it
+        done = bare_python(script, workdir)
+        if done.returncode != 0:
+            failures.append(f"{target}: exit {done.returncode}\n{done.stderr[-1500:]}")
+    assert not failures, "\n\n".join(failures)
