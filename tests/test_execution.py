@@ -396,3 +396,20 @@ def test_serve_shows_a_failing_proof_on_its_page(fixture_site: FixtureSite) -> N
     assert "ValueError: shown, not swallowed" in page
     assert "Traceback" not in page
     assert "block 'broken'" in log
+
+
+# --- silent passes: a block that cannot run as written stops the build, naming itself -------------
+
+
+def test_a_misspelled_option_fails_a_real_build_naming_page_and_line(fixture_site: FixtureSite) -> None:
+    fixture_site.page(
+        "index.md",
+        """\
+        ```python exec="1" id="slow" timout="300"
+        print(1)
+        ```
+        """,
+    )
+    build = fixture_site.build(strict=True)
+    assert build.returncode != 0
+    assert "docs/index.md:5: unknown option timout='300'" in build.log

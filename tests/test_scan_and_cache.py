@@ -1,3 +1,4 @@
+import re
 from pathlib import Path
 
 import pytest
@@ -62,3 +63,30 @@ def test_cache_modes(tmp_path: Path) -> None:
     off = OutputCache(tmp_path / "off", "off")
     off.put("cd34", "out", 1.0)
     assert not (tmp_path / "off").exists()
+
+
+@pytest.mark.parametrize(
+    ("fence", "message"),
+    [
+        ('```python exec="1" id="a" timeout="abc"', "timeout must be a number"),
+        ('```python exec="1" id="a" timeout="inf"', "timeout must be a finite number"),
+        ('```python exec="1" id="a" timeout="nan"', "timeout must be a finite number"),
+        ('```python exec="1" id="a" timeout="0"', "timeout must be a finite number"),
+        ('```python exec="1" id="a" timout="300"', "unknown option timout="),
+        ('```python exec="1" id="a" returncode="1"', "unknown option returncode="),
+        ('```python exec="1" id="a" width="wide"', "width must be a positive whole number"),
+        ('```python exec="1" id="a" workdir="../elsewhere"', "workdir must be a directory inside the project"),
+        ('```py exec="1" id="a"', "only ```python fences execute; write python, not py"),
+    ],
+)
+def test_scan_refuses_fences_that_would_not_run_as_written(tmp_path: Path, fence: str, message: str) -> None:
+    with pytest.raises(ScanError, match=re.escape(f"docs/p.md:3: {message}")):
+        scan_markdown(f"Text.\n\n{fence}\nprint(1)\n```\n", "p.md", tmp_path)
+
+
+def test_scan_refuses_an_unclosed_fence(tmp_path: Path) -> None:
+    page = 'Text.\n\n```python exec="1" id="a"\nprint(1)\n\nMore text.\n'
+    with pytest.raises(ScanError, match=r"docs/p.md:3: the fence opened here is never closed"):
+        scan_markdown(page, "p.md", tmp_path)
+    with pytest.raises(ScanError, match=r"docs/p.md:1: the fence opened here is never closed"):
+        scan_markdown("```text\nplain\n", "p.md", tmp_path)

@@ -31,9 +31,18 @@ from mkdocs.utils import get_relative_url
 
 from pytorch_floors.anchors import CITABLE_PAGES, add_copy_links, apply_aliases, read_aliases
 from pytorch_floors.citation import cite_page_html, edition
-from pytorch_floors.execution import BlockRecord, Engine, OutputCache, ScanError, activate, active_engine, scan_markdown
+from pytorch_floors.execution import (
+    BlockResult,
+    Engine,
+    OutputCache,
+    ScanError,
+    Status,
+    activate,
+    active_engine,
+    scan_markdown,
+)
 from pytorch_floors.execution.cache import CacheMode
-from pytorch_floors.execution.engine import Status
+from pytorch_floors.execution.options import OptionError, parse_timeout
 from pytorch_floors.execution.report import report_html, report_json
 from pytorch_floors.floors import FLOORS, MAP_PAGE, floor_for_page
 from pytorch_floors.gauge import render_gauge
@@ -77,11 +86,15 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         raise PluginError(f"FLOORS_EXEC_CACHE must be on, off or refresh, not {mode!r}")
     cache_mode: CacheMode = mode  # type: ignore[assignment]
     cache_root = Path(os.environ.get("FLOORS_CACHE_DIR") or project_dir / ".cache")
+    try:
+        default_timeout = parse_timeout(os.environ.get("FLOORS_EXEC_TIMEOUT", "120"))
+    except OptionError as error:
+        raise PluginError(f"FLOORS_EXEC_TIMEOUT: {error}") from None
     engine = Engine(
         project_dir,
         OutputCache(cache_root / "floors-exec", cache_mode),
         execute=os.environ.get("FLOORS_EXEC", "on") != "off",
-        default_timeout=float(os.environ.get("FLOORS_EXEC_TIMEOUT", "120")),
+        default_timeout=default_timeout,
         only=os.environ.get("FLOORS_EXEC_ONLY") or None,
     )
     activate(engine)
@@ -190,13 +203,14 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
     """Close the page's proof processes; stop the build if one of its proofs failed (except under serve)."""
     engine = active_engine()
     engine.end_page()
+    engine.unaccounted()
     floor = floor_for_page(page.file.src_uri)
     if floor is not None and page.file.src_uri == floor.lab:
         # mkdocs-jupyter executes the notebook while rendering the page; a new cache file means it ran.
         started, before = _state["notebook_clock"]
         status: Status = "skipped" if not engine.execute else "ran" if _cache_files() - before else "cached"
         engine.records.append(
-            BlockRecord(
+            BlockResult(
                 page.file.src_uri,
                 "notebook",
                 floor.lab,

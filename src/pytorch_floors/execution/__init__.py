@@ -6,17 +6,19 @@ and replaces how the code runs.
 """
 
 from pytorch_floors.execution.cache import OutputCache, environment_fingerprint
-from pytorch_floors.execution.engine import BlockRecord, Engine, ProofFailure
+from pytorch_floors.execution.engine import Engine, ProofFailure
 from pytorch_floors.execution.fence import activate, active_engine, formatter
+from pytorch_floors.execution.result import BlockResult, Status
 from pytorch_floors.execution.scan import ExecBlock, ScanError, scan_markdown
 
 __all__ = [
-    "BlockRecord",
+    "BlockResult",
     "Engine",
     "ExecBlock",
     "OutputCache",
     "ProofFailure",
     "ScanError",
+    "Status",
     "activate",
     "active_engine",
     "environment_fingerprint",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import platform
 from dataclasses import dataclass
@@ -23,6 +24,8 @@ from pytorch_floors.measure import detect_device
 from pytorch_floors.provenance import cpu_model
 
 __all__ = ["CacheMode", "OutputCache", "environment_fingerprint", "package_digest"]
+
+log = logging.getLogger("mkdocs.plugins.pytorch_floors")
 
 CacheMode = Literal["on", "off", "refresh"]
 _FORMAT = 1
@@ -122,11 +125,23 @@ class OutputCache:
         """
         if self.mode != "on":
             return None
+        path = self._path(key)
         try:
-            data = json.loads(self._path(key).read_text(encoding="utf-8"))
-            return CachedOutput(output=data["output"], seconds=float(data["seconds"]))
-        except (OSError, ValueError, KeyError):
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
             return None
+        except (OSError, ValueError) as error:
+            log.info("cache entry %s is unreadable (%s): the block runs again", path.name, error)
+            return None
+        # Valid JSON of another shape (`null`, a list, a number as output) is a miss, not a crash.
+        if not isinstance(data, dict):
+            log.info("cache entry %s is not an output record: the block runs again", path.name)
+            return None
+        output, seconds = data.get("output"), data.get("seconds")
+        if not isinstance(output, str) or isinstance(seconds, bool) or not isinstance(seconds, int | float):
+            log.info("cache entry %s is not an output record: the block runs again", path.name)
+            return None
+        return CachedOutput(output=output, seconds=float(seconds))
 
     def put(self, key: str, output: str, seconds: float) -> None:
         """Store an output (atomically), unless the cache is off.

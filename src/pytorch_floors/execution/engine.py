@@ -7,37 +7,19 @@ import sys
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pytorch_floors.execution.cache import OutputCache
+from pytorch_floors.execution.options import OptionError, parse_timeout
+from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.execution.runner import BlockProcess, BlockTimeout, WorkerDied
 from pytorch_floors.execution.scan import ExecBlock
 
-__all__ = ["BlockRecord", "Engine", "ProofFailure"]
+__all__ = ["Engine", "ProofFailure"]
 
 log = logging.getLogger("mkdocs.plugins.pytorch_floors")
 
-Status = Literal["ran", "cached", "skipped", "failed"]
 _NOT_KEYED = {"id", "id_prefix", "timeout"}
-
-
-@dataclass
-class BlockRecord:
-    """What happened to one block in this build (a row of the build report).
-
-    Attributes:
-        page: Source path of the page, relative to `docs/`.
-        block_id: The block's id.
-        proof: The proof file it includes, if any.
-        status: `ran`, `cached`, `skipped` (execution disabled) or `failed`.
-        seconds: The block's execution time (for a cached block, when it last ran).
-    """
-
-    page: str
-    block_id: str
-    proof: str | None
-    status: Status
-    seconds: float | None
 
 
 class ProofFailure(Exception):
@@ -94,7 +76,7 @@ class Engine:
         self.default_timeout = default_timeout
         self.only = only
         self.planned: dict[str, list[ExecBlock]] = {}
-        self.records: list[BlockRecord] = []
+        self.records: list[BlockResult] = []
         self.failures: list[ProofFailure] = []
         self.page = ""
         self.page_url = ""
@@ -154,8 +136,56 @@ class Engine:
                 text = text.replace(absolute, short)
         return text
 
+    def result_for(self, block_id: str) -> BlockResult | None:
+        """The result of a block of the current page in this build.
+
+        Args:
+            block_id: The block's id.
+
+        Returns:
+            Its result, or `None` if it has none yet.
+        """
+        return next((r for r in reversed(self.records) if r.page == self.page and r.block_id == block_id), None)
+
+    def unaccounted(self) -> list[ProofFailure]:
+        """Record a failure for every planned block of the current page that has no result.
+
+        A block the scan found but the renderer never handed to the engine (a fence the
+        Markdown parser read differently) would otherwise vanish from the page and the report.
+
+        Returns:
+            The failures recorded.
+        """
+        missing = [b for b in self.planned.get(self.page, []) if self.result_for(b.block_id) is None]
+        failures = []
+        for block in missing:
+            summary = "the page was rendered without running this block; check that its fence is well formed"
+            failure = ProofFailure(self.page, block.block_id, (f"docs/{self.page}", block.fence_line), summary)
+            self._fail(failure, block.proofs[0] if block.proofs else None)
+            failures.append(failure)
+        return failures
+
+    def fail_unexpectedly(self, block_id: str, error: Exception) -> ProofFailure:
+        """Record an error that escaped the engine or the renderer as the block's failure.
+
+        Args:
+            block_id: The block's id.
+            error: The exception.
+
+        Returns:
+            The failure recorded.
+        """
+        block = self.block(block_id)
+        summary = self.sanitize(f"the proof engine failed: {type(error).__name__}: {error}")
+        failure = ProofFailure(self.page, block_id, self._location(block, []), summary)
+        self._fail(failure, block.proofs[0] if block and block.proofs else None)
+        return failure
+
     def run(self, code: str, options: dict[str, Any]) -> str:
         """Run (or fetch from the cache) one block of the current page.
+
+        Any error on the way (a bad option, an unreadable or unwritable cache, a dead worker)
+        is recorded as this block's failure: no block leaves the build without a result.
 
         Args:
             code: The block's code, snippet includes expanded.
@@ -165,11 +195,38 @@ class Engine:
             What the block printed.
 
         Raises:
-            ProofFailure: If the block raised, exited, crashed or timed out.
+            ProofFailure: If the block raised, exited, crashed or timed out, or the engine failed.
         """
         block_id = options.get("id") or "(no id)"
+        try:
+            return self._run(code, options, block_id)
+        except ProofFailure:
+            raise
+        except Exception as error:
+            raise self.fail_unexpectedly(block_id, error) from error
+
+    def _run(self, code: str, options: dict[str, Any], block_id: str) -> str:
+        """Run (or fetch from the cache) one block of the current page; `run` names any error.
+
+        Args:
+            code: The block's code, snippet includes expanded.
+            options: The fence options as parsed by markdown-exec's validator.
+            block_id: The block's id.
+
+        Returns:
+            What the block printed.
+
+        Raises:
+            ProofFailure: If the block raised, exited, crashed or timed out.
+        """
         extra = options.get("extra", {})
         block = self.block(block_id)
+        if block is None:
+            raise self._refuse(block_id, "the block was not found when the page was scanned (is it in an include?)")
+        try:
+            timeout = parse_timeout(str(extra.get("timeout", self.default_timeout)))
+        except OptionError as error:
+            raise self._refuse(block_id, str(error)) from None
         proof = block.proofs[0] if block and block.proofs else None
         session_name = options.get("session") or ""
         session = self._sessions.setdefault(session_name, _Session()) if session_name else _Session()
@@ -181,14 +238,13 @@ class Engine:
         cached = self.cache.get(key)
         if cached is not None:
             session.history.append(code)
-            self.records.append(BlockRecord(self.page, block_id, proof, "cached", cached.seconds))
+            self.records.append(BlockResult(self.page, block_id, proof, "cached", cached.seconds, cached.output))
             log.info("proof %d/%d %s: cached (ran in %.2f s)", number, self.total, where, cached.seconds)
             return cached.output
         if not self.execute or (self.only is not None and not fnmatch(self.page, self.only)):
             session.history.append(code)
-            self.records.append(BlockRecord(self.page, block_id, proof, "skipped", None))
+            self.records.append(BlockResult(self.page, block_id, proof, "skipped", None))
             return "(execution disabled for this build)"
-        timeout = float(extra.get("timeout", self.default_timeout))
         log.info("proof %d/%d %s: running (limit %g s)", number, self.total, where, timeout)
         report = self._execute(
             session,
@@ -205,7 +261,7 @@ class Engine:
         if report["stderr"].strip():
             log.debug("%s wrote to stderr (kept out of the page):\n%s", where, report["stderr"])
         self.cache.put(key, report["output"], report["seconds"])
-        self.records.append(BlockRecord(self.page, block_id, proof, "ran", report["seconds"]))
+        self.records.append(BlockResult(self.page, block_id, proof, "ran", report["seconds"], str(report["output"])))
         log.info("proof %d/%d %s: ran in %.2f s", number, self.total, where, report["seconds"])
         return str(report["output"])
 
@@ -228,7 +284,11 @@ class Engine:
             for earlier in session.history[session.replayed :]:
                 report = session.process.run(earlier, filename + " (earlier block)", timeout, html=html)
                 if report["error"]:
-                    raise self._failure(block, block_id, report["error"], "an earlier block of its session failed: ")
+                    # Replaying cached blocks can fail too (a changed environment): record it like any failure.
+                    prefix = "an earlier block of its session failed: "
+                    failure = self._failure(block, block_id, report["error"], prefix)
+                    self._fail(failure, proof)
+                    raise failure
             session.replayed = len(session.history)
             report = session.process.run(code, filename, timeout, html=html)
         except (BlockTimeout, WorkerDied) as error:
@@ -258,9 +318,15 @@ class Engine:
             self.page, block_id, self._location(block, error["lines"]), summary, self.sanitize(error["traceback"])
         )
 
+    def _refuse(self, block_id: str, summary: str) -> ProofFailure:
+        block = self.block(block_id)
+        failure = ProofFailure(self.page, block_id, self._location(block, []), summary)
+        self._fail(failure, block.proofs[0] if block and block.proofs else None)
+        return failure
+
     def _fail(self, failure: ProofFailure, proof: str | None) -> None:
         self.failures.append(failure)
-        self.records.append(BlockRecord(failure.page, failure.block_id, proof, "failed", None))
+        self.records.append(BlockResult(failure.page, failure.block_id, proof, "failed", None, error=str(failure)))
         log.error("%s", failure)
         if failure.details:
             log.debug("%s", failure.details)

@@ -7,12 +7,12 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from html import escape
 
-from pytorch_floors.execution.engine import BlockRecord
+from pytorch_floors.execution.result import BlockResult
 
 __all__ = ["report_html", "report_json"]
 
 
-def report_json(records: Sequence[BlockRecord], provenance: dict[str, str | int]) -> str:
+def report_json(records: Sequence[BlockResult], provenance: dict[str, str | int]) -> str:
     """The build report as JSON.
 
     Args:
@@ -29,7 +29,7 @@ def report_json(records: Sequence[BlockRecord], provenance: dict[str, str | int]
     return json.dumps({"provenance": provenance, "totals": totals, "blocks": [asdict(r) for r in records]}, indent=2)
 
 
-def report_html(records: Sequence[BlockRecord]) -> str:
+def report_html(records: Sequence[BlockResult]) -> str:
     """The build report as an HTML table, slowest block first.
 
     Args:
