@@ -6,18 +6,22 @@ Each test here pins a way a block used to vanish, leak or lie while the build pa
 from __future__ import annotations
 
 import json
+import sys
 import textwrap
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import markdown_exec
+import psutil
 import pytest
 from markdown import Markdown
 
 from pytorch_floors.execution import Engine, OutputCache, ProofFailure, activate, formatter, scan_markdown
 from pytorch_floors.execution.fence import format_seconds
+from pytorch_floors.execution.runner import end_all
 
 
 @dataclass
@@ -173,3 +177,173 @@ def test_proof_times_read_well() -> None:
         "75 s",
     ]
     assert json.dumps(format_seconds(99.7e-3)) == '"100 ms"'
+
+
+# --- no process of a block outlives it --------------------------------------------------------------
+
+
+def gone(pid: int, within: float = 10.0) -> bool:
+    """Whether `pid` has ended (a zombie waiting for its reaper counts as ended)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+                return True
+        except psutil.NoSuchProcess:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def pids(path: Path) -> list[int]:
+    return [int(word) for word in path.read_text().split()]
+
+
+SPAWNS = """\
+import os, subprocess
+children = [subprocess.Popen(["sleep", "300"]).pid]
+for _ in range(50):
+    pid = os.fork()
+    if pid == 0:
+        os.execvp("sleep", ["sleep", "300"])
+    children.append(pid)
+with open("children.txt", "w") as out:
+    out.write(" ".join(map(str, children)))
+"""
+
+
+def test_processes_a_block_starts_end_with_the_block(pages: Pages) -> None:
+    pages.render(f'```python exec="1" id="spawn"\n{SPAWNS}print("started")\n```\n')
+    assert pages.status() == {"spawn": "ran"}
+    started = pids(pages.root / "children.txt")
+    assert len(started) == 51
+    assert all(gone(pid) for pid in started)
+
+
+def test_processes_of_a_timed_out_block_end_with_it(pages: Pages) -> None:
+    pages.render(f'```python exec="1" id="stuck" timeout="5"\n{SPAWNS}while True:\n    pass\n```\n')
+    assert pages.status() == {"stuck": "failed"}
+    assert "time limit of 5 s" in str(pages.engine.failures[0])
+    assert all(gone(pid) for pid in pids(pages.root / "children.txt"))
+
+
+def test_a_session_process_and_its_children_end_at_shutdown(pages: Pages) -> None:
+    pages.engine.planned["index.md"] = scan_markdown(
+        '```python exec="1" id="a" session="s"\n```\n', "index.md", pages.root
+    )
+    pages.engine.begin_page("index.md", "")
+    pages.engine.run(SPAWNS, {"id": "a", "session": "s", "extra": {}})
+    started = pids(pages.root / "children.txt")
+    end_all()
+    assert all(gone(pid) for pid in started)
+
+
+# --- nothing leaks into a block, and what it prints is what a terminal would show ------------------
+
+
+def test_each_block_gets_its_own_explicit_environment(pages: Pages, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FLOORS_TEST_SECRET_TOKEN", "hunter2")
+    html = pages.render(
+        """\
+        ```python exec="1" id="wide" width="40"
+        import os
+        print("wide", os.environ.get("COLUMNS"))
+        ```
+
+        ```python exec="1" id="later"
+        import os
+        print("later", os.environ.get("COLUMNS"), "FLOORS_TEST_SECRET_TOKEN" in os.environ, "PATH" in os.environ)
+        ```
+        """
+    )
+    assert "wide 40" in html
+    assert "later None False True" in html
+
+
+def test_the_fork_server_preloads_torch_and_not_the_build(pages: Pages) -> None:
+    html = pages.render(
+        """\
+        ```python exec="1" id="modules"
+        import sys
+        names = ("torch", "mkdocs", "markdown", "jinja2", "markdown_exec", "pytorch_floors.execution.fence")
+        loaded = [m for m in names if m in sys.modules]
+        print("loaded:", " ".join(loaded))
+        ```
+        """
+    )
+    assert "loaded: torch\n" in html
+
+
+def test_output_behaves_like_a_real_stdout(pages: Pages) -> None:
+    (pages.root / "snippets").mkdir()
+    (pages.root / "snippets" / "where.py").write_text(
+        "import os, subprocess, sys\n"
+        'sys.stdout.buffer.write(b"bytes\\n")\n'
+        'os.write(1, b"fd1\\n")\n'
+        'subprocess.run(["echo", "child"], check=True)\n'
+        'print("file", __file__, "argv", sys.argv[0])\n'
+    )
+    (pages.root / "sub").mkdir()
+    html = pages.render(
+        """\
+        ```python exec="1" id="where"
+        --8<-- "snippets/where.py"
+        ```
+
+        ```python exec="1" id="cwd" workdir="sub"
+        import os
+        print("cwd", os.getcwd())
+        ```
+        """
+    )
+    assert "bytes\nfd1\nchild\nfile snippets/where.py argv snippets/where.py" in html
+    assert "cwd sub" in html
+
+
+def test_machine_paths_and_control_bytes_never_reach_the_page(pages: Pages) -> None:
+    html = pages.render(
+        """\
+        ```python exec="1" id="paths"
+        import sys, tempfile
+        from pathlib import Path
+        print(sys.prefix, Path.home(), tempfile.gettempdir())
+        print("\\x1b[31mred\\x1b[0m and \\x00 nul", end="\\n")
+        print("progress 10%\\rprogress 100%")
+        ```
+        """
+    )
+    assert sys.prefix not in html and str(Path.home()) + "/" not in html
+    assert "&lt;env&gt; ~ &lt;tmp&gt;" in html
+    assert "red and \\x00 nul" in html and "\x1b" not in html and "\x00" not in html
+    assert "progress 100%" in html and "progress 10%" not in html
+
+
+def test_too_much_output_fails_clearly(tmp_path: Path) -> None:
+    pages = make_pages(tmp_path, max_output=1000)
+    try:
+        pages.render('```python exec="1" id="flood"\nprint("x" * 5000)\n```\n')
+    finally:
+        activate(None)
+    assert pages.status() == {"flood": "failed"}
+    assert "OutputTooLarge: the block printed 5,001 bytes; a page shows at most 1,000" in str(pages.engine.failures[0])
+
+
+def test_html_output_must_be_balanced(pages: Pages) -> None:
+    pages.render('```python exec="1" id="escape" html="1"\nprint("<p>hi</p></article></main>")\n```\n')
+    assert pages.status() == {"escape": "failed"}
+    assert "</article> closes an element it did not open" in str(pages.engine.failures[0])
+
+
+def test_a_killed_worker_names_the_signal(pages: Pages) -> None:
+    pages.render('```python exec="1" id="oom"\nimport os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n```\n')
+    assert "killed by SIGKILL — out of memory?" in str(pages.engine.failures[0])
+
+
+def test_a_failure_logs_the_proofs_own_frames(pages: Pages, caplog: pytest.LogCaptureFixture) -> None:
+    (pages.root / "snippets").mkdir()
+    (pages.root / "snippets" / "broken.py").write_text("def f():\n    return 1 / 0\n\n\nf()\n")
+    pages.render('```python exec="1" id="broken"\n--8<-- "snippets/broken.py"\n```\n')
+    logged = "\n".join(r.getMessage() for r in caplog.records if r.levelname == "ERROR")
+    assert "(snippets/broken.py:2): ZeroDivisionError" in logged
+    assert 'File "snippets/broken.py", line 5' in logged and 'File "snippets/broken.py", line 2' in logged
+    assert "worker.py" not in logged

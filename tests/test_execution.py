@@ -11,6 +11,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from test_engine import gone
 
 from conftest import Build, FixtureSite
 from pytorch_floors import labs
@@ -203,19 +204,21 @@ def test_a_block_without_id_is_refused(fixture_site: FixtureSite) -> None:
     assert "docs/index.md:5: executed block has no id" in build.log
 
 
-def test_no_absolute_build_path_in_failure_or_page(fixture_site: FixtureSite) -> None:
+def test_no_absolute_build_path_in_the_page(fixture_site: FixtureSite) -> None:
     fixture_site.page(
         "index.md",
         """\
         ```python exec="1" id="where"
-        import os
-        print(os.getcwd())
+        import os, sys
+        print("cwd", os.getcwd(), "env", sys.prefix)
         ```
         """,
     )
-    build = fixture_site.build()
-    assert build.returncode != 0
-    assert "the page shows the build machine's path" in build.log
+    build = fixture_site.build(strict=True)
+    assert build.returncode == 0, build.log
+    page = build.page("")
+    assert "cwd . env &lt;env&gt;" in page
+    assert str(fixture_site.root) not in page and sys.prefix not in page
 
 
 # --- defect 5: state leaking between pages --------------------------------------------------------
@@ -413,3 +416,48 @@ def test_a_misspelled_option_fails_a_real_build_naming_page_and_line(fixture_sit
     build = fixture_site.build(strict=True)
     assert build.returncode != 0
     assert "docs/index.md:5: unknown option timout='300'" in build.log
+
+
+# --- processes: none outlives its block, the build or serve ---------------------------------------
+
+SLEEPER = """\
+        ```python exec="1" id="sleeper" timeout="900"
+        import subprocess, time
+        child = subprocess.Popen(["sleep", "300"])
+        open("child.txt", "w").write(str(child.pid))
+        time.sleep(WAIT)
+        print("woke")
+        ```
+        """
+
+
+def test_a_piped_build_does_not_wait_for_a_blocks_children(fixture_site: FixtureSite) -> None:
+    fixture_site.page("index.md", SLEEPER.replace("WAIT", "0"))
+    build = fixture_site.build(timeout=120)  # output captured through pipes, as `mkdocs build | cat`
+    assert build.returncode == 0, build.log
+    child = int((fixture_site.root / "child.txt").read_text())
+    assert gone(child)
+
+
+def test_stopping_serve_ends_a_running_blocks_children(fixture_site: FixtureSite) -> None:
+    fixture_site.page("index.md", SLEEPER.replace("WAIT", "600"))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "serve", "--no-livereload", "--dev-addr", f"127.0.0.1:{port}"],
+        cwd=fixture_site.root,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    marker = fixture_site.root / "child.txt"
+    try:
+        deadline = time.monotonic() + 120
+        while not marker.exists() or not marker.read_text():
+            assert server.poll() is None and time.monotonic() < deadline, "the block never started"
+            time.sleep(0.2)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert gone(int(marker.read_text()))

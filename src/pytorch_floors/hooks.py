@@ -44,6 +44,7 @@ from pytorch_floors.execution import (
 from pytorch_floors.execution.cache import CacheMode
 from pytorch_floors.execution.options import OptionError, parse_timeout
 from pytorch_floors.execution.report import report_html, report_json
+from pytorch_floors.execution.runner import end_all
 from pytorch_floors.floors import FLOORS, MAP_PAGE, floor_for_page
 from pytorch_floors.gauge import render_gauge
 from pytorch_floors.labs import configure_jupyter, finish_lab_page, publish_notebooks
@@ -61,6 +62,11 @@ _state: dict[str, Any] = {"serving": False, "files": None, "provenance": None, "
 def on_startup(*, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
     """Remember whether this is `mkdocs serve`: there a failed proof shows a banner instead of stopping."""
     _state["serving"] = command == "serve"
+
+
+def on_shutdown() -> None:
+    """End every block process still running, with everything it started (`mkdocs serve` stopped mid-build)."""
+    end_all()
 
 
 def _fill_nav(nav: list[Any], docs_dir: Path) -> None:

@@ -5,11 +5,40 @@ limit and errors that only warn; this subpackage keeps its fences and rendering
 and replaces how the code runs.
 """
 
-from pytorch_floors.execution.cache import OutputCache, environment_fingerprint
-from pytorch_floors.execution.engine import Engine, ProofFailure
-from pytorch_floors.execution.fence import activate, active_engine, formatter
-from pytorch_floors.execution.result import BlockResult, Status
-from pytorch_floors.execution.scan import ExecBlock, ScanError, scan_markdown
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pytorch_floors.execution.cache import OutputCache, environment_fingerprint
+    from pytorch_floors.execution.engine import Engine, ProofFailure
+    from pytorch_floors.execution.fence import activate, active_engine, formatter
+    from pytorch_floors.execution.result import BlockResult, Status
+    from pytorch_floors.execution.scan import ExecBlock, ScanError, scan_markdown
+
+# Imported on first use: the fork server imports `worker`, and must not drag in MkDocs and Markdown.
+_LAZY = {
+    "BlockResult": "pytorch_floors.execution.result",
+    "Engine": "pytorch_floors.execution.engine",
+    "ExecBlock": "pytorch_floors.execution.scan",
+    "OutputCache": "pytorch_floors.execution.cache",
+    "ProofFailure": "pytorch_floors.execution.engine",
+    "ScanError": "pytorch_floors.execution.scan",
+    "Status": "pytorch_floors.execution.result",
+    "activate": "pytorch_floors.execution.fence",
+    "active_engine": "pytorch_floors.execution.fence",
+    "environment_fingerprint": "pytorch_floors.execution.cache",
+    "formatter": "pytorch_floors.execution.fence",
+    "scan_markdown": "pytorch_floors.execution.scan",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "BlockResult",

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import logging
-import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
 from pytorch_floors.execution.cache import OutputCache
 from pytorch_floors.execution.options import OptionError, parse_timeout
+from pytorch_floors.execution.output import PathScrubber, clean_text, html_problem
 from pytorch_floors.execution.result import BlockResult
-from pytorch_floors.execution.runner import BlockProcess, BlockTimeout, WorkerDied
+from pytorch_floors.execution.runner import BlockProcess, BlockRequest, BlockTimeout, WorkerDied
+from pytorch_floors.execution.sandbox import block_environment
 from pytorch_floors.execution.scan import ExecBlock
 
 __all__ = ["Engine", "ProofFailure"]
@@ -60,6 +61,7 @@ class Engine:
         execute: bool = True,
         default_timeout: float = 120.0,
         only: str | None = None,
+        max_output: int = 1 << 20,
     ) -> None:
         """Create an engine for one build.
 
@@ -69,12 +71,15 @@ class Engine:
             execute: `False` renders every block without running it (the render-only build).
             default_timeout: Seconds a block may run unless its fence sets `timeout`.
             only: A glob of page paths (relative to `docs/`): blocks of other pages are not run.
+            max_output: Bytes a block may print before it fails (a page is not a log file).
         """
         self.project_dir = project_dir
         self.cache = cache
         self.execute = execute
         self.default_timeout = default_timeout
         self.only = only
+        self.max_output = max_output
+        self._scrub = PathScrubber(project_dir)
         self.planned: dict[str, list[ExecBlock]] = {}
         self.records: list[BlockResult] = []
         self.failures: list[ProofFailure] = []
@@ -119,22 +124,12 @@ class Engine:
         """Remove the build machine's absolute paths from text shown to readers.
 
         Args:
-            text: Any text (an error message, a traceback).
+            text: Any text (output, an error message, a traceback).
 
         Returns:
-            The text with the project, environment and home paths replaced by short names.
+            The text with the project, environment, temporary and home paths replaced by short names.
         """
-        replacements = {
-            f"{self.project_dir}/": "",
-            str(self.project_dir): ".",
-            sys.prefix: "<env>",
-            sys.base_prefix: "<python>",
-            str(Path.home()): "~",
-        }
-        for absolute, short in replacements.items():
-            if absolute and absolute not in {"/", "."}:
-                text = text.replace(absolute, short)
-        return text
+        return self._scrub(text)
 
     def result_for(self, block_id: str) -> BlockResult | None:
         """The result of a block of the current page in this build.
@@ -246,43 +241,55 @@ class Engine:
             self.records.append(BlockResult(self.page, block_id, proof, "skipped", None))
             return "(execution disabled for this build)"
         log.info("proof %d/%d %s: running (limit %g s)", number, self.total, where, timeout)
-        report = self._execute(
-            session,
-            code,
-            block=block,
-            block_id=block_id,
-            proof=proof,
-            timeout=timeout,
-            keep_process=bool(session_name),
-            html=bool(options.get("html")),
+        html = bool(options.get("html"))
+        workdir = self.project_dir / str(options.get("workdir") or ".")
+        if not workdir.is_dir():
+            raise self._refuse(block_id, f"workdir {options.get('workdir')!r} is not a directory of the project")
+        request = BlockRequest(
+            code=code,
+            filename=f"<proof {self.page}#{block_id}>",
+            env=block_environment(html=html, width=options.get("width") or None),
+            cwd=str(workdir),
+            file=str(self.project_dir / proof) if proof else None,
+            max_output=self.max_output,
         )
+        report = self._execute(session, request, block=block, proof=proof, timeout=timeout, keep=bool(session_name))
         session.history.append(code)
         session.replayed = len(session.history)
         if report["stderr"].strip():
             log.debug("%s wrote to stderr (kept out of the page):\n%s", where, report["stderr"])
-        self.cache.put(key, report["output"], report["seconds"])
-        self.records.append(BlockResult(self.page, block_id, proof, "ran", report["seconds"], str(report["output"])))
+        output = self._shown(report["output"], html=html, block=block, block_id=block_id, proof=proof)
+        self.cache.put(key, output, report["seconds"])
+        self.records.append(BlockResult(self.page, block_id, proof, "ran", report["seconds"], output))
         log.info("proof %d/%d %s: ran in %.2f s", number, self.total, where, report["seconds"])
-        return str(report["output"])
+        return output
+
+    def _shown(self, output: str, *, html: bool, block: ExecBlock, block_id: str, proof: str | None) -> str:
+        """What a page may show of a block's output: scrubbed, cleaned and, for HTML, balanced."""
+        output = self.sanitize(output)
+        if not html:
+            return clean_text(output)
+        problem = html_problem(output)
+        if problem:
+            failure = ProofFailure(
+                self.page, block_id, self._location(block, []), f"its HTML output would break the page: {problem}"
+            )
+            self._fail(failure, proof)
+            raise failure
+        return output
 
     def _execute(
-        self,
-        session: _Session,
-        code: str,
-        *,
-        block: ExecBlock | None,
-        block_id: str,
-        proof: str | None,
-        timeout: float,
-        keep_process: bool,
-        html: bool,
+        self, session: _Session, request: BlockRequest, *, block: ExecBlock, proof: str | None, **limits: Any
     ) -> dict[str, Any]:
-        filename = f"<proof {self.page}#{block_id}>"
+        timeout: float = limits["timeout"]
+        keep: bool = limits["keep"]
+        block_id = block.block_id
         try:
             if session.process is None:
-                session.process = BlockProcess(str(self.project_dir))
+                session.process = BlockProcess()
             for earlier in session.history[session.replayed :]:
-                report = session.process.run(earlier, filename + " (earlier block)", timeout, html=html)
+                replay = replace(request, code=earlier, filename=request.filename + " (earlier block)")
+                report = session.process.run(replay, timeout)
                 if report["error"]:
                     # Replaying cached blocks can fail too (a changed environment): record it like any failure.
                     prefix = "an earlier block of its session failed: "
@@ -290,7 +297,7 @@ class Engine:
                     self._fail(failure, proof)
                     raise failure
             session.replayed = len(session.history)
-            report = session.process.run(code, filename, timeout, html=html)
+            report = session.process.run(request, timeout)
         except (BlockTimeout, WorkerDied) as error:
             session.process = None
             summary = f"{type(error).__name__}: the block {error}"
@@ -298,7 +305,7 @@ class Engine:
             self._fail(failure, proof)
             raise failure from None
         finally:
-            if not keep_process and session.process is not None:
+            if not keep and session.process is not None:
                 session.process.close()
                 session.process = None
         if report["error"]:
@@ -315,8 +322,23 @@ class Engine:
     def _failure(self, block: ExecBlock | None, block_id: str, error: dict[str, Any], prefix: str = "") -> ProofFailure:
         summary = self.sanitize(f"{prefix}{error['type']}: {error['message']}")
         return ProofFailure(
-            self.page, block_id, self._location(block, error["lines"]), summary, self.sanitize(error["traceback"])
+            self.page, block_id, self._location(block, error["lines"]), summary, self._own_frames(block, error)
         )
+
+    def _own_frames(self, block: ExecBlock | None, error: dict[str, Any]) -> str:
+        """The proof's own frames of a traceback, each pointing at its proof file and line."""
+        own = str(error.get("own_traceback") or "")
+        if block is None or not own:
+            return self.sanitize(own)
+        lines = []
+        for text in own.splitlines():
+            head, marker, rest = text.partition(", line ")
+            number = rest.split(",", 1)[0]
+            if marker and head.lstrip().startswith('File "<proof') and number.isdigit():
+                path, where = block.locate(int(number))
+                text = f'  File "{path}", line {where}' + rest[len(number) :]  # noqa: PLW2901  (rewritten in place)
+            lines.append(text)
+        return self.sanitize("\n".join(lines))
 
     def _refuse(self, block_id: str, summary: str) -> ProofFailure:
         block = self.block(block_id)
@@ -327,6 +349,8 @@ class Engine:
     def _fail(self, failure: ProofFailure, proof: str | None) -> None:
         self.failures.append(failure)
         self.records.append(BlockResult(failure.page, failure.block_id, proof, "failed", None, error=str(failure)))
-        log.error("%s", failure)
         if failure.details:
-            log.debug("%s", failure.details)
+            # CI logs show ERROR lines only: the proof's own frames go with the failure line.
+            log.error("%s\n%s", failure, failure.details.rstrip())
+        else:
+            log.error("%s", failure)

@@ -107,6 +107,9 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
     if not run_options.get("html") and not run_options.get("result"):
         run_options["result"] = "text"
     show_source = run_options.pop("source", "")
+    # The engine honours these in the block's own process; markdown-exec would apply them to the build's.
+    run_options.pop("workdir", None)
+    run_options.pop("width", None)
 
     def run(code: str, **_: Any) -> str:
         return engine.run(code, options)
