@@ -9,6 +9,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_engine import gone
@@ -360,6 +361,16 @@ def test_notebook_cache_is_keyed_on_the_environment(monkeypatch: pytest.MonkeyPa
     assert config.plugins["mkdocs-jupyter"].config["execute"] is False
 
 
+def start_serve(root: Path, **popen: Any) -> tuple[int, subprocess.Popen[Any]]:
+    """Start `mkdocs serve` for `root` on a free local port."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [sys.executable, "-m", "mkdocs", "serve", "--no-livereload", "--dev-addr", f"127.0.0.1:{port}"]
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    return port, subprocess.Popen(command, cwd=root, env=env, **popen)
+
+
 def test_serve_shows_a_failing_proof_on_its_page(fixture_site: FixtureSite) -> None:
     fixture_site.page(
         "index.md",
@@ -369,17 +380,7 @@ def test_serve_shows_a_failing_proof_on_its_page(fixture_site: FixtureSite) -> N
         ```
         """,
     )
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen(
-        [sys.executable, "-m", "mkdocs", "serve", "--no-livereload", "--dev-addr", f"127.0.0.1:{port}"],
-        cwd=fixture_site.root,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    port, server = start_serve(fixture_site.root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + 90
         while True:
@@ -441,16 +442,7 @@ def test_a_piped_build_does_not_wait_for_a_blocks_children(fixture_site: Fixture
 
 def test_stopping_serve_ends_a_running_blocks_children(fixture_site: FixtureSite) -> None:
     fixture_site.page("index.md", SLEEPER.replace("WAIT", "600"))
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen(
-        [sys.executable, "-m", "mkdocs", "serve", "--no-livereload", "--dev-addr", f"127.0.0.1:{port}"],
-        cwd=fixture_site.root,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    _, server = start_serve(fixture_site.root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     marker = fixture_site.root / "child.txt"
     try:
         deadline = time.monotonic() + 120

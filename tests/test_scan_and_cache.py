@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 
 from pytorch_floors.execution.cache import OutputCache, environment_fingerprint
+from pytorch_floors.execution.imports import local_imports, sources_digest
 from pytorch_floors.execution.scan import ScanError, scan_markdown
 
 PAGE = """\
@@ -90,3 +91,28 @@ def test_scan_refuses_an_unclosed_fence(tmp_path: Path) -> None:
         scan_markdown(page, "p.md", tmp_path)
     with pytest.raises(ScanError, match=r"docs/p.md:1: the fence opened here is never closed"):
         scan_markdown("```text\nplain\n", "p.md", tmp_path)
+
+
+def test_a_block_depends_on_the_project_files_it_imports_and_no_others(tmp_path: Path) -> None:
+    package = tmp_path / "src" / "pkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from pkg.style import colour\n"
+        '_LAZY = {"colour": "pkg.style"}\n'
+    )
+    (package / "measure.py").write_text("from . import units\n")
+    (package / "units.py").write_text("MS = 1e-3\n")
+    (package / "style.py").write_text("colour = 'red'\n")
+    roots = (tmp_path / "src", tmp_path)
+    files = {p.relative_to(tmp_path).as_posix() for p in local_imports("import torch\nfrom pkg import measure", roots)}
+    assert files == {"src/pkg/__init__.py", "src/pkg/measure.py", "src/pkg/units.py"}
+    lazy = {p.name for p in local_imports("from pkg import colour", roots)}
+    assert lazy == {"__init__.py", "style.py"}
+
+    before = sources_digest("from pkg import measure", roots)
+    (package / "style.py").write_text("colour = 'blue'\n")
+    assert sources_digest("from pkg import measure", roots) == before
+    (package / "units.py").write_text("MS = 0.001\n")
+    assert sources_digest("from pkg import measure", roots) != before

@@ -7,8 +7,9 @@ build's provenance, and the machinery that executes the proofs.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from pytorch_floors._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from pytorch_floors.floors import FLOORS, MAP_PAGE, Floor, floor_by_number, floor_for_page
@@ -58,10 +59,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, _LAZY)
 
 
 __all__ = [

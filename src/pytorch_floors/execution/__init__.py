@@ -7,8 +7,9 @@ and replaces how the code runs.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from pytorch_floors._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from pytorch_floors.execution.cache import OutputCache, environment_fingerprint
@@ -34,10 +35,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, _LAZY)
 
 
 __all__ = [
