@@ -20,6 +20,7 @@ import pytest
 from markdown import Markdown
 
 from pytorch_floors.execution import Engine, OutputCache, ProofFailure, activate, formatter, scan_markdown
+from pytorch_floors.execution.cache import machine_fingerprint
 from pytorch_floors.execution.fence import format_seconds
 from pytorch_floors.execution.runner import end_all
 
@@ -347,3 +348,44 @@ def test_a_failure_logs_the_proofs_own_frames(pages: Pages, caplog: pytest.LogCa
     assert "(snippets/broken.py:2): ZeroDivisionError" in logged
     assert 'File "snippets/broken.py", line 5' in logged and 'File "snippets/broken.py", line 2' in logged
     assert "worker.py" not in logged
+
+
+# --- the cache key: what a block imports, the thread settings; unused entries pruned ---------------
+
+
+def test_only_the_project_files_a_block_imports_invalidate_it(pages: Pages) -> None:
+    package = pages.root / "src" / "helpers"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "units.py").write_text("SCALE = 2\n")
+    (package / "style.py").write_text("COLOUR = 'red'\n")
+    page = (
+        '```python exec="1" id="scaled"\n'
+        'import sys\nsys.path.insert(0, "src")\nfrom helpers import units\nprint(units.SCALE)\n```\n'
+    )
+    pages.render(page)
+    (package / "style.py").write_text("COLOUR = 'blue'\n")
+    pages.render(page)
+    (package / "units.py").write_text("SCALE = 3\n")
+    html = pages.render(page)
+    assert [r.status for r in pages.engine.records] == ["ran", "cached", "ran"]
+    assert "3" in html
+
+
+def test_thread_settings_are_part_of_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    two = OutputCache.key("print(1)", {}, [])
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert OutputCache.key("print(1)", {}, []) != two
+    assert {"cores", "usable_cores", "omp_threads"} <= set(machine_fingerprint())
+
+
+def test_a_complete_build_prunes_entries_nothing_used(tmp_path: Path) -> None:
+    old = OutputCache(tmp_path)
+    old.put("aa11", "stale", 1.0)
+    old.put("bb22", "kept", 1.0)
+    fresh = OutputCache(tmp_path)
+    assert fresh.get("bb22") is not None
+    fresh.put("cc33", "new", 1.0)
+    assert fresh.prune() == 1
+    assert fresh.get("aa11") is None and fresh.get("bb22") is not None and fresh.get("cc33") is not None

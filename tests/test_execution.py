@@ -16,6 +16,7 @@ from test_engine import gone
 
 from conftest import Build, FixtureSite
 from pytorch_floors import labs
+from pytorch_floors.floors import FLOORS
 
 PROOF = '''\
 """A proof that counts its runs in a file, so a test can tell a run from a cache hit."""
@@ -333,7 +334,7 @@ def test_render_only_build_runs_nothing(fixture_site: FixtureSite) -> None:
 
 class FakePlugin:
     def __init__(self) -> None:
-        self.config: dict[str, object] = {"cache_dir": ".cache/mkdocs-jupyter", "execute": True}
+        self.config: dict[str, object] = {"cache_dir": ".cache/mkdocs-jupyter", "execute": True, "execute_ignore": []}
 
 
 class FakeConfig:
@@ -355,6 +356,11 @@ def test_notebook_cache_is_keyed_on_the_environment(monkeypatch: pytest.MonkeyPa
     assert cache_dir_for(dict(base)) == first
     for key, value in (("torch", "2.14.0"), ("package", "def"), ("device", "NVIDIA H200")):
         assert cache_dir_for({**base, key: value}) != first, key
+    monkeypatch.setenv("FLOORS_EXEC_ONLY", "labs/3-*")
+    config = FakeConfig()
+    labs.configure_jupyter(config, tmp_path, tmp_path / "cache")  # type: ignore[arg-type]
+    ignored = config.plugins["mkdocs-jupyter"].config["execute_ignore"]
+    assert ignored == [f.lab for f in FLOORS if f.number != 3]
     monkeypatch.setenv("FLOORS_EXEC", "off")
     config = FakeConfig()
     labs.configure_jupyter(config, tmp_path, tmp_path / "cache")  # type: ignore[arg-type]

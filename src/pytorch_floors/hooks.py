@@ -17,6 +17,7 @@ import json
 import logging
 import os
 import time
+from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -214,7 +215,8 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
     if floor is not None and page.file.src_uri == floor.lab:
         # mkdocs-jupyter executes the notebook while rendering the page; a new cache file means it ran.
         started, before = _state["notebook_clock"]
-        status: Status = "skipped" if not engine.execute else "ran" if _cache_files() - before else "cached"
+        executed = engine.execute and (engine.only is None or fnmatch(floor.lab, engine.only))
+        status: Status = "skipped" if not executed else "ran" if _cache_files() - before else "cached"
         engine.records.append(
             BlockResult(
                 page.file.src_uri,
@@ -294,6 +296,10 @@ def on_post_build(config: MkDocsConfig) -> None:
         # Material's version selector asks for ../versions.json; outside a mike deployment there is one edition.
         name = edition()
         versions.write_text(json.dumps([{"version": name, "title": name, "aliases": []}]), encoding="utf-8")
+    complete = engine.execute and engine.only is None and not engine.failures
+    if complete and engine.cache.mode != "off":
+        # Only a build that planned every block knows which entries nothing uses any more.
+        log.info("proofs: removed %d unused cache entries", engine.cache.prune())
     counts = {s: sum(1 for r in engine.records if r.status == s) for s in ("ran", "cached", "skipped", "failed")}
     log.info("proofs: %(ran)d ran, %(cached)d cached, %(skipped)d skipped, %(failed)d failed", counts)
     if engine.failures and _state["serving"]:

@@ -23,7 +23,7 @@ import pytorch_floors
 from pytorch_floors.measure import detect_device
 from pytorch_floors.provenance import cpu_model
 
-__all__ = ["CacheMode", "OutputCache", "environment_fingerprint", "package_digest"]
+__all__ = ["CacheMode", "OutputCache", "environment_fingerprint", "machine_fingerprint", "package_digest"]
 
 log = logging.getLogger("mkdocs.plugins.pytorch_floors")
 
@@ -47,12 +47,7 @@ def package_digest() -> str:
 
 
 @cache
-def environment_fingerprint() -> dict[str, str]:
-    """The environment facts every cached output depends on.
-
-    Returns:
-        Torch and Python versions, CPU model and capability, device kind, package digest.
-    """
+def _machine() -> dict[str, str]:
     device = detect_device()
     device_name = torch.cuda.get_device_name(device) if device.type == "cuda" else device.type
     return {
@@ -62,8 +57,34 @@ def environment_fingerprint() -> dict[str, str]:
         "cpu": cpu_model(),
         "cpu_capability": torch.backends.cpu.get_cpu_capability(),
         "device": device_name,
-        "package": package_digest(),
     }
+
+
+def machine_fingerprint() -> dict[str, str]:
+    """The facts about the machine and its settings that every block's output depends on.
+
+    Thread settings are read on every call: a build with `OMP_NUM_THREADS=1` must not reuse
+    an output measured with two threads.
+
+    Returns:
+        Torch and Python versions, CPU model and capability, device, cores usable and thread settings.
+    """
+    return {
+        **_machine(),
+        "cores": str(os.cpu_count()),
+        "usable_cores": str(len(os.sched_getaffinity(0))) if hasattr(os, "sched_getaffinity") else "",
+        "omp_threads": os.environ.get("OMP_NUM_THREADS", ""),
+        "mkl_threads": os.environ.get("MKL_NUM_THREADS", ""),
+    }
+
+
+def environment_fingerprint() -> dict[str, str]:
+    """The machine fingerprint plus a digest of this whole package (the labs' cache key).
+
+    Returns:
+        [`machine_fingerprint`][pytorch_floors.execution.cache.machine_fingerprint] and `package`.
+    """
+    return {**machine_fingerprint(), "package": package_digest()}
 
 
 @dataclass(frozen=True)
@@ -91,21 +112,23 @@ class OutputCache:
         """
         self.directory = directory
         self.mode = mode
+        self.used: set[str] = set()
 
     @staticmethod
-    def key(code: str, options: dict[str, Any], history: list[str]) -> str:
+    def key(code: str, options: dict[str, Any], history: list[str], sources: str = "") -> str:
         """The content key of a block.
 
         Args:
             code: The block's code, includes expanded.
             options: The block's options that may change its output or rendering.
             history: Codes of the earlier blocks of its session, in order.
+            sources: Digest of the project files the block and its history import.
 
         Returns:
             A hex digest.
         """
         payload = json.dumps(
-            {"code": code, "options": options, "history": history, "env": environment_fingerprint()},
+            {"code": code, "options": options, "history": history, "sources": sources, "env": machine_fingerprint()},
             sort_keys=True,
             default=str,
         )
@@ -125,6 +148,7 @@ class OutputCache:
         """
         if self.mode != "on":
             return None
+        self.used.add(key)
         path = self._path(key)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -153,8 +177,22 @@ class OutputCache:
         """
         if self.mode == "off":
             return
+        self.used.add(key)
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_suffix(f".{os.getpid()}.tmp")
         temporary.write_text(json.dumps({"output": output, "seconds": seconds}), encoding="utf-8")
         temporary.replace(path)
+
+    def prune(self) -> int:
+        """Delete every entry this cache object neither read nor wrote (call after a complete build).
+
+        Returns:
+            The number of entries deleted.
+        """
+        removed = 0
+        for path in self.directory.glob("??/*.json") if self.directory.is_dir() else []:
+            if path.stem not in self.used:
+                path.unlink(missing_ok=True)
+                removed += 1
+        return removed

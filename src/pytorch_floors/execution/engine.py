@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from pytorch_floors.execution.cache import OutputCache
+from pytorch_floors.execution.imports import sources_digest
 from pytorch_floors.execution.options import OptionError, parse_timeout
 from pytorch_floors.execution.output import PathScrubber, clean_text, html_problem
 from pytorch_floors.execution.result import BlockResult
@@ -80,6 +81,7 @@ class Engine:
         self.only = only
         self.max_output = max_output
         self._scrub = PathScrubber(project_dir)
+        self.import_roots = (project_dir / "src", project_dir)
         self.planned: dict[str, list[ExecBlock]] = {}
         self.records: list[BlockResult] = []
         self.failures: list[ProofFailure] = []
@@ -227,7 +229,8 @@ class Engine:
         session = self._sessions.setdefault(session_name, _Session()) if session_name else _Session()
         keyed = {k: v for k, v in options.items() if k not in _NOT_KEYED and k != "extra"}
         keyed["extra"] = {k: v for k, v in extra.items() if k not in _NOT_KEYED}
-        key = self.cache.key(code, keyed, session.history)
+        sources = sources_digest("\n\n".join([*session.history, code]), self.import_roots)
+        key = self.cache.key(code, keyed, session.history, sources)
         number = len(self.records) + 1
         where = f"docs/{self.page} › {block_id}"
         cached = self.cache.get(key)

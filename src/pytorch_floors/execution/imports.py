@@ -73,7 +73,15 @@ def _module_file(name: str, roots: tuple[Path, ...]) -> Path | None:
 
 @cache
 def _parsed(path: Path, mtime_ns: int) -> ast.AST:
-    return ast.parse(path.read_bytes(), filename=str(path))
+    return _tree(path.read_text(encoding="utf-8"))
+
+
+def _tree(code: str) -> ast.AST:
+    try:
+        return ast.parse(code)
+    except SyntaxError:
+        # The block fails with this error when it runs; its key only needs to be stable meanwhile.
+        return ast.Module(body=[], type_ignores=[])
 
 
 def local_imports(code: str, roots: tuple[Path, ...]) -> list[Path]:
@@ -83,14 +91,14 @@ def local_imports(code: str, roots: tuple[Path, ...]) -> list[Path]:
     Imports are read, not run: a module imported by name in a string (`importlib`) is not seen.
 
     Args:
-        code: A block's source.
+        code: A block's source (or several, one after another).
         roots: Directories that modules are imported from (the project's `src/`, the project itself).
 
     Returns:
         The files, sorted.
     """
     found: set[Path] = set()
-    pending = [(name, "") for name in _imported_names(ast.parse(code), "")]
+    pending = [(name, "") for name in _imported_names(_tree(code), "")]
     seen: set[str] = set()
     while pending:
         name, _ = pending.pop()
