@@ -6,6 +6,7 @@ Each test here pins a way a block used to vanish, leak or lie while the build pa
 from __future__ import annotations
 
 import json
+import re
 import sys
 import textwrap
 import time
@@ -14,14 +15,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import jinja2
 import markdown_exec
 import psutil
 import pytest
 from markdown import Markdown
 
-from pytorch_floors.execution import Engine, OutputCache, ProofFailure, activate, formatter, scan_markdown
+from conftest import ROOT
+from pytorch_floors.execution import BlockResult, Engine, OutputCache, ProofFailure, activate, formatter, scan_markdown
 from pytorch_floors.execution.cache import machine_fingerprint
 from pytorch_floors.execution.fence import format_seconds
+from pytorch_floors.execution.report import report_html, report_json
 from pytorch_floors.execution.runner import end_all
 
 
@@ -389,3 +393,22 @@ def test_a_complete_build_prunes_entries_nothing_used(tmp_path: Path) -> None:
     fresh.put("cc33", "new", 1.0)
     assert fresh.prune() == 1
     assert fresh.get("aa11") is None and fresh.get("bb22") is not None and fresh.get("cc33") is not None
+
+
+# --- the build report -------------------------------------------------------------------------------
+
+
+def test_the_build_report_is_a_wrapped_table_with_breakable_paths() -> None:
+    records = [
+        BlockResult("floors/3-boundary.md", "crossing-cost", "snippets/3-boundary/crossing_cost.py", "ran", 0.0004),
+        BlockResult("index.md", "map", None, "cached", 1.234, output="x" * 100),
+        BlockResult("index.md", "broken", None, "failed", None, error="boom"),
+    ]
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(ROOT / "overrides"))
+    html = report_html(records, env.get_template("partials/floors-build-report.html"))
+    assert re.search(r'<div class="md-typeset__scrollwrap"><div class="md-typeset__table">\s*<table', html)
+    assert "snippets/<wbr>3-boundary/<wbr>crossing_cost.py" in html and "floors/<wbr>3-boundary.md" in html
+    assert "0.4 ms" in html and "1.2 s" in html and "0.00" not in html
+    assert "3 executed blocks: 1 ran in this build (0.4 ms in total), 1 came from the\ncache, 1 failed." in html
+    data = json.loads(report_json(records, {}))
+    assert data["totals"]["failed"] == 1 and all("output" not in block for block in data["blocks"])

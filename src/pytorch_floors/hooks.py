@@ -250,7 +250,8 @@ def on_page_context(context: dict[str, Any], page: Page, config: MkDocsConfig, n
     context["floors_gauge"] = render_gauge(floor, lambda f: url_of(f.page), map_href=url_of(MAP_PAGE))
     context["floors_provenance"] = _state["provenance"]
     if page.content and REPORT_MARKER in page.content:
-        page.content = page.content.replace(REPORT_MARKER, report_html(active_engine().records))
+        template = config.theme.get_env().get_template("partials/floors-build-report.html")
+        page.content = page.content.replace(REPORT_MARKER, report_html(active_engine().records, template))
     return context
 
 
