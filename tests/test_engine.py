@@ -27,6 +27,7 @@ from pytorch_floors.execution.cache import machine_fingerprint
 from pytorch_floors.execution.fence import format_seconds
 from pytorch_floors.execution.report import report_html, report_json
 from pytorch_floors.execution.runner import end_all
+from pytorch_floors.provenance import collect, of_outputs
 
 
 @dataclass
@@ -407,8 +408,31 @@ def test_the_build_report_is_a_wrapped_table_with_breakable_paths() -> None:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(ROOT / "overrides"))
     html = report_html(records, env.get_template("partials/floors-build-report.html"))
     assert re.search(r'<div class="md-typeset__scrollwrap"><div class="md-typeset__table">\s*<table', html)
-    assert "snippets/<wbr>3-boundary/<wbr>crossing_cost.py" in html and "floors/<wbr>3-boundary.md" in html
+    segments = r'<span class="floors-report__segment">{}</span>'
+    proof = "<wbr>".join(segments.format(part) for part in ("snippets/", "3-boundary/", "crossing_cost.py"))
+    assert proof in html and "<wbr>".join(segments.format(p) for p in ("floors/", "3-boundary.md")) in html
     assert "0.4 ms" in html and "1.2 s" in html and "0.00" not in html
     assert "3 executed blocks: 1 ran in this build (0.4 ms in total), 1 came from the\ncache, 1 failed." in html
     data = json.loads(report_json(records, {}))
     assert data["totals"]["failed"] == 1 and all("output" not in block for block in data["blocks"])
+
+
+# --- provenance: a cached output keeps what it was measured on --------------------------------------
+
+
+def test_a_cached_output_keeps_the_provenance_of_the_run_that_produced_it(tmp_path: Path) -> None:
+    earlier = {**collect().as_dict(), "built": "2026-01-02", "threads": 1}
+    page = '```python exec="1" id="measured"\nprint(1)\n```\n'
+    first = make_pages(tmp_path, provenance=earlier)
+    first.render(page)
+    today = collect()
+    second = make_pages(tmp_path, provenance=today.as_dict())
+    second.render(page)
+    activate(None)
+    [result] = second.engine.records
+    assert result.status == "cached" and result.provenance == earlier
+    shown = of_outputs([r.provenance for r in second.engine.records], today)
+    assert [p.built for p in shown] == ["2026-01-02"] and shown[0].threads == 1
+    assert of_outputs([None], today) == [today]
+    mixed = of_outputs([today.as_dict(), earlier, earlier], today)
+    assert [p.built for p in mixed] == ["2026-01-02", today.built]

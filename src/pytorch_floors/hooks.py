@@ -49,7 +49,7 @@ from pytorch_floors.execution.runner import end_all
 from pytorch_floors.floors import FLOORS, MAP_PAGE, floor_for_page
 from pytorch_floors.gauge import render_gauge
 from pytorch_floors.labs import configure_jupyter, finish_lab_page, publish_notebooks
-from pytorch_floors.provenance import collect
+from pytorch_floors.provenance import collect, of_outputs
 
 log = logging.getLogger("mkdocs.plugins.pytorch_floors")
 
@@ -97,17 +97,19 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         default_timeout = parse_timeout(os.environ.get("FLOORS_EXEC_TIMEOUT", "120"))
     except OptionError as error:
         raise PluginError(f"FLOORS_EXEC_TIMEOUT: {error}") from None
+    provenance = collect()
     engine = Engine(
         project_dir,
         OutputCache(cache_root / "floors-exec", cache_mode),
         execute=os.environ.get("FLOORS_EXEC", "on") != "off",
         default_timeout=default_timeout,
         only=os.environ.get("FLOORS_EXEC_ONLY") or None,
+        provenance=provenance.as_dict(),
     )
     activate(engine)
     configure_jupyter(config, project_dir, cache_root)
     _state["jupyter_cache"] = cache_root / "mkdocs-jupyter"
-    _state["provenance"] = collect()
+    _state["provenance"] = provenance
     try:
         _state["aliases"] = read_aliases(project_dir / "anchors.aliases")
     except ValueError as error:
@@ -248,7 +250,12 @@ def on_page_context(context: dict[str, Any], page: Page, config: MkDocsConfig, n
 
     floor = floor_for_page(page.file.src_uri)
     context["floors_gauge"] = render_gauge(floor, lambda f: url_of(f.page), map_href=url_of(MAP_PAGE))
-    context["floors_provenance"] = _state["provenance"]
+    # The page states what its outputs were measured on: for cached ones, the run that produced them.
+    shown = of_outputs(
+        (r.provenance for r in active_engine().records if r.page == page.file.src_uri), _state["provenance"]
+    )
+    context["floors_provenance"] = shown[0]
+    context["floors_provenances"] = shown
     if page.content and REPORT_MARKER in page.content:
         template = config.theme.get_env().get_template("partials/floors-build-report.html")
         page.content = page.content.replace(REPORT_MARKER, report_html(active_engine().records, template))

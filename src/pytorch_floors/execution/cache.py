@@ -28,7 +28,7 @@ __all__ = ["CacheMode", "OutputCache", "environment_fingerprint", "machine_finge
 log = logging.getLogger("mkdocs.plugins.pytorch_floors")
 
 CacheMode = Literal["on", "off", "refresh"]
-_FORMAT = 1
+_FORMAT = 2  # 2: entries carry the provenance of the run that produced them
 
 
 @cache
@@ -82,7 +82,7 @@ def environment_fingerprint() -> dict[str, str]:
     """The machine fingerprint plus a digest of this whole package (the labs' cache key).
 
     Returns:
-        [`machine_fingerprint`][pytorch_floors.execution.cache.machine_fingerprint] and `package`.
+        `machine_fingerprint()` and `package`.
     """
     return {**machine_fingerprint(), "package": package_digest()}
 
@@ -94,10 +94,12 @@ class CachedOutput:
     Attributes:
         output: What the block printed.
         seconds: How long the block took when it ran.
+        provenance: What the run was measured on (the build's provenance fields, date included).
     """
 
     output: str
     seconds: float
+    provenance: dict[str, str | int] | None = None
 
 
 class OutputCache:
@@ -165,15 +167,19 @@ class OutputCache:
         if not isinstance(output, str) or isinstance(seconds, bool) or not isinstance(seconds, int | float):
             log.info("cache entry %s is not an output record: the block runs again", path.name)
             return None
-        return CachedOutput(output=output, seconds=float(seconds))
+        provenance = data.get("provenance")
+        if not isinstance(provenance, dict):
+            provenance = None
+        return CachedOutput(output=output, seconds=float(seconds), provenance=provenance)
 
-    def put(self, key: str, output: str, seconds: float) -> None:
+    def put(self, key: str, output: str, seconds: float, provenance: dict[str, str | int] | None = None) -> None:
         """Store an output (atomically), unless the cache is off.
 
         Args:
             key: A block key.
             output: What the block printed.
             seconds: How long it took.
+            provenance: What it was measured on.
         """
         if self.mode == "off":
             return
@@ -181,7 +187,9 @@ class OutputCache:
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(json.dumps({"output": output, "seconds": seconds}), encoding="utf-8")
+        temporary.write_text(
+            json.dumps({"output": output, "seconds": seconds, "provenance": provenance}), encoding="utf-8"
+        )
         temporary.replace(path)
 
     def prune(self) -> int:

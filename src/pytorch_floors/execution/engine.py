@@ -63,6 +63,7 @@ class Engine:
         default_timeout: float = 120.0,
         only: str | None = None,
         max_output: int = 1 << 20,
+        provenance: dict[str, str | int] | None = None,
     ) -> None:
         """Create an engine for one build.
 
@@ -73,6 +74,7 @@ class Engine:
             default_timeout: Seconds a block may run unless its fence sets `timeout`.
             only: A glob of page paths (relative to `docs/`): blocks of other pages are not run.
             max_output: Bytes a block may print before it fails (a page is not a log file).
+            provenance: This build's provenance, stored with every output it produces.
         """
         self.project_dir = project_dir
         self.cache = cache
@@ -80,6 +82,7 @@ class Engine:
         self.default_timeout = default_timeout
         self.only = only
         self.max_output = max_output
+        self.provenance = provenance
         self._scrub = PathScrubber(project_dir)
         self.import_roots = (project_dir / "src", project_dir)
         self.planned: dict[str, list[ExecBlock]] = {}
@@ -236,7 +239,10 @@ class Engine:
         cached = self.cache.get(key)
         if cached is not None:
             session.history.append(code)
-            self.records.append(BlockResult(self.page, block_id, proof, "cached", cached.seconds, cached.output))
+            result = BlockResult(
+                self.page, block_id, proof, "cached", cached.seconds, cached.output, provenance=cached.provenance
+            )
+            self.records.append(result)
             log.info("proof %d/%d %s: cached (ran in %.2f s)", number, self.total, where, cached.seconds)
             return cached.output
         if not self.execute or (self.only is not None and not fnmatch(self.page, self.only)):
@@ -262,8 +268,10 @@ class Engine:
         if report["stderr"].strip():
             log.debug("%s wrote to stderr (kept out of the page):\n%s", where, report["stderr"])
         output = self._shown(report["output"], html=html, block=block, block_id=block_id, proof=proof)
-        self.cache.put(key, output, report["seconds"])
-        self.records.append(BlockResult(self.page, block_id, proof, "ran", report["seconds"], output))
+        self.cache.put(key, output, report["seconds"], self.provenance)
+        self.records.append(
+            BlockResult(self.page, block_id, proof, "ran", report["seconds"], output, provenance=self.provenance)
+        )
         log.info("proof %d/%d %s: ran in %.2f s", number, self.total, where, report["seconds"])
         return output
 

@@ -22,6 +22,7 @@ class BlockResult:
         seconds: The block's execution time (for a cached block, when it last ran); `None` if it did not run.
         output: What the block printed, as shown on the page (empty when it failed or was skipped).
         error: The one-line failure, when `status` is `failed`.
+        provenance: What the output was measured on (for a cached block, the run that produced it).
     """
 
     page: str
@@ -31,3 +32,4 @@ class BlockResult:
     seconds: float | None
     output: str = ""
     error: str | None = None
+    provenance: dict[str, str | int] | None = None
