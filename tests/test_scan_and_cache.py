@@ -114,5 +114,9 @@ def test_a_block_depends_on_the_project_files_it_imports_and_no_others(tmp_path:
     before = sources_digest("from pkg import measure", roots)
     (package / "style.py").write_text("colour = 'blue'\n")
     assert sources_digest("from pkg import measure", roots) == before
+    moved = tmp_path.parent / f"{tmp_path.name}-moved"
+    tmp_path.rename(moved)
+    assert sources_digest("from pkg import measure", (moved / "src", moved)) == before
+    moved.rename(tmp_path)
     (package / "units.py").write_text("MS = 0.001\n")
     assert sources_digest("from pkg import measure", roots) != before

@@ -137,6 +137,8 @@ def sources_digest(code: str, roots: tuple[Path, ...]) -> str:
     """
     digest = hashlib.sha256()
     for path in local_imports(code, roots):
-        digest.update(path.as_posix().encode())
+        # Relative names: the same checkout moved elsewhere (a CI runner, a copy) keeps its keys.
+        relative = next(path.relative_to(root) for root in roots if path.is_relative_to(root))
+        digest.update(relative.as_posix().encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
