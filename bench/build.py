@@ -7,9 +7,13 @@ temporary directory with an empty cache, so your tree and your cache are untouch
 2. warm: the same build again after editing one page's prose (nothing should execute);
 3. render-only: execution disabled and no cache (`FLOORS_EXEC=off`), the cost of MkDocs itself.
 
+4. serve: `mkdocs serve` on the warm cache; after its first build, one page's prose is edited and
+   the time until the served page shows the edit is measured (edit-to-reload).
+
 It prints the times, the sum of block execution times from the cold build's report, the peak
 memory of each build (resident memory of the build process and its children, summed), and the ratios against the
-targets: warm ≤ 1.3 × render-only, cold ≤ 1.15 × (render-only + sum of block times).
+targets: warm ≤ 1.3 × render-only and, the newer target, warm ≤ 0.5 × render-only;
+cold ≤ 1.15 × (render-only + sum of block times). The edit-to-reload time is reported, with no target.
 """
 
 from __future__ import annotations
@@ -17,10 +21,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +74,47 @@ def build(project: Path, site: Path, cache: Path, **env: str) -> tuple[float, fl
     return seconds, peak / 2**20, report
 
 
+def _fetch(url: str) -> str | None:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return str(response.read().decode())
+    except OSError:
+        return None
+
+
+def serve_reload(project: Path, cache: Path, sentence: str) -> float:
+    """Seconds from a prose edit to `mkdocs serve` serving the edited page (warm cache)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        # Not --no-livereload: it turns off watching too, and the edit would never be rebuilt.
+        [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
+        cwd=project,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "FLOORS_CACHE_DIR": str(cache)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/{PROSE_PAGE.removeprefix('docs/').removesuffix('.md')}/"
+    try:
+        deadline = time.monotonic() + 600
+        while _fetch(url) is None:
+            if server.poll() is not None or time.monotonic() > deadline:
+                sys.exit("mkdocs serve did not come up")
+            time.sleep(0.2)
+        page = project / PROSE_PAGE
+        edited = time.perf_counter()
+        page.write_text(page.read_text(encoding="utf-8") + f"\n{sentence}\n", encoding="utf-8")
+        while sentence not in (_fetch(url) or ""):
+            if server.poll() is not None or time.monotonic() > deadline:
+                sys.exit("mkdocs serve never showed the edit")
+            time.sleep(0.05)
+        return time.perf_counter() - edited
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="floors-bench-") as scratch:
         work = Path(scratch)
@@ -88,7 +135,22 @@ def main() -> None:
         render, render_peak, _ = build(
             project, work / "site-render", work / "no-cache", FLOORS_EXEC="off", FLOORS_EXEC_CACHE="off"
         )
+        _print_builds(cold, cold_peak, cold_report, warm, warm_peak, warm_report, render, render_peak)
+        sys.stdout.flush()  # the build figures survive a serve stage that fails
+        reload = serve_reload(project, cache, "Another sentence, added while serving.")
+        print(f"serve: edit to reload        {reload:7.1f} s")
 
+
+def _print_builds(  # noqa: PLR0917  (the three builds' figures, printed together)
+    cold: float,
+    cold_peak: float,
+    cold_report: dict[str, Any],
+    warm: float,
+    warm_peak: float,
+    warm_report: dict[str, Any],
+    render: float,
+    render_peak: float,
+) -> None:
     blocks = sum(b["seconds"] or 0 for b in cold_report["blocks"] if b["status"] == "ran")
     executed_warm = sum(1 for b in warm_report["blocks"] if b["status"] == "ran")
     warm_ratio = warm / render
@@ -99,6 +161,9 @@ def main() -> None:
     print(f"sum of block times    {blocks:7.1f} s   ({len(cold_report['blocks'])} blocks incl. labs)")
     print(
         f"warm / render-only            = {warm_ratio:.2f}  (target ≤ 1.30) {'ok' if warm_ratio <= 1.3 else 'MISSED'}"
+    )
+    print(
+        f"warm / render-only            = {warm_ratio:.2f}  (target ≤ 0.50) {'ok' if warm_ratio <= 0.5 else 'MISSED'}"
     )
     print(
         f"cold / (render-only + blocks) = {cold_ratio:.2f}  (target ≤ 1.15) {'ok' if cold_ratio <= 1.15 else 'MISSED'}"

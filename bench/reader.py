@@ -23,15 +23,13 @@ import http.server
 import json
 import os
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
 from playwright.sync_api import Response, sync_playwright
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-from conftest import CHROMIUM_ARGS  # noqa: E402  (the browser tests' flags, one list for both)
+from pytorch_floors.handouts import CHROMIUM_ARGS
+
 
 PAGES = ["", "floors/3-boundary/", "floors/4-dispatcher/", "labs/4-dispatcher/"]
 CHROMIUM = "/usr/bin/chromium"

@@ -26,6 +26,18 @@ ROOT = Path(__file__).resolve().parent.parent
 HOOK = ROOT / "src" / "pytorch_floors" / "hooks.py"
 
 
+BUILDS = {"built_site": "slow", "lab_site": "slow", "fixture_site": "build"}
+"""Fixtures that run `mkdocs build` in a subprocess, and the marker each gives its tests."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that builds a site, so the fast lane (`make check`) can leave them out."""
+    for item in items:
+        for fixture, marker in BUILDS.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(getattr(pytest.mark, marker))
+
+
 @dataclass
 class Build:
     """The outcome of one `mkdocs build` run in a subprocess."""

@@ -9,11 +9,14 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
+from test_engine import gone
 
 from conftest import Build, FixtureSite
 from pytorch_floors import labs
+from pytorch_floors.floors import FLOORS
 
 PROOF = '''\
 """A proof that counts its runs in a file, so a test can tell a run from a cache hit."""
@@ -203,19 +206,21 @@ def test_a_block_without_id_is_refused(fixture_site: FixtureSite) -> None:
     assert "docs/index.md:5: executed block has no id" in build.log
 
 
-def test_no_absolute_build_path_in_failure_or_page(fixture_site: FixtureSite) -> None:
+def test_no_absolute_build_path_in_the_page(fixture_site: FixtureSite) -> None:
     fixture_site.page(
         "index.md",
         """\
         ```python exec="1" id="where"
-        import os
-        print(os.getcwd())
+        import os, sys
+        print("cwd", os.getcwd(), "env", sys.prefix)
         ```
         """,
     )
-    build = fixture_site.build()
-    assert build.returncode != 0
-    assert "the page shows the build machine's path" in build.log
+    build = fixture_site.build(strict=True)
+    assert build.returncode == 0, build.log
+    page = build.page("")
+    assert "cwd . env &lt;env&gt;" in page
+    assert str(fixture_site.root) not in page and sys.prefix not in page
 
 
 # --- defect 5: state leaking between pages --------------------------------------------------------
@@ -329,7 +334,7 @@ def test_render_only_build_runs_nothing(fixture_site: FixtureSite) -> None:
 
 class FakePlugin:
     def __init__(self) -> None:
-        self.config: dict[str, object] = {"cache_dir": ".cache/mkdocs-jupyter", "execute": True}
+        self.config: dict[str, object] = {"cache_dir": ".cache/mkdocs-jupyter", "execute": True, "execute_ignore": []}
 
 
 class FakeConfig:
@@ -351,10 +356,25 @@ def test_notebook_cache_is_keyed_on_the_environment(monkeypatch: pytest.MonkeyPa
     assert cache_dir_for(dict(base)) == first
     for key, value in (("torch", "2.14.0"), ("package", "def"), ("device", "NVIDIA H200")):
         assert cache_dir_for({**base, key: value}) != first, key
+    monkeypatch.setenv("FLOORS_EXEC_ONLY", "labs/3-*")
+    config = FakeConfig()
+    labs.configure_jupyter(config, tmp_path, tmp_path / "cache")  # type: ignore[arg-type]
+    ignored = config.plugins["mkdocs-jupyter"].config["execute_ignore"]
+    assert ignored == [f.lab for f in FLOORS if f.number != 3]
     monkeypatch.setenv("FLOORS_EXEC", "off")
     config = FakeConfig()
     labs.configure_jupyter(config, tmp_path, tmp_path / "cache")  # type: ignore[arg-type]
     assert config.plugins["mkdocs-jupyter"].config["execute"] is False
+
+
+def start_serve(root: Path, **popen: Any) -> tuple[int, subprocess.Popen[Any]]:
+    """Start `mkdocs serve` for `root` on a free local port."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [sys.executable, "-m", "mkdocs", "serve", "--no-livereload", "--dev-addr", f"127.0.0.1:{port}"]
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    return port, subprocess.Popen(command, cwd=root, env=env, **popen)
 
 
 def test_serve_shows_a_failing_proof_on_its_page(fixture_site: FixtureSite) -> None:
@@ -366,17 +386,7 @@ def test_serve_shows_a_failing_proof_on_its_page(fixture_site: FixtureSite) -> N
         ```
         """,
     )
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen(
-        [sys.executable, "-m", "mkdocs", "serve", "--no-livereload", "--dev-addr", f"127.0.0.1:{port}"],
-        cwd=fixture_site.root,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    port, server = start_serve(fixture_site.root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + 90
         while True:
@@ -396,3 +406,56 @@ def test_serve_shows_a_failing_proof_on_its_page(fixture_site: FixtureSite) -> N
     assert "ValueError: shown, not swallowed" in page
     assert "Traceback" not in page
     assert "block 'broken'" in log
+
+
+# --- silent passes: a block that cannot run as written stops the build, naming itself -------------
+
+
+def test_a_misspelled_option_fails_a_real_build_naming_page_and_line(fixture_site: FixtureSite) -> None:
+    fixture_site.page(
+        "index.md",
+        """\
+        ```python exec="1" id="slow" timout="300"
+        print(1)
+        ```
+        """,
+    )
+    build = fixture_site.build(strict=True)
+    assert build.returncode != 0
+    assert "docs/index.md:5: unknown option timout='300'" in build.log
+
+
+# --- processes: none outlives its block, the build or serve ---------------------------------------
+
+SLEEPER = """\
+        ```python exec="1" id="sleeper" timeout="900"
+        import subprocess, time
+        child = subprocess.Popen(["sleep", "300"])
+        open("child.txt", "w").write(str(child.pid))
+        time.sleep(WAIT)
+        print("woke")
+        ```
+        """
+
+
+def test_a_piped_build_does_not_wait_for_a_blocks_children(fixture_site: FixtureSite) -> None:
+    fixture_site.page("index.md", SLEEPER.replace("WAIT", "0"))
+    build = fixture_site.build(timeout=120)  # output captured through pipes, as `mkdocs build | cat`
+    assert build.returncode == 0, build.log
+    child = int((fixture_site.root / "child.txt").read_text())
+    assert gone(child)
+
+
+def test_stopping_serve_ends_a_running_blocks_children(fixture_site: FixtureSite) -> None:
+    fixture_site.page("index.md", SLEEPER.replace("WAIT", "600"))
+    _, server = start_serve(fixture_site.root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    marker = fixture_site.root / "child.txt"
+    try:
+        deadline = time.monotonic() + 120
+        while not marker.exists() or not marker.read_text():
+            assert server.poll() is None and time.monotonic() < deadline, "the block never started"
+            time.sleep(0.2)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert gone(int(marker.read_text()))

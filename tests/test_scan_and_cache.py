@@ -1,8 +1,10 @@
+import re
 from pathlib import Path
 
 import pytest
 
 from pytorch_floors.execution.cache import OutputCache, environment_fingerprint
+from pytorch_floors.execution.imports import local_imports, sources_digest
 from pytorch_floors.execution.scan import ScanError, scan_markdown
 
 PAGE = """\
@@ -62,3 +64,59 @@ def test_cache_modes(tmp_path: Path) -> None:
     off = OutputCache(tmp_path / "off", "off")
     off.put("cd34", "out", 1.0)
     assert not (tmp_path / "off").exists()
+
+
+@pytest.mark.parametrize(
+    ("fence", "message"),
+    [
+        ('```python exec="1" id="a" timeout="abc"', "timeout must be a number"),
+        ('```python exec="1" id="a" timeout="inf"', "timeout must be a finite number"),
+        ('```python exec="1" id="a" timeout="nan"', "timeout must be a finite number"),
+        ('```python exec="1" id="a" timeout="0"', "timeout must be a finite number"),
+        ('```python exec="1" id="a" timout="300"', "unknown option timout="),
+        ('```python exec="1" id="a" returncode="1"', "unknown option returncode="),
+        ('```python exec="1" id="a" width="wide"', "width must be a positive whole number"),
+        ('```python exec="1" id="a" workdir="../elsewhere"', "workdir must be a directory inside the project"),
+        ('```py exec="1" id="a"', "only ```python fences execute; write python, not py"),
+    ],
+)
+def test_scan_refuses_fences_that_would_not_run_as_written(tmp_path: Path, fence: str, message: str) -> None:
+    with pytest.raises(ScanError, match=re.escape(f"docs/p.md:3: {message}")):
+        scan_markdown(f"Text.\n\n{fence}\nprint(1)\n```\n", "p.md", tmp_path)
+
+
+def test_scan_refuses_an_unclosed_fence(tmp_path: Path) -> None:
+    page = 'Text.\n\n```python exec="1" id="a"\nprint(1)\n\nMore text.\n'
+    with pytest.raises(ScanError, match=r"docs/p.md:3: the fence opened here is never closed"):
+        scan_markdown(page, "p.md", tmp_path)
+    with pytest.raises(ScanError, match=r"docs/p.md:1: the fence opened here is never closed"):
+        scan_markdown("```text\nplain\n", "p.md", tmp_path)
+
+
+def test_a_block_depends_on_the_project_files_it_imports_and_no_others(tmp_path: Path) -> None:
+    package = tmp_path / "src" / "pkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from pkg.style import colour\n"
+        '_LAZY = {"colour": "pkg.style"}\n'
+    )
+    (package / "measure.py").write_text("from . import units\n")
+    (package / "units.py").write_text("MS = 1e-3\n")
+    (package / "style.py").write_text("colour = 'red'\n")
+    roots = (tmp_path / "src", tmp_path)
+    files = {p.relative_to(tmp_path).as_posix() for p in local_imports("import torch\nfrom pkg import measure", roots)}
+    assert files == {"src/pkg/__init__.py", "src/pkg/measure.py", "src/pkg/units.py"}
+    lazy = {p.name for p in local_imports("from pkg import colour", roots)}
+    assert lazy == {"__init__.py", "style.py"}
+
+    before = sources_digest("from pkg import measure", roots)
+    (package / "style.py").write_text("colour = 'blue'\n")
+    assert sources_digest("from pkg import measure", roots) == before
+    moved = tmp_path.parent / f"{tmp_path.name}-moved"
+    tmp_path.rename(moved)
+    assert sources_digest("from pkg import measure", (moved / "src", moved)) == before
+    moved.rename(tmp_path)
+    (package / "units.py").write_text("MS = 0.001\n")
+    assert sources_digest("from pkg import measure", roots) != before

@@ -17,6 +17,7 @@ import json
 import logging
 import os
 import time
+from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -32,15 +33,25 @@ from mkdocs.utils import get_relative_url
 from pytorch_floors.anchors import CITABLE_PAGES, add_copy_links, apply_aliases, read_aliases, read_lock
 from pytorch_floors.changes import ManifestRecorder
 from pytorch_floors.citation import cite_page_html, edition
-from pytorch_floors.execution import BlockRecord, Engine, OutputCache, ScanError, activate, active_engine, scan_markdown
+from pytorch_floors.execution import (
+    BlockResult,
+    Engine,
+    OutputCache,
+    ScanError,
+    Status,
+    activate,
+    active_engine,
+    scan_markdown,
+)
 from pytorch_floors.execution.cache import CacheMode
-from pytorch_floors.execution.engine import Status
+from pytorch_floors.execution.options import OptionError, parse_timeout
 from pytorch_floors.execution.report import report_html, report_json
+from pytorch_floors.execution.runner import end_all
 from pytorch_floors.floors import FLOORS, MAP_PAGE, floor_for_page
 from pytorch_floors.gauge import page_gauges, render_gauge
 from pytorch_floors.handouts import cite_links_html, handout_context
 from pytorch_floors.labs import configure_jupyter, finish_lab_page, publish_notebooks
-from pytorch_floors.provenance import collect
+from pytorch_floors.provenance import collect, of_outputs
 from pytorch_floors.standalone import BundleError, bundle
 
 log = logging.getLogger("mkdocs.plugins.pytorch_floors")
@@ -56,6 +67,11 @@ _state: dict[str, Any] = {"serving": False, "files": None, "provenance": None, "
 def on_startup(*, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
     """Remember whether this is `mkdocs serve`: there a failed proof shows a banner instead of stopping."""
     _state["serving"] = command == "serve"
+
+
+def on_shutdown() -> None:
+    """End every block process still running, with everything it started (`mkdocs serve` stopped mid-build)."""
+    end_all()
 
 
 def _fill_nav(nav: list[Any], docs_dir: Path) -> None:
@@ -81,17 +97,23 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         raise PluginError(f"FLOORS_EXEC_CACHE must be on, off or refresh, not {mode!r}")
     cache_mode: CacheMode = mode  # type: ignore[assignment]
     cache_root = Path(os.environ.get("FLOORS_CACHE_DIR") or project_dir / ".cache")
+    try:
+        default_timeout = parse_timeout(os.environ.get("FLOORS_EXEC_TIMEOUT", "120"))
+    except OptionError as error:
+        raise PluginError(f"FLOORS_EXEC_TIMEOUT: {error}") from None
+    provenance = collect()
     engine = Engine(
         project_dir,
         OutputCache(cache_root / "floors-exec", cache_mode),
         execute=os.environ.get("FLOORS_EXEC", "on") != "off",
-        default_timeout=float(os.environ.get("FLOORS_EXEC_TIMEOUT", "120")),
+        default_timeout=default_timeout,
         only=os.environ.get("FLOORS_EXEC_ONLY") or None,
+        provenance=provenance.as_dict(),
     )
     activate(engine)
     configure_jupyter(config, project_dir, cache_root)
     _state["jupyter_cache"] = cache_root / "mkdocs-jupyter"
-    _state["provenance"] = collect()
+    _state["provenance"] = provenance
     try:
         _state["aliases"] = read_aliases(project_dir / "anchors.aliases")
     except ValueError as error:
@@ -201,13 +223,15 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
     """Close the page's proof processes; stop the build if one of its proofs failed (except under serve)."""
     engine = active_engine()
     engine.end_page()
+    engine.unaccounted()
     floor = floor_for_page(page.file.src_uri)
     if floor is not None and page.file.src_uri == floor.lab:
         # mkdocs-jupyter executes the notebook while rendering the page; a new cache file means it ran.
         started, before = _state["notebook_clock"]
-        status: Status = "skipped" if not engine.execute else "ran" if _cache_files() - before else "cached"
+        executed = engine.execute and (engine.only is None or fnmatch(floor.lab, engine.only))
+        status: Status = "skipped" if not executed else "ran" if _cache_files() - before else "cached"
         engine.records.append(
-            BlockRecord(
+            BlockResult(
                 page.file.src_uri,
                 "notebook",
                 floor.lab,
@@ -255,10 +279,16 @@ def on_page_context(context: dict[str, Any], page: Page, config: MkDocsConfig, n
         return get_relative_url(file.url, page.url) if file else src
 
     context.update(page_gauges(page.file.src_uri, url_of))
-    context["floors_provenance"] = _state["provenance"]
     context["floors_handout"] = handout_context(page.file.src_uri, page.url)
+    # The page states what its outputs were measured on: for cached ones, the run that produced them.
+    shown = of_outputs(
+        (r.provenance for r in active_engine().records if r.page == page.file.src_uri), _state["provenance"]
+    )
+    context["floors_provenance"] = shown[0]
+    context["floors_provenances"] = shown
     if page.content and REPORT_MARKER in page.content:
-        page.content = page.content.replace(REPORT_MARKER, report_html(active_engine().records))
+        template = config.theme.get_env().get_template("partials/floors-build-report.html")
+        page.content = page.content.replace(REPORT_MARKER, report_html(active_engine().records, template))
     return context
 
 
@@ -308,6 +338,10 @@ def on_post_build(config: MkDocsConfig) -> None:
         # Material's version selector asks for ../versions.json; outside a mike deployment there is one edition.
         name = edition()
         versions.write_text(json.dumps([{"version": name, "title": name, "aliases": []}]), encoding="utf-8")
+    complete = engine.execute and engine.only is None and not engine.failures
+    if complete and engine.cache.mode != "off":
+        # Only a build that planned every block knows which entries nothing uses any more.
+        log.info("proofs: removed %d unused cache entries", engine.cache.prune())
     counts = {s: sum(1 for r in engine.records if r.status == s) for s in ("ran", "cached", "skipped", "failed")}
     log.info("proofs: %(ran)d ran, %(cached)d cached, %(skipped)d skipped, %(failed)d failed", counts)
     if engine.failures and _state["serving"]:

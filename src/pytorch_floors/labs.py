@@ -7,6 +7,7 @@ import itertools
 import json
 import os
 import re
+from fnmatch import fnmatch
 from pathlib import Path
 
 import jupytext
@@ -58,7 +59,8 @@ def configure_jupyter(config: MkDocsConfig, project_dir: Path, cache_root: Path)
     torch upgrade or a change in this package would reuse stale outputs. Pointing its
     cache at a directory named after the environment fingerprint (torch, Python, CPU,
     accelerator, this package's source) makes any of those changes a cache miss.
-    `FLOORS_EXEC=off` (the render-only build) turns notebook execution off too.
+    `FLOORS_EXEC=off` (the render-only build) turns notebook execution off too, and
+    `FLOORS_EXEC_ONLY` leaves the labs it does not match unexecuted, as it does proofs.
     The per-cell time limit comes from `jupyter/jupyter_nbconvert_config.json`, which
     nbconvert reads through `JUPYTER_CONFIG_DIR`.
 
@@ -73,6 +75,10 @@ def configure_jupyter(config: MkDocsConfig, project_dir: Path, cache_root: Path)
     digest = hashlib.sha256(json.dumps(environment_fingerprint(), sort_keys=True).encode()).hexdigest()[:16]
     if os.environ.get("FLOORS_EXEC", "on") == "off":
         plugin.config["execute"] = False
+    only = os.environ.get("FLOORS_EXEC_ONLY")
+    if only:
+        skipped = [floor.lab for floor in FLOORS if not fnmatch(floor.lab, only)]
+        plugin.config["execute_ignore"] = [*plugin.config.get("execute_ignore", []), *skipped]
     plugin.config["cache_dir"] = str(cache_root / "mkdocs-jupyter" / digest)
     os.environ["JUPYTER_CONFIG_DIR"] = str(project_dir / "jupyter")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import platform
 import sys
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import date
 
@@ -12,7 +13,7 @@ import torch
 
 from pytorch_floors.measure import detect_device
 
-__all__ = ["Provenance", "collect", "cpu_model"]
+__all__ = ["Provenance", "collect", "cpu_model", "of_outputs"]
 
 
 def cpu_model() -> str:
@@ -76,6 +77,26 @@ class Provenance:
             Field names mapped to values.
         """
         return asdict(self)
+
+
+def of_outputs(measured: Iterable[Mapping[str, str | int] | None], build: Provenance) -> list[Provenance]:
+    """The provenances of the outputs a page shows, oldest first.
+
+    A cached output was measured by an earlier build, maybe on another day or machine: the page
+    must say so rather than print today's line beside it.
+
+    Args:
+        measured: The provenance stored with each output on the page (`None` where unknown).
+        build: This build's provenance, for a page with no outputs.
+
+    Returns:
+        Each distinct provenance once, oldest build date first; `[build]` when the page shows no output.
+    """
+    distinct: dict[tuple[tuple[str, str | int], ...], Provenance] = {}
+    for fields in measured:
+        if fields:
+            distinct.setdefault(tuple(sorted(fields.items())), Provenance(**fields))  # type: ignore[arg-type]
+    return sorted(distinct.values(), key=lambda p: p.built) or [build]
 
 
 def collect() -> Provenance:

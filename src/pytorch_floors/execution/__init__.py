@@ -5,18 +5,47 @@ limit and errors that only warn; this subpackage keeps its fences and rendering
 and replaces how the code runs.
 """
 
-from pytorch_floors.execution.cache import OutputCache, environment_fingerprint
-from pytorch_floors.execution.engine import BlockRecord, Engine, ProofFailure
-from pytorch_floors.execution.fence import activate, active_engine, formatter
-from pytorch_floors.execution.scan import ExecBlock, ScanError, scan_markdown
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pytorch_floors._lazy import lazy_attributes
+
+if TYPE_CHECKING:
+    from pytorch_floors.execution.cache import OutputCache, environment_fingerprint
+    from pytorch_floors.execution.engine import Engine, ProofFailure
+    from pytorch_floors.execution.fence import activate, active_engine, formatter
+    from pytorch_floors.execution.result import BlockResult, Status
+    from pytorch_floors.execution.scan import ExecBlock, ScanError, scan_markdown
+
+# Imported on first use: the fork server imports `worker`, and must not drag in MkDocs and Markdown.
+_LAZY = {
+    "BlockResult": "pytorch_floors.execution.result",
+    "Engine": "pytorch_floors.execution.engine",
+    "ExecBlock": "pytorch_floors.execution.scan",
+    "OutputCache": "pytorch_floors.execution.cache",
+    "ProofFailure": "pytorch_floors.execution.engine",
+    "ScanError": "pytorch_floors.execution.scan",
+    "Status": "pytorch_floors.execution.result",
+    "activate": "pytorch_floors.execution.fence",
+    "active_engine": "pytorch_floors.execution.fence",
+    "environment_fingerprint": "pytorch_floors.execution.cache",
+    "formatter": "pytorch_floors.execution.fence",
+    "scan_markdown": "pytorch_floors.execution.scan",
+}
+
+
+__getattr__ = lazy_attributes(__name__, _LAZY)
+
 
 __all__ = [
-    "BlockRecord",
+    "BlockResult",
     "Engine",
     "ExecBlock",
     "OutputCache",
     "ProofFailure",
     "ScanError",
+    "Status",
     "activate",
     "active_engine",
     "environment_fingerprint",

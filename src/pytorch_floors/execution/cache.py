@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import platform
 from dataclasses import dataclass
@@ -22,10 +23,12 @@ import pytorch_floors
 from pytorch_floors.measure import detect_device
 from pytorch_floors.provenance import cpu_model
 
-__all__ = ["CacheMode", "OutputCache", "environment_fingerprint", "package_digest"]
+__all__ = ["CacheMode", "OutputCache", "environment_fingerprint", "machine_fingerprint", "package_digest"]
+
+log = logging.getLogger("mkdocs.plugins.pytorch_floors")
 
 CacheMode = Literal["on", "off", "refresh"]
-_FORMAT = 1
+_FORMAT = 2  # 2: entries carry the provenance of the run that produced them
 
 
 @cache
@@ -44,12 +47,7 @@ def package_digest() -> str:
 
 
 @cache
-def environment_fingerprint() -> dict[str, str]:
-    """The environment facts every cached output depends on.
-
-    Returns:
-        Torch and Python versions, CPU model and capability, device kind, package digest.
-    """
+def _machine() -> dict[str, str]:
     device = detect_device()
     device_name = torch.cuda.get_device_name(device) if device.type == "cuda" else device.type
     return {
@@ -59,8 +57,34 @@ def environment_fingerprint() -> dict[str, str]:
         "cpu": cpu_model(),
         "cpu_capability": torch.backends.cpu.get_cpu_capability(),
         "device": device_name,
-        "package": package_digest(),
     }
+
+
+def machine_fingerprint() -> dict[str, str]:
+    """The facts about the machine and its settings that every block's output depends on.
+
+    Thread settings are read on every call: a build with `OMP_NUM_THREADS=1` must not reuse
+    an output measured with two threads.
+
+    Returns:
+        Torch and Python versions, CPU model and capability, device, cores usable and thread settings.
+    """
+    return {
+        **_machine(),
+        "cores": str(os.cpu_count()),
+        "usable_cores": str(len(os.sched_getaffinity(0))) if hasattr(os, "sched_getaffinity") else "",
+        "omp_threads": os.environ.get("OMP_NUM_THREADS", ""),
+        "mkl_threads": os.environ.get("MKL_NUM_THREADS", ""),
+    }
+
+
+def environment_fingerprint() -> dict[str, str]:
+    """The machine fingerprint plus a digest of this whole package (the labs' cache key).
+
+    Returns:
+        `machine_fingerprint()` and `package`.
+    """
+    return {**machine_fingerprint(), "package": package_digest()}
 
 
 @dataclass(frozen=True)
@@ -70,10 +94,12 @@ class CachedOutput:
     Attributes:
         output: What the block printed.
         seconds: How long the block took when it ran.
+        provenance: What the run was measured on (the build's provenance fields, date included).
     """
 
     output: str
     seconds: float
+    provenance: dict[str, str | int] | None = None
 
 
 class OutputCache:
@@ -88,21 +114,23 @@ class OutputCache:
         """
         self.directory = directory
         self.mode = mode
+        self.used: set[str] = set()
 
     @staticmethod
-    def key(code: str, options: dict[str, Any], history: list[str]) -> str:
+    def key(code: str, options: dict[str, Any], history: list[str], sources: str = "") -> str:
         """The content key of a block.
 
         Args:
             code: The block's code, includes expanded.
             options: The block's options that may change its output or rendering.
             history: Codes of the earlier blocks of its session, in order.
+            sources: Digest of the project files the block and its history import.
 
         Returns:
             A hex digest.
         """
         payload = json.dumps(
-            {"code": code, "options": options, "history": history, "env": environment_fingerprint()},
+            {"code": code, "options": options, "history": history, "sources": sources, "env": machine_fingerprint()},
             sort_keys=True,
             default=str,
         )
@@ -122,24 +150,57 @@ class OutputCache:
         """
         if self.mode != "on":
             return None
+        self.used.add(key)
+        path = self._path(key)
         try:
-            data = json.loads(self._path(key).read_text(encoding="utf-8"))
-            return CachedOutput(output=data["output"], seconds=float(data["seconds"]))
-        except (OSError, ValueError, KeyError):
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
             return None
+        except (OSError, ValueError) as error:
+            log.info("cache entry %s is unreadable (%s): the block runs again", path.name, error)
+            return None
+        # Valid JSON of another shape (`null`, a list, a number as output) is a miss, not a crash.
+        if not isinstance(data, dict):
+            log.info("cache entry %s is not an output record: the block runs again", path.name)
+            return None
+        output, seconds = data.get("output"), data.get("seconds")
+        if not isinstance(output, str) or isinstance(seconds, bool) or not isinstance(seconds, int | float):
+            log.info("cache entry %s is not an output record: the block runs again", path.name)
+            return None
+        provenance = data.get("provenance")
+        if not isinstance(provenance, dict):
+            provenance = None
+        return CachedOutput(output=output, seconds=float(seconds), provenance=provenance)
 
-    def put(self, key: str, output: str, seconds: float) -> None:
+    def put(self, key: str, output: str, seconds: float, provenance: dict[str, str | int] | None = None) -> None:
         """Store an output (atomically), unless the cache is off.
 
         Args:
             key: A block key.
             output: What the block printed.
             seconds: How long it took.
+            provenance: What it was measured on.
         """
         if self.mode == "off":
             return
+        self.used.add(key)
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(json.dumps({"output": output, "seconds": seconds}), encoding="utf-8")
+        temporary.write_text(
+            json.dumps({"output": output, "seconds": seconds, "provenance": provenance}), encoding="utf-8"
+        )
         temporary.replace(path)
+
+    def prune(self) -> int:
+        """Delete every entry this cache object neither read nor wrote (call after a complete build).
+
+        Returns:
+            The number of entries deleted.
+        """
+        removed = 0
+        for path in self.directory.glob("??/*.json") if self.directory.is_dir() else []:
+            if path.stem not in self.used:
+                path.unlink(missing_ok=True)
+                removed += 1
+        return removed

@@ -3,41 +3,25 @@
 from __future__ import annotations
 
 import logging
-import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pytorch_floors.execution.cache import OutputCache
-from pytorch_floors.execution.runner import BlockProcess, BlockTimeout, WorkerDied
+from pytorch_floors.execution.imports import sources_digest
+from pytorch_floors.execution.options import OptionError, parse_timeout
+from pytorch_floors.execution.output import PathScrubber, clean_text, html_problem
+from pytorch_floors.execution.result import BlockResult
+from pytorch_floors.execution.runner import BlockProcess, BlockRequest, BlockTimeout, WorkerDied
+from pytorch_floors.execution.sandbox import block_environment
 from pytorch_floors.execution.scan import ExecBlock
 
-__all__ = ["BlockRecord", "Engine", "ProofFailure"]
+__all__ = ["Engine", "ProofFailure"]
 
 log = logging.getLogger("mkdocs.plugins.pytorch_floors")
 
-Status = Literal["ran", "cached", "skipped", "failed"]
 _NOT_KEYED = {"id", "id_prefix", "timeout"}
-
-
-@dataclass
-class BlockRecord:
-    """What happened to one block in this build (a row of the build report).
-
-    Attributes:
-        page: Source path of the page, relative to `docs/`.
-        block_id: The block's id.
-        proof: The proof file it includes, if any.
-        status: `ran`, `cached`, `skipped` (execution disabled) or `failed`.
-        seconds: The block's execution time (for a cached block, when it last ran).
-    """
-
-    page: str
-    block_id: str
-    proof: str | None
-    status: Status
-    seconds: float | None
 
 
 class ProofFailure(Exception):
@@ -78,6 +62,8 @@ class Engine:
         execute: bool = True,
         default_timeout: float = 120.0,
         only: str | None = None,
+        max_output: int = 1 << 20,
+        provenance: dict[str, str | int] | None = None,
     ) -> None:
         """Create an engine for one build.
 
@@ -87,14 +73,20 @@ class Engine:
             execute: `False` renders every block without running it (the render-only build).
             default_timeout: Seconds a block may run unless its fence sets `timeout`.
             only: A glob of page paths (relative to `docs/`): blocks of other pages are not run.
+            max_output: Bytes a block may print before it fails (a page is not a log file).
+            provenance: This build's provenance, stored with every output it produces.
         """
         self.project_dir = project_dir
         self.cache = cache
         self.execute = execute
         self.default_timeout = default_timeout
         self.only = only
+        self.max_output = max_output
+        self.provenance = provenance
+        self._scrub = PathScrubber(project_dir)
+        self.import_roots = (project_dir / "src", project_dir)
         self.planned: dict[str, list[ExecBlock]] = {}
-        self.records: list[BlockRecord] = []
+        self.records: list[BlockResult] = []
         self.failures: list[ProofFailure] = []
         self.page = ""
         self.page_url = ""
@@ -137,25 +129,63 @@ class Engine:
         """Remove the build machine's absolute paths from text shown to readers.
 
         Args:
-            text: Any text (an error message, a traceback).
+            text: Any text (output, an error message, a traceback).
 
         Returns:
-            The text with the project, environment and home paths replaced by short names.
+            The text with the project, environment, temporary and home paths replaced by short names.
         """
-        replacements = {
-            f"{self.project_dir}/": "",
-            str(self.project_dir): ".",
-            sys.prefix: "<env>",
-            sys.base_prefix: "<python>",
-            str(Path.home()): "~",
-        }
-        for absolute, short in replacements.items():
-            if absolute and absolute not in {"/", "."}:
-                text = text.replace(absolute, short)
-        return text
+        return self._scrub(text)
+
+    def result_for(self, block_id: str) -> BlockResult | None:
+        """The result of a block of the current page in this build.
+
+        Args:
+            block_id: The block's id.
+
+        Returns:
+            Its result, or `None` if it has none yet.
+        """
+        return next((r for r in reversed(self.records) if r.page == self.page and r.block_id == block_id), None)
+
+    def unaccounted(self) -> list[ProofFailure]:
+        """Record a failure for every planned block of the current page that has no result.
+
+        A block the scan found but the renderer never handed to the engine (a fence the
+        Markdown parser read differently) would otherwise vanish from the page and the report.
+
+        Returns:
+            The failures recorded.
+        """
+        missing = [b for b in self.planned.get(self.page, []) if self.result_for(b.block_id) is None]
+        failures = []
+        for block in missing:
+            summary = "the page was rendered without running this block; check that its fence is well formed"
+            failure = ProofFailure(self.page, block.block_id, (f"docs/{self.page}", block.fence_line), summary)
+            self._fail(failure, block.proofs[0] if block.proofs else None)
+            failures.append(failure)
+        return failures
+
+    def fail_unexpectedly(self, block_id: str, error: Exception) -> ProofFailure:
+        """Record an error that escaped the engine or the renderer as the block's failure.
+
+        Args:
+            block_id: The block's id.
+            error: The exception.
+
+        Returns:
+            The failure recorded.
+        """
+        block = self.block(block_id)
+        summary = self.sanitize(f"the proof engine failed: {type(error).__name__}: {error}")
+        failure = ProofFailure(self.page, block_id, self._location(block, []), summary)
+        self._fail(failure, block.proofs[0] if block and block.proofs else None)
+        return failure
 
     def run(self, code: str, options: dict[str, Any]) -> str:
         """Run (or fetch from the cache) one block of the current page.
+
+        Any error on the way (a bad option, an unreadable or unwritable cache, a dead worker)
+        is recorded as this block's failure: no block leaves the build without a result.
 
         Args:
             code: The block's code, snippet includes expanded.
@@ -165,72 +195,120 @@ class Engine:
             What the block printed.
 
         Raises:
-            ProofFailure: If the block raised, exited, crashed or timed out.
+            ProofFailure: If the block raised, exited, crashed or timed out, or the engine failed.
         """
         block_id = options.get("id") or "(no id)"
+        try:
+            return self._run(code, options, block_id)
+        except ProofFailure:
+            raise
+        except Exception as error:
+            raise self.fail_unexpectedly(block_id, error) from error
+
+    def _run(self, code: str, options: dict[str, Any], block_id: str) -> str:
+        """Run (or fetch from the cache) one block of the current page; `run` names any error.
+
+        Args:
+            code: The block's code, snippet includes expanded.
+            options: The fence options as parsed by markdown-exec's validator.
+            block_id: The block's id.
+
+        Returns:
+            What the block printed.
+
+        Raises:
+            ProofFailure: If the block raised, exited, crashed or timed out.
+        """
         extra = options.get("extra", {})
         block = self.block(block_id)
+        if block is None:
+            raise self._refuse(block_id, "the block was not found when the page was scanned (is it in an include?)")
+        try:
+            timeout = parse_timeout(str(extra.get("timeout", self.default_timeout)))
+        except OptionError as error:
+            raise self._refuse(block_id, str(error)) from None
         proof = block.proofs[0] if block and block.proofs else None
         session_name = options.get("session") or ""
         session = self._sessions.setdefault(session_name, _Session()) if session_name else _Session()
         keyed = {k: v for k, v in options.items() if k not in _NOT_KEYED and k != "extra"}
         keyed["extra"] = {k: v for k, v in extra.items() if k not in _NOT_KEYED}
-        key = self.cache.key(code, keyed, session.history)
+        sources = sources_digest("\n\n".join([*session.history, code]), self.import_roots)
+        key = self.cache.key(code, keyed, session.history, sources)
         number = len(self.records) + 1
         where = f"docs/{self.page} › {block_id}"
         cached = self.cache.get(key)
         if cached is not None:
             session.history.append(code)
-            self.records.append(BlockRecord(self.page, block_id, proof, "cached", cached.seconds))
+            result = BlockResult(
+                self.page, block_id, proof, "cached", cached.seconds, cached.output, provenance=cached.provenance
+            )
+            self.records.append(result)
             log.info("proof %d/%d %s: cached (ran in %.2f s)", number, self.total, where, cached.seconds)
             return cached.output
         if not self.execute or (self.only is not None and not fnmatch(self.page, self.only)):
             session.history.append(code)
-            self.records.append(BlockRecord(self.page, block_id, proof, "skipped", None))
+            self.records.append(BlockResult(self.page, block_id, proof, "skipped", None))
             return "(execution disabled for this build)"
-        timeout = float(extra.get("timeout", self.default_timeout))
         log.info("proof %d/%d %s: running (limit %g s)", number, self.total, where, timeout)
-        report = self._execute(
-            session,
-            code,
-            block=block,
-            block_id=block_id,
-            proof=proof,
-            timeout=timeout,
-            keep_process=bool(session_name),
-            html=bool(options.get("html")),
+        html = bool(options.get("html"))
+        workdir = self.project_dir / str(options.get("workdir") or ".")
+        if not workdir.is_dir():
+            raise self._refuse(block_id, f"workdir {options.get('workdir')!r} is not a directory of the project")
+        request = BlockRequest(
+            code=code,
+            filename=f"<proof {self.page}#{block_id}>",
+            env=block_environment(html=html, width=options.get("width") or None),
+            cwd=str(workdir),
+            file=str(self.project_dir / proof) if proof else None,
+            max_output=self.max_output,
         )
+        report = self._execute(session, request, block=block, proof=proof, timeout=timeout, keep=bool(session_name))
         session.history.append(code)
         session.replayed = len(session.history)
         if report["stderr"].strip():
             log.debug("%s wrote to stderr (kept out of the page):\n%s", where, report["stderr"])
-        self.cache.put(key, report["output"], report["seconds"])
-        self.records.append(BlockRecord(self.page, block_id, proof, "ran", report["seconds"]))
+        output = self._shown(report["output"], html=html, block=block, block_id=block_id, proof=proof)
+        self.cache.put(key, output, report["seconds"], self.provenance)
+        self.records.append(
+            BlockResult(self.page, block_id, proof, "ran", report["seconds"], output, provenance=self.provenance)
+        )
         log.info("proof %d/%d %s: ran in %.2f s", number, self.total, where, report["seconds"])
-        return str(report["output"])
+        return output
+
+    def _shown(self, output: str, *, html: bool, block: ExecBlock, block_id: str, proof: str | None) -> str:
+        """What a page may show of a block's output: scrubbed, cleaned and, for HTML, balanced."""
+        output = self.sanitize(output)
+        if not html:
+            return clean_text(output)
+        problem = html_problem(output)
+        if problem:
+            failure = ProofFailure(
+                self.page, block_id, self._location(block, []), f"its HTML output would break the page: {problem}"
+            )
+            self._fail(failure, proof)
+            raise failure
+        return output
 
     def _execute(
-        self,
-        session: _Session,
-        code: str,
-        *,
-        block: ExecBlock | None,
-        block_id: str,
-        proof: str | None,
-        timeout: float,
-        keep_process: bool,
-        html: bool,
+        self, session: _Session, request: BlockRequest, *, block: ExecBlock, proof: str | None, **limits: Any
     ) -> dict[str, Any]:
-        filename = f"<proof {self.page}#{block_id}>"
+        timeout: float = limits["timeout"]
+        keep: bool = limits["keep"]
+        block_id = block.block_id
         try:
             if session.process is None:
-                session.process = BlockProcess(str(self.project_dir))
+                session.process = BlockProcess()
             for earlier in session.history[session.replayed :]:
-                report = session.process.run(earlier, filename + " (earlier block)", timeout, html=html)
+                replay = replace(request, code=earlier, filename=request.filename + " (earlier block)")
+                report = session.process.run(replay, timeout)
                 if report["error"]:
-                    raise self._failure(block, block_id, report["error"], "an earlier block of its session failed: ")
+                    # Replaying cached blocks can fail too (a changed environment): record it like any failure.
+                    prefix = "an earlier block of its session failed: "
+                    failure = self._failure(block, block_id, report["error"], prefix)
+                    self._fail(failure, proof)
+                    raise failure
             session.replayed = len(session.history)
-            report = session.process.run(code, filename, timeout, html=html)
+            report = session.process.run(request, timeout)
         except (BlockTimeout, WorkerDied) as error:
             session.process = None
             summary = f"{type(error).__name__}: the block {error}"
@@ -238,7 +316,7 @@ class Engine:
             self._fail(failure, proof)
             raise failure from None
         finally:
-            if not keep_process and session.process is not None:
+            if not keep and session.process is not None:
                 session.process.close()
                 session.process = None
         if report["error"]:
@@ -255,12 +333,35 @@ class Engine:
     def _failure(self, block: ExecBlock | None, block_id: str, error: dict[str, Any], prefix: str = "") -> ProofFailure:
         summary = self.sanitize(f"{prefix}{error['type']}: {error['message']}")
         return ProofFailure(
-            self.page, block_id, self._location(block, error["lines"]), summary, self.sanitize(error["traceback"])
+            self.page, block_id, self._location(block, error["lines"]), summary, self._own_frames(block, error)
         )
+
+    def _own_frames(self, block: ExecBlock | None, error: dict[str, Any]) -> str:
+        """The proof's own frames of a traceback, each pointing at its proof file and line."""
+        own = str(error.get("own_traceback") or "")
+        if block is None or not own:
+            return self.sanitize(own)
+        lines = []
+        for text in own.splitlines():
+            head, marker, rest = text.partition(", line ")
+            number = rest.split(",", 1)[0]
+            if marker and head.lstrip().startswith('File "<proof') and number.isdigit():
+                path, where = block.locate(int(number))
+                text = f'  File "{path}", line {where}' + rest[len(number) :]  # noqa: PLW2901  (rewritten in place)
+            lines.append(text)
+        return self.sanitize("\n".join(lines))
+
+    def _refuse(self, block_id: str, summary: str) -> ProofFailure:
+        block = self.block(block_id)
+        failure = ProofFailure(self.page, block_id, self._location(block, []), summary)
+        self._fail(failure, block.proofs[0] if block and block.proofs else None)
+        return failure
 
     def _fail(self, failure: ProofFailure, proof: str | None) -> None:
         self.failures.append(failure)
-        self.records.append(BlockRecord(failure.page, failure.block_id, proof, "failed", None))
-        log.error("%s", failure)
+        self.records.append(BlockResult(failure.page, failure.block_id, proof, "failed", None, error=str(failure)))
         if failure.details:
-            log.debug("%s", failure.details)
+            # CI logs show ERROR lines only: the proof's own frames go with the failure line.
+            log.error("%s\n%s", failure, failure.details.rstrip())
+        else:
+            log.error("%s", failure)

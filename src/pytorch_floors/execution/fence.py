@@ -19,7 +19,7 @@ from mkdocs.utils import get_relative_url
 
 from pytorch_floors.execution.engine import Engine, ProofFailure
 
-__all__ = ["activate", "active_engine", "formatter"]
+__all__ = ["activate", "active_engine", "format_seconds", "formatter"]
 
 _active: Engine | None = None
 
@@ -46,6 +46,24 @@ def active_engine() -> Engine:
     if _active is None:
         raise RuntimeError("no proof engine is active: list src/pytorch_floors/hooks.py under hooks: in mkdocs.yml")
     return _active
+
+
+def format_seconds(seconds: float) -> str:
+    """A duration with the precision a reader needs: two significant figures, in s, ms or µs.
+
+    Args:
+        seconds: A non-negative duration.
+
+    Returns:
+        For example `40 µs`, `0.3 ms`, `12 ms`, `300 ms`, `1.2 s`, `75 s`; never `0.00 s`.
+    """
+    # Each unit from a tenth of it up (0.3 ms), except seconds, shown from 1 s (300 ms, not 0.3 s).
+    for unit, scale, floor in (("s", 1.0, 0.9995), ("ms", 1e-3, 1e-4), ("µs", 1e-6, 0.0)):
+        if seconds >= floor:
+            value = seconds / scale
+            # `.2g` would print 99.7 as 1e+02: from there on whole units are precise enough.
+            return f"{value:.2g} {unit}" if value < 99.5 else f"{value:.0f} {unit}"
+    raise ValueError(f"a duration cannot be negative: {seconds}")
 
 
 def _failure_banner(failure: ProofFailure) -> str:
@@ -89,6 +107,9 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
     if not run_options.get("html") and not run_options.get("result"):
         run_options["result"] = "text"
     show_source = run_options.pop("source", "")
+    # The engine honours these in the block's own process; markdown-exec would apply them to the build's.
+    run_options.pop("workdir", None)
+    run_options.pop("width", None)
 
     def run(code: str, **_: Any) -> str:
         return engine.run(code, options)
@@ -97,6 +118,8 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
         output = str(base_format(language=language, run=run, code=source, md=md, source="", **run_options))
     except ProofFailure as failure:
         return _failure_banner(failure)
+    except Exception as error:  # SuperFences would swallow it and render the source as plain text
+        return _failure_banner(engine.fail_unexpectedly(block_id, error))
     block = engine.block(block_id)
     if block is None or not block.proofs:
         if show_source:
@@ -108,11 +131,11 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
     converter = MarkdownConverter(md, update_toc=False)
     listing = str(converter.convert(code_block(language, source)))
     href = get_relative_url(proof, engine.page_url) if engine.page_url else proof
-    record = engine.records[-1] if engine.records else None
+    result = engine.result_for(block_id)
     timing = ""
-    if record is not None and record.seconds is not None:
-        cached = " (cached)" if record.status == "cached" else ""
-        timing = f'<span class="floors-proof__time">ran in {record.seconds:.2f} s{cached}</span>'
+    if result is not None and result.seconds is not None:
+        cached = " (cached)" if result.status == "cached" else ""
+        timing = f'<span class="floors-proof__time">ran in {format_seconds(result.seconds)}{cached}</span>'
     return (
         f'<div class="floors-proof" data-proof="{escape(proof)}">'
         f'<details class="floors-proof__source"><summary>Proof source: <code>{escape(proof)}</code></summary>'

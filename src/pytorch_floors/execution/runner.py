@@ -1,33 +1,61 @@
-"""Processes that run proofs: one per page session or per standalone block, with a time limit."""
+"""Processes that run proofs: one per page session or per standalone block, with a time limit.
+
+Each process leads its own process group (see `worker`), and ending it always ends the
+group: whatever a block started (`subprocess.Popen(["sleep", "300"])`, fifty forked
+children) dies with it, at the end of the block, on time-out and at shutdown.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import os
+import signal
 from multiprocessing.context import ForkServerContext
 from typing import Any
 
 from pytorch_floors.execution import worker
+from pytorch_floors.execution.worker import BlockRequest
 
-__all__ = ["BlockProcess", "BlockTimeout", "WorkerDied"]
+__all__ = ["BlockProcess", "BlockRequest", "BlockTimeout", "WorkerDied", "end_all", "fork_server"]
 
 _context: ForkServerContext | None = None
+_live: set[BlockProcess] = set()
 
 
-def _fork_server() -> ForkServerContext:
-    global _context  # noqa: PLW0603  (one fork server per build process, started lazily)
+def fork_server() -> ForkServerContext:
+    """The process-wide fork server, started lazily with torch and the worker module preloaded.
+
+    Returns:
+        The multiprocessing context whose processes are forked from it.
+    """
+    global _context  # noqa: PLW0603  (one fork server per build process; a multiprocessing singleton anyway)
     if _context is None:
         _context = multiprocessing.get_context("forkserver")
         _context.set_forkserver_preload(["pytorch_floors.execution.worker"])
     return _context
 
 
+def end_all() -> None:
+    """Kill every block process still alive, with its process group (at shutdown, under serve too)."""
+    for process in list(_live):
+        process.kill()
+
+
 class BlockTimeout(Exception):
-    """A block ran past its time limit; its process has been killed."""
+    """A block ran past its time limit; its process group has been killed."""
 
 
 class WorkerDied(Exception):
-    """A block's process ended without answering (a crash, or `os._exit`)."""
+    """A block's process ended without answering (a crash, `os._exit`, a signal)."""
+
+
+def _death(exitcode: int | None) -> str:
+    if exitcode is not None and exitcode < 0:
+        name = signal.Signals(-exitcode).name
+        hint = " — out of memory?" if -exitcode == signal.SIGKILL else ""
+        return f"its process was killed by {name}{hint}"
+    return f"its process ended without reporting (exit code {exitcode})"
 
 
 class BlockProcess:
@@ -36,26 +64,21 @@ class BlockProcess:
     Blocks sent to one process share its namespace, the way a page session does.
     """
 
-    def __init__(self, workdir: str) -> None:
-        """Start the process.
-
-        Args:
-            workdir: Directory the blocks run in.
-        """
-        context = _fork_server()
+    def __init__(self) -> None:
+        """Start the process."""
+        context = fork_server()
         self._conn, child_conn = context.Pipe()
-        self._process = context.Process(target=worker.serve, args=(child_conn, workdir), daemon=True)
+        self._process = context.Process(target=worker.serve, args=(child_conn, os.getpid()), daemon=True)
         self._process.start()
         child_conn.close()
+        _live.add(self)
 
-    def run(self, code: str, filename: str, timeout: float, *, html: bool = False) -> dict[str, Any]:
+    def run(self, request: BlockRequest, timeout: float) -> dict[str, Any]:
         """Run one block and return the worker's report.
 
         Args:
-            code: Python source of the block.
-            filename: Name used in tracebacks, so errors can be mapped to lines.
+            request: The block, its environment and directory.
             timeout: Seconds the block may take.
-            html: The page shows the block's output as HTML (a figure) rather than text.
 
         Returns:
             The report: `output`, `stderr`, `seconds`, and `error` (`None` on success).
@@ -64,30 +87,38 @@ class BlockProcess:
             BlockTimeout: If the block did not finish within `timeout` seconds.
             WorkerDied: If the process ended without reporting.
         """
-        self._conn.send((code, filename, "html" if html else "text"))
         try:
+            self._conn.send(request)
             if not self._conn.poll(timeout):
                 self.kill()
                 raise BlockTimeout(f"did not finish within its time limit of {timeout:g} s")
             report: dict[str, Any] = self._conn.recv()
         except (EOFError, ConnectionError, OSError) as error:
             self._process.join(5)
-            raise WorkerDied(f"its process ended without reporting (exit code {self._process.exitcode})") from error
+            exitcode = self._process.exitcode
+            self.kill()
+            raise WorkerDied(_death(exitcode)) from error
         return report
 
+    def _kill_group(self) -> None:
+        pid = self._process.pid
+        if pid is not None:
+            # The group outlives its leader while any member lives, so this works after the worker exited too.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)
+
     def kill(self) -> None:
-        """End the process at once."""
+        """End the process and its whole process group at once."""
+        self._kill_group()
         self._process.kill()
         self._process.join(5)
         self._conn.close()
+        _live.discard(self)
 
     def close(self) -> None:
-        """Ask the process to finish, then make sure it has."""
+        """Ask the process to finish, then end whatever is left of its process group."""
         if self._process.is_alive():
             with contextlib.suppress(OSError):
                 self._conn.send(None)
             self._process.join(5)
-            if self._process.is_alive():
-                self._process.kill()
-                self._process.join(5)
-        self._conn.close()
+        self.kill()

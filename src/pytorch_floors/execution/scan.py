@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pytorch_floors.execution.options import OptionError, validate_options
+
 __all__ = ["ExecBlock", "ScanError", "scan_markdown"]
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<lang>[\w+-]+)(?P<attrs>[^\n`]*)$")
@@ -20,8 +22,12 @@ _INCLUDE = re.compile(r'^[ \t]*-{1,}8<-{1,}[ \t]+"(?P<path>[^"]+)"[ \t]*$')
 _FALSE = {"", "no", "off", "false", "0"}
 
 
+EXECUTED_LANGUAGE = "python"
+"""The one fence language that executes (`mkdocs.yml` gives SuperFences a custom fence for it only)."""
+
+
 class ScanError(ValueError):
-    """A page's executed blocks break a project rule (missing or duplicate id)."""
+    """A page's executed blocks break a project rule (missing or duplicate id, bad option, unclosed fence)."""
 
 
 @dataclass
@@ -67,22 +73,37 @@ def _attributes(text: str) -> dict[str, str]:
     return {m["name"]: m["quoted"] if m["quoted"] is not None else m["bare"] for m in _ATTR.finditer(text)}
 
 
-def scan_markdown(
-    text: str, page: str, project_dir: Path, languages: tuple[str, ...] = ("python", "py")
-) -> list[ExecBlock]:
+def _check_executed(options: dict[str, str], lang: str, where: str, blocks: list[ExecBlock]) -> str:
+    """Return the id of an executed fence, or raise why the fence would not run as written."""
+    if lang != EXECUTED_LANGUAGE:
+        # Only `python` has a formatter: a `py` fence would render as plain code and never run.
+        raise ScanError(f"{where}: only ```{EXECUTED_LANGUAGE} fences execute; write {EXECUTED_LANGUAGE}, not {lang}")
+    try:
+        validate_options(options)
+    except OptionError as error:
+        raise ScanError(f"{where}: {error}") from None
+    block_id = options.get("id", "")
+    if not block_id:
+        raise ScanError(f'{where}: executed block has no id; add id="..." to the fence')
+    if any(b.block_id == block_id for b in blocks):
+        raise ScanError(f"{where}: block id '{block_id}' is used twice on this page")
+    return block_id
+
+
+def scan_markdown(text: str, page: str, project_dir: Path) -> list[ExecBlock]:
     """List a page's executed blocks.
 
     Args:
         text: The page's Markdown source.
         page: The page's source path relative to `docs/` (for messages).
         project_dir: The directory snippet include paths are relative to.
-        languages: Fence languages that can execute.
 
     Returns:
         The executed blocks, in page order.
 
     Raises:
-        ScanError: If an executed block has no `id` or reuses one on the same page.
+        ScanError: If a fence is never closed, or an executed block is not a `python` fence, has an
+            unknown option or a bad value, has no `id` or reuses one on the same page.
     """
     lines = text.splitlines()
     blocks: list[ExecBlock] = []
@@ -100,13 +121,12 @@ def scan_markdown(
             and lines[end].strip().strip(fence[0]) == ""
         ):
             end += 1
+        if end == len(lines):
+            # Markdown renders an unclosed fence as text: an executed block inside it would vanish.
+            raise ScanError(f"docs/{page}:{index + 1}: the fence opened here is never closed")
         options = _attributes(match["attrs"])
-        if match["lang"] in languages and options.get("exec", "").lower() not in _FALSE:
-            block_id = options.get("id", "")
-            if not block_id:
-                raise ScanError(f'docs/{page}:{index + 1}: executed block has no id; add id="..." to the fence')
-            if any(b.block_id == block_id for b in blocks):
-                raise ScanError(f"docs/{page}:{index + 1}: block id '{block_id}' is used twice on this page")
+        if options.get("exec", "").lower() not in _FALSE:
+            block_id = _check_executed(options, match["lang"], f"docs/{page}:{index + 1}", blocks)
             block = ExecBlock(page=page, block_id=block_id, fence_line=index + 1, options=options)
             for offset, body_line in enumerate(lines[index + 1 : end], start=index + 2):
                 include = _INCLUDE.match(body_line)

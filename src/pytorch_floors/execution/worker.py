@@ -1,79 +1,193 @@
 """The child side of proof execution: runs blocks in a fresh process and reports back.
 
-This module is preloaded by the fork server (together with torch), so every
-block's process starts from an already-imported, never-used torch: default
-dtype, grad mode, RNG seed and thread count are torch's own defaults.
+The fork server preloads this module and, through it, torch and nothing else of the
+project (it imports only the standard library and torch), so every block's process starts
+from an already-imported, never-used torch: default dtype, grad mode, RNG seed and thread
+count are torch's own defaults, and `pytorch_floors` is imported afresh, from disk, by the
+blocks that use it.
+
+Each worker leads its own session (`setsid`), so the processes a block starts belong to
+the worker's process group: the parent kills the whole group when the block or session is
+over, on time-out and at shutdown, and the worker kills them itself at the end of every
+block and if the build process goes away.
 """
 
 from __future__ import annotations
 
 import builtins
+import contextlib
 import io
 import linecache
 import os
+import signal
 import sys
+import tempfile
+import threading
 import time
 import traceback
-from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from typing import Any
+from pathlib import Path
+from typing import Any, BinaryIO
 
 import torch  # noqa: F401  (preloaded once in the fork server, so blocks start fast)
 
-__all__ = ["serve"]
+__all__ = ["BlockRequest", "serve"]
+
+
+@dataclass(frozen=True)
+class BlockRequest:
+    """One block for a worker to run.
+
+    Attributes:
+        code: The block's source, includes expanded.
+        filename: Name used in tracebacks, so errors map back to lines.
+        env: The complete environment the block sees (nothing else of the build's leaks in).
+        cwd: Directory the block runs in.
+        file: What `__file__` and `sys.argv[0]` are, as when the proof runs on its own.
+        max_output: Bytes the block may print; more is an error.
+    """
+
+    code: str
+    filename: str
+    env: dict[str, str]
+    cwd: str
+    file: str | None
+    max_output: int
 
 
 def _describe(error: BaseException, filename: str) -> dict[str, Any]:
-    lines = [frame.lineno for frame in traceback.extract_tb(error.__traceback__) if frame.filename == filename]
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__) if frame.filename == filename]
+    lines = [frame.lineno for frame in frames]
     if isinstance(error, SyntaxError) and error.filename == filename and error.lineno:
         lines.append(error.lineno)
     if isinstance(error, SystemExit):
         message = f"the proof called sys.exit({error.code!r}); proofs must run to the end"
     else:
         message = str(error)
+    # The proof's own frames only: the engine's and the standard library's say nothing to its author.
+    own = traceback.StackSummary.from_list(frames).format()
     return {
         "type": type(error).__name__,
         "message": message,
         "lines": [line for line in lines if line is not None],
         "traceback": "".join(traceback.format_exception(error)),
+        "own_traceback": "".join(own),
     }
 
 
-def serve(conn: Connection, workdir: str) -> None:
-    """Run code blocks received on `conn` in one shared namespace until told to stop.
+def _group_members() -> list[int]:
+    """Other live processes of this worker's process group (Linux: read from /proc)."""
+    me, members = os.getpid(), []
+    proc = Path("/proc")
+    for entry in proc.iterdir() if proc.is_dir() else []:
+        if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            # Field 5 of /proc/PID/stat is the process group; the command name (field 2) may hold spaces.
+            stat = (entry / "stat").read_text()
+            if int(stat.rsplit(")", 1)[1].split()[2]) == me:
+                members.append(int(entry.name))
+    return members
 
-    Each message is `(code, filename, output_kind)`; `output_kind` (`text` or `html`) is
-    exported as `FLOORS_OUTPUT` so that [`pytorch_floors.plot.show`][] knows whether the
-    page wants a figure inline or a reader runs the script in a terminal. The reply is a dict with the block's
-    printed output, its stderr (kept out of the page), its wall time and, when
-    it raised anything at all (`SystemExit` included), a description of the error.
+
+def _end_children() -> None:
+    """Kill every process the block started (its whole process group but this worker) and reap them."""
+    for pid in _group_members():
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(ChildProcessError):
+        while os.waitpid(-1, os.WNOHANG) != (0, 0):
+            pass
+
+
+def _watch_build(build_pid: int) -> None:
+    """End the whole group once the build process is gone (killed, or stopped with Ctrl-C mid-block).
+
+    The worker's parent is the fork server, which may outlive the build, so the build's own pid is watched.
+    """
+    while True:
+        try:
+            os.kill(build_pid, 0)
+        except ProcessLookupError:
+            os.killpg(0, signal.SIGKILL)
+        time.sleep(0.25)
+
+
+def _capture_fd(fd: int) -> BinaryIO:
+    """Point file descriptor `fd` at a fresh temporary file, so the block's writes and its children's land there."""
+    sink = tempfile.TemporaryFile()  # noqa: SIM115  (open for the worker's whole life)
+    os.dup2(sink.fileno(), fd)
+    return sink
+
+
+def _read(sink: BinaryIO, limit: int) -> tuple[str, int]:
+    """Read what was written to `sink` (at most `limit` + 1 bytes) and empty it for the next block."""
+    size = sink.seek(0, os.SEEK_END)
+    sink.seek(0)
+    data = sink.read(limit + 1)
+    sink.seek(0)
+    sink.truncate()
+    return data.decode("utf-8", errors="replace"), size
+
+
+def _run_one(request: BlockRequest, namespace: dict[str, Any], out: BinaryIO, err: BinaryIO) -> dict[str, Any]:
+    os.environ.clear()
+    os.environ.update(request.env)
+    os.chdir(request.cwd)
+    linecache.cache[request.filename] = (len(request.code), None, request.code.splitlines(True), request.filename)
+    sys.argv = [request.file or request.filename]
+    if request.file is not None:
+        namespace["__file__"] = request.file
+    error = None
+    start = time.perf_counter()
+    try:
+        compiled = compile(request.code, request.filename, "exec")
+        exec(compiled, namespace)
+    except BaseException as raised:
+        error = _describe(raised, request.filename)
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+    seconds = time.perf_counter() - start
+    _end_children()
+    output, size = _read(out, request.max_output)
+    stderr, _ = _read(err, request.max_output)
+    if size > request.max_output and error is None:
+        error = {
+            "type": "OutputTooLarge",
+            "message": f"the block printed {size:,} bytes; a page shows at most {request.max_output:,}",
+            "lines": [],
+            "traceback": "",
+            "own_traceback": "",
+        }
+    return {"output": output[: request.max_output], "stderr": stderr, "seconds": seconds, "error": error}
+
+
+def serve(conn: Connection, build_pid: int) -> None:
+    """Run the `BlockRequest`s received on `conn` in one shared namespace until told to stop.
+
+    The reply to each is a dict with what the block wrote to file descriptor 1 (its own
+    prints, `os.write(1, ...)` and its subprocesses' output alike), what it wrote to
+    descriptor 2 (kept out of the page), its wall time and, when it raised anything at
+    all (`SystemExit` included) or printed too much, a description of the error.
 
     Args:
         conn: The parent's end of a pipe.
-        workdir: Directory the blocks run in.
+        build_pid: The MkDocs process: when it is gone, the worker ends with everything it started.
     """
-    os.chdir(workdir)
-    os.environ.setdefault("MPLBACKEND", "Agg")
+    os.setsid()
+    threading.Thread(target=_watch_build, args=(build_pid,), daemon=True).start()
+    out, err = _capture_fd(1), _capture_fd(2)
+    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", write_through=True)
+    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", write_through=True)
     namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
     while True:
         try:
-            message = conn.recv()
+            request = conn.recv()
         except EOFError:
             return
-        if message is None:
+        if request is None:
             return
-        code, filename, output_kind = message
-        os.environ["FLOORS_OUTPUT"] = output_kind
-        linecache.cache[filename] = (len(code), None, code.splitlines(keepends=True), filename)
-        sys.argv = [filename]
-        stdout, stderr = io.StringIO(), io.StringIO()
-        error = None
-        start = time.perf_counter()
-        try:
-            compiled = compile(code, filename, "exec")
-            with redirect_stdout(stdout), redirect_stderr(stderr):
-                exec(compiled, namespace)
-        except BaseException as raised:
-            error = _describe(raised, filename)
-        seconds = time.perf_counter() - start
-        conn.send({"output": stdout.getvalue(), "stderr": stderr.getvalue(), "seconds": seconds, "error": error})
+        conn.send(_run_one(request, namespace, out, err))

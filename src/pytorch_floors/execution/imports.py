@@ -1,0 +1,144 @@
+"""Which of the project's own source files a block depends on, found by following its imports.
+
+The cache key used to hash the whole package, so a style edit in `gauge.py` re-ran every
+proof. A block's output can only change with the project files it (transitively) imports:
+those are found statically, by reading `import` statements, and hashed.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from functools import cache
+from pathlib import Path
+
+__all__ = ["local_imports", "sources_digest"]
+
+
+def _is_type_checking(node: ast.AST) -> bool:
+    test = node.test if isinstance(node, ast.If) else None
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node of `tree` except those under `if TYPE_CHECKING:`, which never run."""
+    nodes, pending = [], [tree]
+    while pending:
+        node = pending.pop()
+        nodes.append(node)
+        children = node.orelse if _is_type_checking(node) else ast.iter_child_nodes(node)  # type: ignore[attr-defined]
+        pending.extend(children)
+    return nodes
+
+
+def _lazy_names(tree: ast.AST) -> dict[str, str]:
+    """A package's `_LAZY = {"name": "module"}` table: names it imports on first use."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "_LAZY" for t in node.targets):
+            value = ast.literal_eval(node.value)
+            if isinstance(value, dict):
+                return {str(k): str(v) for k, v in value.items()}
+    return {}
+
+
+def _imported_names(tree: ast.AST, package: str) -> set[str]:
+    """Absolute names of the modules a source file imports (`from . import x` resolved against `package`)."""
+    names: set[str] = set()
+    for node in _nodes(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".") if package else []
+                parts = parts[: len(parts) - node.level + 1]
+                base = ".".join([*parts, base] if base else parts)
+            if base:
+                names.add(base)
+                # `from package import module` imports a module, not only a name: try both.
+                names.update(f"{base}.{alias.name}" for alias in node.names if alias.name != "*")
+    return names
+
+
+def _module_file(name: str, roots: tuple[Path, ...]) -> Path | None:
+    relative = Path(*name.split("."))
+    for root in roots:
+        for candidate in (root / relative.with_suffix(".py"), root / relative / "__init__.py"):
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+@cache
+def _parsed(path: Path, mtime_ns: int) -> ast.AST:
+    return _tree(path.read_text(encoding="utf-8"))
+
+
+def _tree(code: str) -> ast.AST:
+    try:
+        return ast.parse(code)
+    except SyntaxError:
+        # The block fails with this error when it runs; its key only needs to be stable meanwhile.
+        return ast.Module(body=[], type_ignores=[])
+
+
+def local_imports(code: str, roots: tuple[Path, ...]) -> list[Path]:
+    """The files under `roots` that `code` imports, directly or through each other.
+
+    Packages count with their `__init__.py` (importing `a.b` runs `a/__init__.py` too).
+    Imports are read, not run: a module imported by name in a string (`importlib`) is not seen.
+
+    Args:
+        code: A block's source (or several, one after another).
+        roots: Directories that modules are imported from (the project's `src/`, the project itself).
+
+    Returns:
+        The files, sorted.
+    """
+    found: set[Path] = set()
+    pending = [(name, "") for name in _imported_names(_tree(code), "")]
+    seen: set[str] = set()
+    while pending:
+        name, _ = pending.pop()
+        parts = name.split(".")
+        for depth in range(1, len(parts) + 1):
+            module = ".".join(parts[:depth])
+            if module in seen:
+                continue
+            seen.add(module)
+            path = _module_file(module, roots)
+            if path is None:
+                # `from package import name`: a lazily imported name resolves through the package's table.
+                parent = _module_file(".".join(parts[: depth - 1]), roots) if depth > 1 else None
+                lazy = _lazy_names(_parsed(parent, parent.stat().st_mtime_ns)) if parent else {}
+                if parts[depth - 1] in lazy:
+                    pending.append((lazy[parts[depth - 1]], ""))
+                continue
+            if path in found:
+                continue
+            found.add(path)
+            package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+            tree = _parsed(path, path.stat().st_mtime_ns)
+            pending.extend((imported, package) for imported in _imported_names(tree, package))
+    return sorted(found)
+
+
+def sources_digest(code: str, roots: tuple[Path, ...]) -> str:
+    """Hash of the project files a block imports (names and contents).
+
+    Args:
+        code: A block's source.
+        roots: Directories that modules are imported from.
+
+    Returns:
+        A hex digest; the same as long as none of those files changes.
+    """
+    digest = hashlib.sha256()
+    for path in local_imports(code, roots):
+        # Relative names: the same checkout moved elsewhere (a CI runner, a copy) keeps its keys.
+        relative = next(path.relative_to(root) for root in roots if path.is_relative_to(root))
+        digest.update(relative.as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()

@@ -1,0 +1,88 @@
+"""The fence options an executed block may use, and what each value must look like.
+
+markdown-exec's validator accepts options this engine does not honour (`returncode`,
+`tabs`, `idprefix`, ...) and passes any other word on silently, so a misspelled
+`timout="300"` used to leave a block at the default limit without a word. Every
+option is checked here, once, when the page is scanned: an unknown option or a bad
+value is an error naming the page and line.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+
+__all__ = ["ALLOWED", "OptionError", "parse_timeout", "validate_options"]
+
+_IDENTIFIER = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:-]*$")
+_BOOLEAN = {"1", "0", "yes", "no", "on", "off", "true", "false"}
+
+ALLOWED: dict[str, str] = {
+    "exec": "run the block (1)",
+    "id": "the block's id, unique on its page",
+    "html": "the block prints HTML (a figure) instead of console text (1 or 0)",
+    "session": "share a namespace with the page's other blocks of that session",
+    "timeout": "seconds the block may run (a positive number)",
+    "source": "show the code above the output (above)",
+    "result": "the language the output is highlighted as (text by default)",
+    "width": "console width the block sees as COLUMNS (a positive integer)",
+    "workdir": "directory the block runs in, relative to the project",
+}
+"""Every option an executed fence may carry, with what it does (shown in error messages)."""
+
+
+class OptionError(ValueError):
+    """A fence option is unknown, or its value is not one the engine can honour."""
+
+
+def parse_timeout(value: str) -> float:
+    """Read a time limit in seconds.
+
+    Args:
+        value: The text of a `timeout` option or of `FLOORS_EXEC_TIMEOUT`.
+
+    Returns:
+        The limit, a finite number of seconds greater than zero.
+
+    Raises:
+        OptionError: If the value is not a finite positive number (`abc`, `inf`, `nan`, `0`, `-1`).
+    """
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise OptionError(f"timeout must be a number of seconds, not {value!r}") from None
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise OptionError(f"timeout must be a finite number of seconds above 0, not {value!r}")
+    return seconds
+
+
+def _check_value(name: str, value: str) -> None:
+    if name in {"exec", "html"} and value.lower() not in _BOOLEAN:
+        raise OptionError(f"{name} must be 1 or 0, not {value!r}")
+    if name in {"id", "session", "result"} and not _IDENTIFIER.match(value):
+        raise OptionError(f"{name} must be a word (letters, digits, _ . : -), not {value!r}")
+    if name == "timeout":
+        parse_timeout(value)
+    if name == "source" and value != "above":
+        raise OptionError(f'source must be "above" (the only layout the proof frame has), not {value!r}')
+    if name == "width" and not (value.isdigit() and int(value) > 0):
+        raise OptionError(f"width must be a positive whole number of columns, not {value!r}")
+    if name == "workdir" and (not value or value.startswith("/") or ".." in value.split("/")):
+        raise OptionError(f"workdir must be a directory inside the project, given relatively, not {value!r}")
+
+
+def validate_options(options: Mapping[str, str]) -> None:
+    """Refuse unknown options and values the engine cannot honour.
+
+    Args:
+        options: The fence's options as written (`name -> value`).
+
+    Raises:
+        OptionError: Naming the first bad option and what is allowed.
+    """
+    for name, value in options.items():
+        if name not in ALLOWED:
+            known = ", ".join(sorted(ALLOWED))
+            raise OptionError(f"unknown option {name}={value!r}; an executed block takes only: {known}")
+        _check_value(name, value)

@@ -1,0 +1,112 @@
+"""What a block's output must be before a page shows it: no machine paths, no control bytes, balanced HTML."""
+
+from __future__ import annotations
+
+import re
+import sys
+import tempfile
+from html.parser import HTMLParser
+from pathlib import Path
+
+__all__ = ["PathScrubber", "clean_text", "html_problem"]
+
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
+class PathScrubber:
+    """Replaces the build machine's absolute paths with short names.
+
+    The project becomes relative (`snippets/x.py`), the virtual environment `<env>`, the
+    interpreter's installation `<python>`, the temporary directory `<tmp>` and the home `~`,
+    longest first, so a reader sees where a file is without seeing whose machine built the page.
+    """
+
+    def __init__(self, project_dir: Path) -> None:
+        """Collect the paths to hide.
+
+        Args:
+            project_dir: The project root.
+        """
+        pairs = {
+            f"{project_dir}/": "",
+            str(project_dir): ".",
+            sys.prefix: "<env>",
+            sys.base_prefix: "<python>",
+            tempfile.gettempdir(): "<tmp>",
+            str(Path.home()): "~",
+        }
+        usable = {path: short for path, short in pairs.items() if path not in {"", "/", "."}}
+        self._pairs = sorted(usable.items(), key=lambda item: -len(item[0]))
+
+    def __call__(self, text: str) -> str:
+        """Return `text` with every known machine path replaced.
+
+        Args:
+            text: Output, an error message or a traceback.
+
+        Returns:
+            The scrubbed text.
+        """
+        for absolute, short in self._pairs:
+            text = text.replace(absolute, short)
+        return text
+
+
+def _visible(match: re.Match[str]) -> str:
+    return f"\\x{ord(match[0]):02x}"
+
+
+def clean_text(text: str) -> str:
+    r"""Make console output safe and readable in a page, the way a terminal would show it.
+
+    Colour and cursor escapes are dropped, a carriage return keeps only what was written after
+    it on its line (a progress bar's last state), and any other control byte is shown as `\xNN`.
+
+    Args:
+        text: What a block printed.
+
+    Returns:
+        The text to show.
+    """
+    text = _ANSI.sub("", text).replace("\r\n", "\n")
+    text = "\n".join(line.rsplit("\r", 1)[-1] for line in text.split("\n"))
+    return _CONTROL.sub(_visible, text)
+
+
+class _Balance(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.open: list[str] = []
+        self.problem: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag not in _VOID:
+            self.open.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.problem is None and tag not in _VOID:
+            if not self.open or self.open[-1] != tag:
+                expected = f"</{self.open[-1]}>" if self.open else "no closing tag"
+                self.problem = f"</{tag}> closes an element it did not open (expected {expected})"
+            else:
+                self.open.pop()
+
+
+def html_problem(html: str) -> str | None:
+    """Say why HTML printed by an `html="1"` block would break the page around it, if it would.
+
+    Args:
+        html: The block's output.
+
+    Returns:
+        `None` when every element it opens it also closes, in order, and it closes nothing else;
+        otherwise what is wrong.
+    """
+    parser = _Balance()
+    parser.feed(html)
+    parser.close()
+    if parser.problem is None and parser.open:
+        return f"<{parser.open[-1]}> is never closed"
+    return parser.problem

@@ -1,0 +1,438 @@
+"""The engine in-process: a Markdown instance renders pages through the formatter, no MkDocs build.
+
+Each test here pins a way a block used to vanish, leak or lie while the build passed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import markdown_exec
+import psutil
+import pytest
+from markdown import Markdown
+
+from conftest import ROOT
+from pytorch_floors.execution import BlockResult, Engine, OutputCache, ProofFailure, activate, formatter, scan_markdown
+from pytorch_floors.execution.cache import machine_fingerprint
+from pytorch_floors.execution.fence import format_seconds
+from pytorch_floors.execution.report import report_html, report_json
+from pytorch_floors.execution.runner import end_all
+from pytorch_floors.provenance import collect, of_outputs
+
+
+@dataclass
+class Pages:
+    """Renders pages of a throw-away project the way the MkDocs hooks do, in this process."""
+
+    root: Path
+    engine: Engine
+
+    def render(self, body: str, page: str = "index.md", *, rendered: str | None = None) -> str:
+        """Scan `body` as the page's source; render it, or `rendered` (what a hook turned it into)."""
+        text = textwrap.dedent(body)
+        self.engine.planned[page] = scan_markdown(text, page, self.root)
+        text = text if rendered is None else rendered
+        self.engine.begin_page(page, page.removesuffix(".md") + "/")
+        md = Markdown(
+            extensions=["pymdownx.snippets", "pymdownx.superfences"],
+            extension_configs={
+                "pymdownx.snippets": {"base_path": [str(self.root)], "check_paths": True},
+                "pymdownx.superfences": {
+                    "custom_fences": [
+                        {"name": "python", "class": "python", "validator": markdown_exec.validator, "format": formatter}
+                    ]
+                },
+            },
+        )
+        html: str = md.convert(text)
+        self.engine.end_page()
+        self.engine.unaccounted()
+        return html
+
+    def status(self) -> dict[str, str]:
+        return {r.block_id: r.status for r in self.engine.records}
+
+
+def make_pages(root: Path, **engine_options: Any) -> Pages:
+    engine = Engine(root, OutputCache(root / ".cache" / "floors-exec"), **engine_options)
+    activate(engine)
+    return Pages(root, engine)
+
+
+@pytest.fixture
+def pages(tmp_path: Path) -> Iterator[Pages]:
+    yield make_pages(tmp_path)
+    activate(None)
+
+
+# --- every planned block ends ran, cached or failed ------------------------------------------------
+
+
+def test_an_error_outside_the_proof_is_a_named_failure_not_a_vanished_block(
+    pages: Pages, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken_run(code: str, options: dict[str, Any]) -> str:
+        raise RuntimeError("engine bug")
+
+    monkeypatch.setattr(pages.engine, "run", broken_run)
+    html = pages.render(
+        """\
+        ```python exec="1" id="victim"
+        print(1)
+        ```
+        """
+    )
+    assert "floors-proof-failure" in html
+    assert pages.status() == {"victim": "failed"}
+    assert "docs/index.md › block 'victim' (docs/index.md:1): the proof engine failed: RuntimeError: engine bug" in [
+        str(f) for f in pages.engine.failures
+    ]
+
+
+@pytest.mark.parametrize("entry", ["null", "[1, 2, 3]", '{"output": 3, "seconds": 1}', '"text"'])
+def test_a_cache_entry_of_the_wrong_shape_is_a_miss(tmp_path: Path, entry: str) -> None:
+    cache = OutputCache(tmp_path)
+    cache.put("ab12", "out", 1.0)
+    (tmp_path / "ab" / "ab12.json").write_text(entry)
+    assert cache.get("ab12") is None
+
+
+def test_an_unwritable_cache_fails_the_block_by_name(pages: Pages, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A read-only cache directory (chmod does not stop root, who runs CI here, so the write is refused directly).
+    def refuse(self: Path, *args: Any, **kwargs: Any) -> int:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "write_text", refuse)
+    html = pages.render('```python exec="1" id="kept"\nprint("hello")\n```\n')
+    assert pages.status() == {"kept": "failed"}
+    assert "PermissionError" in str(pages.engine.failures[0]) and "floors-proof-failure" in html
+
+
+def test_a_cache_directory_deleted_under_the_build_fails_by_name_or_works(
+    pages: Pages, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_mkdir = Path.mkdir
+
+    def mkdir_then_vanish(self: Path, *args: Any, **kwargs: Any) -> None:
+        real_mkdir(self, *args, **kwargs)
+        if self.parent.name == "floors-exec":
+            self.rmdir()
+
+    monkeypatch.setattr(Path, "mkdir", mkdir_then_vanish)
+    pages.render('```python exec="1" id="one"\nprint(1)\n```\n')
+    assert pages.status() == {"one": "failed"}
+    assert "FileNotFoundError" in str(pages.engine.failures[0])
+
+
+def test_a_failing_replay_of_a_cached_session_block_is_recorded(pages: Pages) -> None:
+    (pages.root / "flag.txt").write_text("5")
+    page = """\
+        ```python exec="1" id="define" session="s"
+        value = int(open("flag.txt").read())
+        ```
+
+        ```python exec="1" id="use" session="s"
+        print("double is", VALUE_EXPR)
+        ```
+        """
+    pages.render(page.replace("VALUE_EXPR", "2 * value"))
+    assert pages.status() == {"define": "ran", "use": "ran"}
+    (pages.root / "flag.txt").unlink()
+    pages.engine.records.clear()
+    html = pages.render(page.replace("VALUE_EXPR", "3 * value"))
+    assert pages.status() == {"define": "cached", "use": "failed"}
+    assert "an earlier block of its session failed: FileNotFoundError" in str(pages.engine.failures[-1])
+    assert "floors-proof-failure" in html
+
+
+def test_a_planned_block_the_renderer_never_ran_fails(pages: Pages) -> None:
+    # Whatever drops a fence between the scan and the renderer (a hook rewriting the page, a fence the
+    # Markdown parser reads differently), the block may not leave the build without a result.
+    pages.render('Text.\n\n```python exec="1" id="hidden"\nprint(1)\n```\n', rendered="Text.\n")
+    assert pages.status() == {"hidden": "failed"}
+    assert "rendered without running this block" in str(pages.engine.failures[0])
+
+
+def test_a_bad_timeout_that_reaches_the_engine_is_a_named_failure(pages: Pages) -> None:
+    pages.engine.planned["index.md"] = []
+    with pytest.raises(ProofFailure, match="timeout must be a finite number"):
+        pages.engine.planned["index.md"] = scan_markdown('```python exec="1" id="t"\n```\n', "index.md", pages.root)
+        pages.engine.begin_page("index.md", "")
+        pages.engine.run("print(1)", {"id": "t", "extra": {"timeout": "inf"}})
+    assert pages.status() == {"t": "failed"}
+
+
+def test_proof_times_read_well() -> None:
+    assert [format_seconds(s) for s in (0.0, 4e-5, 3e-4, 0.012, 0.3, 1.234, 75.2)] == [
+        "0 µs",
+        "40 µs",
+        "0.3 ms",
+        "12 ms",
+        "300 ms",
+        "1.2 s",
+        "75 s",
+    ]
+    assert json.dumps(format_seconds(99.7e-3)) == '"100 ms"'
+
+
+# --- no process of a block outlives it --------------------------------------------------------------
+
+
+def gone(pid: int, within: float = 10.0) -> bool:
+    """Whether `pid` has ended (a zombie waiting for its reaper counts as ended)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+                return True
+        except psutil.NoSuchProcess:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def pids(path: Path) -> list[int]:
+    return [int(word) for word in path.read_text().split()]
+
+
+SPAWNS = """\
+import os, subprocess
+children = [subprocess.Popen(["sleep", "300"]).pid]
+for _ in range(50):
+    pid = os.fork()
+    if pid == 0:
+        os.execvp("sleep", ["sleep", "300"])
+    children.append(pid)
+with open("children.txt", "w") as out:
+    out.write(" ".join(map(str, children)))
+"""
+
+
+def test_processes_a_block_starts_end_with_the_block(pages: Pages) -> None:
+    pages.render(f'```python exec="1" id="spawn"\n{SPAWNS}print("started")\n```\n')
+    assert pages.status() == {"spawn": "ran"}
+    started = pids(pages.root / "children.txt")
+    assert len(started) == 51
+    assert all(gone(pid) for pid in started)
+
+
+def test_processes_of_a_timed_out_block_end_with_it(pages: Pages) -> None:
+    pages.render(f'```python exec="1" id="stuck" timeout="5"\n{SPAWNS}while True:\n    pass\n```\n')
+    assert pages.status() == {"stuck": "failed"}
+    assert "time limit of 5 s" in str(pages.engine.failures[0])
+    assert all(gone(pid) for pid in pids(pages.root / "children.txt"))
+
+
+def test_a_session_process_and_its_children_end_at_shutdown(pages: Pages) -> None:
+    pages.engine.planned["index.md"] = scan_markdown(
+        '```python exec="1" id="a" session="s"\n```\n', "index.md", pages.root
+    )
+    pages.engine.begin_page("index.md", "")
+    pages.engine.run(SPAWNS, {"id": "a", "session": "s", "extra": {}})
+    started = pids(pages.root / "children.txt")
+    end_all()
+    assert all(gone(pid) for pid in started)
+
+
+# --- nothing leaks into a block, and what it prints is what a terminal would show ------------------
+
+
+def test_each_block_gets_its_own_explicit_environment(pages: Pages, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FLOORS_TEST_SECRET_TOKEN", "hunter2")
+    html = pages.render(
+        """\
+        ```python exec="1" id="wide" width="40"
+        import os
+        print("wide", os.environ.get("COLUMNS"))
+        ```
+
+        ```python exec="1" id="later"
+        import os
+        print("later", os.environ.get("COLUMNS"), "FLOORS_TEST_SECRET_TOKEN" in os.environ, "PATH" in os.environ)
+        ```
+        """
+    )
+    assert "wide 40" in html
+    assert "later None False True" in html
+
+
+def test_the_fork_server_preloads_torch_and_not_the_build(pages: Pages) -> None:
+    html = pages.render(
+        """\
+        ```python exec="1" id="modules"
+        import sys
+        names = ("torch", "mkdocs", "markdown", "jinja2", "markdown_exec", "pytorch_floors.execution.fence")
+        loaded = [m for m in names if m in sys.modules]
+        print("loaded:", " ".join(loaded))
+        ```
+        """
+    )
+    assert "loaded: torch\n" in html
+
+
+def test_output_behaves_like_a_real_stdout(pages: Pages) -> None:
+    (pages.root / "snippets").mkdir()
+    (pages.root / "snippets" / "where.py").write_text(
+        "import os, subprocess, sys\n"
+        'sys.stdout.buffer.write(b"bytes\\n")\n'
+        'os.write(1, b"fd1\\n")\n'
+        'subprocess.run(["echo", "child"], check=True)\n'
+        'print("file", __file__, "argv", sys.argv[0])\n'
+    )
+    (pages.root / "sub").mkdir()
+    html = pages.render(
+        """\
+        ```python exec="1" id="where"
+        --8<-- "snippets/where.py"
+        ```
+
+        ```python exec="1" id="cwd" workdir="sub"
+        import os
+        print("cwd", os.getcwd())
+        ```
+        """
+    )
+    assert "bytes\nfd1\nchild\nfile snippets/where.py argv snippets/where.py" in html
+    assert "cwd sub" in html
+
+
+def test_machine_paths_and_control_bytes_never_reach_the_page(pages: Pages) -> None:
+    html = pages.render(
+        """\
+        ```python exec="1" id="paths"
+        import sys, tempfile
+        from pathlib import Path
+        print(sys.prefix, Path.home(), tempfile.gettempdir())
+        print("\\x1b[31mred\\x1b[0m and \\x00 nul", end="\\n")
+        print("progress 10%\\rprogress 100%")
+        ```
+        """
+    )
+    assert sys.prefix not in html and str(Path.home()) + "/" not in html
+    assert "&lt;env&gt; ~ &lt;tmp&gt;" in html
+    assert "red and \\x00 nul" in html and "\x1b" not in html and "\x00" not in html
+    assert "progress 100%" in html and "progress 10%" not in html
+
+
+def test_too_much_output_fails_clearly(tmp_path: Path) -> None:
+    pages = make_pages(tmp_path, max_output=1000)
+    try:
+        pages.render('```python exec="1" id="flood"\nprint("x" * 5000)\n```\n')
+    finally:
+        activate(None)
+    assert pages.status() == {"flood": "failed"}
+    assert "OutputTooLarge: the block printed 5,001 bytes; a page shows at most 1,000" in str(pages.engine.failures[0])
+
+
+def test_html_output_must_be_balanced(pages: Pages) -> None:
+    pages.render('```python exec="1" id="escape" html="1"\nprint("<p>hi</p></article></main>")\n```\n')
+    assert pages.status() == {"escape": "failed"}
+    assert "</article> closes an element it did not open" in str(pages.engine.failures[0])
+
+
+def test_a_killed_worker_names_the_signal(pages: Pages) -> None:
+    pages.render('```python exec="1" id="oom"\nimport os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n```\n')
+    assert "killed by SIGKILL — out of memory?" in str(pages.engine.failures[0])
+
+
+def test_a_failure_logs_the_proofs_own_frames(pages: Pages, caplog: pytest.LogCaptureFixture) -> None:
+    (pages.root / "snippets").mkdir()
+    (pages.root / "snippets" / "broken.py").write_text("def f():\n    return 1 / 0\n\n\nf()\n")
+    pages.render('```python exec="1" id="broken"\n--8<-- "snippets/broken.py"\n```\n')
+    logged = "\n".join(r.getMessage() for r in caplog.records if r.levelname == "ERROR")
+    assert "(snippets/broken.py:2): ZeroDivisionError" in logged
+    assert 'File "snippets/broken.py", line 5' in logged and 'File "snippets/broken.py", line 2' in logged
+    assert "worker.py" not in logged
+
+
+# --- the cache key: what a block imports, the thread settings; unused entries pruned ---------------
+
+
+def test_only_the_project_files_a_block_imports_invalidate_it(pages: Pages) -> None:
+    package = pages.root / "src" / "helpers"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "units.py").write_text("SCALE = 2\n")
+    (package / "style.py").write_text("COLOUR = 'red'\n")
+    page = (
+        '```python exec="1" id="scaled"\n'
+        'import sys\nsys.path.insert(0, "src")\nfrom helpers import units\nprint(units.SCALE)\n```\n'
+    )
+    pages.render(page)
+    (package / "style.py").write_text("COLOUR = 'blue'\n")
+    pages.render(page)
+    (package / "units.py").write_text("SCALE = 3\n")
+    html = pages.render(page)
+    assert [r.status for r in pages.engine.records] == ["ran", "cached", "ran"]
+    assert "3" in html
+
+
+def test_thread_settings_are_part_of_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    two = OutputCache.key("print(1)", {}, [])
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert OutputCache.key("print(1)", {}, []) != two
+    assert {"cores", "usable_cores", "omp_threads"} <= set(machine_fingerprint())
+
+
+def test_a_complete_build_prunes_entries_nothing_used(tmp_path: Path) -> None:
+    old = OutputCache(tmp_path)
+    old.put("aa11", "stale", 1.0)
+    old.put("bb22", "kept", 1.0)
+    fresh = OutputCache(tmp_path)
+    assert fresh.get("bb22") is not None
+    fresh.put("cc33", "new", 1.0)
+    assert fresh.prune() == 1
+    assert fresh.get("aa11") is None and fresh.get("bb22") is not None and fresh.get("cc33") is not None
+
+
+# --- the build report -------------------------------------------------------------------------------
+
+
+def test_the_build_report_is_a_wrapped_table_with_breakable_paths() -> None:
+    records = [
+        BlockResult("floors/3-boundary.md", "crossing-cost", "snippets/3-boundary/crossing_cost.py", "ran", 0.0004),
+        BlockResult("index.md", "map", None, "cached", 1.234, output="x" * 100),
+        BlockResult("index.md", "broken", None, "failed", None, error="boom"),
+    ]
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(ROOT / "overrides"))
+    html = report_html(records, env.get_template("partials/floors-build-report.html"))
+    assert re.search(r'<div class="md-typeset__scrollwrap"><div class="md-typeset__table">\s*<table', html)
+    segments = r'<span class="floors-report__segment">{}</span>'
+    proof = "<wbr>".join(segments.format(part) for part in ("snippets/", "3-boundary/", "crossing_cost.py"))
+    assert proof in html and "<wbr>".join(segments.format(p) for p in ("floors/", "3-boundary.md")) in html
+    assert "0.4 ms" in html and "1.2 s" in html and "0.00" not in html
+    assert "3 executed blocks: 1 ran in this build (0.4 ms in total), 1 came from the\ncache, 1 failed." in html
+    data = json.loads(report_json(records, {}))
+    assert data["totals"]["failed"] == 1 and all("output" not in block for block in data["blocks"])
+
+
+# --- provenance: a cached output keeps what it was measured on --------------------------------------
+
+
+def test_a_cached_output_keeps_the_provenance_of_the_run_that_produced_it(tmp_path: Path) -> None:
+    earlier = {**collect().as_dict(), "built": "2026-01-02", "threads": 1}
+    page = '```python exec="1" id="measured"\nprint(1)\n```\n'
+    first = make_pages(tmp_path, provenance=earlier)
+    first.render(page)
+    today = collect()
+    second = make_pages(tmp_path, provenance=today.as_dict())
+    second.render(page)
+    activate(None)
+    [result] = second.engine.records
+    assert result.status == "cached" and result.provenance == earlier
+    shown = of_outputs([r.provenance for r in second.engine.records], today)
+    assert [p.built for p in shown] == ["2026-01-02"] and shown[0].threads == 1
+    assert of_outputs([None], today) == [today]
+    mixed = of_outputs([today.as_dict(), earlier, earlier], today)
+    assert [p.built for p in mixed] == ["2026-01-02", today.built]
