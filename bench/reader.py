@@ -30,7 +30,6 @@ from playwright.sync_api import Response, sync_playwright
 
 from pytorch_floors.handouts import CHROMIUM_ARGS
 
-
 PAGES = ["", "floors/3-boundary/", "floors/4-dispatcher/", "labs/4-dispatcher/"]
 CHROMIUM = "/usr/bin/chromium"
 PAGE_LIMIT_KB = 600
