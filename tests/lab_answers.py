@@ -1,0 +1,96 @@
+"""Known-wrong answers and suggested changes for each lab, used by `test_lab_grading.py`.
+
+`PLANTED[floor key][exercise anchor]` is a wrong answer put into that exercise's solution cell,
+with the mistake it stands for and a fragment of the message its self-check must give.
+`CHANGES[floor key][exercise anchor]` applies the exercise's suggested "Change" edit (`edits`:
+text replaced in the lab's code cells) with the answers a student who made it right would give.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Wrong:
+    mistake: str
+    source: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Change:
+    edits: dict[str, str] = field(default_factory=dict)
+    answers: dict[str, str] = field(default_factory=dict)
+
+
+PLANTED: dict[str, dict[str, Wrong]] = {}
+CHANGES: dict[str, dict[str, Change]] = {}
+
+PLANTED["1-program"] = {
+    "bytes-per-tensor": Wrong(
+        "the guess counts elements, not bytes (issue: MY_GUESS was never compared)",
+        "MY_GUESS = 64 * 784\n\ndef predicted_bytes(shape, dtype):\n    return math.prod(shape) * dtype.itemsize\n",
+        "torch.randn(64, 784) holds 200,704 bytes, not 50,176",
+    ),
+    "type-promotion": Wrong(
+        "a Python int widens a float16 tensor",
+        "PREDICTED = {\n"
+        '    "int64 tensor + float32 tensor": torch.float32,\n'
+        '    "float16 tensor + float32 tensor": torch.float32,\n'
+        '    "float32 tensor + Python float": torch.float32,\n'
+        '    "int64 tensor + Python float": torch.float32,\n'
+        '    "float16 tensor + Python int": torch.float32,\n'
+        "}\n",
+        "float16 tensor + Python int: you said torch.float32, it is torch.float16",
+    ),
+    "numpy-sharing": Wrong(
+        "as_tensor copies",
+        'SHARES = {"torch.from_numpy": True, "torch.as_tensor": False, "torch.tensor": False}\n',
+        "torch.as_tensor: you said False",
+    ),
+    "line-by-line": Wrong(
+        "building the model grows with the batch",
+        "GROWS = {\n"
+        '    "x = torch.randn(...)": True,\n'
+        '    "model = nn.Linear(...)": True,\n'
+        '    "loss = cross_entropy(model(x), y)": True,\n'
+        '    "loss.backward() (with its forward)": True,\n'
+        '    "optimizer.step()": False,\n'
+        "}\n",
+        "model = nn.Linear(...): you said grows=True",
+    ),
+}
+CHANGES["1-program"] = {
+    "bytes-per-tensor": Change(
+        edits={
+            "SHAPE = (64, 784)\nDTYPES = [torch.float32,": "SHAPE = (2, 3, 5)\nDTYPES = [torch.int8, torch.bool, "
+            "torch.complex64, torch.float32,"
+        }
+    ),
+    "type-promotion": Change(
+        edits={
+            '"float16 tensor + Python int": (torch.ones(3, dtype=torch.float16), 7),\n}': (
+                '"float16 tensor + Python int": (torch.ones(3, dtype=torch.float16), 7),\n'
+                '    "int8 tensor + Python int": (torch.ones(3, dtype=torch.int8), 7),\n'
+                '    "bool tensor + float16 tensor": '
+                "(torch.ones(3, dtype=torch.bool), torch.ones(3, dtype=torch.float16)),\n"
+                '    "0-dim float64 + float32 tensor": (torch.tensor(1.0, dtype=torch.float64), torch.ones(3)),\n}'
+            )
+        },
+        answers={
+            "type-promotion": "PREDICTED = {\n"
+            '    "int64 tensor + float32 tensor": torch.float32,\n'
+            '    "float16 tensor + float32 tensor": torch.float32,\n'
+            '    "float32 tensor + Python float": torch.float32,\n'
+            '    "int64 tensor + Python float": torch.float32,\n'
+            '    "float16 tensor + Python int": torch.float16,\n'
+            '    "int8 tensor + Python int": torch.int8,\n'
+            '    "bool tensor + float16 tensor": torch.float16,\n'
+            '    "0-dim float64 + float32 tensor": torch.float32,\n'
+            "}\n"
+        },
+    ),
+    "numpy-sharing": Change(edits={"ROWS = [10, 1_000, 100_000]": "ROWS = [10, 1_000]"}),
+    "line-by-line": Change(edits={"SMALL, LARGE = 64, 4096": "SMALL, LARGE = 64, 1024"}),
+}
