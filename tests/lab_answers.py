@@ -94,3 +94,65 @@ CHANGES["1-program"] = {
     "numpy-sharing": Change(edits={"ROWS = [10, 1_000, 100_000]": "ROWS = [10, 1_000]"}),
     "line-by-line": Change(edits={"SMALL, LARGE = 64, 4096": "SMALL, LARGE = 64, 1024"}),
 }
+
+PLANTED["2-python"] = {
+    "on-disk": Wrong("torch is half Python", 'PYTHON_SHARE = 50\nLARGEST = "libtorch_cpu"\n', "not about 50 %"),
+    "python-or-compiled": Wrong(
+        "linear is a Python function like cross_entropy",
+        "PREDICTED_KIND = {\n"
+        '    "torch.randn": "compiled",\n'
+        '    "torch.add": "compiled",\n'
+        '    "torch.nn.functional.linear": "Python",\n'
+        '    "torch.nn.functional.cross_entropy": "Python",\n'
+        '    "torch.nn.Linear.forward": "Python",\n'
+        "}\n",
+        "torch.nn.functional.linear: you said Python, it is compiled",
+    ),
+    "import-cost": Wrong("the second import costs about as much", "PREDICTED_FACTOR = 2\n", "not about 2"),
+    "torch-function": Wrong(
+        "the mode sees the operators below the call",
+        'PREDICTED_CALLS = ["addmm", "log_softmax", "nll_loss", "backward"]\n',
+        "the mode recorded ['linear', 'cross_entropy', 'backward']",
+    ),
+}
+CHANGES["2-python"] = {
+    "on-disk": Change(
+        edits={'".dylib": "compiled library"}': '".dylib": "compiled library", ".pyi": "stub", ".h": "header"}'}
+    ),
+    "python-or-compiled": Change(
+        edits={
+            '"torch.nn.Linear.forward": torch.nn.Linear.forward,\n}': (
+                '"torch.nn.Linear.forward": torch.nn.Linear.forward,\n'
+                '    "torch.matmul": torch.matmul,\n'
+                '    "torch.nn.functional.relu": torch.nn.functional.relu,\n'
+                '    "torch.Tensor.backward": torch.Tensor.backward,\n'
+                '    "torch.Tensor.add": torch.Tensor.add,\n}'
+            )
+        },
+        answers={
+            "python-or-compiled": "PREDICTED_KIND = {\n"
+            '    "torch.randn": "compiled",\n'
+            '    "torch.add": "compiled",\n'
+            '    "torch.nn.functional.linear": "compiled",\n'
+            '    "torch.nn.functional.cross_entropy": "Python",\n'
+            '    "torch.nn.Linear.forward": "Python",\n'
+            '    "torch.matmul": "compiled",\n'
+            '    "torch.nn.functional.relu": "Python",\n'
+            '    "torch.Tensor.backward": "Python",\n'
+            '    "torch.Tensor.add": "compiled",\n'
+            "}\n"
+        },
+    ),
+    "import-cost": Change(
+        edits={'MODULE = "torch"': 'MODULE = "json"'}, answers={"import-cost": "PREDICTED_FACTOR = 1e5\n"}
+    ),
+    "torch-function": Change(
+        edits={
+            "loss = torch.nn.functional.cross_entropy(model(x), y)\n    loss.backward()": (
+                "loss = torch.nn.functional.mse_loss(model(x), torch.nn.functional.one_hot(y, 10).float())\n"
+                "    loss.backward()"
+            )
+        },
+        answers={"torch-function": 'PREDICTED_CALLS = ["linear", "one_hot", "float", "mse_loss", "backward"]\n'},
+    ),
+}
