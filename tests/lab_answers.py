@@ -156,3 +156,34 @@ CHANGES["2-python"] = {
         answers={"torch-function": 'PREDICTED_CALLS = ["linear", "one_hot", "float", "mse_loss", "backward"]\n'},
     ),
 }
+
+PLANTED["3-boundary"] = {
+    "overhead-floor": Wrong("the time grows with the elements", "PREDICTED_FACTOR = 1024\n", "not about 1024"),
+    "what-the-floor-buys": Wrong("a torch call is a Python call", "PREDICTED_CALLS = 1\n", "not about 1"),
+    "argument-parsing": Wrong(
+        "the parser complains about alpha", 'PREDICTED_WORD = "alpha"\n', "something else than 'alpha'"
+    ),
+    "batch-the-crossings": Wrong("batching buys nothing", "PREDICTED_SPEEDUP = 1\n", "not 1x faster"),
+}
+CHANGES["3-boundary"] = {
+    "overhead-floor": Change(
+        edits={"SIZES = [4**k for k in range(0, 12)]": "SIZES = [1, 4, 16, 100, 300, 1000, 3000, 10_000]"}
+    ),
+    "what-the-floor-buys": Change(
+        edits={
+            '"torch.add, 1 element": best_time(lambda: torch.add(a1, b1)),\n}': (
+                '"torch.add, 1 element": best_time(lambda: torch.add(a1, b1)),\n'
+                '    "a1 + b1": best_time(lambda: a1 + b1),\n'
+                '    "a1.add(b1)": best_time(lambda: a1.add(b1)),\n}'
+            )
+        }
+    ),
+    "argument-parsing": Change(
+        edits={'return torch.add(a1, "two")': "return torch.add(a1, b1, scale=2)"},
+        answers={"argument-parsing": 'PREDICTED_WORD = "scale"\n'},
+    ),
+    "batch-the-crossings": Change(
+        edits={"PIECES, PIECE_SIZE = 1000, 100": "PIECES, PIECE_SIZE = 100, 100_000"},
+        answers={"batch-the-crossings": "PREDICTED_SPEEDUP = 1\n"},
+    ),
+}
