@@ -187,3 +187,51 @@ CHANGES["3-boundary"] = {
         answers={"batch-the-crossings": "PREDICTED_SPEEDUP = 1\n"},
     ),
 }
+
+PLANTED["4-dispatcher"] = {
+    "dispatch-keys": Wrong(
+        "autograd keys only for tensors that require grad",
+        'HAS_AUTOGRAD = {"plain CPU float": False, "meta": False, "made in inference_mode": False}\n',
+        "plain CPU float: you said False",
+    ),
+    "op-log": Wrong(
+        "one operator per Python call", 'PREDICTED_OPS = {"forward": 2, "backward": 2, "step": 1}\n', "not about 2"
+    ),
+    "schemas": Wrong(
+        "out= does not count as a mutation",
+        'MUTATES = {"aten.addmm.default": False, "aten.add.Tensor": False, "aten.add_.Tensor": True, '
+        '"aten.add.out": False}\nPREDICTED_OVERLOADS = 10\n',
+        "aten.add.out: you said mutates=False",
+    ),
+    "meta-device": Wrong(
+        "the bias forgotten",
+        "def predicted_parameter_bytes(features):\n    return 4 * features * features\n",
+        "not 10,000,000,000",
+    ),
+}
+CHANGES["4-dispatcher"] = {
+    "dispatch-keys": Change(
+        edits={
+            '"made in inference_mode": inference}': (
+                '"made in inference_mode": inference, "requires grad": torch.ones(3, requires_grad=True),'
+                ' "int64": torch.ones(3, dtype=torch.int64), "sparse": torch.ones(3).to_sparse()}'
+            )
+        },
+        answers={
+            "dispatch-keys": 'HAS_AUTOGRAD = {"plain CPU float": True, "meta": True, "made in inference_mode": False,'
+            ' "requires grad": True, "int64": True, "sparse": True}\n'
+        },
+    ),
+    "op-log": Change(
+        edits={"OPTIMIZER = torch.optim.SGD": "OPTIMIZER = torch.optim.Adam"},
+        answers={"op-log": 'PREDICTED_OPS = {"forward": 4, "backward": 10, "step": 20}\n'},
+    ),
+    "schemas": Change(
+        edits={"torch.ops.aten.add.out]": "torch.ops.aten.add.out, torch.ops.aten.view.default]"},
+        answers={
+            "schemas": 'MUTATES = {"aten.addmm.default": False, "aten.add.Tensor": False, "aten.add_.Tensor": True,'
+            ' "aten.add.out": True, "aten.view.default": False}\nPREDICTED_OVERLOADS = 10\n'
+        },
+    ),
+    "meta-device": Change(edits={"FEATURES = 50_000": "FEATURES = 200_000"}),
+}
