@@ -235,3 +235,31 @@ CHANGES["4-dispatcher"] = {
     ),
     "meta-device": Change(edits={"FEATURES = 50_000": "FEATURES = 200_000"}),
 }
+
+PLANTED["5-autograd"] = {
+    "walk-the-graph": Wrong("one leaf per layer", "PREDICTED_LEAVES = 1\n", "not 1"),
+    "saved-tensors": Wrong(
+        "the hidden layer saved before and after the ReLU (the old solution's claim)",
+        "def predicted_per_example(hidden):\n"
+        "    return 4 * 784 + 4 * 10 + 8 + (0 if hidden is None else 2 * 4 * hidden)\n",
+        "hidden=256: each example saves 4,208 bytes, your formula gives 5232",
+    ),
+    "retain-graph": Wrong("backward replaces .grad", "PREDICTED_RATIO = 1\n", "not 1"),
+    "no-grad": Wrong(
+        "only the input is saved",
+        "def predicted_saved(batch, hidden):\n"
+        '    return {"recording": 4 * batch * 784, "no_grad": 0, "inference_mode": 0}\n',
+        "recording: ",
+    ),
+}
+CHANGES["5-autograd"] = {
+    "walk-the-graph": Change(
+        edits={"HIDDEN = None  # try 32": "HIDDEN = 32"}, answers={"walk-the-graph": "PREDICTED_LEAVES = 4\n"}
+    ),
+    "saved-tensors": Change(edits={"HIDDENS = [None, 256]": "HIDDENS = [None, 256, 128, 1024]"}),
+    "retain-graph": Change(
+        edits={"ZERO_GRAD_BETWEEN = False": "ZERO_GRAD_BETWEEN = True"},
+        answers={"retain-graph": "PREDICTED_RATIO = 1\n"},
+    ),
+    "no-grad": Change(edits={"BATCH, HIDDEN = 256, 128": "BATCH, HIDDEN = 100, 40"}),
+}
