@@ -263,3 +263,33 @@ CHANGES["5-autograd"] = {
     ),
     "no-grad": Change(edits={"BATCH, HIDDEN = 256, 128": "BATCH, HIDDEN = 100, 40"}),
 }
+
+PLANTED["6-kernels"] = {
+    "matmul-gflops": Wrong(
+        "the x2 dropped from the FLOP count",
+        "def matmul_flops(n):\n    return n**3\n",
+        "n = 16: your formula gives 4,096, PyTorch counts 8,192",
+    ),
+    "add-bandwidth": Wrong(
+        "one array counted instead of three", "def add_bytes(n):\n    return 4 * n\n", "your formula gives 256 bytes"
+    ),
+    "roofline": Wrong(
+        "the ridge as bandwidth over compute",
+        'ridge = memory_gbps / peak_gflops\nBOUND = {"add": "memory", "matmul": "compute"}\n',
+        "the roofs meet at",
+    ),
+    "dtype-kernels": Wrong("float64 is the faster one", "PREDICTED_RATIO = 0.5\n", "not 0.5"),
+}
+CHANGES["6-kernels"] = {
+    "matmul-gflops": Change(edits={"SIZES = [16, 32, 64, 128, 256, 512]": "SIZES = [16, 32, 64, 128, 256, 512, 1024]"}),
+    "add-bandwidth": Change(edits={"SIZES = [2**k for k in range(6, 23, 2)]": "SIZES = [2**k for k in range(6, 24)]"}),
+    "roofline": Change(
+        edits={"N = 512\npeak_gflops": "N = 8\npeak_gflops"},
+        answers={"roofline": 'ridge = peak_gflops / memory_gbps\nBOUND = {"add": "memory", "matmul": "memory"}\n'},
+    ),
+    "dtype-kernels": Change(
+        edits={
+            "DTYPES = [torch.float32, torch.float64]": "DTYPES = [torch.float32, torch.float64, torch.bfloat16, torch.float16]"
+        }
+    ),
+}
