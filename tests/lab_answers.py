@@ -293,3 +293,91 @@ CHANGES["6-kernels"] = {
         }
     ),
 }
+
+PLANTED["7-memory"] = {
+    "strides": Wrong(
+        "a transpose copies into a new row-major layout",
+        'PREDICTED_STRIDES = {"base": (6, 1), "base.t()": (4, 1), "base[1:, ::2]": (6, 2), "base[2]": (1,)}\n',
+        "base.t(): the stride is (1, 6), not (4, 1)",
+    ),
+    "view-vs-copy": Wrong(
+        "contiguous() keeps the storage",
+        'IS_VIEW = {"x.t()": True, "x[1:]": True, "x.t().contiguous()": True}\n',
+        "x.t().contiguous(): you said view=True",
+    ),
+    "contiguous": Wrong(
+        "reshape always copies",
+        'VIEW_FAILS = True\nRESHAPE_SHARES = {"x.reshape(-1)": False, "x.t().reshape(-1)": False}\n',
+        "x.reshape(-1): you said shares=False",
+    ),
+    "training-step-memory": Wrong(
+        "one Adam moment instead of two (issue)",
+        "def predicted_step_bytes(batch, hidden):\n"
+        "    n_params = 784 * hidden + hidden + hidden * 10 + 10\n"
+        "    return {\n"
+        '        "parameters": 4 * n_params,\n'
+        '        "gradients": 4 * n_params,\n'
+        '        "optimizer state": 4 * n_params + 4 * 4,\n'
+        '        "activations": 4 * batch * (784 + hidden + 10) + 8 * batch + 4,\n'
+        "    }\n",
+        "optimizer state: the step holds",
+    ),
+}
+CHANGES["7-memory"] = {
+    "strides": Change(
+        edits={
+            '"base[2]": base[2],\n}': (
+                '"base[2]": base[2],\n    "base[::2, 1::3]": base[::2, 1::3],\n    "base.t()[1:]": base.t()[1:],\n'
+                '    "expand": base.unsqueeze(0).expand(3, 4, 6),\n}'
+            )
+        },
+        answers={
+            "strides": 'PREDICTED_STRIDES = {"base": (6, 1), "base.t()": (1, 6), "base[1:, ::2]": (6, 2), "base[2]": (1,),'
+            ' "base[::2, 1::3]": (12, 3), "base.t()[1:]": (1, 6), "expand": (0, 6, 1)}\n'
+        },
+    ),
+    "view-vs-copy": Change(
+        edits={
+            '"x.t().contiguous()": lambda x: x.t().contiguous()}': (
+                '"x.t().contiguous()": lambda x: x.t().contiguous(), "x.clone()": lambda x: x.clone(), "x[:, ::2]": lambda x: x[:, ::2]}'
+            )
+        },
+        answers={
+            "view-vs-copy": 'IS_VIEW = {"x.t()": True, "x[1:]": True, "x.t().contiguous()": False, "x.clone()": False, "x[:, ::2]": True}\n'
+        },
+    ),
+    "contiguous": Change(
+        edits={"SHAPE = (4, 6)": "SHAPE = (4, 1)"},
+        answers={
+            "contiguous": 'VIEW_FAILS = False\nRESHAPE_SHARES = {"x.reshape(-1)": True, "x.t().reshape(-1)": True}\n'
+        },
+    ),
+    "training-step-memory": Change(edits={"BATCH, HIDDEN = 64, 256": "BATCH, HIDDEN = 200, 32"}),
+}
+
+# More known-wrong answers from the issue, each planted alone in its own run.
+PLANTED_ALONE: list[tuple[str, str, Wrong]] = [
+    (
+        "7-memory",
+        "training-step-memory",
+        Wrong(
+            "the input alone as the activations (issue)",
+            "def predicted_step_bytes(batch, hidden):\n"
+            "    n_params = 784 * hidden + hidden + hidden * 10 + 10\n"
+            '    return {"parameters": 4 * n_params, "gradients": 4 * n_params,\n'
+            '            "optimizer state": 2 * 4 * n_params + 4 * 4, "activations": 4 * batch * 784}\n',
+            "activations: the step holds",
+        ),
+    ),
+    (
+        "7-memory",
+        "training-step-memory",
+        Wrong(
+            "absurd values (issue: 0 and -5 passed)",
+            "def predicted_step_bytes(batch, hidden):\n"
+            "    n_params = 784 * hidden + hidden + hidden * 10 + 10\n"
+            '    return {"parameters": 4 * n_params, "gradients": 4 * n_params, "optimizer state": 0, "activations": -5}\n',
+            "optimizer state: the step holds",
+        ),
+    ),
+]

@@ -23,7 +23,7 @@ from typing import Any
 import jupytext
 import nbclient
 import pytest
-from lab_answers import CHANGES, PLANTED, Change
+from lab_answers import CHANGES, PLANTED, PLANTED_ALONE, Change, Wrong
 
 from conftest import ROOT
 from pytorch_floors.floors import FLOORS, Floor
@@ -129,6 +129,17 @@ def test_planted_wrong_answers_are_caught(floor: Floor) -> None:
             assert planted[anchor].message in message, f"{anchor}: {message}"
         else:
             assert outcome == "passed", f"{anchor}: {outcome}: {message}"
+
+
+@pytest.mark.parametrize(
+    ("key", "anchor", "wrong"), PLANTED_ALONE, ids=lambda v: v.mistake if isinstance(v, Wrong) else v
+)
+def test_more_wrong_answers_are_caught_one_at_a_time(key: str, anchor: str, wrong: Wrong) -> None:
+    floor = next(floor for floor in FLOORS if floor.key == key)
+    graded = run(with_answers(read(floor), {anchor: wrong.source}))
+    outcome, message = graded.checks[anchor]
+    assert outcome == "WrongAnswer", f"{anchor}: planted {wrong.mistake!r} was not caught"
+    assert wrong.message in message, message
 
 
 @pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
