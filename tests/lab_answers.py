@@ -381,3 +381,35 @@ PLANTED_ALONE: list[tuple[str, str, Wrong]] = [
         ),
     ),
 ]
+
+PLANTED["8-chip"] = {
+    "launch-vs-completion": Wrong("the call returns when the work is done", "PREDICTED_SHARE = 1\n", "not about 1"),
+    "wall-vs-cpu": Wrong(
+        "a sleeping process keeps its CPU busy",
+        'PREDICTED_CPU_PER_WALL = {"sleep": 1, "matmul, at most": DEFAULT_THREADS}\n',
+        "not 1",
+    ),
+    "bandwidth-vs-size": Wrong(
+        "only the bytes read counted (issue)",
+        "def copy_bytes(buffer_bytes):\n    return buffer_bytes\n",
+        "4 KiB: your formula gives 4,096 bytes; the copy reads and writes 8,192",
+    ),
+    "threads": Wrong(
+        "more threads than cores, more speed: no real bound",
+        "def max_speedup(threads):\n    return 2 * threads\n",
+        "looser than",
+    ),
+}
+CHANGES["8-chip"] = {
+    "launch-vs-completion": Change(
+        edits={"N, CALLS = 256, 50": "N, CALLS = 16, 50"}, answers={"launch-vs-completion": "PREDICTED_SHARE = 0.8\n"}
+    ),
+    "wall-vs-cpu": Change(
+        edits={"MATMUL_THREADS = DEFAULT_THREADS": "MATMUL_THREADS = 1"},
+        answers={"wall-vs-cpu": 'PREDICTED_CPU_PER_WALL = {"sleep": 0, "matmul, at most": 1}\n'},
+    ),
+    "bandwidth-vs-size": Change(
+        edits={"SIZES_KIB = [4, 32, 256, 2048, 16384, 65536]": "SIZES_KIB = [4, 16, 64, 512, 1024, 8192, 32768]"}
+    ),
+    "threads": Change(edits={"N = 384\nTHREADS": "N = 512\nTHREADS"}),
+}
