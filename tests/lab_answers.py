@@ -289,7 +289,9 @@ CHANGES["6-kernels"] = {
     ),
     "dtype-kernels": Change(
         edits={
-            "DTYPES = [torch.float32, torch.float64]": "DTYPES = [torch.float32, torch.float64, torch.bfloat16, torch.float16]"
+            "DTYPES = [torch.float32, torch.float64]": (
+                "DTYPES = [torch.float32, torch.float64, torch.bfloat16, torch.float16]"
+            )
         }
     ),
 }
@@ -332,18 +334,21 @@ CHANGES["7-memory"] = {
             )
         },
         answers={
-            "strides": 'PREDICTED_STRIDES = {"base": (6, 1), "base.t()": (1, 6), "base[1:, ::2]": (6, 2), "base[2]": (1,),'
+            "strides": 'PREDICTED_STRIDES = {"base": (6, 1), "base.t()": (1, 6), "base[1:, ::2]": (6, 2), '
+            '"base[2]": (1,),'
             ' "base[::2, 1::3]": (12, 3), "base.t()[1:]": (1, 6), "expand": (0, 6, 1)}\n'
         },
     ),
     "view-vs-copy": Change(
         edits={
             '"x.t().contiguous()": lambda x: x.t().contiguous()}': (
-                '"x.t().contiguous()": lambda x: x.t().contiguous(), "x.clone()": lambda x: x.clone(), "x[:, ::2]": lambda x: x[:, ::2]}'
+                '"x.t().contiguous()": lambda x: x.t().contiguous(), "x.clone()": lambda x: x.clone(), '
+                '"x[:, ::2]": lambda x: x[:, ::2]}'
             )
         },
         answers={
-            "view-vs-copy": 'IS_VIEW = {"x.t()": True, "x[1:]": True, "x.t().contiguous()": False, "x.clone()": False, "x[:, ::2]": True}\n'
+            "view-vs-copy": 'IS_VIEW = {"x.t()": True, "x[1:]": True, "x.t().contiguous()": False, "x.clone()": False, '
+            '"x[:, ::2]": True}\n'
         },
     ),
     "contiguous": Change(
@@ -376,7 +381,8 @@ PLANTED_ALONE: list[tuple[str, str, Wrong]] = [
             "absurd values (issue: 0 and -5 passed)",
             "def predicted_step_bytes(batch, hidden):\n"
             "    n_params = 784 * hidden + hidden + hidden * 10 + 10\n"
-            '    return {"parameters": 4 * n_params, "gradients": 4 * n_params, "optimizer state": 0, "activations": -5}\n',
+            '    return {"parameters": 4 * n_params, "gradients": 4 * n_params,\n'
+            '            "optimizer state": 0, "activations": -5}\n',
             "optimizer state: the step holds",
         ),
     ),

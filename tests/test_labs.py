@@ -14,7 +14,8 @@ import pytest
 
 from conftest import ROOT, Build, FixtureSite, run_mkdocs
 from pytorch_floors.floors import FLOORS, Floor
-from pytorch_floors.labs import prune_stylesheet
+from pytorch_floors.lab_install import install_line
+from pytorch_floors.labs import fold_answers, prune_stylesheet
 
 DOCS: Path = Path(ROOT) / "docs"
 HEADING = re.compile(r"^(#{2,4}) (?P<text>.+?) <a id=\"(?P<id>[^\"]+)\"></a>$")
@@ -70,7 +71,7 @@ def test_every_heading_has_a_stable_unique_id(floor: Floor) -> None:
 
 
 @pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
-def test_exercises_have_self_checks_and_folded_solutions(floor: Floor) -> None:
+def test_exercises_have_self_checks_and_folded_explanations(floor: Floor) -> None:
     notebook = read_lab(floor)
     exercises = [i for i, c in enumerate(notebook.cells) if c.cell_type == "markdown" and "## Exercise" in c.source]
     assert 3 <= len(exercises) <= 6, f"{floor.lab}: {len(exercises)} exercises"
@@ -81,8 +82,23 @@ def test_exercises_have_self_checks_and_folded_solutions(floor: Floor) -> None:
         for verb in ("run", "change"):
             assert f"**{verb}**" in text.lower(), f"{floor.lab}: {text.splitlines()[0]} asks the reader to {verb}"
         checks = [c for c in cells if c.cell_type == "code" and c.source.startswith("# SELF-CHECK")]
-        assert len(checks) == 1 and "assert" in checks[0].source
+        assert len(checks) == 1 and "expect(" in checks[0].source, "a check grades through expect(), not a bare assert"
         assert any(c.cell_type == "markdown" and c.source.startswith("<details") for c in cells)
+
+
+def grading_helpers(floor: Floor) -> str:
+    source = lab_path(floor).read_text(encoding="utf-8")
+    start = source.index("class NotFilled(AssertionError):")
+    end = source.index("\n\n\n", source.index("def within("))
+    return source[start:end]
+
+
+def test_the_grading_helpers_are_the_same_in_every_lab() -> None:
+    """Each lab is a standalone download, so each carries the helpers; they must not drift apart."""
+    first = grading_helpers(FLOORS[0])
+    assert "def require(" in first and "def expect(" in first
+    for floor in FLOORS[1:]:
+        assert grading_helpers(floor) == first, f"{floor.lab}: grading helpers differ from {FLOORS[0].lab}'s"
 
 
 def test_pruning_keeps_used_rules_only() -> None:
@@ -188,3 +204,32 @@ def test_cell_time_limit_stops_the_build(fixture_site: FixtureSite) -> None:
     assert build.returncode != 0
     assert "timed out" in build.log.lower() or "timeout" in build.log.lower(), build.log[-3000:]
     assert build.seconds < 50, "the build stopped at the cell's time limit, not after the sleep"
+
+
+def test_install_line_pins_what_the_lab_imports() -> None:
+    requirements = "torch==2.13.0\nnumpy==2.4.6\nmkdocs==1.6.1\n"
+    source = "import math\nimport numpy as np\nfrom torch.utils import benchmark\n"
+    assert install_line(source, requirements) == "pip install numpy==2.4.6 torch==2.13.0"
+    with pytest.raises(LookupError, match="numpy"):
+        install_line(source, "torch==2.13.0\n")
+
+
+@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
+def test_every_lab_import_is_pinned(floor: Floor) -> None:
+    line = install_line(lab_path(floor).read_text(encoding="utf-8"), (Path(ROOT) / "requirements.txt").read_text())
+    assert "torch==2.13.0" in line.split()
+
+
+def test_folding_closes_solutions_and_outputs_after_the_setup() -> None:
+    cell = '<div class="jp-Cell jp-CodeCell{tag}"><div class="jp-Cell-outputWrapper"><div>{text}</div></div></div>'
+    html = (
+        cell.format(tag="", text="setup")
+        + cell.format(tag=" celltag_solution", text="the answer")
+        + cell.format(tag="", text="measured")
+    )
+    folded = fold_answers(html)
+    assert folded.count('<details class="floors-fold">') == 3, "the solution cell, and two outputs after the setup"
+    assert folded.index("setup") < folded.index("<details"), "the setup's output stays open"
+    assert re.search(r"<summary>Solution</summary><div class=\"jp-Cell jp-CodeCell celltag_solution\">", folded)
+    assert folded.replace("</details>", "").count("</div>") == html.count("</div>"), "every element kept whole"
+    assert "<details" not in fold_answers(cell.format(tag="", text="setup only"))

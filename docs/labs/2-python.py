@@ -76,6 +76,7 @@ def within(predicted, measured, factor):
     """True when a positive `predicted` is within `factor` times `measured`, either way."""
     return isinstance(predicted, (int, float)) and predicted > 0 and measured / factor <= predicted <= measured * factor
 
+
 TORCH_DIR = Path(torch.__file__).resolve().parent
 print(f"torch {torch.__version__}, Python {sys.version.split()[0]}")
 

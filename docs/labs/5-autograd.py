@@ -69,6 +69,7 @@ def within(predicted, measured, factor):
     """True when a positive `predicted` is within `factor` times `measured`, either way."""
     return isinstance(predicted, (int, float)) and predicted > 0 and measured / factor <= predicted <= measured * factor
 
+
 torch.manual_seed(0)
 
 

@@ -78,6 +78,7 @@ def within(predicted, measured, factor):
     """True when a positive `predicted` is within `factor` times `measured`, either way."""
     return isinstance(predicted, (int, float)) and predicted > 0 and measured / factor <= predicted <= measured * factor
 
+
 torch.manual_seed(0)
 DEFAULT_THREADS = torch.get_num_threads()
 torch.set_num_threads(1)  # one thread unless an exercise asks for more: steadier timings on a busy machine
@@ -334,7 +335,7 @@ else:
 # threads and prints the speedup over one thread. **Write** `max_speedup(threads)`: the largest
 # speedup that `threads` threads can give a compute-bound matrix multiply over one thread. The
 # self-check tests that no measurement beats your bound, and that your bound is not looser than
-# it needs to be.
+# it needs to be. Then **run** the measurement.
 #
 # **Change** `N` and the op. Which scales better with threads, the compute-bound matmul or the
 # memory-bound add? Try it while something else keeps the machine busy.
