@@ -159,8 +159,21 @@ def test_each_lab_offers_a_valid_notebook_download(lab_site: Build) -> None:
         nbformat.validate(notebook)
         assert notebook.cells[0].source.startswith(f"# Lab {floor.number} · {floor.title}")
         assert all(not cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code"), "un-executed"
+        assert not [c for c in notebook.cells if "solution" in c.metadata.get("tags", [])], "the student's copy"
+        assert [c for c in notebook.cells if "answer" in c.metadata.get("tags", [])], "answer cells kept, tagged"
         assert [cell.id for cell in notebook.cells] == [f"{floor.key}-{i}" for i in range(1, len(notebook.cells) + 1)]
         assert (lab_site.site / floor.lab.removesuffix(".py") / f"{name}.py").is_file()
+
+
+@pytest.mark.slow
+def test_lab_pages_fold_what_answers_a_prediction_and_show_the_install_line(lab_site: Build) -> None:
+    for floor in FLOORS:
+        html = lab_page(lab_site, floor)
+        assert re.search(r'<pre class="floors-lab-install"><code>pip install [^<]*torch==2\.13\.0', html), floor.lab
+        tags = [cell.metadata.get("tags", []) for cell in read_lab(floor).cells]
+        assert html.count("<summary>Solution</summary>") == sum("solution" in t for t in tags) > 0, floor.lab
+        outputs = html.count('<div class="jp-Cell-outputWrapper"')
+        assert html.count("<summary>Output: open it after you have predicted</summary>") == outputs - 1, floor.lab
 
 
 @pytest.mark.slow

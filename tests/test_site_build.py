@@ -93,7 +93,8 @@ def test_navigation_order_and_titles_come_from_the_registry(built_site: Build) -
 
 
 def test_api_reference_pages_exist_for_every_public_module(built_site: Build) -> None:
-    modules = ["anchors", "citation", "execution", "floors", "gauge", "hooks", "labs", "measure", "plot", "provenance"]
+    modules = ["anchors", "citation", "execution", "floors", "gauge", "hooks", "labs", "lab_cells", "lab_install"]
+    modules += ["measure", "plot", "provenance"]
     for module in modules:
         html = built_site.page(f"reference/{module}")
         assert f"pytorch_floors.{module}" in html
