@@ -29,8 +29,8 @@
 # ## Setup <a id="setup"></a>
 #
 # Run this first. `require`, `expect` and `within` are what the self-checks use to grade your
-# answers. `best_time` returns the seconds of one call of a function: the fastest of a
-# few batches, each long enough to be measured (other programs can only slow a batch down). The
+# answers. `best_time` returns the seconds of one call of a function: the fastest of
+# fifteen short batches (other programs can only slow a batch down, and a short one often escapes them). The
 # lab runs PyTorch on one CPU thread so that timings stay steady when other programs share the
 # machine.
 
@@ -45,7 +45,7 @@ torch.manual_seed(0)
 torch.set_num_threads(1)  # one thread: steadier timings on a busy machine (Lab 8 measures threads)
 
 
-def best_time(fn, repeat=7, min_batch_s=0.005):
+def best_time(fn, repeat=15, min_batch_s=0.002):
     """Fastest seconds per call of `fn()` over `repeat` batches of at least `min_batch_s` each."""
     fn()
     calls = 1
@@ -334,11 +334,11 @@ def line_times(batch):
         forward_and_loss().backward()
 
     return {
-        "x = torch.randn(...)": best_time(lambda: torch.randn(batch, 784), repeat=5),
-        "model = nn.Linear(...)": best_time(lambda: torch.nn.Linear(784, 10), repeat=5),
-        "loss = cross_entropy(model(x), y)": best_time(forward_and_loss, repeat=5),
-        "loss.backward() (with its forward)": best_time(backward, repeat=5),
-        "optimizer.step()": best_time(optimizer.step, repeat=5),
+        "x = torch.randn(...)": best_time(lambda: torch.randn(batch, 784)),
+        "model = nn.Linear(...)": best_time(lambda: torch.nn.Linear(784, 10)),
+        "loss = cross_entropy(model(x), y)": best_time(forward_and_loss),
+        "loss.backward() (with its forward)": best_time(backward),
+        "optimizer.step()": best_time(optimizer.step),
     }
 
 

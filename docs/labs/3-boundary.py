@@ -80,7 +80,7 @@ torch.manual_seed(0)
 torch.set_num_threads(1)  # one thread: steadier timings on a busy machine (Lab 8 measures threads)
 
 
-def best_time(fn, repeat=7, min_batch_s=0.005):
+def best_time(fn, repeat=15, min_batch_s=0.002):
     """Fastest seconds per call of `fn()` over `repeat` batches of at least `min_batch_s` each."""
     fn()  # warm up: first calls pay one-off costs
     calls = 1
@@ -308,7 +308,7 @@ def batched_sum():
 
 
 torch.testing.assert_close(loop_sum(), batched_sum())
-loop_t, batched_t = best_time(loop_sum, repeat=5), best_time(batched_sum, repeat=5)
+loop_t, batched_t = best_time(loop_sum), best_time(batched_sum)
 speedup = loop_t / batched_t
 verdict = f"{speedup:.1f}x faster" if speedup >= 1 else f"{1 / speedup:.1f}x slower"
 print(f"loop of {PIECES} adds: {loop_t * 1e3:.3f} ms")

@@ -30,8 +30,8 @@
 # ## Setup <a id="setup"></a>
 #
 # Run this first. `require`, `expect` and `within` are what the self-checks use to grade your
-# answers. `best_time` returns the seconds of one call of a function (the fastest of a
-# few batches); `same_storage` tells whether two tensors share their bytes. The lab runs PyTorch on one CPU
+# answers. `best_time` returns the seconds of one call of a function (the fastest of
+# fifteen short batches); `same_storage` tells whether two tensors share their bytes. The lab runs PyTorch on one CPU
 # thread so that timings stay steady when other programs share the machine.
 
 # %%
@@ -79,7 +79,7 @@ torch.manual_seed(0)
 torch.set_num_threads(1)  # one thread: steadier timings on a busy machine (Lab 8 measures threads)
 
 
-def best_time(fn, repeat=5, min_batch_s=0.005):
+def best_time(fn, repeat=15, min_batch_s=0.002):
     """Fastest seconds per call of `fn()` over `repeat` batches of at least `min_batch_s` each."""
     fn()
     calls = 1

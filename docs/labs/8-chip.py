@@ -34,7 +34,7 @@
 #
 # Run this first. `require`, `expect` and `within` are what the self-checks use to grade your
 # answers. `DEVICE` is `cuda` when a GPU is available, else `cpu`; `best_time` returns
-# the seconds of one call (the fastest of a few batches) and synchronises the device when asked to. PyTorch runs on one
+# the seconds of one call (the fastest of fifteen short batches) and synchronises the device when asked to. PyTorch runs on one
 # CPU thread except where an exercise sets more, so timings stay steady on a busy machine.
 
 # %%
@@ -91,7 +91,7 @@ def sync():
         torch.cuda.synchronize()
 
 
-def best_time(fn, repeat=5, min_batch_s=0.005, synchronize=True):
+def best_time(fn, repeat=15, min_batch_s=0.002, synchronize=True):
     """Fastest seconds per call of `fn()` over `repeat` batches; with `synchronize`, wait for the device."""
     fn()
     sync()
