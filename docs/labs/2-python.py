@@ -19,14 +19,17 @@
 # weigh the package on disk, sort its functions into Python and compiled ones, measure what the
 # import costs, and intercept calls on their way down with `__torch_function__`.
 #
-# Each exercise asks you to **run** a cell, **change** something, and **measure** again. The
-# `SELF-CHECK` cells test the *pattern* in your own results, never a fixed figure. Solutions are
+# Each exercise asks you to **predict** first, in the cell marked `YOUR ANSWER`, then to **run**
+# the measurement, **change** something and measure again. The `SELF-CHECK` cell compares your
+# answer with what your machine measured: it fails, saying what to fill in, until you have
+# answered, and it fails, saying why, when the answer and the measurement disagree. Solutions are
 # folded away under each exercise.
 
 # %% [markdown]
 # ## Setup <a id="setup"></a>
 #
-# Run this first. `TORCH_DIR` is where the package is installed; the lab prints paths relative to
+# Run this first. `require`, `expect` and `within` are what the self-checks use to grade your
+# answers. `TORCH_DIR` is where the package is installed; the lab prints paths relative to
 # it.
 
 # %%
@@ -34,10 +37,46 @@ import inspect
 import subprocess
 import sys
 import time
+import timeit
 from collections import Counter
 from pathlib import Path
 
 import torch
+
+
+class NotFilled(AssertionError):
+    """A self-check found a placeholder (None or ...) where your answer goes."""
+
+
+class WrongAnswer(AssertionError):
+    """A self-check found an answer that disagrees with what you measured."""
+
+
+def _placeholders(name, value):
+    if value is None or value is ...:
+        return [name]
+    if isinstance(value, dict):
+        return [p for key, item in value.items() for p in _placeholders(f"{name}[{key!r}]", item)]
+    return []
+
+
+def require(**answers):
+    """Stop, naming every answer that is still a placeholder."""
+    missing = [p for name, value in answers.items() for p in _placeholders(name, value)]
+    if missing:
+        raise NotFilled(f"fill in {', '.join(missing)} in the answer cell above, run it, then run this check again")
+
+
+def expect(ok, message):
+    """Stop with `message` unless `ok`."""
+    if not ok:
+        raise WrongAnswer(message)
+
+
+def within(predicted, measured, factor):
+    """True when a positive `predicted` is within `factor` times `measured`, either way."""
+    return isinstance(predicted, (int, float)) and predicted > 0 and measured / factor <= predicted <= measured * factor
+
 
 TORCH_DIR = Path(torch.__file__).resolve().parent
 print(f"torch {torch.__version__}, Python {sys.version.split()[0]}")
@@ -45,10 +84,21 @@ print(f"torch {torch.__version__}, Python {sys.version.split()[0]}")
 # %% [markdown]
 # ## Exercise 1 · What torch is on disk <a id="on-disk"></a>
 #
-# **Run** the cell: it walks the installed package and adds up file sizes by kind.
+# **Predict** what share of the installed package's bytes is Python source (`.py` files), in
+# percent, and which file is the largest. Write both into the answer cell, then **run** the
+# measurement: it walks the installed package and adds up file sizes by kind.
 #
-# **Predict** first: what share of the bytes is Python source? **Change** `KINDS` to split out
-# more suffixes (`.pyi` stubs, `.h` headers), and change `TOP` to list more of the largest files.
+# **Change** `KINDS` to split out more suffixes (`.pyi` stubs, `.h` headers), and change `TOP` to
+# list more of the largest files. Where do the headers come from?
+
+# %% tags=["answer"]
+# YOUR ANSWER
+PYTHON_SHARE = None  # percent of the package's bytes that are Python source
+LARGEST = None  # a part of the largest file's name, as a string (for example "libfoo")
+
+# %% tags=["solution"]
+PYTHON_SHARE = 5  # a thin layer: a few percent
+LARGEST = "libtorch_cpu"  # every CPU kernel and the dispatcher live in this one library
 
 # %%
 KINDS = {".py": "Python source", ".so": "compiled library", ".dll": "compiled library", ".dylib": "compiled library"}
@@ -63,19 +113,21 @@ for path in files:
 total = sum(bytes_by_kind.values())
 for kind, size in bytes_by_kind.most_common():
     print(f"{kind:<18} {size / 1e6:9.1f} MB  {100 * size / total:5.1f} %")
+largest_files = sorted(files, key=lambda p: p.stat().st_size, reverse=True)
 print(f"\nthe {TOP} largest files (relative to the torch package):")
-for path in sorted(files, key=lambda p: p.stat().st_size, reverse=True)[:TOP]:
+for path in largest_files[:TOP]:
     print(f"  {path.stat().st_size / 1e6:8.1f} MB  {path.relative_to(TORCH_DIR).as_posix()}")
 
 # %%
-# SELF-CHECK: the compiled libraries outweigh the Python source several times over.
-assert bytes_by_kind["compiled library"] > 3 * bytes_by_kind["Python source"], (
-    "compiled code should outweigh the Python source"
-)
-print("self-check passed: torch is mostly compiled code under a Python layer")
+# SELF-CHECK: your share within a factor of 3 of the measured one; the largest file named.
+require(PYTHON_SHARE=PYTHON_SHARE, LARGEST=LARGEST)
+share = 100 * bytes_by_kind["Python source"] / total
+expect(within(PYTHON_SHARE, share, 3), f"Python source is {share:.1f} % of the bytes, not about {PYTHON_SHARE} %")
+expect(LARGEST in largest_files[0].name, f"the largest file is {largest_files[0].name}, which does not contain {LARGEST!r}")
+print(f"self-check passed: Python is {share:.1f} % of torch; the largest file is {largest_files[0].name}")
 
 # %% [markdown]
-# <details class="success"><summary>Solution and what to notice</summary>
+# <details class="success"><summary>What to notice</summary>
 #
 # The Python files are a thin layer; the bulk is a few shared libraries under `lib/`, led by
 # `libtorch_cpu` (all CPU kernels and the dispatcher) and `libtorch_python` (the bindings between
@@ -87,12 +139,32 @@ print("self-check passed: torch is mostly compiled code under a Python layer")
 # %% [markdown]
 # ## Exercise 2 · Python or compiled <a id="python-or-compiled"></a>
 #
-# A function written in Python has a `__code__` object; a compiled one is a
-# `builtin_function_or_method`. **Run** the cell to classify a few functions of the one-page
-# program.
+# A function written in Python is a Python `function` object with bytecode; a compiled one is a
+# `builtin_function_or_method` (or, for a method of a C++ class, a `method_descriptor`).
+# **Predict** for each function in `NAMES` whether it is `"Python"` or `"compiled"`, then **run**
+# the measurement, which asks `inspect`.
 #
 # **Change** `NAMES`: add `torch.matmul`, `torch.nn.functional.relu`, `torch.Tensor.backward`,
-# `torch.Tensor.add`. Predict each answer first.
+# `torch.Tensor.add`, and predict them too: the self-check wants a prediction for every name.
+
+# %% tags=["answer"]
+# YOUR ANSWER: "Python" or "compiled" for each function
+PREDICTED_KIND = {
+    "torch.randn": None,
+    "torch.add": None,
+    "torch.nn.functional.linear": None,
+    "torch.nn.functional.cross_entropy": None,
+    "torch.nn.Linear.forward": None,
+}
+
+# %% tags=["solution"]
+PREDICTED_KIND = {
+    "torch.randn": "compiled",
+    "torch.add": "compiled",
+    "torch.nn.functional.linear": "compiled",
+    "torch.nn.functional.cross_entropy": "Python",
+    "torch.nn.Linear.forward": "Python",
+}
 
 # %%
 NAMES = {
@@ -110,34 +182,39 @@ for name, fn in NAMES.items():
 print("\ntorch.Tensor's bases:", [f"{c.__module__}.{c.__qualname__}" for c in torch.Tensor.__mro__])
 
 # %%
-# SELF-CHECK: your classification agrees with where the code lives.
-for name, fn in NAMES.items():
-    if kind_of[name] == "Python":
-        assert inspect.getsourcefile(fn) is not None, f"{name}: a Python function has a source file"
-    else:
-        assert not hasattr(fn, "__code__"), f"{name}: a compiled function has no Python bytecode"
-assert torch._C.TensorBase in torch.Tensor.__mro__, "torch.Tensor is a Python class over a C++ base"
-print("self-check passed: Python wrappers on top, compiled functions underneath")
+# SELF-CHECK: your classification against inspect's.
+require(PREDICTED_KIND={name: PREDICTED_KIND.get(name) for name in NAMES})
+wrong = [f"{name}: you said {PREDICTED_KIND[name]}, it is {kind}" for name, kind in kind_of.items() if PREDICTED_KIND[name] != kind]
+expect(not wrong, "these are not what you predicted:\n  " + "\n  ".join(wrong))
+print(f"self-check passed: all {len(kind_of)} functions classified")
 
 # %% [markdown]
-# <details class="success"><summary>Solution and what to notice</summary>
+# <details class="success"><summary>What to notice</summary>
 #
-# `torch.randn`, `torch.add` and `torch.matmul` are compiled bindings generated from the operator
-# list; `torch.nn.functional.cross_entropy` and `relu` are Python functions that call compiled
-# ones; `nn.Linear.forward` is Python that calls the compiled `linear`. `torch.Tensor` itself is a
-# Python class whose base, `torch._C.TensorBase`, is defined in C++, so `Tensor.add` is compiled
-# while `Tensor.backward` is Python.
+# `torch.randn`, `torch.add`, `torch.matmul` and even `torch.nn.functional.linear` are compiled
+# bindings generated from the operator list; `cross_entropy` and `relu` are Python functions that
+# call compiled ones; `nn.Linear.forward` is Python that calls the compiled `linear`.
+# `torch.Tensor` is a Python class whose base, `torch._C.TensorBase`, is defined in C++, so
+# `Tensor.add` is compiled while `Tensor.backward` is Python.
 #
 # </details>
 
 # %% [markdown]
 # ## Exercise 3 · The cost of `import torch` <a id="import-cost"></a>
 #
-# **Run** the cell: it starts fresh Python processes that import torch and reports the wall time,
-# then imports torch again in this process.
+# **Predict** how many times longer a fresh `import torch` (a new Python process that imports it)
+# takes than importing it a second time in a process that already has it: 10? 1 000? a million?
+# Then **run** the measurement.
 #
-# **Change** `MODULE` to `"numpy"` and then `"json"`, and compare. Add `-X importtime` to the
-# command and look at which submodules dominate (the report goes to stderr).
+# **Change** `MODULE` to `"json"`, predict again, and compare. Add `-X importtime` to the
+# command to see which submodules dominate (the report goes to stderr).
+
+# %% tags=["answer"]
+# YOUR ANSWER
+PREDICTED_FACTOR = None  # fresh import time / repeated import time
+
+# %% tags=["solution"]
+PREDICTED_FACTOR = 1e6  # a second or so against a dictionary lookup of about a microsecond
 
 # %%
 MODULE = "torch"
@@ -148,24 +225,26 @@ for _ in range(RUNS):
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", f"import {MODULE}"], check=True)
     fresh.append(time.perf_counter() - start)
-start = time.perf_counter()
 __import__(MODULE)
-again = time.perf_counter() - start
+again = min(timeit.repeat(lambda: __import__(MODULE), number=1000, repeat=5)) / 1000  # best of 5 x 1,000 imports
+factor = min(fresh) / again
 print(f"fresh process + import {MODULE}: {min(fresh):.2f} s (best of {RUNS})")
-print(f"import {MODULE} again in this process: {again * 1e6:.1f} µs")
+print(f"import {MODULE} again in this process: {again * 1e6:.1f} µs: {factor:,.0f} times less")
 
 # %%
-# SELF-CHECK: the first import is paid once per process; later imports are a dictionary lookup.
-assert again * 100 < min(fresh), "a repeated import should be at least a hundred times cheaper"
-print("self-check passed: the import is paid once, on process start")
+# SELF-CHECK: your factor within a hundred times of the measured one (this is about orders of magnitude).
+require(PREDICTED_FACTOR=PREDICTED_FACTOR)
+expect(within(PREDICTED_FACTOR, factor, 100), f"the fresh import took {factor:,.0f} times longer, not about {PREDICTED_FACTOR:,.0f}")
+print(f"self-check passed: the first import costs {factor:,.0f} times the second")
 
 # %% [markdown]
-# <details class="success"><summary>Solution and what to notice</summary>
+# <details class="success"><summary>What to notice</summary>
 #
-# A fresh `import torch` loads the shared libraries, registers thousands of operators with the
-# dispatcher and imports a few hundred Python modules, which is why it costs far more than
-# `import json`. The second import finds `torch` in `sys.modules` and returns at once. Scripts that
-# start many short Python processes pay the import every time; a notebook pays it once.
+# A fresh `import torch` starts Python, loads the shared libraries, registers thousands of
+# operators with the dispatcher and imports a few hundred Python modules. The second import finds
+# `torch` in `sys.modules` and returns at once. Scripts that start many short Python processes pay
+# the import every time; a notebook pays it once. With `json`, the fresh process costs mostly
+# Python's own start-up, so the factor shrinks by one or two orders of magnitude.
 #
 # ```python
 # subprocess.run([sys.executable, "-X", "importtime", "-c", "import torch"], check=True)
@@ -177,11 +256,20 @@ print("self-check passed: the import is paid once, on process start")
 # ## Exercise 4 · Catch calls with `__torch_function__` <a id="torch-function"></a>
 #
 # Before a torch function goes to C++, it checks its arguments and any active mode for a
-# `__torch_function__` override. **Run** the cell: a `TorchFunctionMode` records the name of every
-# torch-level call the forward and backward of the one-page program make.
+# `__torch_function__` override. The measurement runs the one-page program's forward and backward
+# under a `TorchFunctionMode` that records the name of every torch-level call it sees.
+# **Predict** the list of names it records, in order, then **run** it.
 #
-# **Change**: add `optimizer.step()` inside the `with` block, or replace `cross_entropy` with
-# `torch.nn.functional.mse_loss` on one-hot targets. Which calls appear?
+# **Change** the loss to `torch.nn.functional.mse_loss(model(x), torch.nn.functional.one_hot(y, 10).float())`
+# and predict again: which calls appear? Then add `optimizer.step()` inside the `with` block
+# and look at what it records.
+
+# %% tags=["answer"]
+# YOUR ANSWER: the names the mode records, in order, as a list of strings
+PREDICTED_CALLS = None
+
+# %% tags=["solution"]
+PREDICTED_CALLS = ["linear", "cross_entropy", "backward"]
 
 # %%
 from torch.overrides import TorchFunctionMode
@@ -211,19 +299,21 @@ with RecordCalls() as recorder:
 print("torch-level calls:", recorder.names)
 
 # %%
-# SELF-CHECK: the mode saw the calls of the program by their Python names.
-assert "linear" in recorder.names, "model(x) calls torch.nn.functional.linear"
-assert "cross_entropy" in recorder.names, "the loss is computed by cross_entropy"
-assert recorder.names.index("linear") < recorder.names.index("cross_entropy"), "calls are seen in program order"
-print("self-check passed: __torch_function__ sees each call before it goes down")
+# SELF-CHECK: your list against the mode's record.
+require(PREDICTED_CALLS=PREDICTED_CALLS)
+expect(list(PREDICTED_CALLS) == recorder.names, f"the mode recorded {recorder.names}, not {list(PREDICTED_CALLS)}")
+print(f"self-check passed: you predicted all {len(recorder.names)} calls in order")
 
 # %% [markdown]
-# <details class="success"><summary>Solution and what to notice</summary>
+# <details class="success"><summary>What to notice</summary>
 #
-# The mode sees calls at the Python level, by their public names (`linear`, `cross_entropy`,
-# `backward`), one per call you wrote, before any argument parsing. It does not see the many
-# operators those calls become further down: for that you need the dispatcher's own hook,
-# `TorchDispatchMode`, in Lab 4. `torch.compile`, tensor subclasses and libraries such as
-# `torch.func` build on this same hook.
+# The mode sees calls at the Python level, by their public names, before any argument parsing:
+# `model(x)` is one `linear`, the loss one `cross_entropy`, `loss.backward()` one `backward`. With
+# `mse_loss` on one-hot targets you also see `one_hot` and `float`, because you called them. It
+# sees everything torch-level that runs, not only the lines you wrote: `optimizer.step()` adds the
+# optimiser's own bookkeeping (`_set_grad_enabled`, the profiler's record-function markers) and a
+# `__get__` for each read of a tensor attribute such as `p.grad`, then the `add_` updates. It does
+# not see the operators those calls become further down: for that you need the dispatcher's own
+# hook, `TorchDispatchMode`, in Lab 4.
 #
 # </details>

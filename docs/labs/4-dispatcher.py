@@ -21,14 +21,17 @@
 # calls, read an operator's schema, and run a model far too large for your memory on the meta
 # device, where tensors have shapes but no data.
 #
-# Each exercise asks you to **run** a cell, **change** something, and **measure** again. The
-# `SELF-CHECK` cells test the *pattern* in your own results, never a fixed figure. Solutions are
+# Each exercise asks you to **predict** first, in the cell marked `YOUR ANSWER`, then to **run**
+# the measurement, **change** something and measure again. The `SELF-CHECK` cell compares your
+# answer with what your machine measured: it fails, saying what to fill in, until you have
+# answered, and it fails, saying why, when the answer and the measurement disagree. Solutions are
 # folded away under each exercise.
 
 # %% [markdown]
 # ## Setup <a id="setup"></a>
 #
-# Run this first. `keys` shows a tensor's dispatch key set as a readable string.
+# Run this first. `require`, `expect` and `within` are what the self-checks use to grade your
+# answers. `keys` shows a tensor's dispatch key set as a readable string.
 
 # %%
 import time
@@ -36,6 +39,41 @@ from collections import Counter
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
+
+
+class NotFilled(AssertionError):
+    """A self-check found a placeholder (None or ...) where your answer goes."""
+
+
+class WrongAnswer(AssertionError):
+    """A self-check found an answer that disagrees with what you measured."""
+
+
+def _placeholders(name, value):
+    if value is None or value is ...:
+        return [name]
+    if isinstance(value, dict):
+        return [p for key, item in value.items() for p in _placeholders(f"{name}[{key!r}]", item)]
+    return []
+
+
+def require(**answers):
+    """Stop, naming every answer that is still a placeholder."""
+    missing = [p for name, value in answers.items() for p in _placeholders(name, value)]
+    if missing:
+        raise NotFilled(f"fill in {', '.join(missing)} in the answer cell above, run it, then run this check again")
+
+
+def expect(ok, message):
+    """Stop with `message` unless `ok`."""
+    if not ok:
+        raise WrongAnswer(message)
+
+
+def within(predicted, measured, factor):
+    """True when a positive `predicted` is within `factor` times `measured`, either way."""
+    return isinstance(predicted, (int, float)) and predicted > 0 and measured / factor <= predicted <= measured * factor
+
 
 torch.manual_seed(0)
 
@@ -50,11 +88,19 @@ print(f"torch {torch.__version__}")
 # %% [markdown]
 # ## Exercise 1 · Read a tensor's dispatch keys <a id="dispatch-keys"></a>
 #
-# **Run** the cell to print the key sets of a few tensors.
+# Each tensor carries a set of *dispatch keys*; the dispatcher visits the kernels they name, in
+# order. **Predict** for each tensor in `TENSORS` whether its key set contains an autograd key
+# (one whose name starts with `Autograd`), then **run** the measurement, which prints the sets.
 #
-# **Predict**, then **change** `TENSORS`: add a tensor with `requires_grad=True`, an `int64`
-# tensor, a sparse tensor (`torch.ones(3).to_sparse()`), and one made inside
-# `torch.inference_mode()`. Which of them change the set, and which do not?
+# **Change** `TENSORS`: add a tensor with `requires_grad=True`, an `int64` tensor and a sparse
+# tensor (`torch.ones(3).to_sparse()`), and predict them too. Which of them change the set?
+
+# %% tags=["answer"]
+# YOUR ANSWER: True if the tensor's key set has an autograd key, else False
+HAS_AUTOGRAD = {"plain CPU float": None, "meta": None, "made in inference_mode": None}
+
+# %% tags=["solution"]
+HAS_AUTOGRAD = {"plain CPU float": True, "meta": True, "made in inference_mode": False}
 
 # %%
 plain = torch.ones(3)
@@ -68,14 +114,15 @@ for name, ks in key_sets.items():
     print(f"{name:<24} {ks}")
 
 # %%
-# SELF-CHECK: the device picks the backend key; autograd keys ride along unless you opt out.
-assert "CPU" in key_sets["plain CPU float"] and "AutogradCPU" in key_sets["plain CPU float"]
-assert "Meta" in key_sets["meta"] and "AutogradMeta" in key_sets["meta"], "the meta device has its own keys"
-assert "Autograd" not in key_sets["made in inference_mode"], "inference tensors carry no autograd key"
-print("self-check passed: keys come from device, layout and mode")
+# SELF-CHECK: your answers against the key sets the dispatcher reports.
+require(HAS_AUTOGRAD={name: HAS_AUTOGRAD.get(name) for name in TENSORS})
+for name, ks in key_sets.items():
+    really = "Autograd" in ks
+    expect(HAS_AUTOGRAD[name] == really, f"{name}: you said {HAS_AUTOGRAD[name]}, but its keys are {ks}")
+print(f"self-check passed: all {len(key_sets)} key sets predicted")
 
 # %% [markdown]
-# <details class="success"><summary>Solution and what to notice</summary>
+# <details class="success"><summary>What to notice</summary>
 #
 # A plain CPU tensor already carries `AutogradCPU`, whether or not it requires grad: the
 # dispatcher visits the autograd kernel, which simply passes through when nothing needs a
@@ -90,15 +137,22 @@ print("self-check passed: keys come from device, layout and mode")
 # ## Exercise 2 · Every operator of the one-page program <a id="op-log"></a>
 #
 # `TorchDispatchMode` sits *below* autograd: it sees each operator as the dispatcher runs it.
-# **Run** the cell: it logs the operators of the forward pass, the backward pass and the optimiser
-# step separately.
+# The measurement logs the operators of the forward pass, the backward pass and the optimiser
+# step separately. **Predict** how many operators each phase runs (the forward is two Python
+# calls, `linear` and `cross_entropy`), then **run** it.
 #
-# **Change**: replace `SGD` with `torch.optim.Adam`, or add a `torch.relu` between two layers.
-# How many operators does each phase call now?
+# **Change** `OPTIMIZER` to `torch.optim.Adam` and predict the step again.
+
+# %% tags=["answer"]
+# YOUR ANSWER: the number of operators each phase dispatches
+PREDICTED_OPS = {"forward": None, "backward": None, "step": None}
+
+# %% tags=["solution"]
+PREDICTED_OPS = {"forward": 4, "backward": 10, "step": 2}
 
 # %%
 class OpLog(TorchDispatchMode):
-    """Record the name of every aten operator dispatched while active."""
+    """Record the name of every operator dispatched while active."""
 
     def __init__(self):
         super().__init__()
@@ -109,10 +163,11 @@ class OpLog(TorchDispatchMode):
         return func(*args, **(kwargs or {}))
 
 
+OPTIMIZER = torch.optim.SGD
 x = torch.randn(64, 784)
 y = torch.randint(0, 10, (64,))
 model = torch.nn.Linear(784, 10)
-optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+optimizer = OPTIMIZER(model.parameters(), lr=0.1)
 
 phases = {}
 with OpLog() as log:
@@ -129,75 +184,106 @@ for phase, ops in phases.items():
     print(f"{phase} ({len(ops)} ops): {', '.join(ops)}")
 
 # %%
-# SELF-CHECK: one Python line becomes several operators, and backward mirrors forward.
-forward, backward = phases["forward"], phases["backward"]
-assert len(forward) > 2, "two Python calls (linear, cross_entropy) become more operators"
-assert any("addmm" in op or "mm" in op for op in forward), "the linear layer is a matrix multiply"
-assert any(op.endswith("_backward.default") or "backward" in op for op in backward), "backward runs backward ops"
-assert any(".mm." in op for op in backward), "the weight's gradient is a matrix multiply"
-print("self-check passed: the dispatcher saw the program operator by operator")
+# SELF-CHECK: each predicted count within a factor of 2 of the operators logged.
+require(PREDICTED_OPS=PREDICTED_OPS)
+for phase, ops in phases.items():
+    expect(within(PREDICTED_OPS[phase], len(ops), 2), f"{phase}: {len(ops)} operators ran, not about {PREDICTED_OPS[phase]}")
+print("self-check passed: " + ", ".join(f"{phase} {len(ops)}" for phase, ops in phases.items()))
 
 # %% [markdown]
-# <details class="success"><summary>Solution and what to notice</summary>
+# <details class="success"><summary>What to notice</summary>
 #
 # The forward pass shows `aten.t` (a view of the weight), `aten.addmm` (input × weightᵀ + bias
-# in one kernel), then `_log_softmax` and `nll_loss_forward`: `cross_entropy` is two operators.
-# The backward pass runs the matching backward operators in reverse order and finishes with
-# `mm` and `sum` for the weight and bias gradients. With Adam the step phase grows from one
-# update per parameter to several operators per parameter (moments, square root, division).
+# in one kernel), then `_log_softmax` and `nll_loss_forward`: `cross_entropy` is two operators,
+# plus a `detach` autograd makes of the log-softmax output it saves. The backward pass runs the
+# matching backward operators in reverse order and finishes with `mm` and `sum` for the weight
+# and bias gradients. SGD's step is one `add_` per parameter between the profiler's markers; with
+# Adam it grows to several operators per parameter (moments, square root, division).
 #
 # </details>
 
 # %% [markdown]
 # ## Exercise 3 · Operators, overloads and schemas <a id="schemas"></a>
 #
-# Every operator has a *schema*: its name, overload, argument types and what it may mutate.
-# **Run** the cell to count the registered operators and print a few schemas.
+# Every operator has a *schema*: its name, overload, argument types and what it may mutate
+# (`Tensor(a!)` marks an argument the operator writes into). **Predict** which of the overloads
+# in `OPS` mutate one of their arguments, and how many overloads `aten.add` has, then **run** the
+# measurement.
 #
-# **Change** `OPS` to print the schemas of `aten.add_.Tensor` (in place: note the `(a!)`) and
-# `aten.view.default` (a view: note the `(a)`). Then count how many overloads `aten.add` has.
+# **Change** `OPS`: add `torch.ops.aten.view.default` (a view: note the `(a)`) and predict it too.
+
+# %% tags=["answer"]
+# YOUR ANSWER
+MUTATES = {"aten.addmm.default": None, "aten.add.Tensor": None, "aten.add_.Tensor": None, "aten.add.out": None}
+PREDICTED_OVERLOADS = None  # how many overloads aten.add has
+
+# %% tags=["solution"]
+MUTATES = {"aten.addmm.default": False, "aten.add.Tensor": False, "aten.add_.Tensor": True, "aten.add.out": True}
+PREDICTED_OVERLOADS = 10  # Tensor, Scalar, their out= forms, and a few more
 
 # %%
-OPS = [torch.ops.aten.addmm.default, torch.ops.aten.add.Tensor, torch.ops.aten.add.out]
+OPS = [torch.ops.aten.addmm.default, torch.ops.aten.add.Tensor, torch.ops.aten.add_.Tensor, torch.ops.aten.add.out]
 
 registered = torch._C._dispatch_get_all_op_names()
 base_names = {name.split(".")[0] for name in registered}
 namespaces = Counter(name.split("::")[0] for name in base_names)
 print(f"{len(registered)} operator overloads, {len(base_names)} distinct operators")
 print("by namespace:", dict(namespaces.most_common(5)))
+mutates = {}
 for op in OPS:
+    mutates[str(op)] = any(arg.alias_info is not None and arg.alias_info.is_write for arg in op._schema.arguments)
     print(op._schema)
+add_overloads = torch.ops.aten.add.overloads()
+print(f"\naten.add has {len(add_overloads)} overloads: {', '.join(add_overloads)}")
 
 # %%
-# SELF-CHECK: overloads outnumber operators, and aten is the largest namespace.
-assert len(registered) > len(base_names), "many operators have several overloads"
-assert namespaces.most_common(1)[0][0] == "aten", "aten holds most operators"
-assert "Tensor(a!) out" in str(torch.ops.aten.add.out._schema), "an out= overload declares that it mutates out"
-print("self-check passed: schemas describe every overload")
+# SELF-CHECK: your answers against the schemas' write annotations; the overload count within a factor of 2.
+require(MUTATES={name: MUTATES.get(name) for name in mutates}, PREDICTED_OVERLOADS=PREDICTED_OVERLOADS)
+for name, really in mutates.items():
+    expect(MUTATES[name] == really, f"{name}: you said mutates={MUTATES[name]}; its schema says {really}")
+expect(
+    within(PREDICTED_OVERLOADS, len(add_overloads), 2), f"aten.add has {len(add_overloads)} overloads, not about {PREDICTED_OVERLOADS}"
+)
+print("self-check passed: you read the schemas right")
 
 # %% [markdown]
-# <details class="success"><summary>Solution and what to notice</summary>
+# <details class="success"><summary>What to notice</summary>
 #
 # ```python
 # print(torch.ops.aten.add_.Tensor._schema)   # aten::add_.Tensor(Tensor(a!) self, ...) -> Tensor(a!)
 # print(torch.ops.aten.view.default._schema)  # aten::view(Tensor(a) self, SymInt[] size) -> Tensor(a)
-# print(torch.ops.aten.add.overloads())
 # ```
 #
 # The annotations are the contract the rest of the system relies on: `(a!)` says the operator
-# writes into that argument, `(a)` says the result aliases it. Autograd, `torch.compile` and the
-# functionalisation pass read them from the schema instead of guessing.
+# writes into that argument, `(a)` says the result aliases it without writing. Autograd,
+# `torch.compile` and the functionalisation pass read them from the schema instead of guessing.
+# `aten.add` has overloads for every combination of tensor and scalar arguments, with and without
+# `out=`, and for Python numbers used in TorchScript.
 #
 # </details>
 
 # %% [markdown]
 # ## Exercise 4 · Shapes without data: the meta device <a id="meta-device"></a>
 #
-# A tensor on the `meta` device has a shape, a dtype and strides, but no storage. **Run** the
-# cell: it builds a linear layer with `FEATURES` inputs and outputs on the meta device, runs a
-# forward pass and a loss, and reports how many bytes the real weights would take.
+# A tensor on the `meta` device has a shape, a dtype and strides, but no storage. The
+# measurement builds a linear layer with `FEATURES` inputs and outputs on the meta device and runs
+# a forward pass and a loss. **Predict**, as a formula of `FEATURES`, how many bytes its float32
+# parameters would take if they were real, then **run** it.
 #
-# **Change** `FEATURES` to `200_000` (a weight of 160 GB in float32). Does the cell get slower?
+# **Change** `FEATURES` to `200_000` (a weight of 160 GB). Does the cell get slower?
+
+# %% tags=["answer"]
+# YOUR ANSWER
+def predicted_parameter_bytes(features):
+    """Bytes of nn.Linear(features, features)'s float32 parameters."""
+    return None  # your formula
+
+
+# %% tags=["solution"]
+def predicted_parameter_bytes(features):
+    """Bytes of nn.Linear(features, features)'s float32 parameters."""
+    return 4 * (features * features + features)  # weight and bias
+
 
 # %%
 FEATURES = 50_000
@@ -208,19 +294,20 @@ inputs = torch.empty(8, FEATURES, device="meta")
 out = big(inputs)
 meta_loss = torch.nn.functional.cross_entropy(out, torch.zeros(8, dtype=torch.long, device="meta"))
 elapsed = time.perf_counter() - start
-
-would_take = sum(p.numel() * p.element_size() for p in big.parameters())
 print(f"output shape {tuple(out.shape)}, loss shape {tuple(meta_loss.shape)}, on {out.device}")
-print(f"the real parameters would take {would_take / 1e9:.1f} GB; on meta this took {elapsed * 1e3:.1f} ms")
+print(f"built and ran on meta in {elapsed * 1e3:.1f} ms")
 
 # %%
-# SELF-CHECK: shapes and sizes are exact; no data exists.
-assert out.shape == (8, FEATURES) and out.is_meta, "shape inference runs, data does not"
-assert would_take == (FEATURES * FEATURES + FEATURES) * 4, "float32 weight plus bias"
-print("self-check passed: the meta device computes shapes, not numbers")
+# SELF-CHECK: your formula against the bytes the meta tensors describe (nbytes needs no data).
+require(predicted_parameter_bytes=predicted_parameter_bytes(FEATURES))
+described = sum(p.nbytes for p in big.parameters())
+guess = predicted_parameter_bytes(FEATURES)
+expect(guess == described, f"the parameters would take {described:,} bytes, not {guess:,}")
+expect(out.shape == (8, FEATURES) and out.is_meta, "shape inference runs, data does not")
+print(f"self-check passed: {described / 1e9:.1f} GB described, none allocated")
 
 # %% [markdown]
-# <details class="success"><summary>Solution and what to notice</summary>
+# <details class="success"><summary>What to notice</summary>
 #
 # The time does not grow with `FEATURES`: the meta kernels only compute output shapes, dtypes and
 # strides (the same shape functions every real kernel runs first). That is how large models are

@@ -19,18 +19,56 @@
 # each holding the tensors it will need for the backward pass. In this lab you walk that graph,
 # weigh what it saves, see what `retain_graph` changes, and switch recording off.
 #
-# Each exercise asks you to **run** a cell, **change** something, and **measure** again. The
-# `SELF-CHECK` cells test the *pattern* in your own results, never a fixed figure. Solutions are
+# Each exercise asks you to **predict** first, in the cell marked `YOUR ANSWER`, then to **run**
+# the measurement, **change** something and measure again. The `SELF-CHECK` cell compares your
+# answer with what your machine measured: it fails, saying what to fill in, until you have
+# answered, and it fails, saying why, when the answer and the measurement disagree. Solutions are
 # folded away under each exercise.
 
 # %% [markdown]
 # ## Setup <a id="setup"></a>
 #
-# Run this first. `saved_bytes` runs a function while counting the bytes autograd saves for the
+# Run this first. `require`, `expect` and `within` are what the self-checks use to grade your
+# answers. `saved_bytes` runs a function while counting the bytes autograd saves for the
 # backward pass (each distinct storage counted once).
 
 # %%
 import torch
+
+
+class NotFilled(AssertionError):
+    """A self-check found a placeholder (None or ...) where your answer goes."""
+
+
+class WrongAnswer(AssertionError):
+    """A self-check found an answer that disagrees with what you measured."""
+
+
+def _placeholders(name, value):
+    if value is None or value is ...:
+        return [name]
+    if isinstance(value, dict):
+        return [p for key, item in value.items() for p in _placeholders(f"{name}[{key!r}]", item)]
+    return []
+
+
+def require(**answers):
+    """Stop, naming every answer that is still a placeholder."""
+    missing = [p for name, value in answers.items() for p in _placeholders(name, value)]
+    if missing:
+        raise NotFilled(f"fill in {', '.join(missing)} in the answer cell above, run it, then run this check again")
+
+
+def expect(ok, message):
+    """Stop with `message` unless `ok`."""
+    if not ok:
+        raise WrongAnswer(message)
+
+
+def within(predicted, measured, factor):
+    """True when a positive `predicted` is within `factor` times `measured`, either way."""
+    return isinstance(predicted, (int, float)) and predicted > 0 and measured / factor <= predicted <= measured * factor
+
 
 torch.manual_seed(0)
 
@@ -65,11 +103,18 @@ print(f"torch {torch.__version__}")
 # %% [markdown]
 # ## Exercise 1 · Walk the recorded graph <a id="walk-the-graph"></a>
 #
-# **Run** the cell: it prints the graph behind `loss`, from `loss.grad_fn` through each node's
-# `next_functions`, down to the `AccumulateGrad` leaves that write `.grad`.
+# The measurement prints the graph behind `loss`, from `loss.grad_fn` through each node's
+# `next_functions`, down to the `AccumulateGrad` leaves that write `.grad`. **Predict** how many
+# `AccumulateGrad` leaves the one-layer model's graph has, then **run** it.
 #
-# **Change** `HIDDEN` to `32` (a two-layer model with a ReLU) and run again. **Predict** how many
-# `AccumulateGrad` leaves you will see.
+# **Change** `HIDDEN` to `32` (a two-layer model with a ReLU), predict the leaves again and run.
+
+# %% tags=["answer"]
+# YOUR ANSWER
+PREDICTED_LEAVES = None  # the number of AccumulateGrad nodes in the graph
+
+# %% tags=["solution"]
+PREDICTED_LEAVES = 2  # one per parameter: the weight and the bias
 
 # %%
 HIDDEN = None  # try 32
@@ -95,76 +140,110 @@ def walk(node, depth=0):
 
 walk(loss.grad_fn)
 parameters = [p for p in model.parameters() if p.requires_grad]
-print(f"\n{len(seen)} nodes, {len(leaves)} AccumulateGrad leaves, {len(parameters)} parameters")
+print(f"\n{len(seen)} nodes, {len(leaves)} AccumulateGrad leaves")
 
 # %%
-# SELF-CHECK: one AccumulateGrad leaf per parameter, and x (no grad needed) is not in the graph.
-assert len(leaves) == len(parameters), "each parameter gets exactly one AccumulateGrad leaf"
-assert {id(p) for p in leaves} == {id(p) for p in parameters}, "the leaves are the model's parameters"
-assert not any(leaf is x for leaf in leaves), "x does not require grad, so the graph does not lead to it"
-print("self-check passed: the graph ends at the parameters")
+# SELF-CHECK: your count against the graph; the leaves are exactly the parameters.
+require(PREDICTED_LEAVES=PREDICTED_LEAVES)
+expect(PREDICTED_LEAVES == len(leaves), f"the graph has {len(leaves)} AccumulateGrad leaves, not {PREDICTED_LEAVES}")
+expect({id(p) for p in leaves} == {id(p) for p in parameters}, "the leaves should be the model's parameters")
+print(f"self-check passed: {len(leaves)} leaves, one per parameter")
 
 # %% [markdown]
-# <details class="success"><summary>Solution and what to notice</summary>
+# <details class="success"><summary>What to notice</summary>
 #
 # For the one-layer model the chain is `NllLossBackward0 → LogSoftmaxBackward0 → AddmmBackward0`,
 # which branches to the bias's `AccumulateGrad` and, through `TBackward0` (the transpose of the
 # weight), to the weight's. With `HIDDEN = 32` there are four parameters and four leaves, with a
-# `ReluBackward0` between the two `AddmmBackward0` nodes. The graph is built by the forward pass
-# itself: nothing is recorded for tensors that do not require grad.
+# `ReluBackward0` between the two `AddmmBackward0` nodes. `x` does not require grad, so no node
+# leads to it: nothing is recorded for tensors that need no gradient.
 #
 # </details>
 
 # %% [markdown]
 # ## Exercise 2 · What the graph keeps alive <a id="saved-tensors"></a>
 #
-# Each node saves what its backward needs: `AddmmBackward0` keeps the input to compute the weight's
-# gradient, `LogSoftmaxBackward0` keeps its output, and so on. **Run** the cell to measure the
-# saved bytes of the forward pass for a few batch sizes.
+# Each node saves what its backward needs. The measurement counts the bytes the forward pass
+# saves for a few batch sizes and works out the cost of one more example, for the one-layer
+# model (`None`) and with a ReLU hidden layer of 256. **Predict** that cost per example as a
+# formula of `hidden` (float32 is 4 bytes, the integer targets are int64), then **run** it.
 #
-# **Predict** how the bytes grow with the batch. **Change** `HIDDEN` to `256`: how much does one
-# hidden layer add per example?
+# **Change** `HIDDENS` to add `128` and `1024`: your formula must hold for every width.
+
+# %% tags=["answer"]
+# YOUR ANSWER
+def predicted_per_example(hidden):
+    """Bytes saved for backward per example; `hidden` is None for the one-layer model."""
+    return None  # your formula
+
+
+# %% tags=["solution"]
+def predicted_per_example(hidden):
+    """Bytes saved for backward per example; `hidden` is None for the one-layer model."""
+    input_row, log_probs, target = 4 * 784, 4 * 10, 8
+    relu_output = 0 if hidden is None else 4 * hidden  # one tensor, shared by ReLU and the second layer
+    return input_row + relu_output + log_probs + target
+
 
 # %%
-BATCHES = [64, 128, 256, 512]
-HIDDEN = None  # try 256
+BATCHES = [64, 128, 256]
+HIDDENS = [None, 256]
 
-saved = {}
-for batch in BATCHES:
-    x, y, model = one_page_model(batch, HIDDEN)
-    _, saved[batch] = saved_bytes(lambda: torch.nn.functional.cross_entropy(model(x), y))
-    print(f"batch {batch:>4}: {saved[batch]:>10,} bytes saved ({saved[batch] / batch:,.0f} per example)")
+per_example = {}
+for hidden in HIDDENS:
+    saved = {}
+    for batch in BATCHES:
+        x, y, model = one_page_model(batch, hidden)
+        _, saved[batch] = saved_bytes(lambda: torch.nn.functional.cross_entropy(model(x), y))
+    steps = {(saved[b2] - saved[b1]) / (b2 - b1) for b1, b2 in zip(BATCHES, BATCHES[1:])}
+    per_example[hidden] = steps.pop() if len(steps) == 1 else None
+    print(f"hidden {hidden!s:>5}: " + ", ".join(f"batch {b} saves {n:,} B" for b, n in saved.items()))
+    print(f"              one more example saves {per_example[hidden]} bytes")
 
 # %%
-# SELF-CHECK: saved bytes grow linearly with the batch: equal steps for equal increments.
-steps = [saved[b2] - saved[b1] for b1, b2 in zip(BATCHES, BATCHES[1:])]
-per_example = [(saved[b2] - saved[b1]) / (b2 - b1) for b1, b2 in zip(BATCHES, BATCHES[1:])]
-assert all(step > 0 for step in steps), "more examples means more saved activations"
-assert max(per_example) - min(per_example) < 0.01 * max(per_example), "the cost per example is constant"
-print(f"self-check passed: {per_example[0]:,.0f} bytes per example, whatever the batch")
+# SELF-CHECK: your formula against the measured bytes per example, for every width you tried.
+require(predicted_per_example=predicted_per_example(None))
+for hidden, measured in per_example.items():
+    expect(measured is not None, "the saved bytes should grow by the same amount for every added example")
+    guess = predicted_per_example(hidden)
+    expect(guess == measured, f"hidden={hidden}: each example saves {measured:,.0f} bytes, your formula gives {guess}")
+print(f"self-check passed: your formula is right for hidden = {', '.join(map(str, HIDDENS))}")
 
 # %% [markdown]
-# <details class="success"><summary>Solution and what to notice</summary>
+# <details class="success"><summary>What to notice</summary>
 #
 # The saved bytes are a line: a fixed part plus a constant cost per example. For the one-layer
-# model each example saves its 784 input floats (kept by `addmm` for the weight gradient) and a
-# few values per class for the log-softmax and the loss. The weight itself is not saved: `x` does
-# not require grad, so no gradient with respect to `x` will be computed and the weight is not
-# needed. A hidden layer of 256 adds its activations (before and after the ReLU) for every example.
-# This is the "activations" line of Floor 7's memory budget.
+# model each example saves its 784 input floats (kept by `addmm` for the weight gradient), its 10
+# log-probabilities (kept by the log-softmax) and its int64 target (kept by the loss). The weight
+# is not saved: `x` does not require grad, so no gradient with respect to `x` is computed and the
+# weight is not needed. A hidden layer adds **one** float32 tensor per example, the ReLU's output:
+# the ReLU keeps it to know where its output is positive, and the second layer keeps the same
+# tensor for its weight gradient, so it is counted once. The pre-ReLU values are not kept. This is
+# the "activations" line of Floor 7's memory budget.
 #
 # </details>
 
 # %% [markdown]
 # ## Exercise 3 · Backward frees the graph: `retain_graph` <a id="retain-graph"></a>
 #
-# **Run** the cell: after one `backward()`, a second one fails because the saved tensors were
-# freed. The second part keeps the graph with `retain_graph=True` and calls backward twice.
+# After one `backward()`, a second one fails because the saved tensors were freed. The
+# measurement shows that, then keeps the graph with `retain_graph=True` and calls backward twice.
+# **Predict** the ratio of the weight gradient's norm after the second backward to its norm after
+# the first, then **run** it.
 #
-# **Change**: call `model.zero_grad()` between the two backward calls. What do the gradients look
-# like now?
+# **Change** `ZERO_GRAD_BETWEEN` to `True` (it calls `model.zero_grad()` between the two
+# backward calls) and predict the ratio again.
+
+# %% tags=["answer"]
+# YOUR ANSWER
+PREDICTED_RATIO = None  # |grad after the second backward| / |grad after the first|
+
+# %% tags=["solution"]
+PREDICTED_RATIO = 2  # the second backward adds the same gradient again
 
 # %%
+ZERO_GRAD_BETWEEN = False
+
 x, y, model = one_page_model(64)
 loss = torch.nn.functional.cross_entropy(model(x), y)
 loss.backward()
@@ -179,35 +258,56 @@ model.zero_grad()
 loss = torch.nn.functional.cross_entropy(model(x), y)
 loss.backward(retain_graph=True)
 once = model.weight.grad.clone()
+if ZERO_GRAD_BETWEEN:
+    model.zero_grad()
 loss.backward()
 twice = model.weight.grad.clone()
-print(f"|grad| after one backward {once.norm():.4f}, after two {twice.norm():.4f}")
+ratio = (twice.norm() / once.norm()).item()
+print(f"|grad| after one backward {once.norm():.4f}, after two {twice.norm():.4f}: ratio {ratio:.3f}")
 
 # %%
-# SELF-CHECK: the graph is single-use unless retained, and gradients accumulate.
-assert second_error is not None and "second time" in second_error, "a freed graph cannot be run twice"
-torch.testing.assert_close(twice, 2 * once)
-print("self-check passed: backward frees the graph, .grad accumulates")
+# SELF-CHECK: the graph is single-use unless retained; your ratio within 1 % of the measured one.
+require(PREDICTED_RATIO=PREDICTED_RATIO)
+expect(second_error is not None and "second time" in second_error, "a freed graph should refuse a second backward")
+expect(abs(PREDICTED_RATIO - ratio) <= 0.01 * ratio, f"the gradient's norm changed by a factor {ratio:.3f}, not {PREDICTED_RATIO}")
+print(f"self-check passed: the ratio is {ratio:.3f}")
 
 # %% [markdown]
-# <details class="success"><summary>Solution and what to notice</summary>
+# <details class="success"><summary>What to notice</summary>
 #
 # `backward()` frees each node's saved tensors as soon as it has used them; that is what keeps
 # training memory from growing step after step. `retain_graph=True` keeps them, and the second
 # backward *adds* to `.grad` instead of replacing it, which is why training loops call
 # `zero_grad()` (and why gradient accumulation over several micro-batches works). With
-# `model.zero_grad()` between the two calls, the second gradient equals the first.
+# `zero_grad()` between the two calls, the second gradient equals the first: the ratio is 1.
 #
 # </details>
 
 # %% [markdown]
 # ## Exercise 4 · Turning recording off <a id="no-grad"></a>
 #
-# For evaluation you do not need a graph. **Run** the cell: it runs the same forward pass with
-# recording on, under `torch.no_grad()` and under `torch.inference_mode()`, and measures what
-# each saves.
+# For evaluation you do not need a graph. The measurement runs the same two-layer forward pass
+# with recording on, under `torch.no_grad()` and under `torch.inference_mode()`, and counts what
+# each saves. **Predict** the saved bytes of each, as formulas of `BATCH` and `HIDDEN` (look back
+# at Exercise 2; one more tensor is saved once per model, not per example), then **run** it.
 #
-# **Change** `BATCH` and `HIDDEN`. Does anything ever get saved with recording off?
+# **Change** `BATCH` and `HIDDEN`: your formulas must still hold.
+
+# %% tags=["answer"]
+# YOUR ANSWER
+def predicted_saved(batch, hidden):
+    """Bytes saved for backward by one forward pass, in each mode."""
+    return {"recording": None, "no_grad": None, "inference_mode": None}  # your formulas
+
+
+# %% tags=["solution"]
+def predicted_saved(batch, hidden):
+    """Bytes saved for backward by one forward pass, in each mode."""
+    per_example = 4 * (784 + hidden + 10) + 8  # Exercise 2
+    second_weight = 4 * 10 * hidden  # the second layer's input requires grad, so its weight is saved
+    loss_scalar = 4  # the loss's total weight, a float32 scalar
+    return {"recording": batch * per_example + second_weight + loss_scalar, "no_grad": 0, "inference_mode": 0}
+
 
 # %%
 BATCH, HIDDEN = 256, 128
@@ -228,18 +328,20 @@ for name, (out, nbytes) in modes.items():
     print(f"{name:<15} grad_fn={type(out.grad_fn).__name__:<18} saved {nbytes:>10,} bytes")
 
 # %%
-# SELF-CHECK: with recording off there is no graph and nothing is saved.
-assert modes["recording"][1] > 0 and modes["recording"][0].grad_fn is not None
-for name in ("no_grad", "inference_mode"):
-    out, nbytes = modes[name]
-    assert out.grad_fn is None and not out.requires_grad, f"{name}: no graph is recorded"
-    assert nbytes == 0, f"{name}: nothing is saved for backward"
-print("self-check passed: no graph, no saved tensors")
+# SELF-CHECK: your formulas against the bytes counted; with recording off there is no graph.
+require(predicted_saved=predicted_saved(BATCH, HIDDEN))
+guess = predicted_saved(BATCH, HIDDEN)
+for name, (out, nbytes) in modes.items():
+    expect(guess[name] == nbytes, f"{name}: {nbytes:,} bytes were saved, your formula gives {guess[name]:,}")
+    expect((out.grad_fn is None) == (name != "recording"), f"{name}: a graph exactly when recording")
+print("self-check passed: you can predict what a forward pass keeps alive")
 
 # %% [markdown]
-# <details class="success"><summary>Solution and what to notice</summary>
+# <details class="success"><summary>What to notice</summary>
 #
-# With recording on, the forward pass saves activations in proportion to the batch; under
+# With recording on, the forward pass saves activations in proportion to the batch, plus one
+# tensor per model: the second layer's weight, which its backward needs to send the gradient on to
+# the hidden layer (the first layer's weight is not saved, because `x` needs no gradient). Under
 # `no_grad` or `inference_mode` it saves nothing and the result has no `grad_fn`, whatever the
 # batch. `inference_mode` goes further: its tensors carry no autograd dispatch keys at all (see
 # Lab 4), so they skip the autograd layer entirely, but they can never be used in a graph later.

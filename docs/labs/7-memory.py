@@ -20,15 +20,18 @@
 # views from copies by their storage and by their cost, see when `view` refuses and `reshape`
 # copies, and then predict and measure the memory of one training step.
 #
-# Each exercise asks you to **run** a cell, **change** something, and **measure** again. The
-# `SELF-CHECK` cells test the *pattern* in your own results, never a fixed figure. Solutions are
+# Each exercise asks you to **predict** first, in the cell marked `YOUR ANSWER`, then to **run**
+# the measurement, **change** something and measure again. The `SELF-CHECK` cell compares your
+# answer with what your machine measured: it fails, saying what to fill in, until you have
+# answered, and it fails, saying why, when the answer and the measurement disagree. Solutions are
 # folded away under each exercise.
 
 # %% [markdown]
 # ## Setup <a id="setup"></a>
 #
-# Run this first. `best_time` returns the seconds of one call of a function (the fastest of a
-# few batches); `same_storage` tells whether two tensors share their bytes. The lab runs PyTorch on one CPU
+# Run this first. `require`, `expect` and `within` are what the self-checks use to grade your
+# answers. `best_time` returns the seconds of one call of a function (the fastest of
+# fifteen short batches); `same_storage` tells whether two tensors share their bytes. The lab runs PyTorch on one CPU
 # thread so that timings stay steady when other programs share the machine.
 
 # %%
@@ -37,11 +40,46 @@ import time
 
 import torch
 
+
+class NotFilled(AssertionError):
+    """A self-check found a placeholder (None or ...) where your answer goes."""
+
+
+class WrongAnswer(AssertionError):
+    """A self-check found an answer that disagrees with what you measured."""
+
+
+def _placeholders(name, value):
+    if value is None or value is ...:
+        return [name]
+    if isinstance(value, dict):
+        return [p for key, item in value.items() for p in _placeholders(f"{name}[{key!r}]", item)]
+    return []
+
+
+def require(**answers):
+    """Stop, naming every answer that is still a placeholder."""
+    missing = [p for name, value in answers.items() for p in _placeholders(name, value)]
+    if missing:
+        raise NotFilled(f"fill in {', '.join(missing)} in the answer cell above, run it, then run this check again")
+
+
+def expect(ok, message):
+    """Stop with `message` unless `ok`."""
+    if not ok:
+        raise WrongAnswer(message)
+
+
+def within(predicted, measured, factor):
+    """True when a positive `predicted` is within `factor` times `measured`, either way."""
+    return isinstance(predicted, (int, float)) and predicted > 0 and measured / factor <= predicted <= measured * factor
+
+
 torch.manual_seed(0)
 torch.set_num_threads(1)  # one thread: steadier timings on a busy machine (Lab 8 measures threads)
 
 
-def best_time(fn, repeat=5, min_batch_s=0.005):
+def best_time(fn, repeat=15, min_batch_s=0.002):
     """Fastest seconds per call of `fn()` over `repeat` batches of at least `min_batch_s` each."""
     fn()
     calls = 1
@@ -72,10 +110,18 @@ print(f"torch {torch.__version__}")
 # ## Exercise 1 · Strides are the address formula <a id="strides"></a>
 #
 # Element `[i, j]` of a tensor lives at storage position `offset + i·stride[0] + j·stride[1]`.
-# **Run** the cell: it prints shape, stride and offset for a few views of one 4 × 6 tensor.
+# The measurement prints shape, stride and offset for a few views of one 4 × 6 tensor.
+# **Predict** each view's stride (a tuple, one number per dimension), then **run** it.
 #
-# **Change** `VIEWS`: add `base[::2, 1::3]`, `base.t()[1:]` and `base.unsqueeze(0).expand(3, 4, 6)`.
-# Predict each stride before running; an expanded dimension has a surprising one.
+# **Change** `VIEWS`: add `base[::2, 1::3]`, `base.t()[1:]` and `base.unsqueeze(0).expand(3, 4, 6)`,
+# and predict them too; an expanded dimension has a surprising stride.
+
+# %% tags=["answer"]
+# YOUR ANSWER: the stride of each view, as a tuple
+PREDICTED_STRIDES = {"base": None, "base.t()": None, "base[1:, ::2]": None, "base[2]": None}
+
+# %% tags=["solution"]
+PREDICTED_STRIDES = {"base": (6, 1), "base.t()": (1, 6), "base[1:, ::2]": (6, 2), "base[2]": (1,)}
 
 # %%
 base = torch.arange(24.0).reshape(4, 6)
@@ -89,17 +135,18 @@ for name, v in VIEWS.items():
     print(f"{name:<16} shape {tuple(v.shape)!s:<10} stride {v.stride()!s:<9} offset {v.storage_offset()}")
 
 # %%
-# SELF-CHECK: for every view and every index, the stride formula finds the element in storage.
+# SELF-CHECK: your strides against PyTorch's; and the stride formula finds every element of every view.
+require(PREDICTED_STRIDES={name: PREDICTED_STRIDES.get(name) for name in VIEWS})
 flat = base.flatten()  # base is contiguous: its storage order is this flat order
 for name, v in VIEWS.items():
+    expect(tuple(PREDICTED_STRIDES[name]) == v.stride(), f"{name}: the stride is {v.stride()}, not {PREDICTED_STRIDES[name]}")
     for index in itertools.product(*(range(size) for size in v.shape)):
         position = v.storage_offset() + sum(i * s for i, s in zip(index, v.stride()))
-        assert flat[position] == v[index], f"{name}{list(index)}: the stride formula should find it"
-    assert same_storage(v, base), f"{name} should be a view of base"
-print("self-check passed: offset + sum(index x stride) is where every element lives")
+        expect(flat[position] == v[index], f"{name}{list(index)}: the stride formula should find it")
+print(f"self-check passed: all {len(VIEWS)} strides predicted; offset + sum(index x stride) finds every element")
 
 # %% [markdown]
-# <details class="success"><summary>Solution and what to notice</summary>
+# <details class="success"><summary>What to notice</summary>
 #
 # `base[::2, 1::3]` has strides `(12, 3)` and offset 1; `base.t()[1:]` has strides `(1, 6)` and
 # offset 1; `expand` gives the new dimension a stride of **0**, so three "copies" are the same
@@ -111,36 +158,49 @@ print("self-check passed: offset + sum(index x stride) is where every element li
 # %% [markdown]
 # ## Exercise 2 · Views are free, copies are not <a id="view-vs-copy"></a>
 #
-# **Run** the cell: it times a view (`x.t()`), a slice, and a real copy (`x.t().contiguous()`)
-# as the tensor grows.
+# The measurement runs each operation in `OPS` on square tensors of growing side, times it, and
+# asks whether its result shares the input's storage. **Predict** which operations return a view
+# (`True`) and which a copy (`False`), then **run** it.
 #
-# **Predict** which column grows with the size. **Change** `SIDES`, and add `x.clone()` and
-# `x[:, ::2]` (is that a view?) to the comparison.
+# **Change** `OPS`: add `x.clone()` and `x[:, ::2]` (is that a view?), and predict them too.
+
+# %% tags=["answer"]
+# YOUR ANSWER: True for a view (shares storage), False for a copy
+IS_VIEW = {"x.t()": None, "x[1:]": None, "x.t().contiguous()": None}
+
+# %% tags=["solution"]
+IS_VIEW = {"x.t()": True, "x[1:]": True, "x.t().contiguous()": False}
 
 # %%
 SIDES = [64, 256, 1024]
-times = {"view x.t()": {}, "slice x[1:]": {}, "copy x.t().contiguous()": {}}
+OPS = {"x.t()": lambda x: x.t(), "x[1:]": lambda x: x[1:], "x.t().contiguous()": lambda x: x.t().contiguous()}
+times = {name: {} for name in OPS}
+shares = {}
 for side in SIDES:
     x = torch.randn(side, side)
-    times["view x.t()"][side] = best_time(lambda: x.t())
-    times["slice x[1:]"][side] = best_time(lambda: x[1:])
-    times["copy x.t().contiguous()"][side] = best_time(lambda: x.t().contiguous())
+    for name, op in OPS.items():
+        times[name][side] = best_time(lambda: op(x))
+        shares[name] = same_storage(op(x), x)
 
-print(f"{'':<26}" + "".join(f"{s:>10}²" for s in SIDES))
+print(f"{'':<22}" + "".join(f"{s:>10}²" for s in SIDES))
 for name, row in times.items():
-    print(f"{name:<26}" + "".join(f"{row[s] * 1e6:>9.2f}µs" for s in SIDES))
+    print(f"{name:<22}" + "".join(f"{row[s] * 1e6:>9.2f}µs" for s in SIDES))
 
 # %%
-# SELF-CHECK: a view's cost does not depend on the size; a copy's grows with it.
+# SELF-CHECK: your answers against the storages; a view's cost does not grow with the size, a copy's does.
+require(IS_VIEW={name: IS_VIEW.get(name) for name in OPS})
 small, large = min(SIDES), max(SIDES)
-for name in ("view x.t()", "slice x[1:]"):
-    assert times[name][large] < 4 * times[name][small], f"{name} should cost the same at any size"
-copy_row = times["copy x.t().contiguous()"]
-assert copy_row[large] > 20 * copy_row[small], "a copy should grow with the number of bytes"
+for name, really in shares.items():
+    expect(IS_VIEW[name] == really, f"{name}: you said view={IS_VIEW[name]}, but it {'shares' if really else 'does not share'} x's storage")
+    growth = times[name][large] / times[name][small]
+    if really:
+        expect(growth < 4, f"{name} is a view, yet it took {growth:.1f}x longer at the larger size")
+    elif (large / small) ** 2 >= 100:
+        expect(growth > 10, f"{name} copies {(large / small) ** 2:.0f}x more bytes, yet it took only {growth:.1f}x longer")
 print("self-check passed: views cost metadata, copies cost bytes")
 
 # %% [markdown]
-# <details class="success"><summary>Solution and what to notice</summary>
+# <details class="success"><summary>What to notice</summary>
 #
 # The view and the slice take the same time at every size: they allocate a small tensor object
 # and compute new strides. The copy grows with the number of elements (256 times more elements
@@ -154,10 +214,20 @@ print("self-check passed: views cost metadata, copies cost bytes")
 #
 # `view` only reinterprets the existing bytes, so it fails when the new shape cannot be expressed
 # with strides over them. `reshape` returns a view when it can and a copy when it must.
-# **Run** the cell.
+# **Predict** whether `x.t().view(-1)` fails, and whether each `reshape(-1)` shares `x`'s storage,
+# then **run** the measurement.
 #
-# **Change** `SHAPE` and the permutation (try `x.permute(1, 0, 2)` on a 3-D tensor) and predict
-# which calls share storage.
+# **Change** `SHAPE` to `(4, 1)` and predict again. A transposed column is a row: is it
+# contiguous?
+
+# %% tags=["answer"]
+# YOUR ANSWER
+VIEW_FAILS = None  # True if x.t().view(-1) raises
+RESHAPE_SHARES = {"x.reshape(-1)": None, "x.t().reshape(-1)": None}  # True if it shares x's storage
+
+# %% tags=["solution"]
+VIEW_FAILS = True  # no single stride walks the transposed elements in order
+RESHAPE_SHARES = {"x.reshape(-1)": True, "x.t().reshape(-1)": False}
 
 # %%
 SHAPE = (4, 6)
@@ -170,25 +240,30 @@ try:
 except RuntimeError as error:
     view_error = str(error)
 print("x.t().view(-1):", (view_error or "worked").split("(")[0])
-flat_from_contiguous = x.reshape(-1)
-flat_from_transposed = xt.reshape(-1)
-print(f"x.reshape(-1) shares storage: {same_storage(flat_from_contiguous, x)}")
-print(f"x.t().reshape(-1) shares storage: {same_storage(flat_from_transposed, x)}")
+reshaped = {"x.reshape(-1)": x.reshape(-1), "x.t().reshape(-1)": xt.reshape(-1)}
+for name, flat in reshaped.items():
+    print(f"{name} shares storage: {same_storage(flat, x)}")
 
 # %%
-# SELF-CHECK: reshape is a view exactly when view would have worked.
-assert view_error is not None, "a transposed tensor cannot be flattened without a copy"
-assert same_storage(flat_from_contiguous, x), "reshape of a contiguous tensor is a view"
-assert not same_storage(flat_from_transposed, x), "reshape of a transposed tensor must copy"
+# SELF-CHECK: your answers against what view and reshape did; reshape copies exactly when view fails.
+require(VIEW_FAILS=VIEW_FAILS, RESHAPE_SHARES=RESHAPE_SHARES)
+failed = view_error is not None
+expect(VIEW_FAILS == failed, f"x.t().view(-1) {'raised' if failed else 'worked'} for SHAPE {SHAPE}: x.t() is {'not ' * (not xt.is_contiguous())}contiguous")
+for name, flat in reshaped.items():
+    really = same_storage(flat, x)
+    expect(RESHAPE_SHARES[name] == really, f"{name}: you said shares={RESHAPE_SHARES[name]}, it {'shares' if really else 'copies'}")
+expect(same_storage(reshaped["x.t().reshape(-1)"], x) != failed, "reshape should copy exactly when view fails")
 print("self-check passed: contiguity decides view or copy")
 
 # %% [markdown]
-# <details class="success"><summary>Solution and what to notice</summary>
+# <details class="success"><summary>What to notice</summary>
 #
-# Flattening `x.t()` would need the elements in the order 0, 6, 12, 18, 1, 7, ..., which no
-# single stride can describe, so `view` raises and `reshape` quietly allocates a new tensor. That
-# silent copy is the usual hidden cost of `reshape` after `permute` or `transpose`; calling
-# `.contiguous()` makes the same copy explicit.
+# Flattening `x.t()` of a 4 × 6 tensor needs the elements in the order 0, 6, 12, 18, 1, 7, ...,
+# which no single stride can describe, so `view` raises and `reshape` quietly allocates a new
+# tensor. That silent copy is the usual hidden cost of `reshape` after `permute` or `transpose`;
+# `.contiguous()` makes the same copy explicit. With `SHAPE = (4, 1)` the transpose is a 1 × 4 row
+# whose elements are already in order (a dimension of size 1 never needs a stride), so it is
+# contiguous: `view` works and `reshape` shares.
 #
 # </details>
 
@@ -196,26 +271,44 @@ print("self-check passed: contiguity decides view or copy")
 # ## Exercise 4 · Predict, then measure, a training step's memory <a id="training-step-memory"></a>
 #
 # One training step with Adam holds four kinds of tensors: the **parameters**, their
-# **gradients**, the optimiser's **state** (two moments per parameter, plus a step counter), and
-# the **activations** saved by the forward pass for the backward pass. **Predict** each line in
-# `PREDICTED` (in bytes, float32 is 4 bytes per number), then **run** the cell: it measures them
-# by adding up the real tensors.
+# **gradients**, the optimiser's **state** (two moments per parameter, plus a step counter per
+# parameter tensor), and the **activations** saved by the forward pass for the backward pass.
+# **Predict** the last two lines as formulas of `BATCH` and `HIDDEN` (in bytes; float32 is 4
+# bytes per number, the targets are int64), then **run** the measurement: it adds up the real
+# tensors. (Lab 5 measured what the forward pass saves.)
 #
 # **Change** `BATCH` and `HIDDEN`. Which lines grow with the batch, which with the model?
+
+# %% tags=["answer"]
+# YOUR ANSWER
+def predicted_step_bytes(batch, hidden):
+    """Bytes of each line of one Adam step for the 784 -> hidden -> 10 model."""
+    n_params = 784 * hidden + hidden + hidden * 10 + 10
+    return {
+        "parameters": 4 * n_params,
+        "gradients": 4 * n_params,
+        "optimizer state": None,  # your formula
+        "activations": None,  # your formula (not counting parameters the graph saves)
+    }
+
+
+# %% tags=["solution"]
+def predicted_step_bytes(batch, hidden):
+    """Bytes of each line of one Adam step for the 784 -> hidden -> 10 model."""
+    n_params = 784 * hidden + hidden + hidden * 10 + 10
+    return {
+        "parameters": 4 * n_params,
+        "gradients": 4 * n_params,
+        "optimizer state": 2 * 4 * n_params + 4 * 4,  # exp_avg, exp_avg_sq; a float32 step per tensor
+        "activations": 4 * batch * (784 + hidden + 10) + 8 * batch + 4,  # input, ReLU output, log-probs, targets, a scalar
+    }
+
 
 # %%
 BATCH, HIDDEN = 64, 256
 model = torch.nn.Sequential(torch.nn.Linear(784, HIDDEN), torch.nn.ReLU(), torch.nn.Linear(HIDDEN, 10))
 optimizer = torch.optim.Adam(model.parameters())
 x, y = torch.randn(BATCH, 784), torch.randint(0, 10, (BATCH,))
-
-n_params = sum(p.numel() for p in model.parameters())
-PREDICTED = {  # fill in your own formulas; these are the parameter and gradient lines
-    "parameters": 4 * n_params,
-    "gradients": 4 * n_params,
-    "optimizer state": None,  # your prediction
-    "activations": None,  # your prediction
-}
 
 saved = {}
 
@@ -228,54 +321,52 @@ def pack(t):
 with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
     loss = torch.nn.functional.cross_entropy(model(x), y)
 param_ptrs = {p.untyped_storage().data_ptr() for p in model.parameters()}
-activation_bytes = sum(n for ptr, n in saved.items() if ptr not in param_ptrs)
 loss.backward()
 optimizer.step()
 
 measured = {
     "parameters": sum(p.untyped_storage().nbytes() for p in model.parameters()),
     "gradients": sum(p.grad.untyped_storage().nbytes() for p in model.parameters()),
-    "optimizer state": sum(
-        t.untyped_storage().nbytes() for state in optimizer.state.values() for t in state.values()
-    ),
-    "activations": activation_bytes,
+    "optimizer state": sum(t.untyped_storage().nbytes() for state in optimizer.state.values() for t in state.values()),
+    "activations": sum(n for ptr, n in saved.items() if ptr not in param_ptrs),
 }
 for line, nbytes in measured.items():
-    guess = "?" if PREDICTED[line] is None else f"{PREDICTED[line]:,}"
-    print(f"{line:<16} measured {nbytes:>11,} B   predicted {guess:>11}")
+    print(f"{line:<16} measured {nbytes:>11,} B")
 print(f"{'total':<16} measured {sum(measured.values()):>11,} B")
 
-if torch.cuda.is_available():  # on a GPU the caching allocator can measure the step directly
+# %% [markdown]
+# *GPU only:* on a CUDA machine this cell also measures the step with the caching allocator.
+# It is skipped on a CPU.
+
+# %%
+if torch.cuda.is_available():
     gpu_model = model.cuda()
     gpu_opt = torch.optim.Adam(gpu_model.parameters())
     torch.cuda.reset_peak_memory_stats()
     torch.nn.functional.cross_entropy(gpu_model(x.cuda()), y.cuda()).backward()
     gpu_opt.step()
     print(f"CUDA peak allocated during the step: {torch.cuda.max_memory_allocated():,} B")
+else:
+    print("no CUDA device: the allocator's view is skipped")
 
 # %%
-# SELF-CHECK: gradients mirror parameters, Adam keeps two moments per parameter, activations follow the batch.
-assert measured["gradients"] == measured["parameters"], "one gradient per parameter, same dtype"
-step_counters = 4 * len(optimizer.state)  # one float32 step counter per parameter tensor
-assert measured["optimizer state"] == 2 * measured["parameters"] + step_counters, "Adam: exp_avg + exp_avg_sq"
-assert activation_bytes > BATCH * 784 * 4, "at least the input batch is saved for the first layer's gradient"
-print("self-check passed: the step's memory is parameters x 4 plus activations")
+# SELF-CHECK: every line of your prediction against the bytes of the real tensors.
+predicted = predicted_step_bytes(BATCH, HIDDEN)
+require(predicted_step_bytes=predicted)
+for line, nbytes in measured.items():
+    expect(predicted[line] == nbytes, f"{line}: the step holds {nbytes:,} bytes, your formula gives {predicted[line]:,}")
+print(f"self-check passed: you predicted all {sum(measured.values()):,} bytes of the step")
 
 # %% [markdown]
-# <details class="success"><summary>Solution and what to notice</summary>
-#
-# ```python
-# PREDICTED["optimizer state"] = 2 * 4 * n_params + 4 * len(list(model.parameters()))
-# PREDICTED["activations"] = 4 * BATCH * (784 + HIDDEN + 10) + 8 * BATCH + 4
-# ```
+# <details class="success"><summary>What to notice</summary>
 #
 # Parameters, gradients and Adam's two moments make four copies of the model's size, whatever
 # the batch. The activations grow with the batch: the input (kept for the first layer's weight
 # gradient), the hidden layer after the ReLU (one tensor, saved by the ReLU for its own backward
 # and by the second layer for its weight gradient), the log-probabilities, the integer targets
-# and one scalar of the loss. The pre-ReLU values are not kept: the ReLU's backward only needs
-# to know where its output is positive. For small models and large batches, activations dominate; for large models the
-# four-copies rule does. On a GPU, the caching allocator's peak adds the temporary buffers of the
-# backward pass and rounding to its block sizes.
+# and one scalar of the loss. The pre-ReLU values are not kept: the ReLU's backward only needs to
+# know where its output is positive. For small models and large batches, activations dominate;
+# for large models the four-copies rule does. On a GPU, the caching allocator's peak adds the
+# temporary buffers of the backward pass and rounding to its block sizes.
 #
 # </details>

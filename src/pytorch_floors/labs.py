@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import html
 import itertools
 import json
 import os
@@ -14,13 +15,16 @@ import jupytext
 import nbformat
 import tinycss2  # type: ignore[import-untyped]
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
 from pytorch_floors.execution.cache import environment_fingerprint
 from pytorch_floors.floors import FLOORS, Floor, floor_for_page
+from pytorch_floors.lab_cells import student_notebook
+from pytorch_floors.lab_install import install_line
 
-__all__ = ["configure_jupyter", "finish_lab_page", "prune_stylesheet", "publish_notebooks"]
+__all__ = ["configure_jupyter", "finish_lab_page", "fold_answers", "prune_stylesheet", "publish_notebooks"]
 
 PLUGIN = "mkdocs-jupyter"
 
@@ -50,6 +54,8 @@ _NEVER_MATCHES = re.compile(r"\S\s+:root")  # `.jupyter-wrapper :root` matches n
 
 # Stylesheets written during this build, by path: publish_notebooks prunes them once all lab pages exist.
 _written: dict[Path, str] = {}
+# The project's requirements.txt, set by configure_jupyter: lab pages take their install line from it.
+_requirements: list[Path] = []
 
 
 def configure_jupyter(config: MkDocsConfig, project_dir: Path, cache_root: Path) -> None:
@@ -80,6 +86,7 @@ def configure_jupyter(config: MkDocsConfig, project_dir: Path, cache_root: Path)
         skipped = [floor.lab for floor in FLOORS if not fnmatch(floor.lab, only)]
         plugin.config["execute_ignore"] = [*plugin.config.get("execute_ignore", []), *skipped]
     plugin.config["cache_dir"] = str(cache_root / "mkdocs-jupyter" / digest)
+    _requirements[:] = [project_dir / "requirements.txt"]
     os.environ["JUPYTER_CONFIG_DIR"] = str(project_dir / "jupyter")
 
 
@@ -133,16 +140,67 @@ def _stable_heading_ids(html: str) -> str:
     return _TOC_LINK.sub(relink, html)
 
 
-def _download_box(floor: Floor) -> str:
+def _install_line(page: Page) -> str:
+    """The pinned `pip install` line of the packages the lab imports; a loud failure if one is not pinned."""
+    if not _requirements:
+        raise PluginError("lab pages need configure_jupyter to have run (it finds requirements.txt)")
+    try:
+        return install_line(
+            Path(page.file.abs_src_path or "").read_text(encoding="utf-8"), _requirements[0].read_text(encoding="utf-8")
+        )
+    except LookupError as error:
+        raise PluginError(f"docs/{page.file.src_uri}: {error}") from None
+
+
+_DIV_TAG = re.compile(r"<div\b|</div>")
+_SOLUTION_CELL = re.compile(r'<div class="jp-Cell [^"]*\bcelltag_solution\b[^"]*"')
+_OUTPUTS = re.compile(r'<div class="jp-Cell-outputWrapper"')
+
+
+def _element_end(html: str, start: int) -> int:
+    """The index just past the `</div>` that closes the `<div` opening at `start`."""
+    depth = 0
+    for tag in _DIV_TAG.finditer(html, start):
+        depth += 1 if tag[0] == "<div" else -1
+        if depth == 0:
+            return tag.end()
+    raise ValueError(f"unclosed <div> at offset {start}")
+
+
+def _fold(html: str, opening: re.Pattern[str], summary: str, skip: int = 0) -> str:
+    """Wrap each `<div>` element that `opening` finds (after the first `skip`) in a closed `<details>`."""
+    parts, position, seen = [], 0, 0
+    while match := opening.search(html, position):
+        end = _element_end(html, match.start())
+        seen += 1
+        if seen > skip:
+            parts += [html[position : match.start()], f'<details class="floors-fold"><summary>{summary}</summary>']
+            parts += [html[match.start() : end], "</details>"]
+        else:
+            parts.append(html[position:end])
+        position = end
+    return "".join(parts) + html[position:]
+
+
+def fold_answers(notebook_html: str) -> str:
+    """Fold what would answer a prediction: the solution cells, and every output after the setup cell's."""
+    notebook_html = _fold(notebook_html, _SOLUTION_CELL, "Solution")
+    return _fold(notebook_html, _OUTPUTS, "Output: open it after you have predicted", skip=1)
+
+
+def _download_box(floor: Floor, install: str) -> str:
     name = floor.lab.rsplit("/", 1)[-1].removesuffix(".py")
     return (
         f'<div class="floors-lab-download" role="note" aria-label="Download Lab {floor.number}">'
         f'<p><a class="md-button md-button--primary" href="{name}.ipynb" download>'
         f"Download the notebook <span>({name}.ipynb)</span></a> "
         f'<a class="md-button" href="{name}.py" download>Download the text version <span>({name}.py)</span></a></p>'
-        "<p>Open it in Jupyter and run it top to bottom: it needs only the packages pinned in the "
-        "project's <code>requirements.txt</code>. The notebook comes without outputs, so every number "
-        "you see is your machine's.</p></div>"
+        "<p>Install the versions this page ran with, then open the notebook in Jupyter and run it top "
+        f'to bottom:</p><pre class="floors-lab-install"><code>{html.escape(install)}</code></pre>'
+        "<p>The notebook is the student's copy: no outputs, so every number is your machine's, and no "
+        "solution cells, so every self-check fails, saying what to fill in, until you answer. The text "
+        "version keeps the solutions. On this page, solutions and outputs are folded: open them after you "
+        "have predicted.</p></div>"
     )
 
 
@@ -161,8 +219,11 @@ def finish_lab_page(output: str, page: Page) -> str:
     - replaces the random cell ids of the notebook conversion with stable ones;
     - makes the sideways-scrolling code cells focusable, so they scroll from the keyboard;
     - links `stylesheets/labs.css` (dark palette, download box) unless `extra_css` already does;
+    - folds the solution cells and every output after the setup cell's into closed `<details>`, so
+      the page does not answer its own "Predict" prompts before the reader opens them;
     - inserts the download links for the `.ipynb` (written by `publish_notebooks`) and the `.py`
-      (copied by mkdocs-jupyter) under the page title.
+      (copied by mkdocs-jupyter), and the pinned install line of what the lab imports, under the
+      page title.
 
     Args:
         output: The page's final HTML.
@@ -195,7 +256,7 @@ def finish_lab_page(output: str, page: Page) -> str:
     notebook = notebook.replace('<clipboard-copy ,=""', "<clipboard-copy")
     # Code cells scroll sideways; a keyboard user must be able to focus them to scroll (axe rule).
     notebook = notebook.replace('<div class="highlight-ipynb', '<div tabindex="0" class="highlight-ipynb')
-    notebook = notebook.replace("</h1>", "</h1>" + _download_box(floor), 1)
+    notebook = fold_answers(notebook).replace("</h1>", "</h1>" + _download_box(floor, _install_line(page)), 1)
 
     head_links = ""
     if styles:
@@ -281,7 +342,7 @@ def prune_stylesheet(css: str, used: set[str]) -> str:
 
 
 def _notebook(source: Path, floor: Floor) -> str:
-    notebook = jupytext.read(source)
+    notebook = student_notebook(jupytext.read(source))  # the student's copy: answers to fill, no solutions
     for index, cell in enumerate(notebook.cells, start=1):
         cell["id"] = f"{floor.key}-{index}"
         cell.get("metadata", {}).pop("lines_to_next_cell", None)

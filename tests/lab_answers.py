@@ -1,0 +1,421 @@
+"""Known-wrong answers and suggested changes for each lab, used by `test_lab_grading.py`.
+
+`PLANTED[floor key][exercise anchor]` is a wrong answer put into that exercise's solution cell,
+with the mistake it stands for and a fragment of the message its self-check must give.
+`CHANGES[floor key][exercise anchor]` applies the exercise's suggested "Change" edit (`edits`:
+text replaced in the lab's code cells) with the answers a student who made it right would give.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Wrong:
+    mistake: str
+    source: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Change:
+    edits: dict[str, str] = field(default_factory=dict)
+    answers: dict[str, str] = field(default_factory=dict)
+
+
+PLANTED: dict[str, dict[str, Wrong]] = {}
+CHANGES: dict[str, dict[str, Change]] = {}
+
+PLANTED["1-program"] = {
+    "bytes-per-tensor": Wrong(
+        "the guess counts elements, not bytes (issue: MY_GUESS was never compared)",
+        "MY_GUESS = 64 * 784\n\ndef predicted_bytes(shape, dtype):\n    return math.prod(shape) * dtype.itemsize\n",
+        "torch.randn(64, 784) holds 200,704 bytes, not 50,176",
+    ),
+    "type-promotion": Wrong(
+        "a Python int widens a float16 tensor",
+        "PREDICTED = {\n"
+        '    "int64 tensor + float32 tensor": torch.float32,\n'
+        '    "float16 tensor + float32 tensor": torch.float32,\n'
+        '    "float32 tensor + Python float": torch.float32,\n'
+        '    "int64 tensor + Python float": torch.float32,\n'
+        '    "float16 tensor + Python int": torch.float32,\n'
+        "}\n",
+        "float16 tensor + Python int: you said torch.float32, it is torch.float16",
+    ),
+    "numpy-sharing": Wrong(
+        "as_tensor copies",
+        'SHARES = {"torch.from_numpy": True, "torch.as_tensor": False, "torch.tensor": False}\n',
+        "torch.as_tensor: you said False",
+    ),
+    "line-by-line": Wrong(
+        "building the model grows with the batch",
+        "GROWS = {\n"
+        '    "x = torch.randn(...)": True,\n'
+        '    "model = nn.Linear(...)": True,\n'
+        '    "loss = cross_entropy(model(x), y)": True,\n'
+        '    "loss.backward() (with its forward)": True,\n'
+        '    "optimizer.step()": False,\n'
+        "}\n",
+        "model = nn.Linear(...): you said grows=True",
+    ),
+}
+CHANGES["1-program"] = {
+    "bytes-per-tensor": Change(
+        edits={
+            "SHAPE = (64, 784)\nDTYPES = [torch.float32,": "SHAPE = (2, 3, 5)\nDTYPES = [torch.int8, torch.bool, "
+            "torch.complex64, torch.float32,"
+        }
+    ),
+    "type-promotion": Change(
+        edits={
+            '"float16 tensor + Python int": (torch.ones(3, dtype=torch.float16), 7),\n}': (
+                '"float16 tensor + Python int": (torch.ones(3, dtype=torch.float16), 7),\n'
+                '    "int8 tensor + Python int": (torch.ones(3, dtype=torch.int8), 7),\n'
+                '    "bool tensor + float16 tensor": '
+                "(torch.ones(3, dtype=torch.bool), torch.ones(3, dtype=torch.float16)),\n"
+                '    "0-dim float64 + float32 tensor": (torch.tensor(1.0, dtype=torch.float64), torch.ones(3)),\n}'
+            )
+        },
+        answers={
+            "type-promotion": "PREDICTED = {\n"
+            '    "int64 tensor + float32 tensor": torch.float32,\n'
+            '    "float16 tensor + float32 tensor": torch.float32,\n'
+            '    "float32 tensor + Python float": torch.float32,\n'
+            '    "int64 tensor + Python float": torch.float32,\n'
+            '    "float16 tensor + Python int": torch.float16,\n'
+            '    "int8 tensor + Python int": torch.int8,\n'
+            '    "bool tensor + float16 tensor": torch.float16,\n'
+            '    "0-dim float64 + float32 tensor": torch.float32,\n'
+            "}\n"
+        },
+    ),
+    "numpy-sharing": Change(edits={"ROWS = [10, 1_000, 100_000]": "ROWS = [10, 1_000]"}),
+    "line-by-line": Change(edits={"SMALL, LARGE = 64, 4096": "SMALL, LARGE = 64, 1024"}),
+}
+
+PLANTED["2-python"] = {
+    "on-disk": Wrong("torch is half Python", 'PYTHON_SHARE = 50\nLARGEST = "libtorch_cpu"\n', "not about 50 %"),
+    "python-or-compiled": Wrong(
+        "linear is a Python function like cross_entropy",
+        "PREDICTED_KIND = {\n"
+        '    "torch.randn": "compiled",\n'
+        '    "torch.add": "compiled",\n'
+        '    "torch.nn.functional.linear": "Python",\n'
+        '    "torch.nn.functional.cross_entropy": "Python",\n'
+        '    "torch.nn.Linear.forward": "Python",\n'
+        "}\n",
+        "torch.nn.functional.linear: you said Python, it is compiled",
+    ),
+    "import-cost": Wrong("the second import costs about as much", "PREDICTED_FACTOR = 2\n", "not about 2"),
+    "torch-function": Wrong(
+        "the mode sees the operators below the call",
+        'PREDICTED_CALLS = ["addmm", "log_softmax", "nll_loss", "backward"]\n',
+        "the mode recorded ['linear', 'cross_entropy', 'backward']",
+    ),
+}
+CHANGES["2-python"] = {
+    "on-disk": Change(
+        edits={'".dylib": "compiled library"}': '".dylib": "compiled library", ".pyi": "stub", ".h": "header"}'}
+    ),
+    "python-or-compiled": Change(
+        edits={
+            '"torch.nn.Linear.forward": torch.nn.Linear.forward,\n}': (
+                '"torch.nn.Linear.forward": torch.nn.Linear.forward,\n'
+                '    "torch.matmul": torch.matmul,\n'
+                '    "torch.nn.functional.relu": torch.nn.functional.relu,\n'
+                '    "torch.Tensor.backward": torch.Tensor.backward,\n'
+                '    "torch.Tensor.add": torch.Tensor.add,\n}'
+            )
+        },
+        answers={
+            "python-or-compiled": "PREDICTED_KIND = {\n"
+            '    "torch.randn": "compiled",\n'
+            '    "torch.add": "compiled",\n'
+            '    "torch.nn.functional.linear": "compiled",\n'
+            '    "torch.nn.functional.cross_entropy": "Python",\n'
+            '    "torch.nn.Linear.forward": "Python",\n'
+            '    "torch.matmul": "compiled",\n'
+            '    "torch.nn.functional.relu": "Python",\n'
+            '    "torch.Tensor.backward": "Python",\n'
+            '    "torch.Tensor.add": "compiled",\n'
+            "}\n"
+        },
+    ),
+    "import-cost": Change(
+        edits={'MODULE = "torch"': 'MODULE = "json"'}, answers={"import-cost": "PREDICTED_FACTOR = 1e5\n"}
+    ),
+    "torch-function": Change(
+        edits={
+            "loss = torch.nn.functional.cross_entropy(model(x), y)\n    loss.backward()": (
+                "loss = torch.nn.functional.mse_loss(model(x), torch.nn.functional.one_hot(y, 10).float())\n"
+                "    loss.backward()"
+            )
+        },
+        answers={"torch-function": 'PREDICTED_CALLS = ["linear", "one_hot", "float", "mse_loss", "backward"]\n'},
+    ),
+}
+
+PLANTED["3-boundary"] = {
+    "overhead-floor": Wrong("the time grows with the elements", "PREDICTED_FACTOR = 1024\n", "not about 1024"),
+    "what-the-floor-buys": Wrong("a torch call is a Python call", "PREDICTED_CALLS = 1\n", "not about 1"),
+    "argument-parsing": Wrong(
+        "the parser complains about alpha", 'PREDICTED_WORD = "alpha"\n', "something else than 'alpha'"
+    ),
+    "batch-the-crossings": Wrong("batching buys nothing", "PREDICTED_SPEEDUP = 1\n", "not 1x faster"),
+}
+CHANGES["3-boundary"] = {
+    "overhead-floor": Change(
+        edits={"SIZES = [4**k for k in range(0, 12)]": "SIZES = [1, 4, 16, 100, 300, 1000, 3000, 10_000]"}
+    ),
+    "what-the-floor-buys": Change(
+        edits={
+            '"torch.add, 1 element": best_time(lambda: torch.add(a1, b1)),\n}': (
+                '"torch.add, 1 element": best_time(lambda: torch.add(a1, b1)),\n'
+                '    "a1 + b1": best_time(lambda: a1 + b1),\n'
+                '    "a1.add(b1)": best_time(lambda: a1.add(b1)),\n}'
+            )
+        }
+    ),
+    "argument-parsing": Change(
+        edits={'return torch.add(a1, "two")': "return torch.add(a1, b1, scale=2)"},
+        answers={"argument-parsing": 'PREDICTED_WORD = "scale"\n'},
+    ),
+    "batch-the-crossings": Change(
+        edits={"PIECES, PIECE_SIZE = 1000, 100": "PIECES, PIECE_SIZE = 100, 100_000"},
+        answers={"batch-the-crossings": "PREDICTED_SPEEDUP = 1\n"},
+    ),
+}
+
+PLANTED["4-dispatcher"] = {
+    "dispatch-keys": Wrong(
+        "autograd keys only for tensors that require grad",
+        'HAS_AUTOGRAD = {"plain CPU float": False, "meta": False, "made in inference_mode": False}\n',
+        "plain CPU float: you said False",
+    ),
+    "op-log": Wrong(
+        "one operator per Python call", 'PREDICTED_OPS = {"forward": 2, "backward": 2, "step": 1}\n', "not about 2"
+    ),
+    "schemas": Wrong(
+        "out= does not count as a mutation",
+        'MUTATES = {"aten.addmm.default": False, "aten.add.Tensor": False, "aten.add_.Tensor": True, '
+        '"aten.add.out": False}\nPREDICTED_OVERLOADS = 10\n',
+        "aten.add.out: you said mutates=False",
+    ),
+    "meta-device": Wrong(
+        "the bias forgotten",
+        "def predicted_parameter_bytes(features):\n    return 4 * features * features\n",
+        "not 10,000,000,000",
+    ),
+}
+CHANGES["4-dispatcher"] = {
+    "dispatch-keys": Change(
+        edits={
+            '"made in inference_mode": inference}': (
+                '"made in inference_mode": inference, "requires grad": torch.ones(3, requires_grad=True),'
+                ' "int64": torch.ones(3, dtype=torch.int64), "sparse": torch.ones(3).to_sparse()}'
+            )
+        },
+        answers={
+            "dispatch-keys": 'HAS_AUTOGRAD = {"plain CPU float": True, "meta": True, "made in inference_mode": False,'
+            ' "requires grad": True, "int64": True, "sparse": True}\n'
+        },
+    ),
+    "op-log": Change(
+        edits={"OPTIMIZER = torch.optim.SGD": "OPTIMIZER = torch.optim.Adam"},
+        answers={"op-log": 'PREDICTED_OPS = {"forward": 4, "backward": 10, "step": 20}\n'},
+    ),
+    "schemas": Change(
+        edits={"torch.ops.aten.add.out]": "torch.ops.aten.add.out, torch.ops.aten.view.default]"},
+        answers={
+            "schemas": 'MUTATES = {"aten.addmm.default": False, "aten.add.Tensor": False, "aten.add_.Tensor": True,'
+            ' "aten.add.out": True, "aten.view.default": False}\nPREDICTED_OVERLOADS = 10\n'
+        },
+    ),
+    "meta-device": Change(edits={"FEATURES = 50_000": "FEATURES = 200_000"}),
+}
+
+PLANTED["5-autograd"] = {
+    "walk-the-graph": Wrong("one leaf per layer", "PREDICTED_LEAVES = 1\n", "not 1"),
+    "saved-tensors": Wrong(
+        "the hidden layer saved before and after the ReLU (the old solution's claim)",
+        "def predicted_per_example(hidden):\n"
+        "    return 4 * 784 + 4 * 10 + 8 + (0 if hidden is None else 2 * 4 * hidden)\n",
+        "hidden=256: each example saves 4,208 bytes, your formula gives 5232",
+    ),
+    "retain-graph": Wrong("backward replaces .grad", "PREDICTED_RATIO = 1\n", "not 1"),
+    "no-grad": Wrong(
+        "only the input is saved",
+        "def predicted_saved(batch, hidden):\n"
+        '    return {"recording": 4 * batch * 784, "no_grad": 0, "inference_mode": 0}\n',
+        "recording: ",
+    ),
+}
+CHANGES["5-autograd"] = {
+    "walk-the-graph": Change(
+        edits={"HIDDEN = None  # try 32": "HIDDEN = 32"}, answers={"walk-the-graph": "PREDICTED_LEAVES = 4\n"}
+    ),
+    "saved-tensors": Change(edits={"HIDDENS = [None, 256]": "HIDDENS = [None, 256, 128, 1024]"}),
+    "retain-graph": Change(
+        edits={"ZERO_GRAD_BETWEEN = False": "ZERO_GRAD_BETWEEN = True"},
+        answers={"retain-graph": "PREDICTED_RATIO = 1\n"},
+    ),
+    "no-grad": Change(edits={"BATCH, HIDDEN = 256, 128": "BATCH, HIDDEN = 100, 40"}),
+}
+
+PLANTED["6-kernels"] = {
+    "matmul-gflops": Wrong(
+        "the x2 dropped from the FLOP count",
+        "def matmul_flops(n):\n    return n**3\n",
+        "n = 16: your formula gives 4,096, PyTorch counts 8,192",
+    ),
+    "add-bandwidth": Wrong(
+        "one array counted instead of three", "def add_bytes(n):\n    return 4 * n\n", "your formula gives 256 bytes"
+    ),
+    "roofline": Wrong(
+        "the ridge as bandwidth over compute",
+        'ridge = memory_gbps / peak_gflops\nBOUND = {"add": "memory", "matmul": "compute"}\n',
+        "the roofs meet at",
+    ),
+    "dtype-kernels": Wrong("float64 is the faster one", "PREDICTED_RATIO = 0.5\n", "not 0.5"),
+}
+CHANGES["6-kernels"] = {
+    "matmul-gflops": Change(edits={"SIZES = [16, 32, 64, 128, 256, 512]": "SIZES = [16, 32, 64, 128, 256, 512, 1024]"}),
+    "add-bandwidth": Change(edits={"SIZES = [2**k for k in range(6, 23, 2)]": "SIZES = [2**k for k in range(6, 24)]"}),
+    "roofline": Change(
+        edits={"N = 512\npeak_gflops": "N = 8\npeak_gflops"},
+        answers={"roofline": 'ridge = peak_gflops / memory_gbps\nBOUND = {"add": "memory", "matmul": "memory"}\n'},
+    ),
+    "dtype-kernels": Change(
+        edits={
+            "DTYPES = [torch.float32, torch.float64]": (
+                "DTYPES = [torch.float32, torch.float64, torch.bfloat16, torch.float16]"
+            )
+        }
+    ),
+}
+
+PLANTED["7-memory"] = {
+    "strides": Wrong(
+        "a transpose copies into a new row-major layout",
+        'PREDICTED_STRIDES = {"base": (6, 1), "base.t()": (4, 1), "base[1:, ::2]": (6, 2), "base[2]": (1,)}\n',
+        "base.t(): the stride is (1, 6), not (4, 1)",
+    ),
+    "view-vs-copy": Wrong(
+        "contiguous() keeps the storage",
+        'IS_VIEW = {"x.t()": True, "x[1:]": True, "x.t().contiguous()": True}\n',
+        "x.t().contiguous(): you said view=True",
+    ),
+    "contiguous": Wrong(
+        "reshape always copies",
+        'VIEW_FAILS = True\nRESHAPE_SHARES = {"x.reshape(-1)": False, "x.t().reshape(-1)": False}\n',
+        "x.reshape(-1): you said shares=False",
+    ),
+    "training-step-memory": Wrong(
+        "one Adam moment instead of two (issue)",
+        "def predicted_step_bytes(batch, hidden):\n"
+        "    n_params = 784 * hidden + hidden + hidden * 10 + 10\n"
+        "    return {\n"
+        '        "parameters": 4 * n_params,\n'
+        '        "gradients": 4 * n_params,\n'
+        '        "optimizer state": 4 * n_params + 4 * 4,\n'
+        '        "activations": 4 * batch * (784 + hidden + 10) + 8 * batch + 4,\n'
+        "    }\n",
+        "optimizer state: the step holds",
+    ),
+}
+CHANGES["7-memory"] = {
+    "strides": Change(
+        edits={
+            '"base[2]": base[2],\n}': (
+                '"base[2]": base[2],\n    "base[::2, 1::3]": base[::2, 1::3],\n    "base.t()[1:]": base.t()[1:],\n'
+                '    "expand": base.unsqueeze(0).expand(3, 4, 6),\n}'
+            )
+        },
+        answers={
+            "strides": 'PREDICTED_STRIDES = {"base": (6, 1), "base.t()": (1, 6), "base[1:, ::2]": (6, 2), '
+            '"base[2]": (1,),'
+            ' "base[::2, 1::3]": (12, 3), "base.t()[1:]": (1, 6), "expand": (0, 6, 1)}\n'
+        },
+    ),
+    "view-vs-copy": Change(
+        edits={
+            '"x.t().contiguous()": lambda x: x.t().contiguous()}': (
+                '"x.t().contiguous()": lambda x: x.t().contiguous(), "x.clone()": lambda x: x.clone(), '
+                '"x[:, ::2]": lambda x: x[:, ::2]}'
+            )
+        },
+        answers={
+            "view-vs-copy": 'IS_VIEW = {"x.t()": True, "x[1:]": True, "x.t().contiguous()": False, "x.clone()": False, '
+            '"x[:, ::2]": True}\n'
+        },
+    ),
+    "contiguous": Change(
+        edits={"SHAPE = (4, 6)": "SHAPE = (4, 1)"},
+        answers={
+            "contiguous": 'VIEW_FAILS = False\nRESHAPE_SHARES = {"x.reshape(-1)": True, "x.t().reshape(-1)": True}\n'
+        },
+    ),
+    "training-step-memory": Change(edits={"BATCH, HIDDEN = 64, 256": "BATCH, HIDDEN = 200, 32"}),
+}
+
+# More known-wrong answers from the issue, each planted alone in its own run.
+PLANTED_ALONE: list[tuple[str, str, Wrong]] = [
+    (
+        "7-memory",
+        "training-step-memory",
+        Wrong(
+            "the input alone as the activations (issue)",
+            "def predicted_step_bytes(batch, hidden):\n"
+            "    n_params = 784 * hidden + hidden + hidden * 10 + 10\n"
+            '    return {"parameters": 4 * n_params, "gradients": 4 * n_params,\n'
+            '            "optimizer state": 2 * 4 * n_params + 4 * 4, "activations": 4 * batch * 784}\n',
+            "activations: the step holds",
+        ),
+    ),
+    (
+        "7-memory",
+        "training-step-memory",
+        Wrong(
+            "absurd values (issue: 0 and -5 passed)",
+            "def predicted_step_bytes(batch, hidden):\n"
+            "    n_params = 784 * hidden + hidden + hidden * 10 + 10\n"
+            '    return {"parameters": 4 * n_params, "gradients": 4 * n_params,\n'
+            '            "optimizer state": 0, "activations": -5}\n',
+            "optimizer state: the step holds",
+        ),
+    ),
+]
+
+PLANTED["8-chip"] = {
+    "launch-vs-completion": Wrong("the call returns when the work is done", "PREDICTED_SHARE = 1\n", "not about 1"),
+    "wall-vs-cpu": Wrong(
+        "a sleeping process keeps its CPU busy",
+        'PREDICTED_CPU_PER_WALL = {"sleep": 1, "matmul, at most": DEFAULT_THREADS}\n',
+        "not 1",
+    ),
+    "bandwidth-vs-size": Wrong(
+        "only the bytes read counted (issue)",
+        "def copy_bytes(buffer_bytes):\n    return buffer_bytes\n",
+        "4 KiB: your formula gives 4,096 bytes; the copy reads and writes 8,192",
+    ),
+    "threads": Wrong(
+        "more threads than cores, more speed: no real bound",
+        "def max_speedup(threads):\n    return 2 * threads\n",
+        "looser than",
+    ),
+}
+CHANGES["8-chip"] = {
+    "launch-vs-completion": Change(
+        edits={"N, CALLS = 256, 50": "N, CALLS = 16, 50"}, answers={"launch-vs-completion": "PREDICTED_SHARE = 0.8\n"}
+    ),
+    "wall-vs-cpu": Change(
+        edits={"MATMUL_THREADS = DEFAULT_THREADS": "MATMUL_THREADS = 1"},
+        answers={"wall-vs-cpu": 'PREDICTED_CPU_PER_WALL = {"sleep": 0, "matmul, at most": 1}\n'},
+    ),
+    "bandwidth-vs-size": Change(
+        edits={"SIZES_KIB = [4, 32, 256, 2048, 16384, 65536]": "SIZES_KIB = [4, 16, 64, 512, 1024, 8192, 32768]"}
+    ),
+    "threads": Change(edits={"N = 384\nTHREADS": "N = 512\nTHREADS"}),
+}
