@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 import unicodedata
 from html.parser import HTMLParser
 from pathlib import Path
@@ -22,7 +25,6 @@ from pytorch_floors.handouts import (
     cite_links_html,
     handout_context,
     handouts,
-    print_handouts,
 )
 
 ITEMS = handouts()
@@ -120,8 +122,13 @@ def page_text(built_site: Build, item: Handout) -> _PageText:
 
 @pytest.fixture(scope="session")
 def printed(built_site: Build, chromium_path: str) -> dict[str, Path]:
-    paths = print_handouts(built_site.site, chromium=chromium_path, edition="2026.12")
-    return {path.name: path for path in paths}
+    # What `make pdf` runs, in its own process: Playwright's sync API refuses to start inside the
+    # session's browser fixture, which already runs an event loop in this one.
+    env = {**os.environ, "FLOORS_EDITION": "2026.12"}
+    command = [sys.executable, "-m", "pytorch_floors.handouts", "--site", str(built_site.site)]
+    subprocess.run([*command, "--chromium", chromium_path], env=env, check=True, capture_output=True, text=True)
+    names = [item.filename for item in ITEMS] + [EDITION_PDF]
+    return {name: built_site.site / HANDOUT_DIR / name for name in names}
 
 
 def pdf_text(path: Path) -> str:
