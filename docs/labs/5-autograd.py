@@ -11,7 +11,7 @@
 # ---
 
 # %% [markdown]
-# # Lab 5 · The graph
+# # Lab 5 · Autograd: the graph
 #
 # ## Goal <a id="goal"></a>
 #

@@ -87,7 +87,7 @@ FLOORS: tuple[Floor, ...] = (
     Floor(
         5,
         "autograd",
-        "The graph",
+        "Autograd: the graph",
         "Autograd's recorded graph: grad_fn, saved tensors and their memory, backward, and turning recording off.",
     ),
     Floor(
