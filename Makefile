@@ -33,7 +33,8 @@ publish: setup
 	$(BIN)/python -m pytorch_floors.publish $(EDITION) $(if $(filter 1,$(PUSH)),--push)
 
 ## pdf: build, then print Part 0, each floor and the whole edition to PDF in site/pdf/ (headless chromium)
-pdf: build browser
+pdf: setup browser
+	FLOORS_HANDOUTS=on $(BIN)/mkdocs build --strict
 	$(BIN)/python -m pytorch_floors.handouts --site site
 
 ## browser: make sure Debian's chromium is there for the browser tests (never a downloaded one)

@@ -154,3 +154,10 @@ def test_each_floor_links_its_lab_after_check_yourself(built_site: Build, floor:
     check = html.index('id="check-yourself"')
     # The navigation lists the labs too; the floor's own link must come after its last section heading.
     assert html.find(f'href="../../labs/{floor.key}/"', check) > check
+
+
+def test_a_build_without_pdfs_links_no_pdf(built_site: Build) -> None:
+    """Only `make pdf` prints the handouts, so only its build may link them: others would send readers to a 404."""
+    for src in [floor.page for floor in FLOORS] + ["index.md", "cite.md"]:
+        html = built_site.page(page_dir(src))
+        assert ".pdf" not in html, src

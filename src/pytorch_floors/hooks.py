@@ -61,6 +61,7 @@ REPORT_MARKER = "<!-- floors:build-report -->"
 EDITION_MARKER = "<!-- floors:edition -->"
 BIBTEX_MARKER = "<!-- floors:bibtex -->"
 HANDOUTS_MARKER = "<!-- floors:handouts -->"
+NO_HANDOUTS = "*This build has no PDFs: `make pdf` builds the site with them.*"
 _state: dict[str, Any] = {"serving": False, "files": None, "provenance": None, "aliases": {}}
 
 
@@ -114,6 +115,8 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     configure_jupyter(config, project_dir, cache_root)
     _state["jupyter_cache"] = cache_root / "mkdocs-jupyter"
     _state["provenance"] = provenance
+    # PDFs exist only where `make pdf` prints them after its build: other builds must not link them.
+    _state["handouts"] = os.environ.get("FLOORS_HANDOUTS", "off") == "on"
     try:
         _state["aliases"] = read_aliases(project_dir / "anchors.aliases")
     except ValueError as error:
@@ -215,7 +218,9 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
         name = edition()
         markdown = markdown.replace(EDITION_MARKER, name)
         markdown = markdown.replace(BIBTEX_MARKER, cite_page_html(config.site_url or "/", name, int(name[:4])))
-    markdown = markdown.replace(HANDOUTS_MARKER, cite_links_html(page.url))
+    if HANDOUTS_MARKER in markdown:
+        links = cite_links_html(page.url) if _state["handouts"] else NO_HANDOUTS
+        markdown = markdown.replace(HANDOUTS_MARKER, links)
     return markdown
 
 
@@ -280,6 +285,7 @@ def on_page_context(context: dict[str, Any], page: Page, config: MkDocsConfig, n
 
     context.update(page_gauges(page.file.src_uri, url_of))
     context["floors_handout"] = handout_context(page.file.src_uri, page.url)
+    context["floors_handout_links"] = _state["handouts"]
     # The page states what its outputs were measured on: for cached ones, the run that produced them.
     shown = of_outputs(
         (r.provenance for r in active_engine().records if r.page == page.file.src_uri), _state["provenance"]
