@@ -261,16 +261,18 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
 # Left out of the search index (Material skips elements marked `data-search-exclude`): the
 # collapsed proof sources, which are downloadable scripts, and the code and outputs of lab cells,
 # whose prose stays. Otherwise labs outrank the floors with the floors' own words in code, their
-# excerpts open on prompts and "Copied!", and the index outweighs the page that loads it.
-_SEARCH_EXCLUDED = (
-    '<details class="floors-proof__source"',
-    '<div class="jp-InputArea jp-Cell-inputArea"',
-    '<div class="jp-OutputArea jp-Cell-outputArea"',
-)
+# excerpts open on "Copied!", and the index outweighs the page that loads it.
+# Material's search parser compares elements by tag name alone, so an excluded element stops being
+# skipped at the first closing tag of its own name: marking a <div> that holds other <div>s leaks
+# everything after the first inner </div>. Only elements that never nest in their own tag are marked.
+_SEARCH_EXCLUDED = ('<details class="floors-proof__source"',)
+_NOTEBOOK_EXCLUDED = ("<pre", '<span class="notice"')
+_NOTEBOOK_MARK = '<div class="jupyter-wrapper"'
 
 
 def _leave_out_of_search(html: str) -> str:
-    for opening in _SEARCH_EXCLUDED:
+    openings = _SEARCH_EXCLUDED + (_NOTEBOOK_EXCLUDED if _NOTEBOOK_MARK in html else ())
+    for opening in openings:
         html = html.replace(opening, f"{opening} data-search-exclude")
     return html
 
