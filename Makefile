@@ -54,8 +54,11 @@ lint: setup
 typecheck: setup
 	$(BIN)/mypy
 
+# The pattern tests time proofs, so they run alone; the rest runs on two workers, with every test
+# that builds this project on the same one (they share its proof cache).
 pytest: setup browser
-	$(BIN)/pytest
+	$(BIN)/pytest -m patterns
+	$(BIN)/pytest -m "not patterns" -n 2 --dist loadgroup
 
 ## check: the fast lane: lint, types and the tests that build no site (in-process engine, units, patterns)
 check: lint typecheck

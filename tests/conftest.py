@@ -30,12 +30,30 @@ BUILDS = {"built_site": "slow", "lab_site": "slow", "fixture_site": "build"}
 """Fixtures that run `mkdocs build` in a subprocess, and the marker each gives its tests."""
 
 
+PROJECT_BUILDS = {"built_site", "lab_site"}
+"""Fixtures that build this project itself, into its own proof cache."""
+
+PATTERN_MODULES = ("test_floor_", "test_measure")
+"""Modules whose tests time proofs: `make test` runs them on their own, before the parallel run."""
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the `xdist_group` marks added here
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test that builds a site, so the fast lane (`make check`) can leave them out."""
+    """Mark the tests by what they cost and what they share.
+
+    - `slow`/`build`: the test builds a site, so the fast lane (`make check`) leaves it out.
+    - `xdist_group("project")`: the test builds this project, whose proof cache one build at a time
+      may write and prune; under `pytest -n` (`make test`) they all run on one worker.
+    - `patterns`: the test times proofs, so `make test` runs it alone, never beside a build.
+    """
     for item in items:
         for fixture, marker in BUILDS.items():
             if fixture in getattr(item, "fixturenames", ()):
                 item.add_marker(getattr(pytest.mark, marker))
+        if PROJECT_BUILDS & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.xdist_group("project"))
+        if item.path.name.startswith(PATTERN_MODULES):
+            item.add_marker(pytest.mark.patterns)
 
 
 @dataclass
