@@ -110,8 +110,9 @@ print(f"torch {torch.__version__}, numpy {np.__version__}")
 # measurement: it creates a tensor of `SHAPE` in each of `DTYPES` and reads the bytes its storage
 # really holds.
 #
-# **Change** `DTYPES` and `SHAPE`: add `torch.int8`, `torch.bool`, `torch.complex64`, try a
-# three-dimensional shape. The self-check tests your formula on every row you measure.
+# **Change** `DTYPES` and `SHAPE`: add `torch.int8`, `torch.bool`, `torch.complex64`, and try a
+# three-dimensional `SHAPE` such as `(2, 3, 5)`. The self-check tests your formula on every row
+# you measure.
 
 # %% tags=["answer"]
 # YOUR ANSWER
@@ -235,7 +236,8 @@ print(f"self-check passed: all {len(results)} predictions right")
 # copy (`False`), then **run** the measurement: it writes into the array after each call, asks
 # NumPy whether the memories overlap, and times wrapping and copying as the array grows.
 #
-# **Change** `ROWS` (try `[10, 1_000]`, then add `1_000_000`). Which time grows with the rows?
+# **Change** `ROWS` to `[10, 1_000]` and run the measurement and the check; then change it to
+# `[10, 1_000, 1_000_000]` and run them again. Which time grows with the rows?
 
 # %% tags=["answer"]
 # YOUR ANSWER: True if the tensor shares the array's memory, False if it is a copy
@@ -293,7 +295,7 @@ print("self-check passed: you know which conversions share, and a wrap is flat")
 # measurement: it times each line at both batch sizes (labels and optimiser are set up outside
 # the timing).
 #
-# **Change** `LARGE` to 1024 and run the measurement and the check again. The floors below
+# **Change** `LARGE` to `1024` and run the measurement and the check again. The floors below
 # explain why the lines differ.
 
 # %% tags=["answer"]

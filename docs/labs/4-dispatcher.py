@@ -210,7 +210,8 @@ print("self-check passed: " + ", ".join(f"{phase} {len(ops)}" for phase, ops in 
 # in `OPS` mutate one of their arguments, and how many overloads `aten.add` has, then **run** the
 # measurement.
 #
-# **Change** `OPS`: add `torch.ops.aten.view.default` (a view: note the `(a)`) and predict it too.
+# **Change** `OPS`: add `torch.ops.aten.view.default` (a view: look for the (a) in its schema) and
+# predict it too.
 
 # %% tags=["answer"]
 # YOUR ANSWER

@@ -110,7 +110,7 @@ print(f"torch {torch.__version__}, {torch.get_num_threads()} CPU thread, kernels
 # PyTorch's own FLOP counter (`torch.utils.flop_counter.FlopCounterMode`) how many operations it
 # counts. The self-check compares the two and prints GFLOP/s from your formula.
 #
-# **Change** `SIZES` to include 1024 (and 2048 if your machine is patient). Where does the rate
+# **Change** `SIZES` to include `1024` (and `2048` if your machine is patient). Where does the rate
 # stop growing?
 
 # %% tags=["answer"]
@@ -240,7 +240,7 @@ print("self-check passed: your byte count is the tensors', and two timers agree"
 # the caches'). **Run** it, then **compute** the ridge from `peak_gflops` and `memory_gbps`, and
 # **predict** whether each op is memory-bound or compute-bound on your machine.
 #
-# **Change** `N` to 8 and predict again: is a tiny matrix multiply compute-bound?
+# **Change** `N` to `8` and predict again: is a tiny matrix multiply compute-bound?
 
 # %%
 N = 512
