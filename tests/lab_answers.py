@@ -50,9 +50,15 @@ PLANTED["1-program"] = {
         "float16 tensor + Python int: you said torch.float32, it is torch.float16",
     ),
     "numpy-sharing": Wrong(
-        "as_tensor copies",
-        'SHARES = {"torch.from_numpy": True, "torch.as_tensor": False, "torch.tensor": False}\n',
-        "torch.as_tensor: you said False",
+        "as_tensor shares even when asked for another dtype",
+        "SHARES = {\n"
+        '    "torch.as_tensor(big)": True,\n'
+        '    "torch.as_tensor(big, dtype=torch.float64)": True,\n'
+        '    "torch.as_tensor(big.T)": True,\n'
+        '    "torch.as_tensor(big[:, ::2])": True,\n'
+        '    "torch.as_tensor(big.view(np.int32))": True,\n'
+        "}\n",
+        "torch.as_tensor(big, dtype=torch.float64): you said True",
     ),
     "line-by-line": Wrong(
         "building the model grows with the batch",
