@@ -353,7 +353,7 @@ PLANTED["5-autograd"] = {
         "    return 4 * 784 + 4 * 10 + 8 + (0 if hidden is None else 2 * 4 * hidden)\n",
         "hidden=256: each example saves 4,208 bytes, your formula gives 5232",
     ),
-    "retain-graph": Wrong("backward replaces .grad", "PREDICTED_RATIO = 1\n", "not 1"),
+    "micro-batches": Wrong("backward replaces .grad", "PREDICTED_RATIO = 1\n", "not 1"),
     "no-grad": Wrong(
         "only the input is saved",
         "def predicted_saved(batch, hidden):\n"
@@ -375,13 +375,18 @@ CHANGES["5-autograd"] = {
             edits={"HIDDENS = [None, 256]": "HIDDENS = [None, 256, 128, 1024]"},
         )
     ],
-    "retain-graph": [
+    "micro-batches": [
         Change(
-            "**Change** `ZERO_GRAD_BETWEEN` to `True` (it calls `model.zero_grad()` between the two backward calls)"
-            " and predict the ratio again",
-            edits={"ZERO_GRAD_BETWEEN = False": "ZERO_GRAD_BETWEEN = True"},
-            answers={"retain-graph": "PREDICTED_RATIO = 1\n"},
-        )
+            "**Change** `SCALE_LOSS` to `True` (each micro-batch's loss is divided by `MICRO_BATCHES` before its"
+            " backward) and predict again",
+            edits={"SCALE_LOSS = False": "SCALE_LOSS = True"},
+            answers={"micro-batches": "PREDICTED_RATIO = 1\n"},
+        ),
+        Change(
+            "with `SCALE_LOSS` back to `False`, change `MICRO_BATCHES` to `2` and predict again",
+            edits={"MICRO_BATCHES = 4": "MICRO_BATCHES = 2"},
+            answers={"micro-batches": "PREDICTED_RATIO = 2\n"},
+        ),
     ],
     "no-grad": [
         Change("**Change** `BATCH` and `HIDDEN`", edits={"BATCH, HIDDEN = 256, 128": "BATCH, HIDDEN = 100, 40"}),

@@ -17,7 +17,7 @@
 #
 # While the forward pass runs, autograd records a graph: one node per differentiable operation,
 # each holding the tensors it will need for the backward pass. In this lab you walk that graph,
-# weigh what it saves, see what `retain_graph` changes, and switch recording off.
+# weigh what it saves, accumulate gradients over micro-batches, and switch recording off.
 #
 # Each exercise asks you to **predict** first, in the cell marked `YOUR ANSWER`, then to **run**
 # the measurement, **change** something and measure again. The `SELF-CHECK` cell compares your
@@ -224,62 +224,64 @@ print(f"self-check passed: your formula is right for hidden = {', '.join(map(str
 # </details>
 
 # %% [markdown]
-# ## Exercise 3 · Backward frees the graph: `retain_graph` <a id="retain-graph"></a>
+# ## Exercise 3 · Gradients add up: micro-batches <a id="micro-batches"></a>
 #
-# After one `backward()`, a second one fails because the saved tensors were freed. The
-# measurement shows that, then keeps the graph with `retain_graph=True` and calls backward twice.
-# **Predict** the ratio of the weight gradient's norm after the second backward to its norm after
-# the first, then **run** it.
+# Floor 5 shows that a second `backward()` *adds* into `.grad`. That is how a batch too large for
+# memory is trained in pieces: run forward and backward on each micro-batch, and step once. The
+# measurement computes the weight gradient of the one-layer model once on a batch of 64, and once
+# accumulated over `MICRO_BATCHES` equal micro-batches of the same 64 examples, without
+# `zero_grad()` between them. **Predict** the ratio of the accumulated gradient's norm to the
+# full batch's (the loss is a *mean* over its examples), then **run** it.
 #
-# **Change** `ZERO_GRAD_BETWEEN` to `True` (it calls `model.zero_grad()` between the two
-# backward calls) and predict the ratio again.
+# **Change** `SCALE_LOSS` to `True` (each micro-batch's loss is divided by `MICRO_BATCHES` before
+# its backward) and predict again; then, with `SCALE_LOSS` back to `False`, change `MICRO_BATCHES`
+# to `2` and predict again.
 
 # %% tags=["answer"]
 # YOUR ANSWER
-PREDICTED_RATIO = None  # |grad after the second backward| / |grad after the first|
+PREDICTED_RATIO = None  # |accumulated gradient| / |full-batch gradient|
 
 # %% tags=["solution"]
-PREDICTED_RATIO = 2  # the second backward adds the same gradient again
+PREDICTED_RATIO = 4  # each micro-batch's mean gradient is the full batch's size; four of them add up
+
 
 # %%
-ZERO_GRAD_BETWEEN = False
+MICRO_BATCHES = 4
+SCALE_LOSS = False
 
 x, y, model = one_page_model(64)
-loss = torch.nn.functional.cross_entropy(model(x), y)
-loss.backward()
-try:
-    loss.backward()
-    second_error = None
-except RuntimeError as error:
-    second_error = str(error)
-print("second backward:", (second_error or "no error").split(".")[0])
+torch.nn.functional.cross_entropy(model(x), y).backward()
+full = model.weight.grad.clone()
 
 model.zero_grad()
-loss = torch.nn.functional.cross_entropy(model(x), y)
-loss.backward(retain_graph=True)
-once = model.weight.grad.clone()
-if ZERO_GRAD_BETWEEN:
-    model.zero_grad()
-loss.backward()
-twice = model.weight.grad.clone()
-ratio = (twice.norm() / once.norm()).item()
-print(f"|grad| after one backward {once.norm():.4f}, after two {twice.norm():.4f}: ratio {ratio:.3f}")
+for xs, ys in zip(x.chunk(MICRO_BATCHES), y.chunk(MICRO_BATCHES)):
+    loss = torch.nn.functional.cross_entropy(model(xs), ys)
+    (loss / MICRO_BATCHES if SCALE_LOSS else loss).backward()  # no zero_grad: .grad accumulates
+accumulated = model.weight.grad.clone()
+ratio = (accumulated.norm() / full.norm()).item()
+print(f"|grad| of the full batch {full.norm():.4f}, accumulated over {MICRO_BATCHES} micro-batches "
+      f"{accumulated.norm():.4f}: ratio {ratio:.3f}")
 
 # %%
-# SELF-CHECK: the graph is single-use unless retained; your ratio within 1 % of the measured one.
+# SELF-CHECK: your ratio within 1 % of the measured one; and the accumulated gradient is that multiple of the full one.
 require(PREDICTED_RATIO=PREDICTED_RATIO)
-expect(second_error is not None and "second time" in second_error, "a freed graph should refuse a second backward")
-expect(abs(PREDICTED_RATIO - ratio) <= 0.01 * ratio, f"the gradient's norm changed by a factor {ratio:.3f}, not {PREDICTED_RATIO}")
-print(f"self-check passed: the ratio is {ratio:.3f}")
+expect(
+    abs(PREDICTED_RATIO - ratio) <= 0.01 * ratio,
+    f"the accumulated gradient's norm is {ratio:.3f} times the full batch's, not {PREDICTED_RATIO}",
+)
+expect(torch.allclose(accumulated, ratio * full, rtol=1e-4, atol=1e-7), "the accumulated gradient should point the same way as the full batch's")
+print(f"self-check passed: accumulating gives {ratio:.3f} times the full batch's gradient")
 
 # %% [markdown]
 # <details class="success"><summary>What to notice</summary>
 #
-# `backward()` frees each node's saved tensors as soon as it has used them; that is what keeps
-# training memory from growing step after step. `retain_graph=True` keeps them, and the second
-# backward *adds* to `.grad` instead of replacing it, which is why training loops call
-# `zero_grad()` (and why gradient accumulation over several micro-batches works). With
-# `zero_grad()` between the two calls, the second gradient equals the first: the ratio is 1.
+# Each micro-batch's loss is a mean over its own examples, so its gradient is as large as the
+# full batch's; `AccumulateGrad` adds them up, and `MICRO_BATCHES` of them give `MICRO_BATCHES`
+# times the full batch's gradient, pointing the same way. Dividing each loss by the number of
+# micro-batches turns the sum back into the mean: the ratio is 1, and the step is the one the full
+# batch would take, while each forward pass keeps only a micro-batch's activations alive (Exercise
+# 2). Forgetting the division is the same as multiplying the learning rate by the number of
+# micro-batches.
 #
 # </details>
 
