@@ -448,9 +448,9 @@ PLANTED["7-memory"] = {
         "base.t(): the stride is (1, 6), not (4, 1)",
     ),
     "view-vs-copy": Wrong(
-        "contiguous() keeps the storage",
-        'IS_VIEW = {"x.t()": True, "x[1:]": True, "x.t().contiguous()": True}\n',
-        "x.t().contiguous(): you said view=True",
+        "flatten never copies",
+        'IS_VIEW = {"x.diagonal()": True, "x.flatten()": True, "x.t().flatten()": True, "x[x > 0]": False}\n',
+        "x.t().flatten(): you said view=True",
     ),
     "contiguous": Wrong(
         "reshape always copies",
@@ -490,16 +490,17 @@ CHANGES["7-memory"] = {
     ],
     "view-vs-copy": [
         Change(
-            "**Change** `OPS`: add `x.clone()` and `x[:, ::2]` (is that a view?), and predict them too",
+            "**Change** `OPS`: add `x[::2].flatten()` and `x.unsqueeze(0).expand(4, -1, -1)`, and predict them too",
             edits={
-                '"x.t().contiguous()": lambda x: x.t().contiguous()}': (
-                    '"x.t().contiguous()": lambda x: x.t().contiguous(), "x.clone()": lambda x: x.clone(), '
-                    '"x[:, ::2]": lambda x: x[:, ::2]}'
+                '    "x[x > 0]": lambda x: x[x > 0],\n}': (
+                    '    "x[x > 0]": lambda x: x[x > 0],\n'
+                    '    "x[::2].flatten()": lambda x: x[::2].flatten(),\n'
+                    '    "x.unsqueeze(0).expand(4, -1, -1)": lambda x: x.unsqueeze(0).expand(4, -1, -1),\n}'
                 )
             },
             answers={
-                "view-vs-copy": 'IS_VIEW = {"x.t()": True, "x[1:]": True, "x.t().contiguous()": False, '
-                '"x.clone()": False, "x[:, ::2]": True}\n'
+                "view-vs-copy": 'IS_VIEW = {"x.diagonal()": True, "x.flatten()": True, "x.t().flatten()": False, '
+                '"x[x > 0]": False, "x[::2].flatten()": False, "x.unsqueeze(0).expand(4, -1, -1)": True}\n'
             },
         )
     ],
