@@ -125,15 +125,16 @@ CHANGES["1-program"] = {
 PLANTED["2-python"] = {
     "on-disk": Wrong("torch is half Python", 'PYTHON_SHARE = 50\nLARGEST = "libtorch_cpu"\n', "not about 50 %"),
     "python-or-compiled": Wrong(
-        "linear is a Python function like cross_entropy",
+        "every operator of a compiled class is compiled",
         "PREDICTED_KIND = {\n"
-        '    "torch.randn": "compiled",\n'
-        '    "torch.add": "compiled",\n'
-        '    "torch.nn.functional.linear": "Python",\n'
-        '    "torch.nn.functional.cross_entropy": "Python",\n'
-        '    "torch.nn.Linear.forward": "Python",\n'
+        '    "torch.relu": "compiled",\n'
+        '    "torch.nn.functional.relu": "Python",\n'
+        '    "torch.Tensor.__add__": "compiled",\n'
+        '    "torch.Tensor.__rsub__": "compiled",\n'
+        '    "torch.Tensor.__len__": "Python",\n'
+        '    "torch.Tensor.item": "compiled",\n'
         "}\n",
-        "torch.nn.functional.linear: you said Python, it is compiled",
+        "torch.Tensor.__rsub__: you said compiled, it is Python",
     ),
     "import-cost": Wrong("the second import costs about as much", "PREDICTED_FACTOR = 2\n", "not about 2"),
     "torch-function": Wrong(
@@ -155,28 +156,29 @@ CHANGES["2-python"] = {
     ],
     "python-or-compiled": [
         Change(
-            "**Change** `NAMES`: add `torch.matmul`, `torch.nn.functional.relu`, `torch.Tensor.backward`,"
-            " `torch.Tensor.add`, and predict them too",
+            "**Change** `NAMES`: add `torch.softmax`, `torch.nn.functional.softmax`, `torch.Tensor.__repr__`,"
+            " `torch.Tensor.to`, and predict them too",
             edits={
-                '"torch.nn.Linear.forward": torch.nn.Linear.forward,\n}': (
-                    '"torch.nn.Linear.forward": torch.nn.Linear.forward,\n'
-                    '    "torch.matmul": torch.matmul,\n'
-                    '    "torch.nn.functional.relu": torch.nn.functional.relu,\n'
-                    '    "torch.Tensor.backward": torch.Tensor.backward,\n'
-                    '    "torch.Tensor.add": torch.Tensor.add,\n}'
+                '"torch.Tensor.item": torch.Tensor.item,\n}': (
+                    '"torch.Tensor.item": torch.Tensor.item,\n'
+                    '    "torch.softmax": torch.softmax,\n'
+                    '    "torch.nn.functional.softmax": torch.nn.functional.softmax,\n'
+                    '    "torch.Tensor.__repr__": torch.Tensor.__repr__,\n'
+                    '    "torch.Tensor.to": torch.Tensor.to,\n}'
                 )
             },
             answers={
                 "python-or-compiled": "PREDICTED_KIND = {\n"
-                '    "torch.randn": "compiled",\n'
-                '    "torch.add": "compiled",\n'
-                '    "torch.nn.functional.linear": "compiled",\n'
-                '    "torch.nn.functional.cross_entropy": "Python",\n'
-                '    "torch.nn.Linear.forward": "Python",\n'
-                '    "torch.matmul": "compiled",\n'
+                '    "torch.relu": "compiled",\n'
                 '    "torch.nn.functional.relu": "Python",\n'
-                '    "torch.Tensor.backward": "Python",\n'
-                '    "torch.Tensor.add": "compiled",\n'
+                '    "torch.Tensor.__add__": "compiled",\n'
+                '    "torch.Tensor.__rsub__": "Python",\n'
+                '    "torch.Tensor.__len__": "Python",\n'
+                '    "torch.Tensor.item": "compiled",\n'
+                '    "torch.softmax": "compiled",\n'
+                '    "torch.nn.functional.softmax": "Python",\n'
+                '    "torch.Tensor.__repr__": "Python",\n'
+                '    "torch.Tensor.to": "compiled",\n'
                 "}\n"
             },
         )

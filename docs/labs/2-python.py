@@ -140,45 +140,50 @@ print(f"self-check passed: Python is {share:.1f} % of torch; the largest file is
 # ## Exercise 2 · Python or compiled <a id="python-or-compiled"></a>
 #
 # A function written in Python is a Python `function` object with bytecode; a compiled one is a
-# `builtin_function_or_method` (or, for a method of a C++ class, a `method_descriptor`).
-# **Predict** for each function in `NAMES` whether it is `"Python"` or `"compiled"`, then **run**
-# the measurement, which asks `inspect`.
+# `builtin_function_or_method` (or, for a method of a C++ class, a `method_descriptor`). Floor 2
+# sorts the one-page program's names this way. The names in `NAMES` are ones it does not show:
+# one operation spelled two ways (`torch.relu` and `torch.nn.functional.relu`), and operators and
+# protocol methods of `torch.Tensor` itself. **Predict** for each whether it is `"Python"` or
+# `"compiled"`, then **run** the measurement, which asks `inspect`.
 #
-# **Change** `NAMES`: add `torch.matmul`, `torch.nn.functional.relu`, `torch.Tensor.backward`,
-# `torch.Tensor.add`, and predict them too: the self-check wants a prediction for every name.
+# **Change** `NAMES`: add `torch.softmax`, `torch.nn.functional.softmax`, `torch.Tensor.__repr__`,
+# `torch.Tensor.to`, and predict them too: the self-check wants a prediction for every name.
 
 # %% tags=["answer"]
 # YOUR ANSWER: "Python" or "compiled" for each function
 PREDICTED_KIND = {
-    "torch.randn": None,
-    "torch.add": None,
-    "torch.nn.functional.linear": None,
-    "torch.nn.functional.cross_entropy": None,
-    "torch.nn.Linear.forward": None,
+    "torch.relu": None,
+    "torch.nn.functional.relu": None,
+    "torch.Tensor.__add__": None,
+    "torch.Tensor.__rsub__": None,
+    "torch.Tensor.__len__": None,
+    "torch.Tensor.item": None,
 }
 
 # %% tags=["solution"]
 PREDICTED_KIND = {
-    "torch.randn": "compiled",
-    "torch.add": "compiled",
-    "torch.nn.functional.linear": "compiled",
-    "torch.nn.functional.cross_entropy": "Python",
-    "torch.nn.Linear.forward": "Python",
+    "torch.relu": "compiled",
+    "torch.nn.functional.relu": "Python",
+    "torch.Tensor.__add__": "compiled",
+    "torch.Tensor.__rsub__": "Python",
+    "torch.Tensor.__len__": "Python",
+    "torch.Tensor.item": "compiled",
 }
 
 # %%
 NAMES = {
-    "torch.randn": torch.randn,
-    "torch.add": torch.add,
-    "torch.nn.functional.linear": torch.nn.functional.linear,
-    "torch.nn.functional.cross_entropy": torch.nn.functional.cross_entropy,
-    "torch.nn.Linear.forward": torch.nn.Linear.forward,
+    "torch.relu": torch.relu,
+    "torch.nn.functional.relu": torch.nn.functional.relu,
+    "torch.Tensor.__add__": torch.Tensor.__add__,
+    "torch.Tensor.__rsub__": torch.Tensor.__rsub__,
+    "torch.Tensor.__len__": torch.Tensor.__len__,
+    "torch.Tensor.item": torch.Tensor.item,
 }
 kind_of = {}
 for name, fn in NAMES.items():
     kind_of[name] = "Python" if inspect.isfunction(fn) else "compiled"
-    print(f"{name:<36} {kind_of[name]:<9} {type(fn).__name__}")
-
+    where = f"{Path(inspect.getsourcefile(fn)).name}:{inspect.getsourcelines(fn)[1]}" if kind_of[name] == "Python" else ""
+    print(f"{name:<36} {kind_of[name]:<9} {type(fn).__name__:<28} {where}")
 print("\ntorch.Tensor's bases:", [f"{c.__module__}.{c.__qualname__}" for c in torch.Tensor.__mro__])
 
 # %%
@@ -191,11 +196,15 @@ print(f"self-check passed: all {len(kind_of)} functions classified")
 # %% [markdown]
 # <details class="success"><summary>What to notice</summary>
 #
-# `torch.randn`, `torch.add`, `torch.matmul` and even `torch.nn.functional.linear` are compiled
-# bindings generated from the operator list; `cross_entropy` and `relu` are Python functions that
-# call compiled ones; `nn.Linear.forward` is Python that calls the compiled `linear`.
-# `torch.Tensor` is a Python class whose base, `torch._C.TensorBase`, is defined in C++, so
-# `Tensor.add` is compiled while `Tensor.backward` is Python.
+# `torch.relu` and `torch.softmax` are compiled bindings generated from the operator list; their
+# `torch.nn.functional` spellings are Python functions that handle options (`inplace`, `dim`,
+# `dtype`) and then call a compiled one. `torch.Tensor` is a Python class (`torch/_tensor.py`)
+# whose base, `torch._C.TensorBase`, is defined in C++: most methods and operators, such as
+# `item`, `to` and `__add__`, come straight from the base, while a few are Python on top. The
+# reflected operators such as `__rsub__` (for `2 - t`) are Python wrappers that turn a type error
+# into `NotImplemented` so that Python can try the other operand; `__len__` is Python so that it
+# can refuse a zero-dimensional tensor; `__repr__` is Python because printing is written in
+# Python (`torch/_tensor_str.py`).
 #
 # </details>
 
