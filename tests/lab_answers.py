@@ -409,7 +409,7 @@ PLANTED["6-kernels"] = {
         'ridge = memory_gbps / peak_gflops\nBOUND = {"add": "memory", "matmul": "compute"}\n',
         "the roofs meet at",
     ),
-    "dtype-kernels": Wrong("float64 is the faster one", "PREDICTED_RATIO = 0.5\n", "not 0.5"),
+    "dtype-kernels": Wrong("a multiply is a multiply, whatever the dtype", "PREDICTED_RATIO = 1\n", "not 1"),
 }
 CHANGES["6-kernels"] = {
     "matmul-gflops": [
@@ -433,11 +433,9 @@ CHANGES["6-kernels"] = {
     ],
     "dtype-kernels": [
         Change(
-            "**Change** `DTYPES` to add `torch.bfloat16` and `torch.float16`",
+            "**Change** `DTYPES` to add `torch.int32` and `torch.int8`",
             edits={
-                "DTYPES = [torch.float32, torch.float64]": (
-                    "DTYPES = [torch.float32, torch.float64, torch.bfloat16, torch.float16]"
-                )
+                "DTYPES = [torch.float32, torch.int64]": "DTYPES = [torch.float32, torch.int64, torch.int32, torch.int8]"
             },
         )
     ],
