@@ -348,7 +348,11 @@ CHANGES["4-dispatcher"] = {
 }
 
 PLANTED["5-autograd"] = {
-    "walk-the-graph": Wrong("one leaf per layer", "PREDICTED_LEAVES = 1\n", "not 1"),
+    "walk-the-graph": Wrong(
+        "one leaf per use of a parameter",
+        'PREDICTED_LEAVES = {"one layer": 2, "a square layer used twice": 6, "first layer frozen": 2}\n',
+        "a square layer used twice: the graph has 4 AccumulateGrad leaves, not 6",
+    ),
     "saved-tensors": Wrong(
         "the hidden layer saved before and after the ReLU (the old solution's claim)",
         "def predicted_per_example(hidden):\n"
@@ -366,9 +370,13 @@ PLANTED["5-autograd"] = {
 CHANGES["5-autograd"] = {
     "walk-the-graph": [
         Change(
-            "**Change** `HIDDEN` to `32` (a two-layer model with a ReLU), predict the leaves again",
-            edits={"HIDDEN = None  # try 32": "HIDDEN = 32"},
-            answers={"walk-the-graph": "PREDICTED_LEAVES = 4\n"},
+            "**Change** `X_REQUIRES_GRAD` to `True` (the input asks for a gradient too, as it does when you compute a"
+            " saliency map) and predict again",
+            edits={"X_REQUIRES_GRAD = False": "X_REQUIRES_GRAD = True"},
+            answers={
+                "walk-the-graph": 'PREDICTED_LEAVES = {"one layer": 3, "a square layer used twice": 5, '
+                '"first layer frozen": 3}\n'
+            },
         )
     ],
     "saved-tensors": [

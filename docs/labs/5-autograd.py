@@ -101,62 +101,71 @@ def one_page_model(batch, hidden=None):
 print(f"torch {torch.__version__}")
 
 # %% [markdown]
-# ## Exercise 1 · Walk the recorded graph <a id="walk-the-graph"></a>
+# ## Exercise 1 · Who gets a leaf <a id="walk-the-graph"></a>
 #
-# The measurement prints the graph behind `loss`, from `loss.grad_fn` through each node's
-# `next_functions`, down to the `AccumulateGrad` leaves that write `.grad`. **Predict** how many
-# `AccumulateGrad` leaves the one-layer model's graph has, then **run** it.
+# Floor 5 walks the one-page program's graph from `loss.grad_fn` through `next_functions` down to
+# the `AccumulateGrad` leaves that write `.grad`. The models in `MODELS` bend the rule you may
+# have guessed from it, "one leaf per parameter": one applies the *same* square layer twice, one
+# has its first layer frozen (`requires_grad_(False)`). **Predict** how many `AccumulateGrad`
+# leaves each model's graph has, then **run** the measurement, which walks each graph.
 #
-# **Change** `HIDDEN` to `32` (a two-layer model with a ReLU), predict the leaves again and run.
+# **Change** `X_REQUIRES_GRAD` to `True` (the input asks for a gradient too, as it does when you
+# compute a saliency map) and predict again.
 
 # %% tags=["answer"]
-# YOUR ANSWER
-PREDICTED_LEAVES = None  # the number of AccumulateGrad nodes in the graph
+# YOUR ANSWER: the number of AccumulateGrad nodes in each model's graph
+PREDICTED_LEAVES = {"one layer": None, "a square layer used twice": None, "first layer frozen": None}
 
 # %% tags=["solution"]
-PREDICTED_LEAVES = 2  # one per parameter: the weight and the bias
+PREDICTED_LEAVES = {"one layer": 2, "a square layer used twice": 4, "first layer frozen": 2}  # one per tensor that requires grad
 
 # %%
-HIDDEN = None  # try 32
+X_REQUIRES_GRAD = False
 
-x, y, model = one_page_model(64, HIDDEN)
-loss = torch.nn.functional.cross_entropy(model(x), y)
+square = torch.nn.Linear(784, 784)
+MODELS = {
+    "one layer": torch.nn.Linear(784, 10),
+    "a square layer used twice": torch.nn.Sequential(square, torch.nn.ReLU(), square, torch.nn.ReLU(), torch.nn.Linear(784, 10)),
+    "first layer frozen": torch.nn.Sequential(torch.nn.Linear(784, 32).requires_grad_(False), torch.nn.ReLU(), torch.nn.Linear(32, 10)),
+}
 
-seen, leaves = set(), []
 
-
-def walk(node, depth=0):
+def leaves_of(node, seen):
+    """The tensors behind the AccumulateGrad nodes reachable from `node`, each node visited once."""
     if node is None or node in seen:
-        return
+        return []
     seen.add(node)
-    name = type(node).__name__
-    if name == "AccumulateGrad":
-        leaves.append(node.variable)
-        name += f"  -> .grad of a {tuple(node.variable.shape)} parameter"
-    print("  " * depth + name)
+    found = [node.variable] if type(node).__name__ == "AccumulateGrad" else []
     for child, _ in node.next_functions:
-        walk(child, depth + 1)
+        found += leaves_of(child, seen)
+    return found
 
 
-walk(loss.grad_fn)
-parameters = [p for p in model.parameters() if p.requires_grad]
-print(f"\n{len(seen)} nodes, {len(leaves)} AccumulateGrad leaves")
+x, y = torch.randn(64, 784).requires_grad_(X_REQUIRES_GRAD), torch.randint(0, 10, (64,))
+leaves, wanted = {}, {}
+for name, model in MODELS.items():
+    seen = set()
+    leaves[name] = leaves_of(torch.nn.functional.cross_entropy(model(x), y).grad_fn, seen)
+    wanted[name] = [p for p in model.parameters() if p.requires_grad] + ([x] if X_REQUIRES_GRAD else [])
+    print(f"{name:<26} {len(seen):>3} nodes, {len(leaves[name])} AccumulateGrad leaves: "
+          + ", ".join(str(tuple(t.shape)) for t in leaves[name]))
 
 # %%
-# SELF-CHECK: your count against the graph; the leaves are exactly the parameters.
-require(PREDICTED_LEAVES=PREDICTED_LEAVES)
-expect(PREDICTED_LEAVES == len(leaves), f"the graph has {len(leaves)} AccumulateGrad leaves, not {PREDICTED_LEAVES}")
-expect({id(p) for p in leaves} == {id(p) for p in parameters}, "the leaves should be the model's parameters")
-print(f"self-check passed: {len(leaves)} leaves, one per parameter")
+# SELF-CHECK: your counts against the graphs; the leaves are exactly the tensors that require grad.
+require(PREDICTED_LEAVES={name: PREDICTED_LEAVES.get(name) for name in MODELS})
+for name, found in leaves.items():
+    expect(PREDICTED_LEAVES[name] == len(found), f"{name}: the graph has {len(found)} AccumulateGrad leaves, not {PREDICTED_LEAVES[name]}")
+    expect({id(t) for t in found} == {id(t) for t in wanted[name]}, f"{name}: the leaves should be the tensors that require grad")
+print("self-check passed: " + ", ".join(f"{name} {len(found)}" for name, found in leaves.items()))
 
 # %% [markdown]
 # <details class="success"><summary>What to notice</summary>
 #
-# For the one-layer model the chain is `NllLossBackward0 → LogSoftmaxBackward0 → AddmmBackward0`,
-# which branches to the bias's `AccumulateGrad` and, through `TBackward0` (the transpose of the
-# weight), to the weight's. With `HIDDEN = 32` there are four parameters and four leaves, with a
-# `ReluBackward0` between the two `AddmmBackward0` nodes. `x` does not require grad, so no node
-# leads to it: nothing is recorded for tensors that need no gradient.
+# A leaf belongs to a *tensor* that requires grad, not to a use of it: the square layer used
+# twice has one `AccumulateGrad` for its weight and one for its bias, reached from both
+# `AddmmBackward0` nodes that used them, so its gradient is the sum of both uses. A frozen layer
+# gets none: nothing is recorded for tensors that need no gradient. An input that requires grad is a leaf like any parameter, so each
+# graph gains one; `x.grad` then holds the gradient with respect to the input.
 #
 # </details>
 
