@@ -288,9 +288,9 @@ CHANGES["3-boundary"] = {
 
 PLANTED["4-dispatcher"] = {
     "dispatch-keys": Wrong(
-        "autograd keys only for tensors that require grad",
-        'HAS_AUTOGRAD = {"plain CPU float": False, "meta": False, "made in inference_mode": False}\n',
-        "plain CPU float: you said False",
+        "every dtype has its own key",
+        'DIFFERS = {"sparse": True, "bool": False, "complex": True, "complex, conj()": True}\n',
+        "complex: you said differs=True",
     ),
     "op-log": Wrong(
         "one operator per Python call", 'PREDICTED_OPS = {"forward": 2, "backward": 2, "step": 1}\n', "not about 2"
@@ -310,17 +310,18 @@ PLANTED["4-dispatcher"] = {
 CHANGES["4-dispatcher"] = {
     "dispatch-keys": [
         Change(
-            "**Change** `TENSORS`: add a tensor with `requires_grad=True`, an `int64` tensor and a sparse tensor"
-            " (`torch.ones(3).to_sparse()`), and predict them too",
+            "**Change** `TENSORS`: add `torch.ones(3, dtype=torch.cfloat).conj().imag` and"
+            " `torch.ones(3, dtype=torch.float16)`, and predict them too",
             edits={
-                '"made in inference_mode": inference}': (
-                    '"made in inference_mode": inference, "requires grad": torch.ones(3, requires_grad=True),'
-                    ' "int64": torch.ones(3, dtype=torch.int64), "sparse": torch.ones(3).to_sparse()}'
+                '    "complex, conj()": torch.ones(3, dtype=torch.cfloat).conj(),\n}': (
+                    '    "complex, conj()": torch.ones(3, dtype=torch.cfloat).conj(),\n'
+                    '    "conj().imag": torch.ones(3, dtype=torch.cfloat).conj().imag,\n'
+                    '    "float16": torch.ones(3, dtype=torch.float16),\n}'
                 )
             },
             answers={
-                "dispatch-keys": 'HAS_AUTOGRAD = {"plain CPU float": True, "meta": True,'
-                ' "made in inference_mode": False, "requires grad": True, "int64": True, "sparse": True}\n'
+                "dispatch-keys": 'DIFFERS = {"sparse": True, "bool": False, "complex": False,'
+                ' "complex, conj()": True, "conj().imag": True, "float16": False}\n'
             },
         )
     ],
@@ -443,7 +444,9 @@ CHANGES["6-kernels"] = {
         Change(
             "**Change** `DTYPES` to add `torch.int32` and `torch.int8`",
             edits={
-                "DTYPES = [torch.float32, torch.int64]": "DTYPES = [torch.float32, torch.int64, torch.int32, torch.int8]"
+                "DTYPES = [torch.float32, torch.int64]": (
+                    "DTYPES = [torch.float32, torch.int64, torch.int32, torch.int8]"
+                )
             },
         )
     ],
