@@ -209,3 +209,29 @@ def test_the_suggested_changes_keep_the_checks_valid(key: str, run_index: int) -
     assert set(graded.checks) == set(anchors(floor))
     failed = {a: c for a, c in graded.checks.items() if c[0] != "passed"}
     assert not failed
+
+
+GPU_ONLY = re.compile(r'^if (torch\.cuda\.is_available\(\)|DEVICE\.type == "cuda"):\n')
+
+
+@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
+def test_gpu_only_cells_are_marked_and_say_why_they_are_skipped(floor: Floor) -> None:
+    """A cell that needs CUDA is announced as *GPU only*, prints why it skips on a CPU, and grades nothing."""
+    cells = read(floor).cells
+    for index, cell in enumerate(cells):
+        marked = cell.cell_type == "markdown" and cell.source.startswith("*GPU only:*")
+        gpu_cell = cell.cell_type == "code" and GPU_ONLY.match(cell.source) is not None
+        if marked:
+            following = cells[index + 1]
+            assert following.cell_type == "code" and GPU_ONLY.match(following.source), (
+                f"cell {index}: marks no GPU cell"
+            )
+        if gpu_cell:
+            assert cells[index - 1].source.startswith("*GPU only:*"), f"cell {index} needs CUDA but is not marked"
+            assert re.search(r'^else:\n    print\(\s*"no CUDA device: ', cell.source, re.M), (
+                f"cell {index}: no CPU note"
+            )
+            assert not cell.source.startswith(SELF_CHECK)
+    for exercise in exercises(read(floor)):
+        check = cells[exercise.checks[0]].source
+        assert "cuda" not in check.lower(), f"{exercise.anchor}: a self-check must not depend on a GPU"
