@@ -100,10 +100,20 @@ print(f"torch {torch.__version__}")
 
 # %% tags=["answer"]
 # YOUR ANSWER: True if the tensor's key set differs from a plain CPU float tensor's, else False
-DIFFERS = {"sparse": None, "bool": None, "complex": None, "complex, conj()": None}
+DIFFERS = {
+    "sparse": None,
+    "bool": None,
+    "complex": None,
+    "complex, conj()": None,
+}
 
 # %% tags=["solution"]
-DIFFERS = {"sparse": True, "bool": False, "complex": False, "complex, conj()": True}
+DIFFERS = {
+    "sparse": True,
+    "bool": False,
+    "complex": False,
+    "complex, conj()": True,
+}
 
 # %%
 plain_keys = keys(torch.ones(3))
