@@ -2,8 +2,12 @@
 
 `PLANTED[floor key][exercise anchor]` is a wrong answer put into that exercise's solution cell,
 with the mistake it stands for and a fragment of the message its self-check must give.
-`CHANGES[floor key][exercise anchor]` applies the exercise's suggested "Change" edit (`edits`:
-text replaced in the lab's code cells) with the answers a student who made it right would give.
+`CHANGES[floor key][exercise anchor]` lists the parts of the exercise's suggested "Change", one
+`Change` per configuration a student is asked to try: `says` quotes the words of the lab's
+**Change** prompt that the part carries out, `edits` is text replaced in the lab's code cells,
+`answers` the answers a student who made it right would give. Parts that can be tried together
+are one `Change`; parts that exclude each other (two values of one variable) are separate ones.
+The n-th changed run of a lab applies the n-th part of every exercise that has one.
 """
 
 from __future__ import annotations
@@ -20,12 +24,13 @@ class Wrong:
 
 @dataclass(frozen=True)
 class Change:
+    says: str
     edits: dict[str, str] = field(default_factory=dict)
     answers: dict[str, str] = field(default_factory=dict)
 
 
 PLANTED: dict[str, dict[str, Wrong]] = {}
-CHANGES: dict[str, dict[str, Change]] = {}
+CHANGES: dict[str, dict[str, list[Change]]] = {}
 
 PLANTED["1-program"] = {
     "bytes-per-tensor": Wrong(
@@ -45,9 +50,15 @@ PLANTED["1-program"] = {
         "float16 tensor + Python int: you said torch.float32, it is torch.float16",
     ),
     "numpy-sharing": Wrong(
-        "as_tensor copies",
-        'SHARES = {"torch.from_numpy": True, "torch.as_tensor": False, "torch.tensor": False}\n',
-        "torch.as_tensor: you said False",
+        "as_tensor shares even when asked for another dtype",
+        "SHARES = {\n"
+        '    "torch.as_tensor(big)": True,\n'
+        '    "torch.as_tensor(big, dtype=torch.float64)": True,\n'
+        '    "torch.as_tensor(big.T)": True,\n'
+        '    "torch.as_tensor(big[:, ::2])": True,\n'
+        '    "torch.as_tensor(big.view(np.int32))": True,\n'
+        "}\n",
+        "torch.as_tensor(big, dtype=torch.float64): you said True",
     ),
     "line-by-line": Wrong(
         "building the model grows with the batch",
@@ -62,51 +73,68 @@ PLANTED["1-program"] = {
     ),
 }
 CHANGES["1-program"] = {
-    "bytes-per-tensor": Change(
-        edits={
-            "SHAPE = (64, 784)\nDTYPES = [torch.float32,": "SHAPE = (2, 3, 5)\nDTYPES = [torch.int8, torch.bool, "
-            "torch.complex64, torch.float32,"
-        }
-    ),
-    "type-promotion": Change(
-        edits={
-            '"float16 tensor + Python int": (torch.ones(3, dtype=torch.float16), 7),\n}': (
-                '"float16 tensor + Python int": (torch.ones(3, dtype=torch.float16), 7),\n'
-                '    "int8 tensor + Python int": (torch.ones(3, dtype=torch.int8), 7),\n'
-                '    "bool tensor + float16 tensor": '
-                "(torch.ones(3, dtype=torch.bool), torch.ones(3, dtype=torch.float16)),\n"
-                '    "0-dim float64 + float32 tensor": (torch.tensor(1.0, dtype=torch.float64), torch.ones(3)),\n}'
-            )
-        },
-        answers={
-            "type-promotion": "PREDICTED = {\n"
-            '    "int64 tensor + float32 tensor": torch.float32,\n'
-            '    "float16 tensor + float32 tensor": torch.float32,\n'
-            '    "float32 tensor + Python float": torch.float32,\n'
-            '    "int64 tensor + Python float": torch.float32,\n'
-            '    "float16 tensor + Python int": torch.float16,\n'
-            '    "int8 tensor + Python int": torch.int8,\n'
-            '    "bool tensor + float16 tensor": torch.float16,\n'
-            '    "0-dim float64 + float32 tensor": torch.float32,\n'
-            "}\n"
-        },
-    ),
-    "numpy-sharing": Change(edits={"ROWS = [10, 1_000, 100_000]": "ROWS = [10, 1_000]"}),
-    "line-by-line": Change(edits={"SMALL, LARGE = 64, 4096": "SMALL, LARGE = 64, 1024"}),
+    "bytes-per-tensor": [
+        Change(
+            "**Change** `DTYPES` and `SHAPE`: add `torch.int8`, `torch.bool`, `torch.complex64`, and try a"
+            " three-dimensional `SHAPE` such as `(2, 3, 5)`",
+            edits={
+                "SHAPE = (64, 784)\nDTYPES = [torch.float32,": "SHAPE = (2, 3, 5)\nDTYPES = [torch.int8, torch.bool, "
+                "torch.complex64, torch.float32,"
+            },
+        )
+    ],
+    "type-promotion": [
+        Change(
+            "**Change** `PAIRS`: add an `int8` tensor plus a Python `int`, a `bool` tensor plus a `float16` tensor,"
+            " a zero-dimensional `float64` tensor plus a `float32` tensor, and predict each one in `PREDICTED` too",
+            edits={
+                '"float16 tensor + Python int": (torch.ones(3, dtype=torch.float16), 7),\n}': (
+                    '"float16 tensor + Python int": (torch.ones(3, dtype=torch.float16), 7),\n'
+                    '    "int8 tensor + Python int": (torch.ones(3, dtype=torch.int8), 7),\n'
+                    '    "bool tensor + float16 tensor": '
+                    "(torch.ones(3, dtype=torch.bool), torch.ones(3, dtype=torch.float16)),\n"
+                    '    "0-dim float64 + float32 tensor": (torch.tensor(1.0, dtype=torch.float64), torch.ones(3)),\n}'
+                )
+            },
+            answers={
+                "type-promotion": "PREDICTED = {\n"
+                '    "int64 tensor + float32 tensor": torch.float32,\n'
+                '    "float16 tensor + float32 tensor": torch.float32,\n'
+                '    "float32 tensor + Python float": torch.float32,\n'
+                '    "int64 tensor + Python float": torch.float32,\n'
+                '    "float16 tensor + Python int": torch.float16,\n'
+                '    "int8 tensor + Python int": torch.int8,\n'
+                '    "bool tensor + float16 tensor": torch.float16,\n'
+                '    "0-dim float64 + float32 tensor": torch.float32,\n'
+                "}\n"
+            },
+        )
+    ],
+    "numpy-sharing": [
+        Change("**Change** `ROWS` to `[10, 1_000]`", edits={"ROWS = [10, 1_000, 100_000]": "ROWS = [10, 1_000]"}),
+        Change(
+            "then change it to `[10, 1_000, 1_000_000]`",
+            edits={"ROWS = [10, 1_000, 100_000]": "ROWS = [10, 1_000, 1_000_000]"},
+        ),
+    ],
+    "line-by-line": [
+        Change("**Change** `LARGE` to `1024`", edits={"SMALL, LARGE = 64, 4096": "SMALL, LARGE = 64, 1024"})
+    ],
 }
 
 PLANTED["2-python"] = {
     "on-disk": Wrong("torch is half Python", 'PYTHON_SHARE = 50\nLARGEST = "libtorch_cpu"\n', "not about 50 %"),
     "python-or-compiled": Wrong(
-        "linear is a Python function like cross_entropy",
+        "every operator of a compiled class is compiled",
         "PREDICTED_KIND = {\n"
-        '    "torch.randn": "compiled",\n'
-        '    "torch.add": "compiled",\n'
-        '    "torch.nn.functional.linear": "Python",\n'
-        '    "torch.nn.functional.cross_entropy": "Python",\n'
-        '    "torch.nn.Linear.forward": "Python",\n'
+        '    "torch.relu": "compiled",\n'
+        '    "torch.nn.functional.relu": "Python",\n'
+        '    "torch.Tensor.__add__": "compiled",\n'
+        '    "torch.Tensor.__rsub__": "compiled",\n'
+        '    "torch.Tensor.__len__": "Python",\n'
+        '    "torch.Tensor.item": "compiled",\n'
         "}\n",
-        "torch.nn.functional.linear: you said Python, it is compiled",
+        "torch.Tensor.__rsub__: you said compiled, it is Python",
     ),
     "import-cost": Wrong("the second import costs about as much", "PREDICTED_FACTOR = 2\n", "not about 2"),
     "torch-function": Wrong(
@@ -116,83 +144,153 @@ PLANTED["2-python"] = {
     ),
 }
 CHANGES["2-python"] = {
-    "on-disk": Change(
-        edits={'".dylib": "compiled library"}': '".dylib": "compiled library", ".pyi": "stub", ".h": "header"}'}
-    ),
-    "python-or-compiled": Change(
-        edits={
-            '"torch.nn.Linear.forward": torch.nn.Linear.forward,\n}': (
-                '"torch.nn.Linear.forward": torch.nn.Linear.forward,\n'
-                '    "torch.matmul": torch.matmul,\n'
-                '    "torch.nn.functional.relu": torch.nn.functional.relu,\n'
-                '    "torch.Tensor.backward": torch.Tensor.backward,\n'
-                '    "torch.Tensor.add": torch.Tensor.add,\n}'
-            )
-        },
-        answers={
-            "python-or-compiled": "PREDICTED_KIND = {\n"
-            '    "torch.randn": "compiled",\n'
-            '    "torch.add": "compiled",\n'
-            '    "torch.nn.functional.linear": "compiled",\n'
-            '    "torch.nn.functional.cross_entropy": "Python",\n'
-            '    "torch.nn.Linear.forward": "Python",\n'
-            '    "torch.matmul": "compiled",\n'
-            '    "torch.nn.functional.relu": "Python",\n'
-            '    "torch.Tensor.backward": "Python",\n'
-            '    "torch.Tensor.add": "compiled",\n'
-            "}\n"
-        },
-    ),
-    "import-cost": Change(
-        edits={'MODULE = "torch"': 'MODULE = "json"'}, answers={"import-cost": "PREDICTED_FACTOR = 1e5\n"}
-    ),
-    "torch-function": Change(
-        edits={
-            "loss = torch.nn.functional.cross_entropy(model(x), y)\n    loss.backward()": (
-                "loss = torch.nn.functional.mse_loss(model(x), torch.nn.functional.one_hot(y, 10).float())\n"
-                "    loss.backward()"
-            )
-        },
-        answers={"torch-function": 'PREDICTED_CALLS = ["linear", "one_hot", "float", "mse_loss", "backward"]\n'},
-    ),
+    "on-disk": [
+        Change(
+            "**Change** `KINDS` to split out more suffixes (`.pyi` stubs, `.h` headers), and change `TOP` to list"
+            " more of the largest files",
+            edits={
+                '".dylib": "compiled library"}': '".dylib": "compiled library", ".pyi": "stub", ".h": "header"}',
+                "TOP = 5": "TOP = 12",
+            },
+        )
+    ],
+    "python-or-compiled": [
+        Change(
+            "**Change** `NAMES`: add `torch.softmax`, `torch.nn.functional.softmax`, `torch.Tensor.__repr__`,"
+            " `torch.Tensor.to`, and predict them too",
+            edits={
+                '"torch.Tensor.item": torch.Tensor.item,\n}': (
+                    '"torch.Tensor.item": torch.Tensor.item,\n'
+                    '    "torch.softmax": torch.softmax,\n'
+                    '    "torch.nn.functional.softmax": torch.nn.functional.softmax,\n'
+                    '    "torch.Tensor.__repr__": torch.Tensor.__repr__,\n'
+                    '    "torch.Tensor.to": torch.Tensor.to,\n}'
+                )
+            },
+            answers={
+                "python-or-compiled": "PREDICTED_KIND = {\n"
+                '    "torch.relu": "compiled",\n'
+                '    "torch.nn.functional.relu": "Python",\n'
+                '    "torch.Tensor.__add__": "compiled",\n'
+                '    "torch.Tensor.__rsub__": "Python",\n'
+                '    "torch.Tensor.__len__": "Python",\n'
+                '    "torch.Tensor.item": "compiled",\n'
+                '    "torch.softmax": "compiled",\n'
+                '    "torch.nn.functional.softmax": "Python",\n'
+                '    "torch.Tensor.__repr__": "Python",\n'
+                '    "torch.Tensor.to": "compiled",\n'
+                "}\n"
+            },
+        )
+    ],
+    "import-cost": [
+        Change(
+            '**Change** `MODULE` to `"json"`, predict again',
+            edits={'MODULE = "torch"': 'MODULE = "json"'},
+            answers={"import-cost": "PREDICTED_FACTOR = 1e5\n"},
+        ),
+        Change(
+            'with `MODULE` back to `"torch"`, set `FLAGS = ["-X", "importtime"]`',
+            edits={"FLAGS = []": 'FLAGS = ["-X", "importtime"]'},
+        ),
+    ],
+    "torch-function": [
+        Change(
+            "**Change** the loss to"
+            " `torch.nn.functional.mse_loss(model(x), torch.nn.functional.one_hot(y, 10).float())`"
+            " and predict again",
+            edits={
+                "loss = torch.nn.functional.cross_entropy(model(x), y)\n    loss.backward()": (
+                    "loss = torch.nn.functional.mse_loss(model(x), torch.nn.functional.one_hot(y, 10).float())\n"
+                    "    loss.backward()"
+                )
+            },
+            answers={"torch-function": 'PREDICTED_CALLS = ["linear", "one_hot", "float", "mse_loss", "backward"]\n'},
+        ),
+        Change(
+            "Then also add `optimizer.step()` inside the `with` block, after `loss.backward()`, and predict again:"
+            " `step` is not a torch function, so what does the mode see of it?",
+            edits={
+                "loss = torch.nn.functional.cross_entropy(model(x), y)\n    loss.backward()": (
+                    "loss = torch.nn.functional.mse_loss(model(x), torch.nn.functional.one_hot(y, 10).float())\n"
+                    "    loss.backward()\n    optimizer.step()"
+                )
+            },
+            # step is a Python method: the mode sees one add_ per parameter (weight and bias).
+            answers={
+                "torch-function": "PREDICTED_CALLS = "
+                '["linear", "one_hot", "float", "mse_loss", "backward", "add_", "add_"]\n'
+            },
+        ),
+    ],
 }
 
 PLANTED["3-boundary"] = {
     "overhead-floor": Wrong("the time grows with the elements", "PREDICTED_FACTOR = 1024\n", "not about 1024"),
     "what-the-floor-buys": Wrong("a torch call is a Python call", "PREDICTED_CALLS = 1\n", "not about 1"),
     "argument-parsing": Wrong(
-        "the parser complains about alpha", 'PREDICTED_WORD = "alpha"\n', "something else than 'alpha'"
+        "the parser complains about alpha",
+        'PREDICTED_WORD = {\'torch.add(a1, "two")\': "alpha"}\n',
+        "something else than 'alpha'",
     ),
     "batch-the-crossings": Wrong("batching buys nothing", "PREDICTED_SPEEDUP = 1\n", "not 1x faster"),
 }
 CHANGES["3-boundary"] = {
-    "overhead-floor": Change(
-        edits={"SIZES = [4**k for k in range(0, 12)]": "SIZES = [1, 4, 16, 100, 300, 1000, 3000, 10_000]"}
-    ),
-    "what-the-floor-buys": Change(
-        edits={
-            '"torch.add, 1 element": best_time(lambda: torch.add(a1, b1)),\n}': (
-                '"torch.add, 1 element": best_time(lambda: torch.add(a1, b1)),\n'
-                '    "a1 + b1": best_time(lambda: a1 + b1),\n'
-                '    "a1.add(b1)": best_time(lambda: a1.add(b1)),\n}'
-            )
-        }
-    ),
-    "argument-parsing": Change(
-        edits={'return torch.add(a1, "two")': "return torch.add(a1, b1, scale=2)"},
-        answers={"argument-parsing": 'PREDICTED_WORD = "scale"\n'},
-    ),
-    "batch-the-crossings": Change(
-        edits={"PIECES, PIECE_SIZE = 1000, 100": "PIECES, PIECE_SIZE = 100, 100_000"},
-        answers={"batch-the-crossings": "PREDICTED_SPEEDUP = 1\n"},
-    ),
+    "overhead-floor": [
+        Change(
+            "**Change** `SIZES` (add sizes between the ones that are there)",
+            edits={"SIZES = [4**k for k in range(0, 12)]": "SIZES = [1, 4, 16, 100, 300, 1000, 3000, 10_000]"},
+        )
+    ],
+    "what-the-floor-buys": [
+        Change(
+            "**Change**: add the operator form `a1 + b1` and the method form `a1.add(b1)` to `crossing`. Do"
+            " they cost the same as `torch.add(a1, b1)`?",
+            edits={
+                '"torch.add, 1 element": best_time(lambda: torch.add(a1, b1)),\n}': (
+                    '"torch.add, 1 element": best_time(lambda: torch.add(a1, b1)),\n'
+                    '    "a1 + b1": best_time(lambda: a1 + b1),\n'
+                    '    "a1.add(b1)": best_time(lambda: a1.add(b1)),\n}'
+                )
+            },
+        )
+    ],
+    "argument-parsing": [
+        Change(
+            "**Change** `WRONG_CALLS`: add `torch.add(a1, [1, 2])` (a list), `torch.add(a1, b1, alpha=None)` and"
+            " `torch.add(a1, b1, scale=2)` (a keyword that does not exist), predict the word each message names",
+            edits={
+                '    \'torch.add(a1, "two")\': lambda: torch.add(a1, "two"),\n}': (
+                    '    \'torch.add(a1, "two")\': lambda: torch.add(a1, "two"),\n'
+                    '    "torch.add(a1, [1, 2])": lambda: torch.add(a1, [1, 2]),\n'
+                    '    "torch.add(a1, b1, alpha=None)": lambda: torch.add(a1, b1, alpha=None),\n'
+                    '    "torch.add(a1, b1, scale=2)": lambda: torch.add(a1, b1, scale=2),\n}'
+                )
+            },
+            answers={
+                "argument-parsing": "PREDICTED_WORD = {\n"
+                '    \'torch.add(a1, "two")\': "other",\n'
+                '    "torch.add(a1, [1, 2])": "other",\n'
+                '    "torch.add(a1, b1, alpha=None)": "alpha",\n'
+                '    "torch.add(a1, b1, scale=2)": "scale",\n'
+                "}\n"
+            },
+        )
+    ],
+    "batch-the-crossings": [
+        Change(
+            "**Change** `PIECES` and `PIECE_SIZE` to 100 pieces of 100 000 elements and predict again",
+            edits={"PIECES, PIECE_SIZE = 1000, 100": "PIECES, PIECE_SIZE = 100, 100_000"},
+            answers={"batch-the-crossings": "PREDICTED_SPEEDUP = 1\n"},
+        )
+    ],
 }
 
 PLANTED["4-dispatcher"] = {
     "dispatch-keys": Wrong(
-        "autograd keys only for tensors that require grad",
-        'HAS_AUTOGRAD = {"plain CPU float": False, "meta": False, "made in inference_mode": False}\n',
-        "plain CPU float: you said False",
+        "every dtype has its own key",
+        'DIFFERS = {"sparse": True, "bool": False, "complex": True, "complex, conj()": True}\n',
+        "complex: you said differs=True",
     ),
     "op-log": Wrong(
         "one operator per Python call", 'PREDICTED_OPS = {"forward": 2, "backward": 2, "step": 1}\n', "not about 2"
@@ -210,41 +308,59 @@ PLANTED["4-dispatcher"] = {
     ),
 }
 CHANGES["4-dispatcher"] = {
-    "dispatch-keys": Change(
-        edits={
-            '"made in inference_mode": inference}': (
-                '"made in inference_mode": inference, "requires grad": torch.ones(3, requires_grad=True),'
-                ' "int64": torch.ones(3, dtype=torch.int64), "sparse": torch.ones(3).to_sparse()}'
-            )
-        },
-        answers={
-            "dispatch-keys": 'HAS_AUTOGRAD = {"plain CPU float": True, "meta": True, "made in inference_mode": False,'
-            ' "requires grad": True, "int64": True, "sparse": True}\n'
-        },
-    ),
-    "op-log": Change(
-        edits={"OPTIMIZER = torch.optim.SGD": "OPTIMIZER = torch.optim.Adam"},
-        answers={"op-log": 'PREDICTED_OPS = {"forward": 4, "backward": 10, "step": 20}\n'},
-    ),
-    "schemas": Change(
-        edits={"torch.ops.aten.add.out]": "torch.ops.aten.add.out, torch.ops.aten.view.default]"},
-        answers={
-            "schemas": 'MUTATES = {"aten.addmm.default": False, "aten.add.Tensor": False, "aten.add_.Tensor": True,'
-            ' "aten.add.out": True, "aten.view.default": False}\nPREDICTED_OVERLOADS = 10\n'
-        },
-    ),
-    "meta-device": Change(edits={"FEATURES = 50_000": "FEATURES = 200_000"}),
+    "dispatch-keys": [
+        Change(
+            "**Change** `TENSORS`: add `torch.ones(3, dtype=torch.cfloat).conj().imag` and"
+            " `torch.ones(3, dtype=torch.float16)`, and predict them too",
+            edits={
+                '    "complex, conj()": torch.ones(3, dtype=torch.cfloat).conj(),\n}': (
+                    '    "complex, conj()": torch.ones(3, dtype=torch.cfloat).conj(),\n'
+                    '    "conj().imag": torch.ones(3, dtype=torch.cfloat).conj().imag,\n'
+                    '    "float16": torch.ones(3, dtype=torch.float16),\n}'
+                )
+            },
+            answers={
+                "dispatch-keys": 'DIFFERS = {"sparse": True, "bool": False, "complex": False,'
+                ' "complex, conj()": True, "conj().imag": True, "float16": False}\n'
+            },
+        )
+    ],
+    "op-log": [
+        Change(
+            "**Change** `OPTIMIZER` to `torch.optim.Adam` and predict the step again",
+            edits={"OPTIMIZER = torch.optim.SGD": "OPTIMIZER = torch.optim.Adam"},
+            answers={"op-log": 'PREDICTED_OPS = {"forward": 4, "backward": 10, "step": 20}\n'},
+        )
+    ],
+    "schemas": [
+        Change(
+            "**Change** `OPS`: add `torch.ops.aten.view.default` (a view: look for the (a) in its schema) and"
+            " predict it too",
+            edits={"torch.ops.aten.add.out]": "torch.ops.aten.add.out, torch.ops.aten.view.default]"},
+            answers={
+                "schemas": 'MUTATES = {"aten.addmm.default": False, "aten.add.Tensor": False, "aten.add_.Tensor": True,'
+                ' "aten.add.out": True, "aten.view.default": False}\nPREDICTED_OVERLOADS = 10\n'
+            },
+        )
+    ],
+    "meta-device": [
+        Change("**Change** `FEATURES` to `200_000`", edits={"FEATURES = 50_000": "FEATURES = 200_000"}),
+    ],
 }
 
 PLANTED["5-autograd"] = {
-    "walk-the-graph": Wrong("one leaf per layer", "PREDICTED_LEAVES = 1\n", "not 1"),
+    "walk-the-graph": Wrong(
+        "one leaf per use of a parameter",
+        'PREDICTED_LEAVES = {"one layer": 2, "a square layer used twice": 6, "first layer frozen": 2}\n',
+        "a square layer used twice: the graph has 4 AccumulateGrad leaves, not 6",
+    ),
     "saved-tensors": Wrong(
         "the hidden layer saved before and after the ReLU (the old solution's claim)",
         "def predicted_per_example(hidden):\n"
         "    return 4 * 784 + 4 * 10 + 8 + (0 if hidden is None else 2 * 4 * hidden)\n",
         "hidden=256: each example saves 4,208 bytes, your formula gives 5232",
     ),
-    "retain-graph": Wrong("backward replaces .grad", "PREDICTED_RATIO = 1\n", "not 1"),
+    "micro-batches": Wrong("backward replaces .grad", "PREDICTED_RATIO = 1\n", "not 1"),
     "no-grad": Wrong(
         "only the input is saved",
         "def predicted_saved(batch, hidden):\n"
@@ -253,15 +369,39 @@ PLANTED["5-autograd"] = {
     ),
 }
 CHANGES["5-autograd"] = {
-    "walk-the-graph": Change(
-        edits={"HIDDEN = None  # try 32": "HIDDEN = 32"}, answers={"walk-the-graph": "PREDICTED_LEAVES = 4\n"}
-    ),
-    "saved-tensors": Change(edits={"HIDDENS = [None, 256]": "HIDDENS = [None, 256, 128, 1024]"}),
-    "retain-graph": Change(
-        edits={"ZERO_GRAD_BETWEEN = False": "ZERO_GRAD_BETWEEN = True"},
-        answers={"retain-graph": "PREDICTED_RATIO = 1\n"},
-    ),
-    "no-grad": Change(edits={"BATCH, HIDDEN = 256, 128": "BATCH, HIDDEN = 100, 40"}),
+    "walk-the-graph": [
+        Change(
+            "**Change** `X_REQUIRES_GRAD` to `True` (the input asks for a gradient too, as it does when you compute a"
+            " saliency map) and predict again",
+            edits={"X_REQUIRES_GRAD = False": "X_REQUIRES_GRAD = True"},
+            answers={
+                "walk-the-graph": 'PREDICTED_LEAVES = {"one layer": 3, "a square layer used twice": 5, '
+                '"first layer frozen": 3}\n'
+            },
+        )
+    ],
+    "saved-tensors": [
+        Change(
+            "**Change** `HIDDENS` to add `128` and `1024`",
+            edits={"HIDDENS = [None, 256]": "HIDDENS = [None, 256, 128, 1024]"},
+        )
+    ],
+    "micro-batches": [
+        Change(
+            "**Change** `SCALE_LOSS` to `True` (each micro-batch's loss is divided by `MICRO_BATCHES` before its"
+            " backward) and predict again",
+            edits={"SCALE_LOSS = False": "SCALE_LOSS = True"},
+            answers={"micro-batches": "PREDICTED_RATIO = 1\n"},
+        ),
+        Change(
+            "with `SCALE_LOSS` back to `False`, change `MICRO_BATCHES` to `2` and predict again",
+            edits={"MICRO_BATCHES = 4": "MICRO_BATCHES = 2"},
+            answers={"micro-batches": "PREDICTED_RATIO = 2\n"},
+        ),
+    ],
+    "no-grad": [
+        Change("**Change** `BATCH` and `HIDDEN`", edits={"BATCH, HIDDEN = 256, 128": "BATCH, HIDDEN = 100, 40"}),
+    ],
 }
 
 PLANTED["6-kernels"] = {
@@ -278,22 +418,38 @@ PLANTED["6-kernels"] = {
         'ridge = memory_gbps / peak_gflops\nBOUND = {"add": "memory", "matmul": "compute"}\n',
         "the roofs meet at",
     ),
-    "dtype-kernels": Wrong("float64 is the faster one", "PREDICTED_RATIO = 0.5\n", "not 0.5"),
+    "dtype-kernels": Wrong("a multiply is a multiply, whatever the dtype", "PREDICTED_RATIO = 1\n", "not 1"),
 }
 CHANGES["6-kernels"] = {
-    "matmul-gflops": Change(edits={"SIZES = [16, 32, 64, 128, 256, 512]": "SIZES = [16, 32, 64, 128, 256, 512, 1024]"}),
-    "add-bandwidth": Change(edits={"SIZES = [2**k for k in range(6, 23, 2)]": "SIZES = [2**k for k in range(6, 24)]"}),
-    "roofline": Change(
-        edits={"N = 512\npeak_gflops": "N = 8\npeak_gflops"},
-        answers={"roofline": 'ridge = peak_gflops / memory_gbps\nBOUND = {"add": "memory", "matmul": "memory"}\n'},
-    ),
-    "dtype-kernels": Change(
-        edits={
-            "DTYPES = [torch.float32, torch.float64]": (
-                "DTYPES = [torch.float32, torch.float64, torch.bfloat16, torch.float16]"
-            )
-        }
-    ),
+    "matmul-gflops": [
+        Change(
+            "**Change** `SIZES` to include `1024` (and `2048` if your machine is patient)",
+            edits={"SIZES = [16, 32, 64, 128, 256, 512]": "SIZES = [16, 32, 64, 128, 256, 512, 1024, 2048]"},
+        )
+    ],
+    "add-bandwidth": [
+        Change(
+            "**Change** `SIZES` to find where the rate drops",
+            edits={"SIZES = [2**k for k in range(6, 23, 2)]": "SIZES = [2**k for k in range(6, 24)]"},
+        )
+    ],
+    "roofline": [
+        Change(
+            "**Change** `N` to `8` and predict again",
+            edits={"N = 512\npeak_gflops": "N = 8\npeak_gflops"},
+            answers={"roofline": 'ridge = peak_gflops / memory_gbps\nBOUND = {"add": "memory", "matmul": "memory"}\n'},
+        )
+    ],
+    "dtype-kernels": [
+        Change(
+            "**Change** `DTYPES` to add `torch.int32` and `torch.int8`",
+            edits={
+                "DTYPES = [torch.float32, torch.int64]": (
+                    "DTYPES = [torch.float32, torch.int64, torch.int32, torch.int8]"
+                )
+            },
+        )
+    ],
 }
 
 PLANTED["7-memory"] = {
@@ -303,9 +459,9 @@ PLANTED["7-memory"] = {
         "base.t(): the stride is (1, 6), not (4, 1)",
     ),
     "view-vs-copy": Wrong(
-        "contiguous() keeps the storage",
-        'IS_VIEW = {"x.t()": True, "x[1:]": True, "x.t().contiguous()": True}\n',
-        "x.t().contiguous(): you said view=True",
+        "flatten never copies",
+        'IS_VIEW = {"x.diagonal()": True, "x.flatten()": True, "x.t().flatten()": True, "x[x > 0]": False}\n',
+        "x.t().flatten(): you said view=True",
     ),
     "contiguous": Wrong(
         "reshape always copies",
@@ -326,38 +482,52 @@ PLANTED["7-memory"] = {
     ),
 }
 CHANGES["7-memory"] = {
-    "strides": Change(
-        edits={
-            '"base[2]": base[2],\n}': (
-                '"base[2]": base[2],\n    "base[::2, 1::3]": base[::2, 1::3],\n    "base.t()[1:]": base.t()[1:],\n'
-                '    "expand": base.unsqueeze(0).expand(3, 4, 6),\n}'
-            )
-        },
-        answers={
-            "strides": 'PREDICTED_STRIDES = {"base": (6, 1), "base.t()": (1, 6), "base[1:, ::2]": (6, 2), '
-            '"base[2]": (1,),'
-            ' "base[::2, 1::3]": (12, 3), "base.t()[1:]": (1, 6), "expand": (0, 6, 1)}\n'
-        },
-    ),
-    "view-vs-copy": Change(
-        edits={
-            '"x.t().contiguous()": lambda x: x.t().contiguous()}': (
-                '"x.t().contiguous()": lambda x: x.t().contiguous(), "x.clone()": lambda x: x.clone(), '
-                '"x[:, ::2]": lambda x: x[:, ::2]}'
-            )
-        },
-        answers={
-            "view-vs-copy": 'IS_VIEW = {"x.t()": True, "x[1:]": True, "x.t().contiguous()": False, "x.clone()": False, '
-            '"x[:, ::2]": True}\n'
-        },
-    ),
-    "contiguous": Change(
-        edits={"SHAPE = (4, 6)": "SHAPE = (4, 1)"},
-        answers={
-            "contiguous": 'VIEW_FAILS = False\nRESHAPE_SHARES = {"x.reshape(-1)": True, "x.t().reshape(-1)": True}\n'
-        },
-    ),
-    "training-step-memory": Change(edits={"BATCH, HIDDEN = 64, 256": "BATCH, HIDDEN = 200, 32"}),
+    "strides": [
+        Change(
+            "**Change** `VIEWS`: add `base[::2, 1::3]`, `base.t()[1:]` and `base.unsqueeze(0).expand(3, 4, 6)`, and"
+            " predict them too",
+            edits={
+                '"base[2]": base[2],\n}': (
+                    '"base[2]": base[2],\n    "base[::2, 1::3]": base[::2, 1::3],\n    "base.t()[1:]": base.t()[1:],\n'
+                    '    "expand": base.unsqueeze(0).expand(3, 4, 6),\n}'
+                )
+            },
+            answers={
+                "strides": 'PREDICTED_STRIDES = {"base": (6, 1), "base.t()": (1, 6), "base[1:, ::2]": (6, 2), '
+                '"base[2]": (1,),'
+                ' "base[::2, 1::3]": (12, 3), "base.t()[1:]": (1, 6), "expand": (0, 6, 1)}\n'
+            },
+        )
+    ],
+    "view-vs-copy": [
+        Change(
+            "**Change** `OPS`: add `x[::2].flatten()` and `x.unsqueeze(0).expand(4, -1, -1)`, and predict them too",
+            edits={
+                '    "x[x > 0]": lambda x: x[x > 0],\n}': (
+                    '    "x[x > 0]": lambda x: x[x > 0],\n'
+                    '    "x[::2].flatten()": lambda x: x[::2].flatten(),\n'
+                    '    "x.unsqueeze(0).expand(4, -1, -1)": lambda x: x.unsqueeze(0).expand(4, -1, -1),\n}'
+                )
+            },
+            answers={
+                "view-vs-copy": 'IS_VIEW = {"x.diagonal()": True, "x.flatten()": True, "x.t().flatten()": False, '
+                '"x[x > 0]": False, "x[::2].flatten()": False, "x.unsqueeze(0).expand(4, -1, -1)": True}\n'
+            },
+        )
+    ],
+    "contiguous": [
+        Change(
+            "**Change** `SHAPE` to `(4, 1)` and predict again",
+            edits={"SHAPE = (4, 6)": "SHAPE = (4, 1)"},
+            answers={
+                "contiguous": "VIEW_FAILS = False\n"
+                'RESHAPE_SHARES = {"x.reshape(-1)": True, "x.t().reshape(-1)": True}\n'
+            },
+        )
+    ],
+    "training-step-memory": [
+        Change("**Change** `BATCH` and `HIDDEN`", edits={"BATCH, HIDDEN = 64, 256": "BATCH, HIDDEN = 200, 32"}),
+    ],
 }
 
 # More known-wrong answers from the issue, each planted alone in its own run.
@@ -407,15 +577,36 @@ PLANTED["8-chip"] = {
     ),
 }
 CHANGES["8-chip"] = {
-    "launch-vs-completion": Change(
-        edits={"N, CALLS = 256, 50": "N, CALLS = 16, 50"}, answers={"launch-vs-completion": "PREDICTED_SHARE = 0.8\n"}
-    ),
-    "wall-vs-cpu": Change(
-        edits={"MATMUL_THREADS = DEFAULT_THREADS": "MATMUL_THREADS = 1"},
-        answers={"wall-vs-cpu": 'PREDICTED_CPU_PER_WALL = {"sleep": 0, "matmul, at most": 1}\n'},
-    ),
-    "bandwidth-vs-size": Change(
-        edits={"SIZES_KIB = [4, 32, 256, 2048, 16384, 65536]": "SIZES_KIB = [4, 16, 64, 512, 1024, 8192, 32768]"}
-    ),
-    "threads": Change(edits={"N = 384\nTHREADS": "N = 512\nTHREADS"}),
+    "launch-vs-completion": [
+        Change(
+            "**Change** `N` to `16`, so that each multiply is shorter than a submission, and predict again",
+            edits={"N, CALLS = 256, 50": "N, CALLS = 16, 50"},
+            answers={"launch-vs-completion": "PREDICTED_SHARE = 0.8\n"},
+        )
+    ],
+    "wall-vs-cpu": [
+        Change(
+            "**Change** `MATMUL_THREADS` to `1` and predict again",
+            edits={"MATMUL_THREADS = DEFAULT_THREADS": "MATMUL_THREADS = 1"},
+            answers={"wall-vs-cpu": 'PREDICTED_CPU_PER_WALL = {"sleep": 0, "matmul, at most": 1}\n'},
+        )
+    ],
+    "bandwidth-vs-size": [
+        Change(
+            "**Change** `SIZES_KIB` to find the steps in the curve",
+            edits={"SIZES_KIB = [4, 32, 256, 2048, 16384, 65536]": "SIZES_KIB = [4, 16, 64, 512, 1024, 8192, 32768]"},
+        )
+    ],
+    "threads": [
+        Change(
+            '**Change** `N` to `512`, add an op to `OPS` such as `"exp": lambda: torch.exp(v, out=u)` (more arithmetic'
+            " per byte than the add), and set `BUSY = True`",
+            edits={
+                "N = 384\nBUSY = False": "N = 512\nBUSY = True",
+                '"add": lambda: torch.add(v, w, out=u)}': (
+                    '"add": lambda: torch.add(v, w, out=u), "exp": lambda: torch.exp(v, out=u)}'
+                ),
+            },
+        )
+    ],
 }

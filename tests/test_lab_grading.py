@@ -9,13 +9,18 @@ self-check is graded separately:
 - **planted**: known-wrong answers in the solution cells (the mistakes issue 16 lists among them).
   Each planted exercise's self-check must fail with `WrongAnswer`; the others still pass.
 - **changed**: the exercises' suggested "Change" edits applied, with the answers a student who
-  did the change right would give. Every self-check passes.
+  did the change right would give. Every self-check passes. A prompt with parts that exclude
+  each other (two values of one variable) needs more than one run: the n-th run applies the
+  n-th part of every exercise that has one.
 
-Known-wrong answers and changes live in `lab_answers.py`.
+Known-wrong answers and changes live in `lab_answers.py`. Every `**Change**` prompt of every lab
+is matched, part by part, against them (`test_every_change_prompt_is_tried`), so a prompt added
+to a lab without a tested change fails.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -81,6 +86,32 @@ def anchors(floor: Floor) -> list[str]:
     return [e.anchor for e in exercises(read(floor))]
 
 
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def change_prompts(notebook: Any) -> dict[str, list[str]]:
+    """Per exercise anchor, the paragraphs of its markdown that start with `**Change**`, one line each."""
+    prompts: dict[str, list[str]] = {}
+    listed = exercises(notebook)
+    for exercise, following in zip(listed, [*listed[1:], None], strict=True):
+        end = following.heading if following else len(notebook.cells)
+        for cell in notebook.cells[exercise.heading : end]:
+            if cell.cell_type == "markdown":
+                paragraphs = re.split(r"\n\s*\n", cell.source)
+                found = [_words(p) for p in paragraphs if p.lstrip().startswith("**Change**")]
+                prompts.setdefault(exercise.anchor, []).extend(found)
+    return prompts
+
+
+def code_spans(text: str) -> list[str]:
+    return re.findall(r"`([^`]+)`", text)
+
+
+def changed_runs() -> list[tuple[str, int]]:
+    return [(key, n) for key, parts in CHANGES.items() for n in range(max(len(p) for p in parts.values()))]
+
+
 @pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
 def test_every_exercise_has_an_answer_a_solution_and_a_check(floor: Floor) -> None:
     notebook = read(floor)
@@ -90,6 +121,25 @@ def test_every_exercise_has_an_answer_a_solution_and_a_check(floor: Floor) -> No
         assert check.startswith(SELF_CHECK) and "require(" in check, f"{exercise.anchor}: the check reads the answers"
     assert set(PLANTED[floor.key]) == set(anchors(floor)), "every exercise's check is shown to catch a wrong answer"
     assert set(CHANGES[floor.key]) == set(anchors(floor)), "every exercise's suggested change is tried"
+
+
+@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
+def test_every_change_prompt_is_tried(floor: Floor) -> None:
+    """Each **Change** prompt is carried out, part by part: every code span it names is in a tested change."""
+    notebook = read(floor)
+    prompts = change_prompts(notebook)
+    assert {a for a, found in prompts.items() if found} == set(CHANGES[floor.key]), "a Change prompt without a change"
+    for anchor, parts in CHANGES[floor.key].items():
+        assert len(prompts[anchor]) == 1, f"{anchor}: one **Change** paragraph per exercise, found {prompts[anchor]}"
+        prompt = prompts[anchor][0]
+        covered = {span for part in parts for span in code_spans(part.says)}
+        for part in parts:
+            assert _words(part.says) in prompt, f"{anchor}: {part.says!r} is not in its prompt: {prompt!r}"
+            code = "\n".join(cell.source for cell in apply(notebook, part).cells if cell.cell_type == "code")
+            missing = [span for span in code_spans(part.says) if span not in code]
+            assert not missing, f"{anchor}: the change that says {part.says!r} does not write {missing}"
+        untried = [span for span in code_spans(prompt) if span not in covered]
+        assert not untried, f"{anchor}: the prompt asks for {untried}, which no tested change carries out"
 
 
 @pytest.mark.slow
@@ -146,14 +196,42 @@ def test_more_wrong_answers_are_caught_one_at_a_time(key: str, anchor: str, wron
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
-def test_the_suggested_changes_keep_the_checks_valid(floor: Floor) -> None:
-    changes = CHANGES[floor.key]
+@pytest.mark.parametrize(("key", "run_index"), changed_runs(), ids=lambda v: str(v + 1) if isinstance(v, int) else v)
+def test_the_suggested_changes_keep_the_checks_valid(key: str, run_index: int) -> None:
+    floor = next(floor for floor in FLOORS if floor.key == key)
     notebook = read(floor)
-    for change in changes.values():
-        notebook = apply(notebook, change)
+    parts = [parts[run_index] for parts in CHANGES[key].values() if run_index < len(parts)]
+    for part in parts:
+        notebook = apply(notebook, part)
     graded = run(notebook)
-    print(f"{floor.key} changed: {graded.seconds:.1f} s")
+    print(f"{key} changed, run {run_index + 1}: {len(parts)} parts, {graded.seconds:.1f} s")
     assert not graded.other_errors
+    assert set(graded.checks) == set(anchors(floor))
     failed = {a: c for a, c in graded.checks.items() if c[0] != "passed"}
     assert not failed
+
+
+GPU_ONLY = re.compile(r'^if (torch\.cuda\.is_available\(\)|DEVICE\.type == "cuda"):\n')
+
+
+@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
+def test_gpu_only_cells_are_marked_and_say_why_they_are_skipped(floor: Floor) -> None:
+    """A cell that needs CUDA is announced as *GPU only*, prints why it skips on a CPU, and grades nothing."""
+    cells = read(floor).cells
+    for index, cell in enumerate(cells):
+        marked = cell.cell_type == "markdown" and cell.source.startswith("*GPU only:*")
+        gpu_cell = cell.cell_type == "code" and GPU_ONLY.match(cell.source) is not None
+        if marked:
+            following = cells[index + 1]
+            assert following.cell_type == "code" and GPU_ONLY.match(following.source), (
+                f"cell {index}: marks no GPU cell"
+            )
+        if gpu_cell:
+            assert cells[index - 1].source.startswith("*GPU only:*"), f"cell {index} needs CUDA but is not marked"
+            assert re.search(r'^else:\n    print\(\s*"no CUDA device: ', cell.source, re.M), (
+                f"cell {index}: no CPU note"
+            )
+            assert not cell.source.startswith(SELF_CHECK)
+    for exercise in exercises(read(floor)):
+        check = cells[exercise.checks[0]].source
+        assert "cuda" not in check.lower(), f"{exercise.anchor}: a self-check must not depend on a GPU"

@@ -110,8 +110,9 @@ print(f"torch {torch.__version__}, numpy {np.__version__}")
 # measurement: it creates a tensor of `SHAPE` in each of `DTYPES` and reads the bytes its storage
 # really holds.
 #
-# **Change** `DTYPES` and `SHAPE`: add `torch.int8`, `torch.bool`, `torch.complex64`, try a
-# three-dimensional shape. The self-check tests your formula on every row you measure.
+# **Change** `DTYPES` and `SHAPE`: add `torch.int8`, `torch.bool`, `torch.complex64`, and try a
+# three-dimensional `SHAPE` such as `(2, 3, 5)`. The self-check tests your formula on every row
+# you measure.
 
 # %% tags=["answer"]
 # YOUR ANSWER
@@ -228,60 +229,86 @@ print(f"self-check passed: all {len(results)} predictions right")
 # </details>
 
 # %% [markdown]
-# ## Exercise 3 · Shared or copied <a id="numpy-sharing"></a>
+# ## Exercise 3 · When `as_tensor` has to copy <a id="numpy-sharing"></a>
 #
-# `torch.from_numpy(a)`, `torch.as_tensor(a)` and `torch.tensor(a)` all turn a NumPy array into a
-# tensor. **Predict** for each whether the tensor shares the array's memory (`True`) or holds a
-# copy (`False`), then **run** the measurement: it writes into the array after each call, asks
-# NumPy whether the memories overlap, and times wrapping and copying as the array grows.
+# Floor 1 shows that `torch.from_numpy` shares a NumPy array's memory and `torch.tensor` copies
+# it. `torch.as_tensor` shares *when it can*. **Predict** for each conversion in `CONVERSIONS`,
+# all of a float32 array `big`, whether the tensor shares the array's memory (`True`) or holds a
+# copy (`False`), then **run** the measurement: it asks NumPy whether the memories overlap, and
+# times each conversion as the array grows, a second witness: a copy costs time in proportion to
+# the bytes, a shared tensor does not.
 #
-# **Change** `ROWS` (try `[10, 1_000]`, then add `1_000_000`). Which time grows with the rows?
+# **Change** `ROWS` to `[10, 1_000]` and run the measurement and the check; then change it to
+# `[10, 1_000, 1_000_000]` and run them again. Which times grow with the rows?
 
 # %% tags=["answer"]
 # YOUR ANSWER: True if the tensor shares the array's memory, False if it is a copy
-SHARES = {"torch.from_numpy": None, "torch.as_tensor": None, "torch.tensor": None}
+SHARES = {
+    "torch.as_tensor(big)": None,
+    "torch.as_tensor(big, dtype=torch.float64)": None,
+    "torch.as_tensor(big.T)": None,
+    "torch.as_tensor(big[:, ::2])": None,
+    "torch.as_tensor(big.view(np.int32))": None,
+}
 
 # %% tags=["solution"]
-SHARES = {"torch.from_numpy": True, "torch.as_tensor": True, "torch.tensor": False}
+SHARES = {
+    "torch.as_tensor(big)": True,
+    "torch.as_tensor(big, dtype=torch.float64)": False,  # new dtype, new bytes
+    "torch.as_tensor(big.T)": True,  # the tensor takes NumPy's strides
+    "torch.as_tensor(big[:, ::2])": True,  # a positive step is a stride too
+    "torch.as_tensor(big.view(np.int32))": True,  # NumPy reinterpreted the bytes; torch wraps them
+}
 
 # %%
 ROWS = [10, 1_000, 100_000]
-CONVERT = {"torch.from_numpy": torch.from_numpy, "torch.as_tensor": torch.as_tensor, "torch.tensor": torch.tensor}
-a = np.zeros(4, dtype=np.float32)
-tensors = {name: convert(a) for name, convert in CONVERT.items()}
-a[0] = 42.0
-shares = {name: bool(np.shares_memory(t.numpy(), a)) for name, t in tensors.items()}
-for name, t in tensors.items():
-    print(f"after a[0] = 42: {name:<17} sees {t[0].item():4.0f}   shares memory: {shares[name]}")
+CONVERSIONS = {
+    "torch.as_tensor(big)": lambda big: torch.as_tensor(big),
+    "torch.as_tensor(big, dtype=torch.float64)": lambda big: torch.as_tensor(big, dtype=torch.float64),
+    "torch.as_tensor(big.T)": lambda big: torch.as_tensor(big.T),
+    "torch.as_tensor(big[:, ::2])": lambda big: torch.as_tensor(big[:, ::2]),
+    "torch.as_tensor(big.view(np.int32))": lambda big: torch.as_tensor(big.view(np.int32)),
+}
+small_array = np.ones((min(ROWS), 64), dtype=np.float32)
+shares = {name: bool(np.shares_memory(convert(small_array).numpy(), small_array)) for name, convert in CONVERSIONS.items()}
 
-wrap_times, copy_times = {}, {}
+times = {name: {} for name in CONVERSIONS}
 for rows in ROWS:
     big = np.ones((rows, 64), dtype=np.float32)
-    wrap_times[rows] = best_time(lambda: torch.from_numpy(big))
-    copy_times[rows] = best_time(lambda: torch.tensor(big))
-    print(f"{rows:>9,} rows: from_numpy {wrap_times[rows] * 1e6:8.2f} µs   torch.tensor {copy_times[rows] * 1e6:10.2f} µs")
+    for name, convert in CONVERSIONS.items():
+        times[name][rows] = best_time(lambda: convert(big))
+print(f"{'conversion':<44} {'shares':>6}" + "".join(f"{f'{rows:,} rows':>16}" for rows in ROWS))
+for name, row in times.items():
+    print(f"{name:<44} {shares[name]!s:>6}" + "".join(f"{row[rows] * 1e6:>14.2f}µs" for rows in ROWS))
 
 # %%
-# SELF-CHECK: your answers against NumPy's own test of shared memory; wrapping is flat, copying grows.
-require(SHARES=SHARES)
+# SELF-CHECK: your answers against NumPy's test of shared memory; the times agree: flat when shared, growing when copied.
+require(SHARES={name: SHARES.get(name) for name in CONVERSIONS})
 for name, really in shares.items():
     verb = "shares the array's memory" if really else "holds a copy"
     expect(SHARES[name] == really, f"{name}: you said {SHARES[name]}, but it {verb} (np.shares_memory says {really})")
 small, large = min(ROWS), max(ROWS)
-expect(wrap_times[large] < 5 * wrap_times[small], "from_numpy should cost the same at any size: it moves no bytes")
-if large * 64 * 4 >= 2**22 and large >= 100 * small:  # at least 4 MiB against a hundredth of it
-    expect(copy_times[large] > 5 * copy_times[small], "a copy of 100x the bytes should take clearly longer")
-else:
-    print(f"(your largest array, {large * 256:,} bytes, is too small to show the copy growing: add a larger size)")
-print("self-check passed: you know which conversions share, and a wrap is flat")
+big_enough = large * 64 * 4 >= 2**22 and large >= 100 * small  # at least 4 MiB against a hundredth of it
+for name, row in times.items():
+    growth = row[large] / row[small]
+    if shares[name]:
+        expect(growth < 5, f"{name} shares memory, yet it took {growth:.1f}x longer for {large // small:,}x the rows")
+    elif big_enough:
+        expect(growth > 5, f"{name} copies {large // small:,}x the bytes, yet it took only {growth:.1f}x longer")
+if not big_enough:
+    print(f"(your largest array, {large * 256:,} bytes, is too small to show a copy growing: add a larger size)")
+print(f"self-check passed: you know which of the {len(shares)} conversions share, and the clock agrees")
 
 # %% [markdown]
 # <details class="success"><summary>What to notice</summary>
 #
-# `from_numpy` and `as_tensor` (for a CPU array whose dtype PyTorch supports) build a tensor
-# around the array's buffer: no bytes move, so the time is flat. `torch.tensor` always copies, so
-# its time grows with the data once the copy outweighs the fixed cost of the call (a few hundred
-# kilobytes). Sharing is why a write into one shows in the other.
+# `torch.as_tensor` wraps the array's buffer whenever a tensor can describe the array as it is:
+# its own dtype (even one NumPy reinterpreted in place, as `view(np.int32)` does) and any
+# positive strides, so a transposed or stepped array becomes a transposed or stepped tensor over
+# the same bytes, in the same time at every size. Asking for another dtype needs new bytes: that
+# conversion copies, and its time grows with the rows once the copy outweighs the fixed cost of
+# the call. What a tensor cannot describe at all, such as a negative stride (Floor 1) or a
+# non-native byte order, makes `as_tensor` raise instead of copying behind your back.
 #
 # </details>
 
@@ -293,7 +320,7 @@ print("self-check passed: you know which conversions share, and a wrap is flat")
 # measurement: it times each line at both batch sizes (labels and optimiser are set up outside
 # the timing).
 #
-# **Change** `LARGE` to 1024 and run the measurement and the check again. The floors below
+# **Change** `LARGE` to `1024` and run the measurement and the check again. The floors below
 # explain why the lines differ.
 
 # %% tags=["answer"]

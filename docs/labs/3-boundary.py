@@ -223,43 +223,48 @@ print(f"self-check passed: the crossing costs about {calls:.0f} Python calls")
 # ## Exercise 3 · What the parser checks <a id="argument-parsing"></a>
 #
 # The bindings check every argument against the operator's signatures before anything runs.
-# The measurement makes a deliberately wrong call, `torch.add(a1, "two")`, and prints the error.
-# **Predict** which argument the message will name, then **run** it.
+# The measurement makes each deliberately wrong call in `WRONG_CALLS`, starting with
+# `torch.add(a1, "two")`, and prints the error; it also times `torch.add` with and without
+# `alpha=2`. **Predict**, for each call, which argument the message will name, then **run** it.
 #
-# **Change** the wrong argument in `wrong_call` (try a list, `alpha=None`, or a keyword that does
-# not exist, such as `scale=2`), predict the word the message will name each time, and read how
-# the message changes. The measurement also times `torch.add` with and without `alpha=2`.
+# **Change** `WRONG_CALLS`: add `torch.add(a1, [1, 2])` (a list), `torch.add(a1, b1, alpha=None)`
+# and `torch.add(a1, b1, scale=2)` (a keyword that does not exist), predict the word each message
+# names, and read how the messages differ.
 
 # %% tags=["answer"]
-# YOUR ANSWER
-PREDICTED_WORD = None  # the argument you expect the message to name, as a string
+# YOUR ANSWER: for each wrong call, the argument you expect its message to name, as a string
+PREDICTED_WORD = {'torch.add(a1, "two")': None}
 
 # %% tags=["solution"]
-PREDICTED_WORD = "other"  # add's second parameter is called `other`
+PREDICTED_WORD = {'torch.add(a1, "two")': "other"}  # add's second parameter is called `other`
 
 # %%
-def wrong_call():
-    return torch.add(a1, "two")
+WRONG_CALLS = {
+    'torch.add(a1, "two")': lambda: torch.add(a1, "two"),
+}
 
-
-message = None
-try:
-    wrong_call()
-except TypeError as error:
-    message = str(error)
-print(message or "no error: the parser accepted this call")
+messages = {}
+for call, wrong_call in WRONG_CALLS.items():
+    try:
+        wrong_call()
+        messages[call] = None
+    except TypeError as error:
+        messages[call] = str(error)
+    print(f"{call:<32} {messages[call] or 'no error: the parser accepted this call'}")
 
 with_alpha = best_time(lambda: torch.add(a1, b1, alpha=2))
 without_alpha = best_time(lambda: torch.add(a1, b1))
 print(f"\nwithout alpha {without_alpha * 1e9:.0f} ns, with alpha=2 {with_alpha * 1e9:.0f} ns")
 
 # %%
-# SELF-CHECK: your call was rejected by the parser, and the message names what you predicted.
-require(PREDICTED_WORD=PREDICTED_WORD)
-expect(message is not None, "your wrong_call did not raise: the parser accepted it; pass an argument the signature rejects")
-expect(f"'{PREDICTED_WORD}'" in message, f"the message names something else than {PREDICTED_WORD!r}: {message}")
+# SELF-CHECK: every call was rejected by the parser, and each message names what you predicted.
+require(PREDICTED_WORD={call: PREDICTED_WORD.get(call) for call in WRONG_CALLS})
+for call, message in messages.items():
+    expect(message is not None, f"{call} did not raise: the parser accepted it; pass an argument the signature rejects")
+    word = PREDICTED_WORD[call]
+    expect(f"'{word}'" in message, f"{call}: the message names something else than {word!r}: {message}")
 expect(0.2 < with_alpha / without_alpha < 5, "a keyword argument should change the cost only a little")
-print(f"self-check passed: the parser named {PREDICTED_WORD!r}")
+print(f"self-check passed: you predicted the argument named in all {len(messages)} messages")
 
 # %% [markdown]
 # <details class="success"><summary>What to notice</summary>
@@ -267,8 +272,9 @@ print(f"self-check passed: the parser named {PREDICTED_WORD!r}")
 # The message is written by the argument parser, not by the kernel: it knows each parameter's
 # name, position and type from the signature that `native_functions.yaml` declares for `add`
 # (`add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1)`), which is why it can say
-# "argument 'other' (position 2) must be Tensor". `alpha=None` is named as `'alpha'`, and an
-# unknown keyword as `'scale'`. A keyword argument is parsed by the same machinery, so its cost
+# "argument 'other' (position 2) must be Tensor". A list is still named as `'other'` (the
+# message ends with the type it got instead), `alpha=None` is named as `'alpha'`, and an unknown
+# keyword as `'scale'`, in a message that no longer names a position. A keyword argument is parsed by the same machinery, so its cost
 # is a small change of an already small number.
 #
 # </details>

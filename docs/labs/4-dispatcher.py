@@ -86,50 +86,66 @@ def keys(t):
 print(f"torch {torch.__version__}")
 
 # %% [markdown]
-# ## Exercise 1 · Read a tensor's dispatch keys <a id="dispatch-keys"></a>
+# ## Exercise 1 · What earns a dispatch key <a id="dispatch-keys"></a>
 #
 # Each tensor carries a set of *dispatch keys*; the dispatcher visits the kernels they name, in
-# order. **Predict** for each tensor in `TENSORS` whether its key set contains an autograd key
-# (one whose name starts with `Autograd`), then **run** the measurement, which prints the sets.
+# order. Floor 4 prints the sets of tensors that differ in device, `requires_grad`, integer dtype
+# and inference mode. The tensors in `TENSORS` differ in other ways: a sparse layout, a boolean
+# and a complex dtype, and a complex tensor viewed through `conj()`. **Predict** for each
+# whether its key set differs from a plain CPU float tensor's (`True`) or not (`False`), then
+# **run** the measurement, which prints the sets.
 #
-# **Change** `TENSORS`: add a tensor with `requires_grad=True`, an `int64` tensor and a sparse
-# tensor (`torch.ones(3).to_sparse()`), and predict them too. Which of them change the set?
+# **Change** `TENSORS`: add `torch.ones(3, dtype=torch.cfloat).conj().imag` and
+# `torch.ones(3, dtype=torch.float16)`, and predict them too.
 
 # %% tags=["answer"]
-# YOUR ANSWER: True if the tensor's key set has an autograd key, else False
-HAS_AUTOGRAD = {"plain CPU float": None, "meta": None, "made in inference_mode": None}
+# YOUR ANSWER: True if the tensor's key set differs from a plain CPU float tensor's, else False
+DIFFERS = {
+    "sparse": None,
+    "bool": None,
+    "complex": None,
+    "complex, conj()": None,
+}
 
 # %% tags=["solution"]
-HAS_AUTOGRAD = {"plain CPU float": True, "meta": True, "made in inference_mode": False}
+DIFFERS = {
+    "sparse": True,
+    "bool": False,
+    "complex": False,
+    "complex, conj()": True,
+}
 
 # %%
-plain = torch.ones(3)
-on_meta = torch.ones(3, device="meta")
-with torch.inference_mode():
-    inference = torch.ones(3)
-
-TENSORS = {"plain CPU float": plain, "meta": on_meta, "made in inference_mode": inference}
+plain_keys = keys(torch.ones(3))
+TENSORS = {
+    "sparse": torch.ones(3).to_sparse(),
+    "bool": torch.ones(3, dtype=torch.bool),
+    "complex": torch.ones(3, dtype=torch.cfloat),
+    "complex, conj()": torch.ones(3, dtype=torch.cfloat).conj(),
+}
 key_sets = {name: keys(t) for name, t in TENSORS.items()}
+print(f"{'plain CPU float':<24} {plain_keys}")
 for name, ks in key_sets.items():
     print(f"{name:<24} {ks}")
 
 # %%
 # SELF-CHECK: your answers against the key sets the dispatcher reports.
-require(HAS_AUTOGRAD={name: HAS_AUTOGRAD.get(name) for name in TENSORS})
+require(DIFFERS={name: DIFFERS.get(name) for name in TENSORS})
 for name, ks in key_sets.items():
-    really = "Autograd" in ks
-    expect(HAS_AUTOGRAD[name] == really, f"{name}: you said {HAS_AUTOGRAD[name]}, but its keys are {ks}")
+    really = ks != plain_keys
+    expect(DIFFERS[name] == really, f"{name}: you said differs={DIFFERS[name]}, but its keys are {ks}")
 print(f"self-check passed: all {len(key_sets)} key sets predicted")
 
 # %% [markdown]
 # <details class="success"><summary>What to notice</summary>
 #
-# A plain CPU tensor already carries `AutogradCPU`, whether or not it requires grad: the
-# dispatcher visits the autograd kernel, which simply passes through when nothing needs a
-# gradient. `requires_grad=True` and the dtype do not change the key set. A sparse tensor swaps
-# the backend key (`SparseCPU`); the meta device has `Meta` and `AutogradMeta`; a tensor created
-# under `inference_mode` drops the autograd keys entirely, which is why inference mode is
-# cheaper than `no_grad`.
+# A key names a *kind of kernel* the dispatcher must visit, not every property of a tensor.
+# A layout that needs kernels of its own swaps the backend key (`SparseCPU`). The dtype is not a
+# key: boolean, complex and half-precision tensors use the same `CPU` kernels, which switch on
+# the dtype inside. `conj()` on a complex tensor copies nothing: it
+# returns a view marked with a `Conjugate` key, and an operator that meets the key either handles
+# the conjugation itself or has the key's fallback materialise it first. Taking `.imag` of that
+# view works the same way with a `Negative` key.
 #
 # </details>
 
@@ -210,7 +226,8 @@ print("self-check passed: " + ", ".join(f"{phase} {len(ops)}" for phase, ops in 
 # in `OPS` mutate one of their arguments, and how many overloads `aten.add` has, then **run** the
 # measurement.
 #
-# **Change** `OPS`: add `torch.ops.aten.view.default` (a view: note the `(a)`) and predict it too.
+# **Change** `OPS`: add `torch.ops.aten.view.default` (a view: look for the (a) in its schema) and
+# predict it too.
 
 # %% tags=["answer"]
 # YOUR ANSWER

@@ -17,7 +17,7 @@
 #
 # While the forward pass runs, autograd records a graph: one node per differentiable operation,
 # each holding the tensors it will need for the backward pass. In this lab you walk that graph,
-# weigh what it saves, see what `retain_graph` changes, and switch recording off.
+# weigh what it saves, accumulate gradients over micro-batches, and switch recording off.
 #
 # Each exercise asks you to **predict** first, in the cell marked `YOUR ANSWER`, then to **run**
 # the measurement, **change** something and measure again. The `SELF-CHECK` cell compares your
@@ -101,62 +101,71 @@ def one_page_model(batch, hidden=None):
 print(f"torch {torch.__version__}")
 
 # %% [markdown]
-# ## Exercise 1 · Walk the recorded graph <a id="walk-the-graph"></a>
+# ## Exercise 1 · Who gets a leaf <a id="walk-the-graph"></a>
 #
-# The measurement prints the graph behind `loss`, from `loss.grad_fn` through each node's
-# `next_functions`, down to the `AccumulateGrad` leaves that write `.grad`. **Predict** how many
-# `AccumulateGrad` leaves the one-layer model's graph has, then **run** it.
+# Floor 5 walks the one-page program's graph from `loss.grad_fn` through `next_functions` down to
+# the `AccumulateGrad` leaves that write `.grad`. The models in `MODELS` bend the rule you may
+# have guessed from it, "one leaf per parameter": one applies the *same* square layer twice, one
+# has its first layer frozen (`requires_grad_(False)`). **Predict** how many `AccumulateGrad`
+# leaves each model's graph has, then **run** the measurement, which walks each graph.
 #
-# **Change** `HIDDEN` to `32` (a two-layer model with a ReLU), predict the leaves again and run.
+# **Change** `X_REQUIRES_GRAD` to `True` (the input asks for a gradient too, as it does when you
+# compute a saliency map) and predict again.
 
 # %% tags=["answer"]
-# YOUR ANSWER
-PREDICTED_LEAVES = None  # the number of AccumulateGrad nodes in the graph
+# YOUR ANSWER: the number of AccumulateGrad nodes in each model's graph
+PREDICTED_LEAVES = {"one layer": None, "a square layer used twice": None, "first layer frozen": None}
 
 # %% tags=["solution"]
-PREDICTED_LEAVES = 2  # one per parameter: the weight and the bias
+PREDICTED_LEAVES = {"one layer": 2, "a square layer used twice": 4, "first layer frozen": 2}  # one per tensor that requires grad
 
 # %%
-HIDDEN = None  # try 32
+X_REQUIRES_GRAD = False
 
-x, y, model = one_page_model(64, HIDDEN)
-loss = torch.nn.functional.cross_entropy(model(x), y)
+square = torch.nn.Linear(784, 784)
+MODELS = {
+    "one layer": torch.nn.Linear(784, 10),
+    "a square layer used twice": torch.nn.Sequential(square, torch.nn.ReLU(), square, torch.nn.ReLU(), torch.nn.Linear(784, 10)),
+    "first layer frozen": torch.nn.Sequential(torch.nn.Linear(784, 32).requires_grad_(False), torch.nn.ReLU(), torch.nn.Linear(32, 10)),
+}
 
-seen, leaves = set(), []
 
-
-def walk(node, depth=0):
+def leaves_of(node, seen):
+    """The tensors behind the AccumulateGrad nodes reachable from `node`, each node visited once."""
     if node is None or node in seen:
-        return
+        return []
     seen.add(node)
-    name = type(node).__name__
-    if name == "AccumulateGrad":
-        leaves.append(node.variable)
-        name += f"  -> .grad of a {tuple(node.variable.shape)} parameter"
-    print("  " * depth + name)
+    found = [node.variable] if type(node).__name__ == "AccumulateGrad" else []
     for child, _ in node.next_functions:
-        walk(child, depth + 1)
+        found += leaves_of(child, seen)
+    return found
 
 
-walk(loss.grad_fn)
-parameters = [p for p in model.parameters() if p.requires_grad]
-print(f"\n{len(seen)} nodes, {len(leaves)} AccumulateGrad leaves")
+x, y = torch.randn(64, 784).requires_grad_(X_REQUIRES_GRAD), torch.randint(0, 10, (64,))
+leaves, wanted = {}, {}
+for name, model in MODELS.items():
+    seen = set()
+    leaves[name] = leaves_of(torch.nn.functional.cross_entropy(model(x), y).grad_fn, seen)
+    wanted[name] = [p for p in model.parameters() if p.requires_grad] + ([x] if X_REQUIRES_GRAD else [])
+    print(f"{name:<26} {len(seen):>3} nodes, {len(leaves[name])} AccumulateGrad leaves: "
+          + ", ".join(str(tuple(t.shape)) for t in leaves[name]))
 
 # %%
-# SELF-CHECK: your count against the graph; the leaves are exactly the parameters.
-require(PREDICTED_LEAVES=PREDICTED_LEAVES)
-expect(PREDICTED_LEAVES == len(leaves), f"the graph has {len(leaves)} AccumulateGrad leaves, not {PREDICTED_LEAVES}")
-expect({id(p) for p in leaves} == {id(p) for p in parameters}, "the leaves should be the model's parameters")
-print(f"self-check passed: {len(leaves)} leaves, one per parameter")
+# SELF-CHECK: your counts against the graphs; the leaves are exactly the tensors that require grad.
+require(PREDICTED_LEAVES={name: PREDICTED_LEAVES.get(name) for name in MODELS})
+for name, found in leaves.items():
+    expect(PREDICTED_LEAVES[name] == len(found), f"{name}: the graph has {len(found)} AccumulateGrad leaves, not {PREDICTED_LEAVES[name]}")
+    expect({id(t) for t in found} == {id(t) for t in wanted[name]}, f"{name}: the leaves should be the tensors that require grad")
+print("self-check passed: " + ", ".join(f"{name} {len(found)}" for name, found in leaves.items()))
 
 # %% [markdown]
 # <details class="success"><summary>What to notice</summary>
 #
-# For the one-layer model the chain is `NllLossBackward0 → LogSoftmaxBackward0 → AddmmBackward0`,
-# which branches to the bias's `AccumulateGrad` and, through `TBackward0` (the transpose of the
-# weight), to the weight's. With `HIDDEN = 32` there are four parameters and four leaves, with a
-# `ReluBackward0` between the two `AddmmBackward0` nodes. `x` does not require grad, so no node
-# leads to it: nothing is recorded for tensors that need no gradient.
+# A leaf belongs to a *tensor* that requires grad, not to a use of it: the square layer used
+# twice has one `AccumulateGrad` for its weight and one for its bias, reached from both
+# `AddmmBackward0` nodes that used them, so its gradient is the sum of both uses. A frozen layer
+# gets none: nothing is recorded for tensors that need no gradient. An input that requires grad is a leaf like any parameter, so each
+# graph gains one; `x.grad` then holds the gradient with respect to the input.
 #
 # </details>
 
@@ -224,62 +233,64 @@ print(f"self-check passed: your formula is right for hidden = {', '.join(map(str
 # </details>
 
 # %% [markdown]
-# ## Exercise 3 · Backward frees the graph: `retain_graph` <a id="retain-graph"></a>
+# ## Exercise 3 · Gradients add up: micro-batches <a id="micro-batches"></a>
 #
-# After one `backward()`, a second one fails because the saved tensors were freed. The
-# measurement shows that, then keeps the graph with `retain_graph=True` and calls backward twice.
-# **Predict** the ratio of the weight gradient's norm after the second backward to its norm after
-# the first, then **run** it.
+# Floor 5 shows that a second `backward()` *adds* into `.grad`. That is how a batch too large for
+# memory is trained in pieces: run forward and backward on each micro-batch, and step once. The
+# measurement computes the weight gradient of the one-layer model once on a batch of 64, and once
+# accumulated over `MICRO_BATCHES` equal micro-batches of the same 64 examples, without
+# `zero_grad()` between them. **Predict** the ratio of the accumulated gradient's norm to the
+# full batch's (the loss is a *mean* over its examples), then **run** it.
 #
-# **Change** `ZERO_GRAD_BETWEEN` to `True` (it calls `model.zero_grad()` between the two
-# backward calls) and predict the ratio again.
+# **Change** `SCALE_LOSS` to `True` (each micro-batch's loss is divided by `MICRO_BATCHES` before
+# its backward) and predict again; then, with `SCALE_LOSS` back to `False`, change `MICRO_BATCHES`
+# to `2` and predict again.
 
 # %% tags=["answer"]
 # YOUR ANSWER
-PREDICTED_RATIO = None  # |grad after the second backward| / |grad after the first|
+PREDICTED_RATIO = None  # |accumulated gradient| / |full-batch gradient|
 
 # %% tags=["solution"]
-PREDICTED_RATIO = 2  # the second backward adds the same gradient again
+PREDICTED_RATIO = 4  # each micro-batch's mean gradient is the full batch's size; four of them add up
+
 
 # %%
-ZERO_GRAD_BETWEEN = False
+MICRO_BATCHES = 4
+SCALE_LOSS = False
 
 x, y, model = one_page_model(64)
-loss = torch.nn.functional.cross_entropy(model(x), y)
-loss.backward()
-try:
-    loss.backward()
-    second_error = None
-except RuntimeError as error:
-    second_error = str(error)
-print("second backward:", (second_error or "no error").split(".")[0])
+torch.nn.functional.cross_entropy(model(x), y).backward()
+full = model.weight.grad.clone()
 
 model.zero_grad()
-loss = torch.nn.functional.cross_entropy(model(x), y)
-loss.backward(retain_graph=True)
-once = model.weight.grad.clone()
-if ZERO_GRAD_BETWEEN:
-    model.zero_grad()
-loss.backward()
-twice = model.weight.grad.clone()
-ratio = (twice.norm() / once.norm()).item()
-print(f"|grad| after one backward {once.norm():.4f}, after two {twice.norm():.4f}: ratio {ratio:.3f}")
+for xs, ys in zip(x.chunk(MICRO_BATCHES), y.chunk(MICRO_BATCHES)):
+    loss = torch.nn.functional.cross_entropy(model(xs), ys)
+    (loss / MICRO_BATCHES if SCALE_LOSS else loss).backward()  # no zero_grad: .grad accumulates
+accumulated = model.weight.grad.clone()
+ratio = (accumulated.norm() / full.norm()).item()
+print(f"|grad| of the full batch {full.norm():.4f}, accumulated over {MICRO_BATCHES} micro-batches "
+      f"{accumulated.norm():.4f}: ratio {ratio:.3f}")
 
 # %%
-# SELF-CHECK: the graph is single-use unless retained; your ratio within 1 % of the measured one.
+# SELF-CHECK: your ratio within 1 % of the measured one; and the accumulated gradient is that multiple of the full one.
 require(PREDICTED_RATIO=PREDICTED_RATIO)
-expect(second_error is not None and "second time" in second_error, "a freed graph should refuse a second backward")
-expect(abs(PREDICTED_RATIO - ratio) <= 0.01 * ratio, f"the gradient's norm changed by a factor {ratio:.3f}, not {PREDICTED_RATIO}")
-print(f"self-check passed: the ratio is {ratio:.3f}")
+expect(
+    abs(PREDICTED_RATIO - ratio) <= 0.01 * ratio,
+    f"the accumulated gradient's norm is {ratio:.3f} times the full batch's, not {PREDICTED_RATIO}",
+)
+expect(torch.allclose(accumulated, ratio * full, rtol=1e-4, atol=1e-7), "the accumulated gradient should point the same way as the full batch's")
+print(f"self-check passed: accumulating gives {ratio:.3f} times the full batch's gradient")
 
 # %% [markdown]
 # <details class="success"><summary>What to notice</summary>
 #
-# `backward()` frees each node's saved tensors as soon as it has used them; that is what keeps
-# training memory from growing step after step. `retain_graph=True` keeps them, and the second
-# backward *adds* to `.grad` instead of replacing it, which is why training loops call
-# `zero_grad()` (and why gradient accumulation over several micro-batches works). With
-# `zero_grad()` between the two calls, the second gradient equals the first: the ratio is 1.
+# Each micro-batch's loss is a mean over its own examples, so its gradient is as large as the
+# full batch's; `AccumulateGrad` adds them up, and `MICRO_BATCHES` of them give `MICRO_BATCHES`
+# times the full batch's gradient, pointing the same way. Dividing each loss by the number of
+# micro-batches turns the sum back into the mean: the ratio is 1, and the step is the one the full
+# batch would take, while each forward pass keeps only a micro-batch's activations alive (Exercise
+# 2). Forgetting the division is the same as multiplying the learning rate by the number of
+# micro-batches.
 #
 # </details>
 

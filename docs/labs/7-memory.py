@@ -158,22 +158,30 @@ print(f"self-check passed: all {len(VIEWS)} strides predicted; offset + sum(inde
 # %% [markdown]
 # ## Exercise 2 · Views are free, copies are not <a id="view-vs-copy"></a>
 #
-# The measurement runs each operation in `OPS` on square tensors of growing side, times it, and
-# asks whether its result shares the input's storage. **Predict** which operations return a view
-# (`True`) and which a copy (`False`), then **run** it.
+# Floor 7 times a transpose (a view) against `clone()` (a copy). The operations in `OPS` are less
+# obvious: a diagonal, `flatten()` before and after a transpose, and selecting elements with a
+# boolean mask. The measurement runs each on square tensors of growing side, times it, and asks
+# whether its result shares the input's storage. **Predict** which return a view (`True`) and
+# which a copy (`False`), then **run** it.
 #
-# **Change** `OPS`: add `x.clone()` and `x[:, ::2]` (is that a view?), and predict them too.
+# **Change** `OPS`: add `x[::2].flatten()` and `x.unsqueeze(0).expand(4, -1, -1)`, and predict
+# them too.
 
 # %% tags=["answer"]
 # YOUR ANSWER: True for a view (shares storage), False for a copy
-IS_VIEW = {"x.t()": None, "x[1:]": None, "x.t().contiguous()": None}
+IS_VIEW = {"x.diagonal()": None, "x.flatten()": None, "x.t().flatten()": None, "x[x > 0]": None}
 
 # %% tags=["solution"]
-IS_VIEW = {"x.t()": True, "x[1:]": True, "x.t().contiguous()": False}
+IS_VIEW = {"x.diagonal()": True, "x.flatten()": True, "x.t().flatten()": False, "x[x > 0]": False}
 
 # %%
 SIDES = [64, 256, 1024]
-OPS = {"x.t()": lambda x: x.t(), "x[1:]": lambda x: x[1:], "x.t().contiguous()": lambda x: x.t().contiguous()}
+OPS = {
+    "x.diagonal()": lambda x: x.diagonal(),
+    "x.flatten()": lambda x: x.flatten(),
+    "x.t().flatten()": lambda x: x.t().flatten(),
+    "x[x > 0]": lambda x: x[x > 0],
+}
 times = {name: {} for name in OPS}
 shares = {}
 for side in SIDES:
@@ -182,9 +190,9 @@ for side in SIDES:
         times[name][side] = best_time(lambda: op(x))
         shares[name] = same_storage(op(x), x)
 
-print(f"{'':<22}" + "".join(f"{s:>10}²" for s in SIDES))
+print(f"{'':<34}" + "".join(f"{s:>10}²" for s in SIDES))
 for name, row in times.items():
-    print(f"{name:<22}" + "".join(f"{row[s] * 1e6:>9.2f}µs" for s in SIDES))
+    print(f"{name:<34}" + "".join(f"{row[s] * 1e6:>9.2f}µs" for s in SIDES))
 
 # %%
 # SELF-CHECK: your answers against the storages; a view's cost does not grow with the size, a copy's does.
@@ -202,10 +210,13 @@ print("self-check passed: views cost metadata, copies cost bytes")
 # %% [markdown]
 # <details class="success"><summary>What to notice</summary>
 #
-# The view and the slice take the same time at every size: they allocate a small tensor object
-# and compute new strides. The copy grows with the number of elements (256 times more elements
-# from 64² to 1024²), and `clone()` does too. `x[:, ::2]` is a view with stride `(side, 2)`: basic
-# slicing, even with steps, never copies.
+# The diagonal is a view with a single stride of `side + 1`: one step down and one to the right.
+# `flatten()` is `reshape(-1)`: a view when the tensor is contiguous, a copy after a transpose,
+# where no single stride walks the elements in order (Exercise 3). A boolean mask selects
+# elements with no stride pattern at all, so `x[x > 0]` always copies, about half the bytes here.
+# `x[::2].flatten()` copies too (every other row leaves gaps one stride cannot skip), while
+# `expand` is a view whose new dimension has stride 0. The copies' times grow with the number of
+# elements; the views' do not.
 #
 # </details>
 

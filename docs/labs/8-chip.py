@@ -40,6 +40,8 @@
 # %%
 import os
 import statistics
+import subprocess
+import sys
 import time
 
 import torch
@@ -131,7 +133,7 @@ print(f"torch {torch.__version__}, device: {name}, {DEFAULT_THREADS} CPU threads
 # are done (after *synchronising*). **Predict** the launch time as a share of the completed time,
 # then **run** it.
 #
-# **Change** `N` to 16, so that each multiply is shorter than a submission, and predict again.
+# **Change** `N` to `16`, so that each multiply is shorter than a submission, and predict again.
 
 # %% tags=["answer"]
 # YOUR ANSWER
@@ -207,7 +209,7 @@ else:
 # time divided by wall time for the sleep, and the most it can be for the multiplies (other
 # programs on the machine can only lower it), then **run** it.
 #
-# **Change** `MATMUL_THREADS` to 1 and predict again.
+# **Change** `MATMUL_THREADS` to `1` and predict again.
 
 # %% tags=["answer"]
 # YOUR ANSWER: CPU time / wall time
@@ -337,8 +339,10 @@ else:
 # self-check tests that no measurement beats your bound, and that your bound is not looser than
 # it needs to be. Then **run** the measurement.
 #
-# **Change** `N` and the op. Which scales better with threads, the compute-bound matmul or the
-# memory-bound add? Try it while something else keeps the machine busy.
+# **Change** `N` to `512`, add an op to `OPS` such as `"exp": lambda: torch.exp(v, out=u)` (more
+# arithmetic per byte than the add), and set `BUSY = True`, which keeps one core busy with another
+# process while the cell measures. Which scales better with threads, the compute-bound matmul or
+# the memory-bound add? What does a busy machine do to the speedups?
 
 # %% tags=["answer"]
 # YOUR ANSWER
@@ -355,16 +359,25 @@ def max_speedup(threads):
 
 # %%
 N = 384
+BUSY = False  # True: another process spins on one core while this cell measures
 THREADS = sorted({1, 2, DEFAULT_THREADS, os.cpu_count() or 1})
 x, y = torch.randn(N, N), torch.randn(N, N)
 v, w, u = torch.rand(2**22), torch.rand(2**22), torch.empty(2**22)
-seconds = {"matmul": {}, "add": {}}
-for _ in range(2):  # two rounds, interleaved, so a busy moment does not hit one thread count only
-    for threads in THREADS:
-        torch.set_num_threads(threads)
-        for op, fn in (("matmul", lambda: x @ y), ("add", lambda: torch.add(v, w, out=u))):
-            seconds[op][threads] = min(best_time(fn), seconds[op].get(threads, float("inf")))
-torch.set_num_threads(1)
+OPS = {"matmul": lambda: x @ y, "add": lambda: torch.add(v, w, out=u)}
+
+spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if BUSY else None
+try:
+    seconds = {op: {} for op in OPS}
+    for _ in range(2):  # two rounds, interleaved, so a busy moment does not hit one thread count only
+        for threads in THREADS:
+            torch.set_num_threads(threads)
+            for op, fn in OPS.items():
+                seconds[op][threads] = min(best_time(fn), seconds[op].get(threads, float("inf")))
+finally:
+    torch.set_num_threads(1)
+    if spinner is not None:
+        spinner.kill()
+        spinner.wait()
 speedup = {op: {t: row[1] / row[t] for t in THREADS} for op, row in seconds.items()}
 for op, row in speedup.items():
     print(f"{op:<7}" + "".join(f"  {t} thread(s): {s:4.2f}x" for t, s in row.items()))
@@ -386,7 +399,9 @@ print("self-check passed: speedup is bounded by the thread count")
 # share the same memory bandwidth, so once it is saturated extra threads only wait; yet it can
 # also scale better than the thread count, because each core brings its own cache and splitting
 # the arrays lets more of them stay in cache. When other processes compete for the cores, extra
-# threads can even slow things down. Threads beyond the physical cores (hyper-threads) rarely
-# help dense arithmetic.
+# threads can even slow things down: with `BUSY = True` the threads that have to share a core
+# with the spinning process gain little or nothing, while the bound still holds, because it is
+# the most threads can give. Threads beyond the physical cores (hyper-threads) rarely help dense
+# arithmetic.
 #
 # </details>
