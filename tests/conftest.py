@@ -20,6 +20,7 @@ from types import ModuleType
 import pytest
 from playwright.sync_api import Browser, sync_playwright
 
+from pytorch_floors.claims import CHANNEL, Claim, parse_claims
 from pytorch_floors.handouts import CHROMIUM_ARGS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -170,6 +171,39 @@ def load_proof() -> Callable[[str], ModuleType]:
         return module
 
     return load
+
+
+@pytest.fixture(scope="session")
+def proof_claims(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], list[Claim]]:
+    """Run a proof from `snippets/` as its page does (a script, in the project) and check its claims.
+
+    The claims are the patterns the page states, written once in the proof; the pattern tests
+    reuse them instead of restating them. Fails unless the proof ran, stated at least one claim,
+    and every claim held.
+    """
+    channel_dir = tmp_path_factory.mktemp("claims")
+
+    def run(relative: str) -> list[Claim]:
+        channel = channel_dir / (relative.replace("/", "__") + ".jsonl")
+        channel.write_text("", encoding="utf-8")
+        env = {**os.environ, CHANNEL: str(channel), "MPLBACKEND": "Agg", "FLOORS_OUTPUT": "text"}
+        done = subprocess.run(
+            [sys.executable, str(ROOT / "snippets" / relative)],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        assert done.returncode == 0, f"{relative} failed:\n{done.stderr[-4000:]}"
+        claims = parse_claims(channel.read_text(encoding="utf-8"))
+        assert claims, f"{relative} states no claim"
+        missed = [f"{c.statement} ({c.detail}) at line {c.line}" for c in claims if not c.held]
+        assert not missed, f"{relative}: claims that did not hold: {missed}"
+        return claims
+
+    return run
 
 
 PUBLIC_URL = "https://pytorch-floors.github.io/"
