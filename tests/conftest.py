@@ -21,6 +21,8 @@ import pytest
 from playwright.sync_api import Browser, sync_playwright
 
 from pytorch_floors.claims import CHANNEL, Claim, parse_claims
+from pytorch_floors.execution.runner import BlockProcess, BlockRequest, end_all
+from pytorch_floors.execution.sandbox import block_environment
 from pytorch_floors.handouts import CHROMIUM_ARGS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -174,8 +176,8 @@ def load_proof() -> Callable[[str], ModuleType]:
 
 
 @pytest.fixture(scope="session")
-def proof_claims(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], list[Claim]]:
-    """Run a proof from `snippets/` as its page does (a script, in the project) and check its claims.
+def proof_claims(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], list[Claim]]]:
+    """Run a proof from `snippets/` as the build does (a fresh process forked from a torch-loaded server).
 
     The claims are the patterns the page states, written once in the proof; the pattern tests
     reuse them instead of restating them. Fails unless the proof ran, stated at least one claim,
@@ -184,26 +186,32 @@ def proof_claims(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], li
     channel_dir = tmp_path_factory.mktemp("claims")
 
     def run(relative: str) -> list[Claim]:
+        path = ROOT / "snippets" / relative
         channel = channel_dir / (relative.replace("/", "__") + ".jsonl")
         channel.write_text("", encoding="utf-8")
-        env = {**os.environ, CHANNEL: str(channel), "MPLBACKEND": "Agg", "FLOORS_OUTPUT": "text"}
-        done = subprocess.run(
-            [sys.executable, str(ROOT / "snippets" / relative)],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
+        request = BlockRequest(
+            code=path.read_text(encoding="utf-8"),
+            filename=str(path),
+            env={**block_environment(html=False, width=None), CHANNEL: str(channel)},
+            cwd=str(ROOT),
+            file=str(path),
+            max_output=1 << 20,
         )
-        assert done.returncode == 0, f"{relative} failed:\n{done.stderr[-4000:]}"
+        process = BlockProcess()
+        try:
+            report = process.run(request, 600)
+        finally:
+            process.close()
+        error = report["error"]
+        assert error is None, f"{relative} failed: {error['type']}: {error['message']}\n{error['traceback']}"
         claims = parse_claims(channel.read_text(encoding="utf-8"))
         assert claims, f"{relative} states no claim"
         missed = [f"{c.statement} ({c.detail}) at line {c.line}" for c in claims if not c.held]
-        assert not missed, f"{relative}: claims that did not hold: {missed}"
+        assert not missed, f"{relative}: claims that did not hold: {missed}\noutput:\n{report['output']}"
         return claims
 
-    return run
+    yield run
+    end_all()
 
 
 PUBLIC_URL = "https://pytorch-floors.github.io/"
