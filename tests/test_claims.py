@@ -18,7 +18,7 @@ import pytest
 from test_engine import Pages, make_pages
 from test_standalone import bare_python
 
-from conftest import ROOT
+from conftest import ROOT, FixtureSite
 from pytorch_floors.claims import CHANNEL, Claim, ClaimFormatError, claim, parse_claims
 from pytorch_floors.execution import activate
 from pytorch_floors.execution.claim_policy import claims_advisory, claims_summary
@@ -266,3 +266,27 @@ def test_a_downloaded_proof_checks_its_claims_without_the_package(tmp_path: Path
     assert done.returncode == 0, done.stderr
     assert "claim held: one plus one is two (got 2)" in done.stdout
     assert "claim did not hold on this machine: one plus one is three (got 2)" in done.stdout
+
+
+# --- the policy in a real build: strict fails on a claim that did not hold, advisory does not ----------
+
+
+def test_a_strict_build_fails_on_a_claim_that_did_not_hold_unless_advisory(fixture_site: FixtureSite) -> None:
+    fixture_site.write("snippets/sums.py", PROOF)
+    fixture_site.page("index.md", HELD_AND_MISSED)
+    strict = fixture_site.build(strict=True)
+    assert strict.returncode != 0
+    assert (
+        "WARNING -  docs/index.md › block 'sums' (snippets/sums.py:6): claim did not hold on this machine: "
+        "one plus one is three (got 2)" in strict.log
+    )
+    # Advisory: the strict build passes (the run is cached now), and the page and the report still say it.
+    advisory = fixture_site.build(strict=True, env={"FLOORS_CLAIMS": "advisory"})
+    assert advisory.returncode == 0, advisory.log[-3000:]
+    assert "claims: 2 checked, 1 held, 1 did not hold (advisory)" in advisory.log
+    assert "Did not hold on this machine:</strong> one plus one is three" in advisory.page("")
+    report = json.loads((advisory.site / "build-report.json").read_text(encoding="utf-8"))
+    assert report["claims_policy"] == "advisory" and report["totals"]["claims_not_held"] == 1
+    # A build that is not strict passes by default too, and still warns.
+    relaxed = fixture_site.build()
+    assert relaxed.returncode == 0 and "claim did not hold on this machine" in relaxed.log
