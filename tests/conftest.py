@@ -192,7 +192,8 @@ def proof_claims(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[
         request = BlockRequest(
             code=path.read_text(encoding="utf-8"),
             filename=str(path),
-            env={**block_environment(html=False, width=None), CHANNEL: str(channel)},
+            # As the build runs a figure proof (html="1"): figures go to the output, not to files in the project.
+            env={**block_environment(html=True, width=None), CHANNEL: str(channel)},
             cwd=str(ROOT),
             file=str(path),
             max_output=1 << 20,
