@@ -20,6 +20,9 @@ from types import ModuleType
 import pytest
 from playwright.sync_api import Browser, sync_playwright
 
+from pytorch_floors.claims import CHANNEL, Claim, parse_claims
+from pytorch_floors.execution.runner import BlockProcess, BlockRequest, end_all
+from pytorch_floors.execution.sandbox import block_environment
 from pytorch_floors.handouts import CHROMIUM_ARGS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -188,6 +191,46 @@ def load_proof() -> Callable[[str], ModuleType]:
         return module
 
     return load
+
+
+@pytest.fixture(scope="session")
+def proof_claims(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], list[Claim]]]:
+    """Run a proof from `snippets/` as the build does (a fresh process forked from a torch-loaded server).
+
+    The claims are the patterns the page states, written once in the proof; the pattern tests
+    reuse them instead of restating them. Fails unless the proof ran, stated at least one claim,
+    and every claim held.
+    """
+    channel_dir = tmp_path_factory.mktemp("claims")
+
+    def run(relative: str) -> list[Claim]:
+        path = ROOT / "snippets" / relative
+        channel = channel_dir / (relative.replace("/", "__") + ".jsonl")
+        channel.write_text("", encoding="utf-8")
+        request = BlockRequest(
+            code=path.read_text(encoding="utf-8"),
+            filename=str(path),
+            # As the build runs a figure proof (html="1"): figures go to the output, not to files in the project.
+            env={**block_environment(html=True, width=None), CHANNEL: str(channel)},
+            cwd=str(ROOT),
+            file=str(path),
+            max_output=1 << 20,
+        )
+        process = BlockProcess()
+        try:
+            report = process.run(request, 600)
+        finally:
+            process.close()
+        error = report["error"]
+        assert error is None, f"{relative} failed: {error['type']}: {error['message']}\n{error['traceback']}"
+        claims = parse_claims(channel.read_text(encoding="utf-8"))
+        assert claims, f"{relative} states no claim"
+        missed = [f"{c.statement} ({c.detail}) at line {c.line}" for c in claims if not c.held]
+        assert not missed, f"{relative}: claims that did not hold: {missed}\noutput:\n{report['output']}"
+        return claims
+
+    yield run
+    end_all()
 
 
 PUBLIC_URL = "https://pytorch-floors.github.io/"

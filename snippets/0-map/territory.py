@@ -8,6 +8,7 @@ from pathlib import Path
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import human_bytes
 
 
@@ -46,10 +47,15 @@ def main() -> None:
     lib = torch_dir / "lib"
     separate = [p.name for p in lib.iterdir() if re.search(r"blas|mkl|lapack", p.name, re.IGNORECASE)]
     rows.append(("BLAS", f"{blas()}: " + (", ".join(separate) if separate else "no file of its own in lib/"), "-"))
+    cpu, python = library("libtorch_cpu"), library("libtorch_python")
     width = max(len(r[1]) for r in rows)
     print(f"{'source':12} {'installed as':{width}}  size")
     for source, where, size_text in rows:
         print(f"{source:12} {where:{width}}  {size_text}")
+    claim(
+        "the kernels (libtorch_cpu) outweigh the Python bindings (libtorch_python)",
+        held=cpu is not None and python is not None and cpu.stat().st_size > python.stat().st_size,
+    )
 
 
 if __name__ == "__main__":

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import torch
+
+from pytorch_floors.claims import claim
 
 
 class ProgramRun(NamedTuple):
@@ -45,6 +48,16 @@ def main() -> None:
     print(f"loss = cross_entropy(...)   -> {run.loss.item():.4f}, grad_fn {grad_fn}")
     print(f"loss.backward()             -> grads: {grads}")
     print(f"optimizer.step()            -> largest weight change {run.weight_change:.2e}")
+    params = dict(run.model.named_parameters())
+    claim(
+        "backward gives every parameter a gradient of its own shape",
+        held=set(run.grads) == set(params) and all(g.shape == params[n].shape for n, g in run.grads.items()),
+    )
+    claim("the step changes the weights", held=run.weight_change > 0)
+    claim(
+        "the loss is a number that remembers how it was made (a grad_fn)",
+        held=math.isfinite(run.loss.item()) and run.loss.grad_fn is not None,
+    )
 
 
 if __name__ == "__main__":

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import torch
 
+from pytorch_floors.claims import claim
+
 
 def library_sizes() -> tuple[int, dict[str, int]]:
     """Bytes of the torch._C stub file, and of each shared library in torch/lib."""
@@ -29,6 +31,11 @@ def main() -> None:
     print(f"torch/lib: {len(libraries)} compiled libraries, {total:,} bytes")
     print(f"the largest: {biggest}, {libraries[biggest]:,} bytes")
     print(f"the libraries are {total / stub_bytes:,.0f} times the size of the stub")
+    claim(
+        "the compiled libraries dwarf the stub Python imports",
+        held=libraries[biggest] > 1000 * stub_bytes,
+        detail=f"the largest alone is {libraries[biggest] / stub_bytes:,.0f}x the stub",
+    )
 
 
 if __name__ == "__main__":

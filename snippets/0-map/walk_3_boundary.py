@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import human_seconds, time_call
 
 
@@ -18,6 +19,11 @@ def main() -> None:
     print(f"a + b on 1 element:      {human_seconds(one)} per call")
     print(f"a + b on 1,000 elements: {human_seconds(thousand)} per call")
     print(f"time for 1,000 elements / time for 1 element: {thousand / one:.1f}")
+    claim(
+        "a thousand times the elements costs nowhere near a thousand times the time",
+        held=thousand < 20 * one,
+        detail=f"{thousand / one:.1f}x the time for 1,000x the elements",
+    )
 
 
 if __name__ == "__main__":

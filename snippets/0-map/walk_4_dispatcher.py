@@ -9,6 +9,8 @@ from typing import Any
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from pytorch_floors.claims import claim
+
 
 class OpLog(TorchDispatchMode):
     """Record the name of every operator the dispatcher hands to a kernel."""
@@ -40,6 +42,14 @@ def main() -> None:
     names = ops_of_one_step()
     print(f"{len(names)} aten operator calls ({len(set(names))} different operators) in one training step:")
     print(textwrap.fill(", ".join(dict.fromkeys(names)), width=72))
+    claim(
+        "the step runs through addmm (forward), mm (a gradient) and add_ (the update)",
+        held={"aten::addmm", "aten::mm", "aten::add_.Tensor"} <= set(names),
+    )
+    claim(
+        "forward comes before backward",
+        held="aten::addmm" in names and "aten::mm" in names and names.index("aten::addmm") < names.index("aten::mm"),
+    )
 
 
 if __name__ == "__main__":

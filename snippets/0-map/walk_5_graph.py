@@ -6,6 +6,8 @@ import textwrap
 
 import torch
 
+from pytorch_floors.claims import claim
+
 
 def graph_nodes(loss: torch.Tensor) -> list[str]:
     """Names of every node reachable from `loss.grad_fn`, in the order backward meets them (depth first)."""
@@ -34,6 +36,12 @@ def main() -> None:
     names = graph_nodes(program_loss())
     print(f"the forward pass recorded {len(names)} graph nodes for backward to visit:")
     print(textwrap.fill(" -> ".join(names), width=72))
+    claim("the graph starts at the loss", held=names[0] == "NllLossBackward0", detail=names[0])
+    claim(
+        "it ends at the parameters: one AccumulateGrad each",
+        held=names.count("AccumulateGrad") == 2,
+        detail=f"{names.count('AccumulateGrad')} AccumulateGrad nodes",
+    )
 
 
 if __name__ == "__main__":

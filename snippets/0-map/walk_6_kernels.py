@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import detect_device, time_call
 
 
@@ -36,6 +37,13 @@ def main() -> None:
     print(f"({n} x {n}) @ ({n} x {n}) in float32 on {device.type}: {rate / 1e9:,.1f} GFLOP/s")
     print(f"({small} x {small}) @ ({small} x {small}) as Python loops:      {loop / 1e9:,.3f} GFLOP/s")
     print(f"the kernel is {rate / loop:,.0f} times faster")
+    claim("no Python loop comes near the kernel's rate", held=rate > 30 * loop, detail=f"{rate / loop:,.0f}x")
+    tiny = matmul_flops(8, device)
+    claim(
+        "a tiny product runs far below the rate of a large one (overhead, not arithmetic)",
+        held=rate > 2 * tiny,
+        detail=f"8 x 8 at {tiny / 1e9:,.3f} GFLOP/s",
+    )
 
 
 if __name__ == "__main__":

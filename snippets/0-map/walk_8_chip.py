@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import detect_device, human_bytes, time_call
 
 
@@ -21,6 +22,11 @@ def main() -> None:
     numel = 16 * 2**20
     rate = copy_bandwidth(numel, device)
     print(f"copying {human_bytes(numel * 4)} on {device.type}: {human_bytes(rate)}/s of memory traffic (read + write)")
+    claim(
+        "a copy moves bytes at a rate of memory, between 0.1 GB/s and 10 TB/s",
+        held=1e8 < rate < 1e13,
+        detail=f"{human_bytes(rate)}/s",
+    )
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from pytorch_floors.claims import claim
+
 EXPRESSIONS = (
     "torch.tensor([[1, 2], [3, 4]])",
     "torch.tensor([1.0, -1.0])",
@@ -44,6 +46,20 @@ def main() -> None:
     for text, t in rows:
         dtype = str(t.dtype).removeprefix("torch.")
         print(f"{text:{width}}  {dtype:10} {tuple(t.shape)}")
+    dtypes = {text: t.dtype for text, t in rows}
+    claim(
+        "integers default to int64, floats to float32 (the default dtype)",
+        held=dtypes["torch.tensor([[1, 2], [3, 4]])"] == dtypes["torch.arange(5)"] == torch.int64
+        and dtypes["torch.tensor([1.0, -1.0])"] == torch.get_default_dtype() == torch.float32
+        and dtypes["torch.randn(2, 3)"] == torch.float32,
+    )
+    claim("one float among integers makes the tensor float32", held=dtypes["torch.tensor([1, 2.5])"] == torch.float32)
+    claim("booleans stay bool", held=dtypes["torch.tensor([True, False])"] == torch.bool)
+    claim("torch.full infers int64 from an integer fill", held=dtypes["torch.full((2,), 7)"] == torch.int64)
+    claim(
+        "a NumPy array keeps NumPy's float64",
+        held=dtypes["torch.tensor(np.array([1.0, 2.0]))"] == torch.float64,
+    )
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ from typing import NamedTuple
 
 import torch
 
+from pytorch_floors.claims import claim
+
 
 class Step(NamedTuple):
     """One line of the program and what it produced, in words."""
@@ -98,10 +100,15 @@ def walk_program(batch: int = 64, features: int = 784, classes: int = 10, lr: fl
 
 
 def main() -> None:
-    for step in walk_program().steps:
+    walk = walk_program()
+    for step in walk.steps:
         print(step.line)
         for item in step.produced:
             print(f"    {item}")
+    claim("the loss is a finite number", held=walk.checks["loss_is_finite"])
+    claim("the gradients are None until backward runs", held=walk.checks["grads_none_before"])
+    claim("each gradient has its parameter's shape", held=walk.checks["grad_shapes_match"])
+    claim("the step is old weight - lr * grad, exactly", held=walk.checks["step_matches_sgd"])
 
 
 if __name__ == "__main__":

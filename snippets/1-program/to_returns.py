@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import torch
 
+from pytorch_floors.claims import claim
+
 
 def to_cases(x: torch.Tensor) -> list[tuple[str, torch.Tensor]]:
     """The results of the `.to()` calls the page discusses, on a float32 CPU tensor `x`."""
@@ -33,6 +35,21 @@ def main() -> None:
     for text, y in to_cases(x):
         print(f"{text:<{width}} -> {describe(x, y):<26} dtype {str(y.dtype).removeprefix('torch.'):<8} {y.device}")
     print(f"x afterwards: dtype {str(x.dtype).removeprefix('torch.')}, unchanged: {torch.equal(x, before)}")
+    results = dict(to_cases(x))
+    claim(
+        ".to() with nothing to change returns the same object",
+        held=results["x.to(torch.float32)"] is x and results['x.to("cpu")'] is x and results["x.cpu()"] is x,
+    )
+    changed = results["x.to(torch.float64)"]
+    claim(
+        ".to(another dtype) returns a new tensor in new memory",
+        held=changed is not x and changed.dtype == torch.float64 and describe(x, changed) == "a new tensor, new memory",
+    )
+    claim(
+        "copy=True always copies",
+        held=describe(x, results["x.to(torch.float32, copy=True)"]) == "a new tensor, new memory",
+    )
+    claim("the original is left as it was", held=torch.equal(x, before) and x.dtype == torch.float32)
     if torch.cuda.is_available():
         print()
         print(f"CUDA device 0: {torch.cuda.get_device_name(0)}")

@@ -6,6 +6,7 @@ import textwrap
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import same_storage
 
 
@@ -56,6 +57,23 @@ def main() -> None:
     print()
     for text, message in refusals():
         print(textwrap.fill(f"{text}: RuntimeError: {message}", width=72, subsequent_indent="    "))
+    table = {text: (shape, shared) for text, shape, shared in rows}
+    claim(
+        "view, reshape of a contiguous tensor, indexing and .t() share x's memory",
+        held=all(table[t][1] for t in ("x.view(-1, 8)", "x.view(2, -1, 2)", "x.reshape(-1)", "x[0]", "x.t()")),
+    )
+    claim("-1 is inferred from the other sizes", held=table["x.view(2, -1, 2)"][0] == (2, 4, 2))
+    claim(
+        "fancy indexing and reshaping a transposed tensor copy",
+        held=not table["x[[0, 2]]"][1] and not table["x.t().reshape(-1)"][1],
+    )
+    refused = dict(refusals())
+    claim(
+        "view refuses a non-contiguous tensor, two -1s and sizes that do not divide",
+        held=refused["x.t().view(-1)"] != "no error"
+        and "only one dimension can be inferred" in refused["x.view(-1, -1)"]
+        and refused["x.view(3, -1)"] != "no error",
+    )
 
 
 if __name__ == "__main__":

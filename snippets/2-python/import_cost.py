@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import human_seconds
 
 # Run in a fresh interpreter: time the import itself and list the modules it added. Every probe ends with
@@ -73,10 +74,26 @@ def main() -> None:
     print(f"  the import statement alone  {human_seconds(m['import']):>9}")
     others = m["modules"] - m["torch_modules"]
     print(f"modules loaded by import torch: {m['modules']:.0f} ({m['torch_modules']:.0f} torch.*, {others:.0f} others)")
+    claim(
+        "a python that imports torch takes far longer to start than an empty one",
+        held=ratio > 5,
+        detail=f"{ratio:.0f}x",
+    )
+    claim(
+        "import torch loads hundreds of torch modules, and others besides",
+        held=m["torch_modules"] > 100 and m["modules"] > m["torch_modules"],
+        detail=f"{m['torch_modules']:.0f} torch.*",
+    )
     print()
     print("slowest modules by own import time (python -X importtime, one run):")
-    for name, seconds in slowest_modules():
+    slowest = slowest_modules()
+    for name, seconds in slowest:
         print(f"  {name:44} {human_seconds(seconds):>9}")
+    claim(
+        "loading the compiled module torch._C is among the slowest imports",
+        held="torch._C" in [name for name, _ in slowest[:2]],
+        detail="the two slowest: " + ", ".join(name for name, _ in slowest[:2]),
+    )
 
 
 if __name__ == "__main__":

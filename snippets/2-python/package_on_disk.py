@@ -8,6 +8,7 @@ from pathlib import Path
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import human_bytes
 from pytorch_floors.plot import bar_chart, show
 
@@ -107,6 +108,13 @@ def main() -> None:
     lines.append(f"Python source = {share:.1%} of all compiled bytes")
     lines.append(f"              = {share_lib:.1%} of the libraries in lib/ alone")
     show(svg, text="\n".join(lines), name="package_on_disk")
+    claim("Python source is a small fraction of the compiled bytes", held=share < 0.10, detail=f"{share:.1%}")
+    claim(
+        "the torch._C stub is tiny next to the libraries",
+        held=stub_size < 0.001 * total["library"],
+        detail=f"{stub_size / total['library']:.3%} of lib/",
+    )
+    claim("one compiled library outweighs all the Python source", held=first_size > total["python"])
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode, resolve_name
 
+from pytorch_floors.claims import claim
+
 
 def name_of(func: Callable[..., Any]) -> str:
     """The public name of a torch function, such as 'torch.nn.functional.linear'."""
@@ -86,12 +88,26 @@ def main() -> None:
     for name in seen:
         print(f"  {name}")
     print(f"the loss came back as a {loss_class}")
+    claim(
+        "__torch_function__ sees linear, cross_entropy and backward, and the result stays a LoggingTensor",
+        held=loss_class == "LoggingTensor"
+        and all(
+            name in seen
+            for name in ("torch.nn.functional.linear", "torch.nn.functional.cross_entropy", "torch.Tensor.backward")
+        ),
+    )
+    claim("a factory call (torch.randn) has no tensor argument to ask", held="torch.randn" not in seen)
     print()
     calls = mode_sees()
     counts = Counter(calls)
     print(f"a TorchFunctionMode saw {len(calls)} torch calls ({len(counts)} different ones):")
     for name, count in counts.items():
         print(f"  {name}" + (f"  (x{count})" if count > 1 else ""))
+    claim(
+        "a mode sees every call, factories and the optimizer's in-place add_ included",
+        held=calls[0] == "torch.randn" and "torch.Tensor.add_" in calls and len(calls) > len(seen),
+        detail=f"{len(calls)} calls against the subclass's {len(seen)}",
+    )
 
 
 if __name__ == "__main__":

@@ -8,6 +8,8 @@ from typing import Any
 
 import torch
 
+from pytorch_floors.claims import claim
+
 TORCH_DIR = os.path.dirname(torch.__file__)
 
 NAMES: dict[str, Any] = {
@@ -61,6 +63,22 @@ def main() -> None:
     from_c, from_python = tensor_methods()
     print("public attributes of torch.Tensor:")
     print(f"    {from_c} from the C base class, {from_python} written in Python (torch/_tensor.py)")
+    rows = {name: (kind, where) for name, kind, where in kinds()}
+    claim(
+        "torch.randn is compiled: no Python source",
+        held=rows["torch.randn"] == ("builtin_function_or_method", "compiled: no Python source"),
+    )
+    claim(
+        "the wrappers above it are Python: cross_entropy, backward, SGD.step",
+        held=rows["torch.nn.functional.cross_entropy"][1].startswith("nn/functional.py:")
+        and rows["torch.Tensor.backward"][1].startswith("_tensor.py:")
+        and rows["torch.optim.SGD.step"][1].startswith("optim/sgd.py:"),
+    )
+    claim(
+        "most of Tensor's methods come from the C base class",
+        held=torch.Tensor.__mro__[1] is torch._C.TensorBase and from_c > 10 * from_python > 0,
+        detail=f"{from_c} against {from_python}",
+    )
 
 
 if __name__ == "__main__":

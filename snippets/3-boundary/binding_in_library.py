@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import human_bytes
 
 NAME = "THPVariable_randn"
@@ -148,6 +149,20 @@ def main() -> None:
     print(f"  the parser's signature strings for randn stored in the library: {len(signatures)}")
     for signature in signatures:
         print(textwrap.fill(signature, width=88, initial_indent="    ", subsequent_indent="        "))
+    claim(f"no Python file or header shipped in torch/ mentions {NAME}", held=hits == [], detail=f"{len(hits)} files")
+    claim(
+        "the library holds randn's signature strings for the parser",
+        held=bool(signatures) and all(s.startswith("randn(") and "size" in s for s in signatures),
+        detail=f"{len(signatures)} strings",
+    )
+    if ".dynsym" in tables:
+        claim(f"the binding is never exported ({NAME} is not in .dynsym)", held=not exported)
+    if ".symtab" in tables:
+        claim(
+            "every THPVariable_ binding is a local (static) function, over a thousand of them",
+            held=len(bindings) > 1000 and bindings_local == len(bindings) and bool(found),
+            detail=f"{bindings_local:,} of {len(bindings):,} local",
+        )
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ import textwrap
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import human_bytes, human_seconds, time_call
 from pytorch_floors.plot import Series, line_chart, show
 
@@ -141,6 +142,14 @@ def main() -> None:
         log_y=True,
     )
     show(svg, text=text, name="crossing_cost")
+    claim("time per call is flat up to 256 elements", held=flat < 2.5, detail=f"within {flat:.2f}x of the floor")
+    claim("the crossover lies between 256 and a million elements", held=256 < cross < 1 << 20, detail=f"{cross:,.0f}")
+    claim(
+        "past the crossover the time grows with the element count",
+        # 4x the data: the time must grow clearly, but a loaded machine blurs the exact slope.
+        held=into[-1][1] > 100 * floor and 1.5 < t_b / t_a < 16.0,
+        detail=f"{t_b / t_a:.1f}x the time for {n_b // n_a}x the data",
+    )
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ from collections.abc import Callable
 
 import torch
 
+from pytorch_floors.claims import claim
+
 
 def parser_message(call: Callable[[], object]) -> str:
     """Run a call that should fail and return the TypeError message the argument parser raised."""
@@ -31,9 +33,11 @@ CALLS: dict[str, Callable[[], object]] = {
 
 
 def main() -> None:
+    offered = {}
     for text, call in CALLS.items():
         message = parser_message(call)
         signatures = listed_signatures(message)
+        offered[text] = (message, signatures)
         print(f">>> {text}")
         print(f"TypeError: {message.rstrip()}")
         if signatures:
@@ -41,6 +45,16 @@ def main() -> None:
         else:
             print("[a signature matched; converting one element of 'size' failed afterwards]")
         print()
+    (bad_dtype, full), _, (_, float_first), (float_second, none) = offered.values()
+    claim(
+        "no signature matched: the parser lists every signature it holds",
+        held="invalid combination of arguments" in bad_dtype and len(full) >= 2,
+        detail=f"{len(full)} signatures",
+    )
+    claim(
+        "same argument count, different errors: a float first lists every signature, a float second blames one element",
+        held=float_first == full and none == [] and "pos 2" in float_second,
+    )
 
 
 if __name__ == "__main__":

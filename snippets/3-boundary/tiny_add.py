@@ -8,6 +8,7 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import human_seconds, time_call
 from pytorch_floors.plot import bar_chart, show
 
@@ -57,6 +58,16 @@ def main() -> None:
         highlight=["torch tensor a + b"],
     )
     show(svg, text="\n".join(lines), name="tiny_add")
+    torch_time = times["torch tensor a + b"]
+    claim(
+        "a Python call is cheapest, NumPy costs more, torch's add costs the most",
+        held=base < numpy_time < torch_time,
+    )
+    claim(
+        "torch's add costs well over NumPy's",
+        held=torch_time > 1.5 * numpy_time,
+        detail=f"{torch_time / numpy_time:.1f}x",
+    )
 
 
 if __name__ == "__main__":

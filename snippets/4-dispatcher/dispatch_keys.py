@@ -6,6 +6,7 @@ import textwrap
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import detect_device
 
 
@@ -66,6 +67,19 @@ def main() -> None:
     for label, keyset in (("included", include), ("excluded", exclude)):
         print(textwrap.fill(f"{label}: {keyset}", width=88, initial_indent="  ", subsequent_indent="    "))
     print("  (each call's keys = the tensors' keys, plus the included set, minus the excluded set)")
+    table = {label: keys(tensor) for label, tensor in examples().items()}
+    claim("a tensor's keys include autograd's", held=any(key.startswith("Autograd") for key in plain))
+    claim("requires_grad does not change the key set", held=plain == grad)
+    claim(
+        "the dtype is not a dispatch key: int64 and float32 have the same keys",
+        held=table["torch.ones(3, dtype=torch.int64)"] == plain,
+    )
+    meta = table['torch.ones(3, device="meta")']
+    claim("the device is: a meta tensor has Meta keys, not CPU's", held="Meta" in meta and "CPU" not in meta)
+    claim(
+        "a tensor made under inference_mode has no autograd keys",
+        held=not any(key.startswith("Autograd") for key in table["made under torch.inference_mode()"]),
+    )
 
 
 if __name__ == "__main__":

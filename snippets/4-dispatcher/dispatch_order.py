@@ -10,6 +10,8 @@ from typing import Any
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from pytorch_floors.claims import claim
+
 _ENTRY = re.compile(r"^(\w+): (fallthrough )?registered at (.+?):\d+ \[(.+)\]$")
 
 
@@ -78,14 +80,37 @@ CASES: list[tuple[str, str, Callable[[], AbstractContextManager[object]]]] = [
 
 def main() -> None:
     a = torch.ones(3, requires_grad=True)
+    walks = {}
     for label, op, context in CASES:
         with context():
             rows = walk(op, a)
+        walks[label] = rows
         print(f"{label}  ->  {op}")
         for key, kind, path in rows:
             print(f"  {key:<18} {kind:<17} {path}")
         print(f"  first kernel to run: {first_kernel(rows)}")
         print()
+    add, linear, autocast, inference, moded = walks.values()
+    claim(
+        "a + b visits AutogradCPU, then two fallthroughs, then the CPU kernel",
+        held=[key for key, _, _ in add] == ["AutogradCPU", "ADInplaceOrView", "BackendSelect", "CPU"]
+        and [kind for _, kind, _ in add][1:] == ["fallthrough", "fallthrough", "kernel"],
+    )
+    claim(
+        "linear is a decomposition run at the autograd key",
+        held={key: kind for key, kind, _ in linear}.get("AutogradCPU") == "math kernel",
+    )
+    claim("under autocast, AutocastCPU runs first", held=first_kernel(autocast) == "AutocastCPU")
+    claim(
+        "under inference_mode the autograd key is skipped",
+        held="AutogradCPU" not in [key for key, _, _ in inference] and first_kernel(inference) == "CPU",
+    )
+    order = [key for key, _, _ in moded]
+    claim(
+        "a TorchDispatchMode is entered after autograd, before the backend",
+        held=order[0] == "PythonTLSSnapshot"
+        and order.index("AutogradCPU") < order.index("Python") < order.index("CPU"),
+    )
 
 
 if __name__ == "__main__":

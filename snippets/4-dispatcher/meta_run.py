@@ -6,6 +6,7 @@ import time
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import human_bytes, tensor_bytes
 
 
@@ -57,6 +58,15 @@ def main() -> None:
     print(f"  they would take {human_bytes(would_take, binary=True)} as float32; tensors with real memory: {allocated}")
     print(f"  built in {built * 1e3:.1f} ms, forward pass in {ran * 1e3:.1f} ms")
     print(f"  output {tuple(out.shape)} on {out.device}")
+    claim(
+        "on the meta device the program gives the same shapes and allocates nothing",
+        held=all(meta[n].shape == real[n].shape and meta[n].untyped_storage().data_ptr() == 0 for n in real),
+    )
+    claim(
+        "a model far too big for memory builds and runs on meta without memory",
+        held=allocated == 0 and out.device.type == "meta" and out.untyped_storage().data_ptr() == 0,
+        detail=f"{human_bytes(would_take, binary=True)} never allocated",
+    )
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from collections import Counter
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.plot import bar_chart, show
 
 KERNEL_KEYS = {
@@ -64,6 +65,15 @@ def main() -> None:
         highlight=["aten"],
     )
     show(svg, text="\n".join(lines), name="op_count")
+    claim(
+        "aten holds most of the operators",
+        held=spaces.most_common(1)[0][0] == "aten" and spaces["aten"] > sum(spaces.values()) / 2,
+        detail=f"{spaces['aten'] / sum(spaces.values()):.0%}",
+    )
+    claim(
+        "more aten overloads have a Meta kernel than a CPU kernel",
+        held=with_kernel(aten, "Meta") > with_kernel(aten, "CPU") > 0,
+    )
 
 
 if __name__ == "__main__":

@@ -10,6 +10,8 @@ import torch
 from torch.overrides import TorchFunctionMode, resolve_name
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from pytorch_floors.claims import claim
+
 
 class FunctionLog(TorchFunctionMode):
     """Records each torch API call made from Python, by its public name (`__torch_function__`)."""
@@ -89,6 +91,18 @@ def main() -> None:
     aten = sum(op.startswith("aten.") for _, below in log.values() for op in below)
     print(f"In all: {above_total} torch calls seen from Python;")
     print(f"        {below_total} operator calls at the dispatcher, {aten} of them in the aten namespace.")
+    (f_above, f_below), (b_above, b_below), (_, u_below) = (log[p] for p in (FORWARD, BACKWARD, UPDATE))
+    claim(
+        "Python sees linear and cross_entropy; the dispatcher sees what they decompose into",
+        held=f_above == ["torch.nn.functional.linear", "torch.nn.functional.cross_entropy"]
+        and "aten.addmm.default" in f_below
+        and not any("linear" in op or "cross_entropy" in op for op in f_below),
+    )
+    claim(
+        "backward is one call from Python and many operators below",
+        held=b_above == ["torch.Tensor.backward"] and "aten.mm.default" in b_below,
+    )
+    claim("the update is one in-place add_ per parameter", held=u_below.count("aten.add_.Tensor") == 2)
 
 
 if __name__ == "__main__":

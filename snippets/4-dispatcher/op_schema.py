@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import torch
 
+from pytorch_floors.claims import claim
+
 
 def overload_schemas(packet: str = "add") -> list[tuple[str, str, bool]]:
     """`(overload, schema, is_dispatcher_op)` for every overload `torch.ops.aten.<packet>` knows.
@@ -43,6 +45,17 @@ def main() -> None:
     for overload, text, _ in [row for row in rows if not row[2]][:4]:
         print(f"  {overload:<11} {text}")
     print()
+    table = {overload: (text, registered) for overload, text, registered in rows}
+    claim(
+        "add.Tensor's schema takes alpha as a keyword-only Scalar",
+        held=table["Tensor"][0] == "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+    )
+    claim(
+        "Tensor, Scalar and out overloads are dispatcher operators; int and str are not",
+        held={"Tensor", "Scalar", "out", "Scalar_out"} <= {o for o, (_, r) in table.items() if r}
+        and not table["int"][1]
+        and not table["str"][1],
+    )
     print("What model(x) lands on (see the op log below):")
     print(f"  {torch.ops.aten.addmm.default._schema}")
 

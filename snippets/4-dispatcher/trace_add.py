@@ -8,6 +8,7 @@ from html import escape
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.plot import show
 
 SOURCE = "https://github.com/pytorch/pytorch/blob"
@@ -152,6 +153,19 @@ def main() -> None:
             note = " (generated at build time: in no repository)" if registration_source(entry) is None else ""
             lines.append(f"   {key:<16} {entry}{note}")
     show(draw(steps), text="\n".join(lines), name="trace_add")
+    table = dispatch_table()
+    visited = steps[2].seen.split(" > ")
+    claim(
+        "the autograd kernel runs first and the backend kernel last",
+        held=visited.index("AutogradCPU kernel") < visited.index("CPU kernel") == len(visited) - 1,
+    )
+    claim("autograd records AddBackward0", held="AddBackward0" in steps[3].seen)
+    claim("TensorIterator broadcasts and promotes to (2, 3) float64", held="(2, 3) float64" in steps[5].seen)
+    claim("the dtype is chosen inside the kernel, not by a dispatch key", held="same keys (True)" in steps[6].seen)
+    claim(
+        "out-of-place add falls through ADInplaceOrView",
+        held=table["ADInplaceOrView"].startswith("fallthrough ") and table["CPU"].startswith("kernel "),
+    )
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ from collections.abc import Callable
 
 import torch
 
+from pytorch_floors.claims import claim
+
 
 def tutorial_out() -> tuple[torch.Tensor, torch.Tensor]:
     """The tutorial's `out = mean(3 (x + 2)²)` with x = ones(2, 2), as (x, out)."""
@@ -76,16 +78,33 @@ def main() -> None:
     print(f"   out.backward(torch.tensor(1.0))  -> x.grad = {explicit.flatten().tolist()}")
     print(f"   identical: {torch.equal(implicit, explicit)}")
     print(f"   (x * 2).backward() on a 2 x 2 output: RuntimeError: {non_scalar_error()}")
+    claim("backward() on a scalar is backward(torch.tensor(1.))", held=torch.equal(implicit, explicit))
+    claim("a non-scalar output needs a gradient argument", held="scalar outputs" in non_scalar_error())
     print()
     once, twice = retained_twice()
     print("2. out.backward(retain_graph=True); out.backward()")
     print(f"   x.grad after the first call:  {once.flatten().tolist()}")
     print(f"   x.grad after the second call: {twice.flatten().tolist()}")
+    claim("x.grad is 4.5 everywhere after one backward", held=torch.equal(once, torch.full((2, 2), 4.5)))
+    claim(
+        "a second backward with retain_graph accumulates: 9.0",
+        held=torch.equal(twice, torch.full((2, 2), 9.0)),
+    )
     print()
     print("3. which dtypes can require a gradient")
+    outcomes = {}
     for text, make in REQUIRES_GRAD.items():
+        outcomes[text] = requires_grad_outcome(make)
         print(f"   {text}")
-        print(f"     -> {requires_grad_outcome(make)}")
+        print(f"     -> {outcomes[text]}")
+    accepted = [text for text, outcome in outcomes.items() if outcome == "accepted"]
+    refused = [outcome for outcome in outcomes.values() if outcome != "accepted"]
+    claim(
+        "only floating-point and complex tensors can require grad",
+        held=accepted == [text for text in outcomes if "float32" in text or "complex64" in text]
+        and bool(refused)
+        and all("floating point" in message for message in refused),
+    )
 
 
 if __name__ == "__main__":

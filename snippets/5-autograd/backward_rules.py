@@ -7,6 +7,8 @@ import textwrap
 import torch
 import torch.nn.functional as F
 
+from pytorch_floors.claims import claim
+
 
 def program() -> tuple[torch.nn.Linear, torch.Tensor, torch.Tensor]:
     """The one-page program's model and data (seeded)."""
@@ -67,11 +69,16 @@ def main() -> None:
     message = second_backward_error()
     print("1. loss.backward(); loss.backward()  raises, word for word (wrapped):")
     print(textwrap.fill(f"RuntimeError: {message}", width=78, initial_indent="   ", subsequent_indent="   "))
+    claim(
+        "a second backward through a freed graph raises and names retain_graph=True",
+        held="backward through the graph a second time" in message and "retain_graph=True" in message,
+    )
     print()
     once, twice = retained_twice()
     ratio = (twice / once)[once != 0]
     print("2. loss.backward(retain_graph=True); loss.backward()  works; grads add up:")
     print(f"   weight.grad after call 2 / after call 1: min {ratio.min():.6f}, max {ratio.max():.6f}")
+    claim("with retain_graph the gradients add up: twice the first", held=torch.allclose(twice, 2 * once))
     print()
     full, summed = accumulated()
     gap = (full - summed).abs().max().item()
@@ -79,10 +86,16 @@ def main() -> None:
     print("   each, no zeroing in between, against one backward of the full batch of 64:")
     print(f"   largest |full-batch grad - accumulated grad| = {gap:.1e}")
     print(f"   (for scale: largest |grad| = {full.abs().max():.3f})")
+    claim(
+        "accumulating four quarter-losses gives the full batch's gradient",
+        held=torch.allclose(full, summed, atol=1e-6) and full.abs().max() > 0,
+        detail=f"largest gap {gap:.1e}",
+    )
     print()
     default, zeroed = after_zero_grad()
     print(f"4. optimizer.zero_grad()                  -> weight.grad is {default!r}")
     print(f"   optimizer.zero_grad(set_to_none=False) -> zeros (largest |value| {zeroed})")
+    claim("zero_grad() sets gradients to None by default", held=default is None and zeroed == 0.0)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import torch
 
+from pytorch_floors.claims import claim
+
 
 def autograd_gradient(x: torch.Tensor) -> torch.Tensor:
     """d out / d x as autograd computes it, for out = mean(3 (x + 2)²)."""
@@ -51,6 +53,10 @@ def main() -> None:
     print("hand derivation:")
     print(by_hand)
     print("torch.equal(autograd, hand):", torch.equal(by_autograd, by_hand))
+    claim(
+        "autograd's gradient equals the hand derivation, 6 y / n = 4.5",
+        held=torch.equal(by_autograd, by_hand) and torch.equal(by_autograd, torch.full((2, 2), 4.5)),
+    )
 
     torch.manual_seed(0)
     x_random = torch.randn(3, 5)
@@ -58,6 +64,7 @@ def main() -> None:
     assert gap < 1e-6, gap
     print()
     print(f"not a coincidence of ones: for a random 3 x 5 x, largest difference {gap:.1e}")
+    claim("it holds for a random x too", held=gap < 1e-6, detail=f"largest difference {gap:.1e}")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ from html import escape
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.plot import show
 
 
@@ -235,6 +236,21 @@ def main() -> None:
         )
         lines.append("")
     show(figure(graphs), text="\n".join(lines), name="graph_walk")
+    program = graphs[1]
+    leaves = sorted(node.detail.split()[0] for node in program.nodes.values() if node.kind == "leaf")
+    claim("the program's graph ends at two AccumulateGrad leaves: weight and bias", held=leaves == ["bias", "weight"])
+    sources = {src for src, _, _ in program.edges}
+    sinks = {node.kind for key, node in program.nodes.items() if key not in sources}
+    claim("every path ends in an AccumulateGrad leaf or an empty slot", held=sinks == {"leaf", "none"})
+    tutorial = graphs[0]
+    mul_to_add = [
+        (src, dst)
+        for src, dst, _ in tutorial.edges
+        if tutorial.nodes[src].name == "MulBackward0" and tutorial.nodes[dst].name == "AddBackward0"
+    ]
+    claim(
+        "y * y points both its inputs at one AddBackward0 node", held=len(mul_to_add) == 2 and len(set(mul_to_add)) == 1
+    )
 
 
 if __name__ == "__main__":

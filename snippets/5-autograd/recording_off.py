@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import human_bytes
 
 MODES: dict[str, Callable[[], contextlib.AbstractContextManager[object]]] = {
@@ -80,6 +81,15 @@ def main() -> None:
             f"{row.mode:<23} {row.saved_count:>5} {human_bytes(row.saved_bytes, binary=True):>10} "
             f"{row.requires_grad!s:>13} {'yes' if row.has_grad_fn else 'None':>7} {row.is_inference!s:>12}"
         )
+    recorded, no_grad, inference = rows
+    claim(
+        "grad mode saves tensors for backward; no_grad and inference_mode save none",
+        held=recorded.saved_count > 0
+        and recorded.saved_bytes > 0
+        and all(r.saved_count == 0 and r.saved_bytes == 0 and not r.has_grad_fn for r in (no_grad, inference)),
+        detail=f"{recorded.saved_count} saved in grad mode",
+    )
+    claim("only inference_mode makes inference tensors", held=inference.is_inference and not no_grad.is_inference)
     print()
     print("dispatch keys of a tensor created under each mode (floor 4):")
     for mode, manager in MODES.items():
@@ -98,9 +108,15 @@ def main() -> None:
     print(f"  {version}")
     print()
     print("using the logits later, inside a recorded computation:")
+    reuse = {}
     for mode in ("torch.no_grad()", "torch.inference_mode()"):
+        reuse[mode] = reuse_in_autograd(mode)
         print(f"  made under {mode}:")
-        print(f"    {reuse_in_autograd(mode)}")
+        print(f"    {reuse[mode]}")
+    claim(
+        "a no_grad tensor can join autograd later; an inference tensor cannot",
+        held=reuse["torch.no_grad()"].startswith("fine") and reuse["torch.inference_mode()"].startswith("RuntimeError"),
+    )
 
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import torch
 
+from pytorch_floors.claims import claim
+
 SIZE = 1 << 20  # a million float32 elements: 4 MB per saved tensor
 
 
@@ -77,12 +79,28 @@ def trace_backward(*, retain_graph: bool) -> list[tuple[str, int, list[str]]]:
 
 
 def main() -> None:
+    traces = {}
     for retain in (False, True):
         print(f"loss.backward(retain_graph={retain}):")
         print(f"  {'node about to run':<22} {'saved bytes still held':>22}   nodes already released")
-        for name, held, released in trace_backward(retain_graph=retain):
+        traces[retain] = trace_backward(retain_graph=retain)
+        for name, held, released in traces[retain]:
             print(f"  {name:<22} {held / 1e6:>19.1f} MB   {', '.join(released) or '-'}")
         print()
+    held = [bytes_held for _, bytes_held, _ in traces[False]]
+    names = [name for name, _, _ in traces[False]]
+    claim(
+        "each node releases its saved tensors right after it runs, not when the pass ends",
+        held=held[0] > 0
+        and held == sorted(held, reverse=True)
+        and held[-1] == 0
+        and 0 < held[len(held) // 2] < held[0]
+        and all(released == names[1:position] for position, (_, _, released) in enumerate(traces[False])),
+    )
+    claim(
+        "with retain_graph=True every saved tensor is held through the pass",
+        held=len({b for _, b, _ in traces[True]}) == 1 and all(r == [] for _, _, r in traces[True]),
+    )
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import human_bytes
 from pytorch_floors.plot import Series, line_chart, show
 
@@ -148,6 +149,15 @@ def main() -> None:
         "the saved parameter (a view of a weight) does not.",
     )
     show(svg, text="\n".join(lines), name="saved_tensors")
+    claim("the same tensors are saved whatever the batch", held=len({r[1] for r in rows}) == 1)
+    claim(
+        "the saved parameter part does not grow with the batch", held=len({r[2] for r in rows}) == 1 and rows[0][2] > 0
+    )
+    claim(
+        "the batch-dependent part grows in proportion to the batch",
+        held=abs((a1 / a0) / (b1 / b0) - 1) < 0.01,
+        detail=f"{a1 / a0:.2f}x for {b1 // b0}x the batch",
+    )
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ import textwrap
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import detect_device
 
 SETTINGS = ("TORCH_VERSION", "BLAS_INFO", "LAPACK_INFO", "USE_MKL", "USE_MKLDNN", "USE_OPENMP", "USE_CUDA", "USE_ROCM")
@@ -66,6 +67,14 @@ def main() -> None:
     print()
     print(f"torch.backends.cpu.get_cpu_capability(): {torch.backends.cpu.get_cpu_capability()}")
     print(f"torch.backends.mkldnn.is_available():    {torch.backends.mkldnn.is_available()}")
+    lines = library_lines() + parallel_lines()
+    claim(
+        "the build names its BLAS, its CPU capability and its parallel backend",
+        held="BLAS_INFO" in settings
+        and any("CPU capability" in line for line in lines)
+        and any("parallel backend" in line for line in lines),
+        detail=f"BLAS_INFO={settings.get('BLAS_INFO')}",
+    )
     device = detect_device()
     if device.type == "cuda":
         props = torch.cuda.get_device_properties(0)

@@ -8,6 +8,7 @@ import sys
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import detect_device
 
 # Run in a fresh process per capability: torch reads ATEN_CPU_CAPABILITY once, at the first kernel it dispatches.
@@ -50,6 +51,16 @@ def main() -> None:
     print()
     print(f"add with {best[1]} kernels: {best[2] / lowest[2]:.1f}x the rate of the DEFAULT build of the loop")
     print(f"matmul: {best[3] / lowest[3]:.2f}x (ATEN_CPU_CAPABILITY does not reach the BLAS library)")
+    claim(
+        "ATEN_CPU_CAPABILITY=default selects the DEFAULT (scalar) kernels; unset, the CPU's own",
+        held=lowest[1] == "DEFAULT" and best[1] == torch.backends.cpu.get_cpu_capability(),
+    )
+    if best[1] in {"AVX2", "AVX512"}:
+        claim(
+            "the vector kernels add well over 1.5x as fast as the scalar build of the same loop",
+            held=best[2] > 1.5 * lowest[2],
+            detail=f"{best[2] / lowest[2]:.1f}x",
+        )
     if detect_device().type == "cuda":
         print("(CPU capability is a CPU matter; this build's CUDA kernels were compiled for")
         print(f"{' '.join(torch.cuda.get_arch_list())})")

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import cuda_event_seconds, detect_device, time_call
 from pytorch_floors.plot import bar_chart, show
 
@@ -105,6 +106,13 @@ def main() -> None:
                 lines.append(f"          {result}")
         if isinstance(mm, float):
             bars.append((f"matmul {name}", mm / 1e9))
+    rates = dict(bars)
+    if device.type == "cpu":
+        claim(
+            "float64 matmul is slower than float32: twice the bytes per number",
+            held=rates["matmul float32"] > 1.2 * rates["matmul float64"],
+            detail=f"{rates['matmul float32'] / rates['matmul float64']:.1f}x",
+        )
     lines.append("")
     lines.append("which library served each matmul:")
     lines.extend(f"  {name:<9} {library}" for name, library in libraries.items())

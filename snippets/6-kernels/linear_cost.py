@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import detect_device, human_seconds, time_call
 
 BATCH, IN, OUT = 64, 784, 10
@@ -74,6 +75,22 @@ def main() -> None:
         f"the program's layer: {human_seconds(program.seconds - fixed.seconds)} of product after "
         f"{human_seconds(fixed.seconds)} of fixed cost; the product runs at "
         f"{gemm_rate(program, fixed) / gemm_rate(large, fixed):.0%} of the large layer's rate"
+    )
+    square = calls["square"]
+    claim(
+        "Linear(784, 10) on 64 rows is not overhead-bound: the fixed cost is the smaller part",
+        held=fixed.seconds < 0.5 * program.seconds,
+        detail=f"fixed share {fixed.seconds / program.seconds:.0%}",
+    )
+    claim(
+        "its skinny product (N = 10) runs well below the large layer's GEMM rate",
+        held=gemm_rate(program, fixed) < 0.6 * gemm_rate(large, fixed),
+        detail=f"{gemm_rate(program, fixed) / gemm_rate(large, fixed):.0%}",
+    )
+    claim(
+        "the same work in a square shape runs faster",
+        held=gemm_rate(square, fixed) > gemm_rate(program, fixed)
+        and abs(square.flops - program.flops) < 0.05 * program.flops,
     )
 
 

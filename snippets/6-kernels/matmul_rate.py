@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import detect_device, human_seconds, seconds_per_call
 from pytorch_floors.plot import Series, line_chart, show
 
@@ -54,6 +55,11 @@ def main() -> None:
         log_y=True,
     )
     show(svg, text="\n".join(lines), name="matmul_rate")
+    claim(
+        "the rate climbs with size: tiny products are overhead, large ones keep the units busy",
+        held=best[2] > 4 * rows[0][2],
+        detail=f"{best[2] / rows[0][2]:.0f}x from n = {rows[0][0]} to n = {best[0]}",
+    )
 
 
 if __name__ == "__main__":

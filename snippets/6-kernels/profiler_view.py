@@ -11,6 +11,7 @@ import torch
 import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import detect_device
 
 
@@ -86,9 +87,11 @@ def calls(device: torch.device) -> dict[str, Callable[[], object]]:
 
 def main() -> None:
     device = detect_device()
+    trees = {}
     for label, fn in calls(device).items():
         prof = profile_call(fn, device)
         print(label)
+        trees[label.split()[0]] = [name for _, name in op_tree(prof)]
         for depth, name in op_tree(prof):
             print("    " + "  " * depth + name)
         kernels = gpu_kernels(prof)
@@ -98,6 +101,18 @@ def main() -> None:
     if device.type == "cpu":
         print("this build has no GPU; on a CUDA machine this proof also lists the GPU")
         print("kernels each aten op launched")
+    claim(
+        "model(x) runs aten::linear, which runs aten::addmm",
+        held={"aten::linear", "aten::addmm"} <= set(trees["model(x)"]),
+    )
+    claim("torch.matmul lands on aten::mm", held="aten::mm" in trees["torch.matmul(x,"])
+    backward = trees["cross_entropy(model(x),"]
+    claim(
+        "backward runs the loss's node first, then AddmmBackward0, which calls aten::mm",
+        held="aten::mm" in backward
+        and "AddmmBackward0" in backward
+        and backward.index("NllLossBackward0") < backward.index("AddmmBackward0"),
+    )
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import detect_device, seconds_per_call
 from pytorch_floors.plot import Series, line_chart, show
 
@@ -157,6 +158,19 @@ def main() -> None:
         height=420,
     )
     show(svg, text="\n".join(lines), name="roofline")
+    adds = [p for p in points if p.kind == "add"]
+    matmuls = [p for p in points if p.kind == "matmul"]
+    claim(
+        "an add does 1 FLOP per 12 bytes; a large matmul hundreds of times more",
+        held=all(abs(p.intensity - 1 / 12) < 1e-9 for p in adds)
+        and max(p.intensity for p in matmuls) > 100 * adds[0].intensity,
+    )
+    claim(
+        "the add is bandwidth-bound: far below the compute ceiling",
+        held=max(p.rate for p in adds) < compute / 4,
+        detail=f"best add at {max(p.rate for p in adds) / compute:.0%} of the ceiling",
+    )
+    claim("data in cache moves at least as fast as data from memory", held=best_bw >= memory_bw)
 
 
 if __name__ == "__main__":

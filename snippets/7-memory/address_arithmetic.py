@@ -6,6 +6,8 @@ import itertools
 
 import torch
 
+from pytorch_floors.claims import claim
+
 
 def layouts() -> dict[str, torch.Tensor]:
     """A few tensors that all look into the storage of one 4 × 6 matrix."""
@@ -71,6 +73,11 @@ def main() -> None:
         f" = {position} × {v.element_size()}"
     )
     print("Every element of every tensor above passed both checks (value and byte address).")
+    claim(
+        "offset + Σ index × stride finds every element of every view",
+        held=all(check_addresses(t) == t.numel() for t in views.values())
+        and position == v.storage_offset() + i * v.stride(0) + j * v.stride(1),
+    )
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ import sys
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import detect_device, human_bytes
 
 MIB = 1 << 20
@@ -88,8 +89,14 @@ def main() -> None:
     print(f"detect_device() -> {device}")
     if device.type == "cuda":
         print(f"{'step':<34} {'memory_allocated':>18} {'memory_reserved':>18}")
-        for step, allocated, reserved in cuda_story():
+        story = {step: (allocated, reserved) for step, allocated, reserved in cuda_story()}
+        for step, (allocated, reserved) in story.items():
             print(f"{step:<34} {human_bytes(allocated, binary=True):>18} {human_bytes(reserved, binary=True):>18}")
+        start, after_del = story["start"], story["del t"]
+        claim(
+            "after del the bytes leave 'allocated' but stay 'reserved'",
+            held=after_del[0] == start[0] and after_del[1] > start[1],
+        )
         print("After del, the bytes leave 'allocated' but stay 'reserved': the caching allocator keeps the block")
         print("for the next request of that size; empty_cache() returns unused blocks to the driver.")
     elif device.type == "mps":
@@ -110,9 +117,18 @@ def main() -> None:
     print()
     print("CPU tensors come from c10's CPU allocator; the operating system decides when pages become resident:")
     print(f"{'step':<34} {'resident memory growth':>24}")
-    for step, growth in cpu_story():
+    story = cpu_story()
+    for step, growth in story:
         print(f"{step:<34} {human_bytes(growth, binary=True):>24}")
     print(f"Fresh CPU tensors start at addresses aligned to {alignment_of_cpu_tensors()} bytes (or more).")
+    steps, size = dict(story), 128 * MIB
+    claim(
+        "torch.empty reserves addresses; the first write makes the pages resident; del gives them back",
+        held=steps["t = torch.empty(128 MiB)"] < size // 4
+        and steps["t.fill_(1.0)  (first write)"] > size * 3 // 4
+        and steps["del t"] < size // 4,
+    )
+    claim("CPU tensors are aligned to at least 64 bytes", held=alignment_of_cpu_tensors() >= 64)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import human_bytes, storage_bytes, tensor_bytes
 
 # Names looked up with getattr so that the table shows whatever this torch build defines.
@@ -61,6 +62,17 @@ def main() -> None:
     print()
     seen, held = slice_versus_storage()
     print(f"x[:8] sees {seen} bytes but keeps alive a storage of {held} bytes (the whole of x).")
+    rows = element_sizes()
+    sizes = {name: size for name, size, _ in rows}
+    claim(
+        "bytes = elements × bytes per element, for every dtype",
+        held=all(size == getattr(torch, name).itemsize and total == x.numel() * size for name, size, total in rows),
+    )
+    claim(
+        "float64 is twice float32, four times bfloat16; bool takes a whole byte",
+        held=sizes["float64"] == 2 * sizes["float32"] == 4 * sizes["bfloat16"] and sizes["bool"] == 1,
+    )
+    claim("a slice keeps its whole storage alive", held=seen * 8 == held, detail=f"{held // seen}x what it sees")
 
 
 if __name__ == "__main__":

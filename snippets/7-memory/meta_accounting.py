@@ -8,6 +8,7 @@ import sys
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import human_bytes, storage_bytes, tensor_bytes
 
 # One feed-forward block of a GPT-3-sized transformer: d_model = 12288, hidden = 4 × d_model.
@@ -78,6 +79,16 @@ def main() -> None:
     print(f"  float32 bytes accounted:    {result['bytes']} = {human_bytes(result['bytes'])}")
     print(f"  process RSS growth while building it: {human_bytes(result['rss_growth'])}")
     print(f"  GPT-3 has 96 such blocks: {human_bytes(96 * result['bytes'] / blocks)} of float32 feed-forward weights")
+    claim("a meta tensor has a size but no memory", held=w.device.type == "meta" and w.data_ptr() == 0)
+    claim(
+        "counting parameters on meta gives the formula's count, 4 bytes each",
+        held=result["parameters"] == result["formula"] and result["bytes"] == 4 * result["parameters"],
+    )
+    claim(
+        "building it on meta allocates almost nothing",
+        held=result["rss_growth"] < result["bytes"] / 100,
+        detail=f"{human_bytes(result['rss_growth'])} for {human_bytes(result['bytes'])}",
+    )
 
 
 if __name__ == "__main__":

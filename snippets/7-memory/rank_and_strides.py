@@ -6,6 +6,7 @@ import math
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import human_bytes, tensor_bytes
 
 # Each of the query, key and value tensors of one attention layer, as attention kernels take them:
@@ -55,6 +56,12 @@ def main() -> None:
     actual = torch.zeros(shape).stride()
     print(f"zeros{shape}: by the rule, strides = ({shape[1]}*{shape[2]}, {shape[2]}, 1) = {rule}")
     print(f"zeros{shape}.stride()               = {actual}   same: {rule == actual}")
+    claim("zeros(2, 3, 4) has strides (12, 4, 1), as the row-major rule says", held=rule == actual == (12, 4, 1))
+    claim(
+        "the rule gives torch's strides for other shapes too",
+        held=all(row_major_strides(s) == torch.empty(s).stride() for s in [(5,), (3, 7), (2, 1, 6, 4)]),
+    )
+    claim("rank is the number of dimensions, 0 to 4 here", held=[rank for _, rank, _ in ranks()] == [0, 1, 2, 3, 4])
     print()
     dims = ", ".join(f"{k}={v}" for k, v in ATTENTION.items())
     elements = math.prod(ATTENTION.values())
@@ -68,8 +75,19 @@ def main() -> None:
         name = str(dtype).removeprefix("torch.")
         print(f"  {name:<9} {count:>13,} bytes = {human_bytes(count):>8} = {human_bytes(count, binary=True):>8}")
     print()
-    for decimal, binary, gap in unit_gaps():
+    gaps = unit_gaps()
+    for decimal, binary, gap in gaps:
         print(f"1 {binary} is {gap:5.2%} more bytes than 1 {decimal}")
+    q32, q16 = attention_tensor(torch.float32), attention_tensor(torch.bfloat16)
+    claim(
+        "the attention tensor is 4-D and bfloat16 halves its bytes",
+        held=q32.dim() == 4 and q32.numel() * 4 == tensor_bytes(q32) == 2 * tensor_bytes(q16),
+    )
+    claim(
+        "the binary unit's lead grows at each step, to about 7 % at GB",
+        held=[g for _, _, g in gaps] == sorted(g for _, _, g in gaps) and 0.07 < gaps[-1][2] < 0.08,
+        detail=f"{gaps[-1][2]:.2%}",
+    )
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ import itertools
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import human_bytes, tensor_bytes
 from pytorch_floors.plot import bar_chart, show
 
@@ -77,6 +78,8 @@ def measure(widths: tuple[int, ...], batch: int, seed: int = 0) -> dict[str, int
 def report(title: str, widths: tuple[int, ...], batch: int) -> tuple[list[str], dict[str, int]]:
     """Lines of a side-by-side table for one model, and its measured bytes."""
     guess, real = estimate(widths, batch), measure(widths, batch)
+    worst = max(abs(guess[key] - value) / value for key, value in real.items())
+    claim(f"the formula matches the measurement within 2 % ({widths})", held=worst <= 0.02, detail=f"worst {worst:.2%}")
     lines = [title, f"  {'':<12} {'formula':>12} {'measured':>12}"]
     for key in guess:
         lines.append(f"  {key:<12} {guess[key]:>12} {real[key]:>12}  ({human_bytes(real[key])})")
@@ -92,6 +95,11 @@ def main() -> None:
     lines += ["", *more]
     lines.append("")
     kept = real["parameters"] + real["gradients"] + real["Adam state"]
+    claim(
+        "gradients take as much as the parameters; Adam's state twice as much",
+        held=real["gradients"] == real["parameters"]
+        and 2 * real["parameters"] <= real["Adam state"] < 2.01 * real["parameters"],
+    )
     lines.append(
         f"Adam's state is {real['Adam state'] / real['parameters']:.2f}× the parameters; "
         f"parameters + gradients + state = {kept / real['parameters']:.2f}× the parameters."

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import human_bytes, human_seconds, time_call
 from pytorch_floors.plot import Series, line_chart, show
 
@@ -67,6 +68,18 @@ def main() -> None:
         log_y=True,
     )
     show(svg, text="\n".join(lines), name="view_vs_copy_cost")
+    claim(
+        "a view costs the same at any size",
+        held=last["view"] / first["view"] < 3,
+        detail=f"×{last['view'] / first['view']:.2f}",
+    )
+    claim(
+        "both copies grow with the bytes",
+        held=last["clone"] / first["clone"] > growth / 16
+        and last["transpose_copy"] / first["transpose_copy"] > growth / 16,
+        detail=f"clone ×{last['clone'] / first['clone']:.0f} for ×{growth:.0f} the bytes",
+    )
+    claim("at the largest size the view is far cheaper than a copy", held=last["view"] < last["clone"] / 10)
 
 
 if __name__ == "__main__":

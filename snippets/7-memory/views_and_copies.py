@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import same_storage
 
 OPERATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
@@ -66,6 +67,20 @@ def main() -> None:
     print()
     print("x.t().view(12) raises RuntimeError:")
     print(f"  {view_error()}")
+    shared = {name: same for name, same, _, _ in classify()}
+    claim(
+        "indexing, transposing, view and reshape of a contiguous tensor share its storage",
+        held=all(shared[n] for n in ("x[1]", "x[:, 1]", "x.t()", "x.view(4, 3)", "x.reshape(12)", "x.contiguous()")),
+    )
+    claim(
+        "reshape of a transposed tensor, contiguous(), clone() and arithmetic copy",
+        held=not any(shared[n] for n in ("x.t().reshape(12)", "x.t().contiguous()", "x.clone()", "x * 1")),
+    )
+    claim("writing through a view changes the original", held=before != after == 100.0)
+    claim(
+        "view refuses what it cannot express and points to reshape",
+        held="view size is not compatible" in view_error() and ".reshape" in view_error(),
+    )
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import human_bytes, time_call
 from pytorch_floors.plot import Series, line_chart, show
 
@@ -91,6 +92,11 @@ def main() -> None:
         log_x=True,
     )
     show(svg, text="\n".join(lines), name="bandwidth_vs_size")
+    claim(
+        "a buffer that fits in cache is read faster than one from main memory",
+        held=best[1] > 1.5 * last[1] > 0,
+        detail=f"×{best[1] / last[1]:.1f}",
+    )
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import detect_device
 
 
@@ -73,10 +74,24 @@ def main() -> None:
         print("CPU-only build. Reaching for CUDA, and mixing two devices (cpu and meta) in one op:")
     else:
         print(f"{device.type} build. Mixing the {device.type} device and the CPU in one op:")
-    for expression, kind, message in errors(device):
+    found = errors(device)
+    for expression, kind, message in found:
         print(f"  {expression}")
         print(f"    -> {kind}: {message}")
     print(scalar_exception(device))
+    mixing = [(kind, message) for expression, kind, message in found if "+" in expression]
+    claim(
+        "an op on tensors of two devices raises a RuntimeError that names the devices",
+        held=bool(mixing) and all(kind == "RuntimeError" and "device" in message for kind, message in mixing),
+    )
+    claim("a 0-dim CPU tensor may join an op on another device", held="works" in scalar_exception(device))
+    if device.type == "cpu":
+        creating = [(kind, message) for expression, kind, message in found if "cuda" in expression]
+        claim(
+            "a CPU-only build refuses CUDA: Torch not compiled with CUDA",
+            held=bool(creating)
+            and all(kind == "AssertionError" and "not compiled with CUDA" in message for kind, message in creating),
+        )
 
 
 if __name__ == "__main__":

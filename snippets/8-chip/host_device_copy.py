@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import detect_device, human_bytes, time_call
 
 MIB = 1 << 20
@@ -67,8 +68,10 @@ def main() -> None:
     print(f"detect_device() -> {device}")
     if device.type == "cuda":
         print(f"Copying {human_bytes(256 * MIB, binary=True)} each way (GB/s = 10^9 bytes per second):")
-        for name, rate in cuda_copies().items():
+        rates = cuda_copies()
+        for name, rate in rates.items():
             print(f"  {name:<24} {rate:8.1f} GB/s")
+        claim("every copy direction moves data", held=all(rate > 0 for rate in rates.values()))
         print("Pinned host memory can be read by the GPU's copy engine directly; pageable memory is first")
         print("staged through a pinned buffer by the driver. Device→device stays in the GPU's own memory.")
     elif device.type == "mps":
@@ -78,9 +81,14 @@ def main() -> None:
         print("On Apple silicon CPU and GPU share one memory, so there is no pinned/pageable distinction.")
     else:
         print("No accelerator on this build: there is no host↔device link to measure, and no pinned memory:")
-        for expression, message in pinning_without_accelerator():
+        pinning = pinning_without_accelerator()
+        for expression, message in pinning:
             print(f"  {expression}")
             print(f"    -> {message}")
+        claim(
+            "without an accelerator, pinning memory raises",
+            held=bool(pinning) and all(message.startswith("RuntimeError") for _, message in pinning),
+        )
         print("The CPU's own memory bandwidth is measured in the next proof.")
 
 

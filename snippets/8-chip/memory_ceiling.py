@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import detect_device, seconds_per_call
 
 MAIN_MEMORY = 1 << 24  # float32 elements per tensor: 64 MiB, far beyond any cache
@@ -39,6 +40,12 @@ def main() -> None:
     print(f"compute ceiling: 1024 x 1024 matmul                {compute / 1e9:6.1f} GFLOP/s")
     print(f"ridge: an op needs at least {compute / ceiling:.1f} FLOP per byte from main memory to be compute-bound")
     print(f"the add does {1 / 12:.3f} FLOP per byte: at most {ceiling / 12 / compute:.1%} of the compute ceiling")
+    claim(
+        "the three streams land close together: one memory ceiling",
+        held=ceiling < 4 * min(rates.values()),
+        detail=f"best/worst ×{ceiling / min(rates.values()):.1f}",
+    )
+    claim("the add (1/12 FLOP per byte) sits left of the ridge: memory-bound", held=compute / ceiling > 1 / 12)
 
 
 if __name__ == "__main__":

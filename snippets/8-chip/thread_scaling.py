@@ -6,6 +6,7 @@ import os
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import human_seconds, time_call
 
 
@@ -47,6 +48,7 @@ def scaling(
 
 def main() -> None:
     counts = thread_counts()
+    before = torch.get_num_threads()
     print(f"CPUs this process may use: {len(counts)}; torch.get_num_threads() by default: {torch.get_num_threads()}")
     print(torch.__config__.parallel_info().strip().splitlines()[-1].strip())
     side, elements = 512, 1 << 24
@@ -69,6 +71,10 @@ def main() -> None:
         f"sum ×{base['sum'] / most['sum']:.2f} (the ideal is ×{int(most['threads'])})."
     )
     print(f"torch.get_num_threads() after the sweep: {torch.get_num_threads()} (restored)")
+    claim(
+        "each thread count took effect, and the setting is restored",
+        held=all(r["in_effect"] == r["threads"] for r in rows) and torch.get_num_threads() == before,
+    )
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from typing import Any
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import detect_device, human_seconds, synchronize
 from pytorch_floors.plot import show
 
@@ -215,6 +216,17 @@ def main() -> None:
         lines.append("On the CPU the two lanes are the same intervals: each op ran inside its call.")
         lines.append("The lower drawing is the CUDA model, explained in the text; it carries no measured numbers.")
     show(draw(rows, device), text="\n".join(lines), name="timeline")
+    ends = [0.0] + [row["host"][1] for row in rows]
+    claim(
+        "the host issues the ops one after another, ending at s.item()",
+        held=rows[-1]["op"] == "s.item()"
+        and all(ends[k] <= row["host"][0] <= row["host"][1] for k, row in enumerate(rows)),
+    )
+    if device.type == "cpu":
+        claim(
+            "on the CPU each op runs inside its call: the lanes coincide",
+            held=all(r["device"] == r["host"] for r in rows),
+        )
 
 
 if __name__ == "__main__":

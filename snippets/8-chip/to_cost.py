@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import detect_device, human_bytes, human_seconds, time_call
 
 SIZES = tuple(1 << k for k in range(10, 25, 2))  # 1 Ki to 16 Mi float32 elements
@@ -39,6 +40,21 @@ def main() -> None:
     print()
     for name in names:
         print(f"{name:<32} time grew x{last[1][name] / first[1][name]:,.1f} for x{growth:,.0f} the elements")
+    small, large = first[1], last[1]
+    claim(
+        ".to() with nothing to change costs the same at every size",
+        held=large["x.to(torch.float32)"] < 5 * small["x.to(torch.float32)"],
+        detail=f"x{large['x.to(torch.float32)'] / small['x.to(torch.float32)']:.1f}",
+    )
+    claim(
+        "a copy, or a change of dtype, grows with the size",
+        held=large["x.to(torch.float32, copy=True)"] > 20 * small["x.to(torch.float32, copy=True)"]
+        and large["x.to(torch.float64)"] > 20 * small["x.to(torch.float64)"],
+    )
+    claim(
+        "at the largest size the no-op is far cheaper than a copy",
+        held=large["x.to(torch.float32)"] < 0.1 * large["x.to(torch.float32, copy=True)"],
+    )
     copy_seconds = last[1]["x.to(torch.float32, copy=True)"]
     print(f"the largest copy reads and writes {human_bytes(8 * last[0])}: {8 * last[0] / copy_seconds / 1e9:.1f} GB/s")
 

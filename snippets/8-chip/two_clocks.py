@@ -8,6 +8,7 @@ from typing import Any
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import detect_device, human_seconds, synchronize
 
 
@@ -74,11 +75,22 @@ def main() -> None:
         print("so the call returns only when the work is done, and synchronize() has nothing to wait for.")
         print("On a CUDA or MPS build the same code prints a short 'returned' and a long 'finished':")
         print("the call only enqueues the kernel on a stream and returns at once.")
+        ratio = result["finished"] / result["returned"]
+        claim(
+            "on the CPU the work ends inside the call: synchronize() adds almost nothing",
+            held=result["finished"] >= result["returned"] > 0 and ratio < 1.5,
+            detail=f"ratio {ratio:.3f}",
+        )
     else:
         print(f"  time between two device events       {human_seconds(result['events']):>10}")
         share = 100 * result["returned"] / result["finished"]
         print(f"  the call returned after {share:.1f} % of the time the work took:")
         print("  the host enqueued the kernel and went on; synchronize() waited for the device to finish.")
+        claim(
+            "on the device the call returns long before the work ends",
+            held=result["returned"] < result["finished"] / 2 and result["events"] > 0,
+            detail=f"returned after {share:.1f} %",
+        )
 
 
 if __name__ == "__main__":

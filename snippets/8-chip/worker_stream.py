@@ -10,6 +10,7 @@ from html import escape
 
 import torch
 
+from pytorch_floors.claims import claim
 from pytorch_floors.measure import human_seconds
 from pytorch_floors.plot import show
 
@@ -172,6 +173,26 @@ def main() -> None:
         f"{human_seconds(serial)} (x{serial / overlapped:.2f})"
     )
     show(draw(host, worker), text="\n".join(lines), name="worker_stream")
+    launches = [e - s for what, s, e in host if what == "launch"]
+    matmuls = [e - s for _, s, e in worker]
+    claim(
+        "a launch returns at once: the host does not wait for the work it queues",
+        held=max(launches) < 0.1 * min(matmuls),
+        detail=f"longest launch {human_seconds(max(launches))}, shortest matmul {human_seconds(min(matmuls))}",
+    )
+    starts, ends = [s for _, s, _ in worker], [e for _, _, e in worker]
+    claim(
+        "one queue: the matmuls run in order, one at a time",
+        held=all(e <= s for e, s in zip(ends, starts[1:], strict=False)),
+    )
+    python_time = python[0][2] - python[0][1]
+    claim(
+        "the host's Python work and the worker's matmuls overlap",
+        held=together > 0.3 * min(python_time, sum(matmuls)),
+        detail=f"{human_seconds(together)} together",
+    )
+    wait = next(i for i in host if i[0].startswith("synchronize"))
+    claim("synchronize returns only after the last queued call ended", held=wait[2] >= max(ends))
 
 
 if __name__ == "__main__":

@@ -44,6 +44,7 @@ from pytorch_floors.execution import (
     scan_markdown,
 )
 from pytorch_floors.execution.cache import CacheMode
+from pytorch_floors.execution.claim_policy import claims_advisory, claims_summary
 from pytorch_floors.execution.options import OptionError, parse_timeout
 from pytorch_floors.execution.report import report_html, report_json
 from pytorch_floors.execution.runner import end_all
@@ -110,6 +111,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         default_timeout=default_timeout,
         only=os.environ.get("FLOORS_EXEC_ONLY") or None,
         provenance=provenance.as_dict(),
+        advisory_claims=claims_advisory(),
     )
     activate(engine)
     configure_jupyter(config, project_dir, cache_root)
@@ -335,7 +337,7 @@ def on_post_build(config: MkDocsConfig) -> None:
     engine.end_page()
     publish_notebooks(config)
     provenance = _state["provenance"]
-    report = report_json(engine.records, provenance.as_dict() if provenance else {})
+    report = report_json(engine.records, provenance.as_dict() if provenance else {}, advisory=engine.advisory_claims)
     Path(config.site_dir, "build-report.json").write_text(report, encoding="utf-8")
     try:
         _state["manifest"].write(Path(config.site_dir), edition())
@@ -352,5 +354,6 @@ def on_post_build(config: MkDocsConfig) -> None:
         log.info("proofs: removed %d unused cache entries", engine.cache.prune())
     counts = {s: sum(1 for r in engine.records if r.status == s) for s in ("ran", "cached", "skipped", "failed")}
     log.info("proofs: %(ran)d ran, %(cached)d cached, %(skipped)d skipped, %(failed)d failed", counts)
+    log.info("%s", claims_summary(engine.records, advisory=engine.advisory_claims))
     if engine.failures and _state["serving"]:
         log.error("proofs failed:\n%s", "\n".join(str(f) for f in engine.failures))

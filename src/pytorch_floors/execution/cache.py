@@ -20,6 +20,7 @@ from typing import Any, Literal
 import torch
 
 import pytorch_floors
+from pytorch_floors.claims import Claim, ClaimFormatError, parse_claims
 from pytorch_floors.measure import detect_device
 from pytorch_floors.provenance import cpu_model
 
@@ -28,7 +29,9 @@ __all__ = ["CacheMode", "OutputCache", "environment_fingerprint", "machine_finge
 log = logging.getLogger("mkdocs.plugins.pytorch_floors")
 
 CacheMode = Literal["on", "off", "refresh"]
-_FORMAT = 2  # 2: entries carry the provenance of the run that produced them
+# 2: entries carry the provenance of the run that produced them; 3: and the claims it checked.
+# The format is part of every key, so entries of an older format are never read: their blocks run again.
+_FORMAT = 3
 
 
 @cache
@@ -87,6 +90,34 @@ def environment_fingerprint() -> dict[str, str]:
     return {**machine_fingerprint(), "package": package_digest()}
 
 
+def _stored_claims(stored: object) -> tuple[Claim, ...]:
+    """The claims of a cache entry, read by the same parser as the channel they came through."""
+    if not isinstance(stored, list):
+        raise ClaimFormatError(f"claims are {type(stored).__name__}, not a list")
+    return tuple(parse_claims("".join(json.dumps(c) + "\n" for c in stored)))
+
+
+def _record(data: object) -> CachedOutput:
+    """A cache entry's JSON as an output record.
+
+    Raises:
+        ClaimFormatError: If its claims are missing or malformed.
+        ValueError: If it is not an output record at all.
+    """
+    if not isinstance(data, dict):
+        raise ValueError("not an object")
+    output, seconds = data.get("output"), data.get("seconds")
+    if not isinstance(output, str) or isinstance(seconds, bool) or not isinstance(seconds, int | float):
+        raise ValueError("no output or seconds")
+    provenance = data.get("provenance")
+    return CachedOutput(
+        output=output,
+        seconds=float(seconds),
+        provenance=provenance if isinstance(provenance, dict) else None,
+        claims=_stored_claims(data.get("claims")),
+    )
+
+
 @dataclass(frozen=True)
 class CachedOutput:
     """A stored block output.
@@ -95,11 +126,13 @@ class CachedOutput:
         output: What the block printed.
         seconds: How long the block took when it ran.
         provenance: What the run was measured on (the build's provenance fields, date included).
+        claims: The patterns the run checked, and whether they held on its numbers.
     """
 
     output: str
     seconds: float
     provenance: dict[str, str | int] | None = None
+    claims: tuple[Claim, ...] = ()
 
 
 class OutputCache:
@@ -159,20 +192,24 @@ class OutputCache:
         except (OSError, ValueError) as error:
             log.info("cache entry %s is unreadable (%s): the block runs again", path.name, error)
             return None
-        # Valid JSON of another shape (`null`, a list, a number as output) is a miss, not a crash.
-        if not isinstance(data, dict):
+        try:
+            return _record(data)
+        except ClaimFormatError as error:
+            # An output without the claims measured with it would show a page that checks nothing.
+            log.info("cache entry %s has no valid claims (%s): the block runs again", path.name, error)
+        except ValueError:
+            # Valid JSON of another shape (`null`, a list, a number as output) is a miss, not a crash.
             log.info("cache entry %s is not an output record: the block runs again", path.name)
-            return None
-        output, seconds = data.get("output"), data.get("seconds")
-        if not isinstance(output, str) or isinstance(seconds, bool) or not isinstance(seconds, int | float):
-            log.info("cache entry %s is not an output record: the block runs again", path.name)
-            return None
-        provenance = data.get("provenance")
-        if not isinstance(provenance, dict):
-            provenance = None
-        return CachedOutput(output=output, seconds=float(seconds), provenance=provenance)
+        return None
 
-    def put(self, key: str, output: str, seconds: float, provenance: dict[str, str | int] | None = None) -> None:
+    def put(
+        self,
+        key: str,
+        output: str,
+        seconds: float,
+        provenance: dict[str, str | int] | None = None,
+        claims: tuple[Claim, ...] = (),
+    ) -> None:
         """Store an output (atomically), unless the cache is off.
 
         Args:
@@ -180,6 +217,7 @@ class OutputCache:
             output: What the block printed.
             seconds: How long it took.
             provenance: What it was measured on.
+            claims: The claims the run checked.
         """
         if self.mode == "off":
             return
@@ -188,7 +226,15 @@ class OutputCache:
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_suffix(f".{os.getpid()}.tmp")
         temporary.write_text(
-            json.dumps({"output": output, "seconds": seconds, "provenance": provenance}), encoding="utf-8"
+            json.dumps(
+                {
+                    "output": output,
+                    "seconds": seconds,
+                    "provenance": provenance,
+                    "claims": [claim.__dict__ for claim in claims],
+                }
+            ),
+            encoding="utf-8",
         )
         temporary.replace(path)
 

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import logging
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
+from pytorch_floors.claims import CHANNEL, Claim, ClaimFormatError, parse_claims
 from pytorch_floors.execution.cache import OutputCache
 from pytorch_floors.execution.imports import sources_digest
 from pytorch_floors.execution.options import OptionError, parse_timeout
@@ -22,6 +27,17 @@ __all__ = ["Engine", "ProofFailure"]
 log = logging.getLogger("mkdocs.plugins.pytorch_floors")
 
 _NOT_KEYED = {"id", "id_prefix", "timeout"}
+
+
+@contextmanager
+def _claims_channel() -> Iterator[Path]:
+    """An empty file for one block's claims (see `pytorch_floors.claims`), removed afterwards."""
+    descriptor, name = tempfile.mkstemp(prefix="floors-claims-", suffix=".jsonl")
+    os.close(descriptor)
+    try:
+        yield Path(name)
+    finally:
+        Path(name).unlink(missing_ok=True)
 
 
 class ProofFailure(Exception):
@@ -64,6 +80,7 @@ class Engine:
         only: str | None = None,
         max_output: int = 1 << 20,
         provenance: dict[str, str | int] | None = None,
+        advisory_claims: bool = False,
     ) -> None:
         """Create an engine for one build.
 
@@ -75,6 +92,8 @@ class Engine:
             only: A glob of page paths (relative to `docs/`): blocks of other pages are not run.
             max_output: Bytes a block may print before it fails (a page is not a log file).
             provenance: This build's provenance, stored with every output it produces.
+            advisory_claims: Log a claim that did not hold as INFO instead of WARNING (which fails
+                a strict build); the page and the report show it either way.
         """
         self.project_dir = project_dir
         self.cache = cache
@@ -83,6 +102,7 @@ class Engine:
         self.only = only
         self.max_output = max_output
         self.provenance = provenance
+        self.advisory_claims = advisory_claims
         self._scrub = PathScrubber(project_dir)
         self.import_roots = (project_dir / "src", project_dir)
         self.planned: dict[str, list[ExecBlock]] = {}
@@ -240,10 +260,18 @@ class Engine:
         if cached is not None:
             session.history.append(code)
             result = BlockResult(
-                self.page, block_id, proof, "cached", cached.seconds, cached.output, provenance=cached.provenance
+                self.page,
+                block_id,
+                proof,
+                "cached",
+                cached.seconds,
+                cached.output,
+                provenance=cached.provenance,
+                claims=cached.claims,
             )
             self.records.append(result)
             log.info("proof %d/%d %s: cached (ran in %.2f s)", number, self.total, where, cached.seconds)
+            self._judge(result)
             return cached.output
         if not self.execute or (self.only is not None and not fnmatch(self.page, self.only)):
             session.history.append(code)
@@ -254,26 +282,60 @@ class Engine:
         workdir = self.project_dir / str(options.get("workdir") or ".")
         if not workdir.is_dir():
             raise self._refuse(block_id, f"workdir {options.get('workdir')!r} is not a directory of the project")
-        request = BlockRequest(
-            code=code,
-            filename=f"<proof {self.page}#{block_id}>",
-            env=block_environment(html=html, width=options.get("width") or None),
-            cwd=str(workdir),
-            file=str(self.project_dir / proof) if proof else None,
-            max_output=self.max_output,
-        )
-        report = self._execute(session, request, block=block, proof=proof, timeout=timeout, keep=bool(session_name))
+        with _claims_channel() as channel:
+            request = BlockRequest(
+                code=code,
+                filename=f"<proof {self.page}#{block_id}>",
+                env={**block_environment(html=html, width=options.get("width") or None), CHANNEL: str(channel)},
+                cwd=str(workdir),
+                file=str(self.project_dir / proof) if proof else None,
+                max_output=self.max_output,
+            )
+            report = self._execute(
+                session, request, block=block, proof=proof, timeout=timeout, keep=bool(session_name), channel=channel
+            )
+            claims = self._claims(channel.read_text(encoding="utf-8"), request.filename, block, proof)
         session.history.append(code)
         session.replayed = len(session.history)
         if report["stderr"].strip():
             log.debug("%s wrote to stderr (kept out of the page):\n%s", where, report["stderr"])
         output = self._shown(report["output"], html=html, block=block, block_id=block_id, proof=proof)
-        self.cache.put(key, output, report["seconds"], self.provenance)
-        self.records.append(
-            BlockResult(self.page, block_id, proof, "ran", report["seconds"], output, provenance=self.provenance)
+        self.cache.put(key, output, report["seconds"], self.provenance, claims)
+        result = BlockResult(
+            self.page, block_id, proof, "ran", report["seconds"], output, provenance=self.provenance, claims=claims
         )
+        self.records.append(result)
         log.info("proof %d/%d %s: ran in %.2f s", number, self.total, where, report["seconds"])
+        self._judge(result)
         return output
+
+    def _claims(self, text: str, filename: str, block: ExecBlock, proof: str | None) -> tuple[Claim, ...]:
+        """The claims a run wrote to its channel, each pointing at its proof's file and line."""
+        try:
+            claims = parse_claims(text)
+        except ClaimFormatError as error:
+            failure = ProofFailure(self.page, block.block_id, self._location(block, []), f"ClaimFormatError: {error}")
+            self._fail(failure, proof)
+            raise failure from None
+        located = []
+        for claim in claims:
+            # A claim stated by the block's own code maps to its proof's line; one from a subprocess keeps its file.
+            path, line = block.locate(claim.line) if claim.file == filename else (claim.file, claim.line)
+            located.append(replace(claim, file=self.sanitize(path), line=line))
+        return tuple(located)
+
+    def _judge(self, result: BlockResult) -> None:
+        """Log each claim of a block that did not hold: a WARNING (a strict build fails), or INFO if advisory."""
+        for claim in result.claims_missed:
+            detail = f" ({claim.detail})" if claim.detail else ""
+            message = (
+                f"docs/{result.page} › block '{result.block_id}' ({claim.file}:{claim.line}): "
+                f"claim did not hold on this machine: {claim.statement}{detail}"
+            )
+            if self.advisory_claims:
+                log.info("%s [advisory: FLOORS_CLAIMS=advisory]", message)
+            else:
+                log.warning("%s", message)
 
     def _shown(self, output: str, *, html: bool, block: ExecBlock, block_id: str, proof: str | None) -> str:
         """What a page may show of a block's output: scrubbed, cleaned and, for HTML, balanced."""
@@ -294,6 +356,7 @@ class Engine:
     ) -> dict[str, Any]:
         timeout: float = limits["timeout"]
         keep: bool = limits["keep"]
+        channel: Path = limits["channel"]
         block_id = block.block_id
         try:
             if session.process is None:
@@ -308,6 +371,8 @@ class Engine:
                     self._fail(failure, proof)
                     raise failure
             session.replayed = len(session.history)
+            # Claims of replayed blocks belong to those blocks' own (cached) results.
+            channel.write_text("", encoding="utf-8")
             report = session.process.run(request, timeout)
         except (BlockTimeout, WorkerDied) as error:
             session.process = None

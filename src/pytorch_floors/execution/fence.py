@@ -10,16 +10,20 @@ that fails the build, instead of a traceback quietly rendered into the page.
 
 from __future__ import annotations
 
+from functools import cache
 from html import escape
+from pathlib import Path
 from typing import Any
 
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 from markdown import Markdown
 from markdown_exec import MarkdownConverter, base_format, code_block
 from mkdocs.utils import get_relative_url
 
 from pytorch_floors.execution.engine import Engine, ProofFailure
+from pytorch_floors.execution.result import BlockResult
 
-__all__ = ["activate", "active_engine", "format_seconds", "formatter"]
+__all__ = ["activate", "active_engine", "claims_html", "format_seconds", "formatter"]
 
 _active: Engine | None = None
 
@@ -64,6 +68,32 @@ def format_seconds(seconds: float) -> str:
             # `.2g` would print 99.7 as 1e+02: from there on whole units are precise enough.
             return f"{value:.2g} {unit}" if value < 99.5 else f"{value:.0f} {unit}"
     raise ValueError(f"a duration cannot be negative: {seconds}")
+
+
+@cache
+def _claims_template() -> Template:
+    templates = Path(__file__).resolve().parent.parent / "templates"
+    env = Environment(loader=FileSystemLoader(templates), autoescape=True, undefined=StrictUndefined)
+    return env.get_template("proof_claims.html")
+
+
+def claims_html(result: BlockResult | None) -> str:
+    """The claims a block checked, for the page: each with whether it held, in words.
+
+    Args:
+        result: The block's result in this build.
+
+    Returns:
+        The rendered partial, or nothing when the block stated no claims.
+    """
+    if result is None or not result.claims:
+        return ""
+    return _claims_template().render(
+        claims=result.claims,
+        held=sum(1 for c in result.claims if c.held),
+        missed=bool(result.claims_missed),
+        cached=result.status == "cached",
+    )
 
 
 def _failure_banner(failure: ProofFailure) -> str:
@@ -121,17 +151,18 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
     except Exception as error:  # SuperFences would swallow it and render the source as plain text
         return _failure_banner(engine.fail_unexpectedly(block_id, error))
     block = engine.block(block_id)
+    result = engine.result_for(block_id)
+    claims = claims_html(result)
     if block is None or not block.proofs:
         if show_source:
             converter = MarkdownConverter(md, update_toc=False)
             listing = str(converter.convert(code_block(language, source)))
-            return f'<div class="floors-exec">{listing}{output}</div>'
-        return output
+            return f'<div class="floors-exec">{listing}{output}{claims}</div>'
+        return output + claims
     proof = block.proofs[0]
     converter = MarkdownConverter(md, update_toc=False)
     listing = str(converter.convert(code_block(language, source)))
     href = get_relative_url(proof, engine.page_url) if engine.page_url else proof
-    result = engine.result_for(block_id)
     timing = ""
     if result is not None and result.seconds is not None:
         cached = " (cached)" if result.status == "cached" else ""
@@ -142,5 +173,5 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
         f"{listing}</details>"
         f'<p class="floors-proof__meta"><a href="{escape(href)}" download>Download and run it</a> '
         f"<code>python {escape(proof)}</code> {timing}</p>"
-        f'<div class="floors-proof__output">{output}</div></div>'
+        f'<div class="floors-proof__output">{output}</div>{claims}</div>'
     )

@@ -1,4 +1,4 @@
-"""The build report: every executed block, its time and its cache status."""
+"""The build report: every executed block, its time and its cache status; every claim and whether it held."""
 
 from __future__ import annotations
 
@@ -14,23 +14,55 @@ from pytorch_floors.execution.result import BlockResult
 __all__ = ["report_html", "report_json"]
 
 
-def report_json(records: Sequence[BlockResult], provenance: dict[str, str | int]) -> str:
+def _claim_rows(records: Sequence[BlockResult]) -> list[dict[str, str | int | bool | None]]:
+    """Every claim of the build, in page order, with the block that stated it."""
+    return [
+        {
+            "page": record.page,
+            "block_id": record.block_id,
+            "proof": record.proof,
+            "status": record.status,
+            "statement": claim.statement,
+            "held": claim.held,
+            "result": claim.verdict,
+            "detail": claim.detail,
+            "file": claim.file,
+            "line": claim.line,
+        }
+        for record in records
+        for claim in record.claims
+    ]
+
+
+def report_json(records: Sequence[BlockResult], provenance: dict[str, str | int], *, advisory: bool = False) -> str:
     """The build report as JSON.
 
     Args:
         records: One record per executed block.
         provenance: The build's provenance fields.
+        advisory: Claims that did not hold were logged as advisory (not failing a strict build).
 
     Returns:
-        A JSON document with `provenance`, `totals` and `blocks`.
+        A JSON document with `provenance`, `totals`, `claims_policy`, `claims` and `blocks`.
     """
     totals: dict[str, float] = {"blocks": len(records)}
     for status in ("ran", "cached", "skipped", "failed"):
         totals[status] = sum(1 for r in records if r.status == status)
     totals["seconds_ran"] = round(sum(r.seconds or 0 for r in records if r.status == "ran"), 3)
-    # The outputs are on the pages; the report says what ran, where, and how long it took.
-    blocks = [{k: v for k, v in asdict(r).items() if k != "output"} for r in records]
-    return json.dumps({"provenance": provenance, "totals": totals, "blocks": blocks}, indent=2)
+    claims = _claim_rows(records)
+    totals["claims"] = len(claims)
+    totals["claims_held"] = sum(1 for c in claims if c["held"])
+    totals["claims_not_held"] = len(claims) - totals["claims_held"]
+    # The outputs are on the pages; the report says what ran, where, how long it took and what it showed.
+    blocks = [{k: v for k, v in asdict(r).items() if k not in {"output", "claims"}} for r in records]
+    document = {
+        "provenance": provenance,
+        "totals": totals,
+        "claims_policy": "advisory" if advisory else "warn",
+        "claims": claims,
+        "blocks": blocks,
+    }
+    return json.dumps(document, indent=2)
 
 
 def report_html(records: Sequence[BlockResult], template: Template) -> str:
@@ -54,7 +86,10 @@ def report_html(records: Sequence[BlockResult], template: Template) -> str:
         }
         for record in sorted(records, key=lambda r: -(r.seconds or 0))
     ]
+    claims = _claim_rows(records)
     return template.render(
+        claims=claims,
+        claims_held=sum(1 for c in claims if c["held"]),
         total=len(records),
         ran=len(ran),
         ran_time=format_seconds(sum(r.seconds or 0 for r in ran)),

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from pytorch_floors.claims import Claim
+
 __all__ = ["BlockResult", "Status"]
 
 Status = Literal["ran", "cached", "skipped", "failed"]
@@ -23,6 +25,7 @@ class BlockResult:
         output: What the block printed, as shown on the page (empty when it failed or was skipped).
         error: The one-line failure, when `status` is `failed`.
         provenance: What the output was measured on (for a cached block, the run that produced it).
+        claims: The patterns the block stated and whether they held, on the run that produced the output.
     """
 
     page: str
@@ -33,3 +36,9 @@ class BlockResult:
     output: str = ""
     error: str | None = None
     provenance: dict[str, str | int] | None = None
+    claims: tuple[Claim, ...] = ()
+
+    @property
+    def claims_missed(self) -> tuple[Claim, ...]:
+        """The claims that did not hold."""
+        return tuple(c for c in self.claims if not c.held)

@@ -1,0 +1,292 @@
+"""Claims: the patterns a page states, checked by its proof on every build, shown, cached and reported.
+
+In-process, like `test_engine.py`: pages render through the formatter, no MkDocs build.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import jinja2
+import pytest
+from test_engine import Pages, make_pages
+from test_standalone import bare_python
+
+from conftest import ROOT, FixtureSite
+from pytorch_floors.claims import CHANNEL, Claim, ClaimFormatError, claim, parse_claims
+from pytorch_floors.execution import activate
+from pytorch_floors.execution.claim_policy import claims_advisory, claims_summary
+from pytorch_floors.execution.report import report_html, report_json
+from pytorch_floors.standalone import bundle
+
+PACKAGE_DIR = ROOT / "src" / "pytorch_floors"
+
+HELD_AND_MISSED = """\
+    ```python exec="1" id="sums"
+    --8<-- "snippets/sums.py"
+    ```
+    """
+
+PROOF = """\
+from pytorch_floors.claims import claim
+
+total = 1 + 1
+print("1 + 1 =", total)
+claim("one plus one is two", held=total == 2, detail=f"got {total}")
+claim("one plus one is three", held=total == 3, detail=f"got {total}")
+"""
+
+
+@pytest.fixture
+def pages(tmp_path: Path) -> Iterator[Pages]:
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "sums.py").write_text(PROOF, encoding="utf-8")
+    yield make_pages(tmp_path)
+    activate(None)
+
+
+def report_template() -> jinja2.Template:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(ROOT / "overrides"))
+    return env.get_template("partials/floors-build-report.html")
+
+
+def warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+
+
+# --- a held claim, and one that did not hold -------------------------------------------------------
+
+
+def test_claims_reach_the_result_with_their_proof_line_and_show_under_the_output(
+    pages: Pages, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    html = pages.render(HELD_AND_MISSED)
+    [result] = pages.engine.records
+    assert result.status == "ran"
+    assert result.claims == (
+        Claim("one plus one is two", True, "got 2", 5, "snippets/sums.py"),
+        Claim("one plus one is three", False, "got 2", 6, "snippets/sums.py"),
+    )
+    # Under the build the claims go through the channel, not into the output.
+    assert result.output == "1 + 1 = 2\n"
+    claims = html[html.index('<div class="floors-claims') :]
+    assert "1 of 2 held" in claims
+    assert '<strong class="floors-claim__verdict">Held:</strong> one plus one is two' in claims
+    assert "Did not hold on this machine:</strong> one plus one is three" in claims
+    assert "(got 2)" in claims and "floors-claims--missed" in claims
+    # Inside the proof block, after its output, outside the output itself (the manifest digests outputs).
+    assert html.index('<div class="floors-proof__output">') < html.index('<div class="floors-claims')
+    # The policy by default: a WARNING that names page, block, proof file and line, so --strict fails.
+    assert warnings(caplog) == [
+        "docs/index.md › block 'sums' (snippets/sums.py:6): claim did not hold on this machine: "
+        "one plus one is three (got 2)"
+    ]
+
+
+def test_advisory_claims_are_shown_and_counted_but_do_not_warn(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "sums.py").write_text(PROOF, encoding="utf-8")
+    caplog.set_level(logging.INFO)
+    advisory = make_pages(tmp_path, advisory_claims=True)
+    try:
+        html = advisory.render(HELD_AND_MISSED)
+    finally:
+        activate(None)
+    assert warnings(caplog) == []
+    logged = [r.getMessage() for r in caplog.records if "claim did not hold" in r.getMessage()]
+    assert len(logged) == 1 and logged[0].endswith("[advisory: FLOORS_CLAIMS=advisory]")
+    assert "Did not hold on this machine:" in html
+    records = advisory.engine.records
+    assert json.loads(report_json(records, {}, advisory=True))["claims_policy"] == "advisory"
+    assert claims_summary(records, advisory=True) == "claims: 2 checked, 1 held, 1 did not hold (advisory)"
+
+
+def test_the_policy_is_read_strictly_from_the_environment() -> None:
+    assert claims_advisory({}) is False
+    assert claims_advisory({"FLOORS_CLAIMS": "warn"}) is False
+    assert claims_advisory({"FLOORS_CLAIMS": "advisory"}) is True
+    with pytest.raises(Exception, match="FLOORS_CLAIMS must be warn or advisory"):
+        claims_advisory({"FLOORS_CLAIMS": "advisery"})
+
+
+def test_the_report_lists_every_claim_with_page_block_and_result_and_totals(pages: Pages) -> None:
+    pages.render(HELD_AND_MISSED)
+    records = pages.engine.records
+    data = json.loads(report_json(records, {}))
+    assert data["claims_policy"] == "warn"
+    assert (data["totals"]["claims"], data["totals"]["claims_held"], data["totals"]["claims_not_held"]) == (2, 1, 1)
+    assert [(c["page"], c["block_id"], c["statement"], c["result"]) for c in data["claims"]] == [
+        ("index.md", "sums", "one plus one is two", "held"),
+        ("index.md", "sums", "one plus one is three", "did not hold on this machine"),
+    ]
+    html = report_html(records, report_template())
+    assert "2 claims checked: 1 held, 1 did not hold on this machine." in html
+    rows = html[html.index("floors-report--claims") :]
+    # The one that did not hold comes first, and says so in words.
+    assert rows.index("one plus one is three") < rows.index("one plus one is two")
+    assert "<strong>did not hold</strong>" in rows
+
+
+# --- cached blocks keep the claims measured with their output ---------------------------------------
+
+
+def test_a_cached_block_shows_the_claims_measured_with_its_output(
+    pages: Pages, caplog: pytest.LogCaptureFixture
+) -> None:
+    first = pages.render(HELD_AND_MISSED)
+    measured = pages.engine.records[0].claims
+    again = make_pages(pages.root)
+    caplog.clear()
+    html = again.render(HELD_AND_MISSED)
+    activate(None)
+    [result] = again.engine.records
+    assert result.status == "cached" and result.claims == measured
+    assert "Claims, checked when this output was measured: 1 of 2 held" in html
+    assert "Claims, checked on this build's numbers: 1 of 2 held" in first
+    # A cached claim that did not hold is not forgiven by the cache: it warns again.
+    assert len(warnings(caplog)) == 1
+
+
+def test_a_cache_entry_without_claims_runs_again(pages: Pages) -> None:
+    pages.render(HELD_AND_MISSED)
+    [entry] = (pages.root / ".cache" / "floors-exec").glob("??/*.json")
+    data = json.loads(entry.read_text())
+    del data["claims"]  # what a store that predates claims would hold
+    entry.write_text(json.dumps(data))
+    again = make_pages(pages.root)
+    again.render(HELD_AND_MISSED)
+    activate(None)
+    assert [(r.status, len(r.claims)) for r in again.engine.records] == [("ran", 2)]
+
+
+# --- the channel: the block itself, its subprocesses and forked children; sessions; bad lines -------
+
+
+def test_claims_from_a_subprocess_and_a_forked_child_arrive(pages: Pages) -> None:
+    pages.render(
+        """\
+        ```python exec="1" id="family"
+        import os, subprocess, sys
+        from pytorch_floors.claims import claim
+        claim("the block itself", held=True)
+        child = "from pytorch_floors.claims import claim; claim('a subprocess', True)"
+        subprocess.run([sys.executable, "-c", child], check=True)
+        pid = os.fork()
+        if pid == 0:
+            claim("a forked child", held=True)
+            os._exit(0)
+        os.waitpid(pid, 0)
+        print("done")
+        ```
+        """
+    )
+    [result] = pages.engine.records
+    assert result.status == "ran", pages.engine.failures
+    assert [c.statement for c in result.claims] == ["the block itself", "a subprocess", "a forked child"]
+    assert (result.claims[0].file, result.claims[0].line) == ("docs/index.md", 4)
+    assert result.claims[1].file == "<string>"
+
+
+def test_a_session_block_gets_only_its_own_claims(pages: Pages) -> None:
+    page = """\
+        ```python exec="1" id="first" session="s"
+        from pytorch_floors.claims import claim
+        claim("first block", held=True)
+        ```
+
+        ```python exec="1" id="second" session="s"
+        claim("second block", held=True, detail="DETAIL")
+        ```
+        """
+    pages.render(page)
+    pages.engine.records.clear()
+    # The second block changes: the first is cached and replayed in the new process.
+    pages.render(page.replace("DETAIL", "changed"))
+    assert {r.block_id: (r.status, [c.statement for c in r.claims]) for r in pages.engine.records} == {
+        "first": ("cached", ["first block"]),
+        "second": ("ran", ["second block"]),
+    }
+
+
+def test_a_line_that_is_not_a_claim_fails_the_block_by_name(pages: Pages) -> None:
+    html = pages.render(
+        """\
+        ```python exec="1" id="forged"
+        import os
+        with open(os.environ["FLOORS_CLAIMS_FILE"], "a") as channel:
+            channel.write("it held, trust me\\n")
+        ```
+        """
+    )
+    assert pages.status() == {"forged": "failed"}
+    assert "docs/index.md › block 'forged' (docs/index.md:1): ClaimFormatError: claims line 1" in str(
+        pages.engine.failures[0]
+    )
+    assert "floors-proof-failure" in html
+
+
+@pytest.mark.parametrize("line", ['{"statement": "s", "held": "yes"}', "[1]", '{"held": true}', "null"])
+def test_parse_claims_refuses_what_is_not_a_claim(line: str) -> None:
+    with pytest.raises(ClaimFormatError):
+        parse_claims(line + "\n")
+
+
+def test_a_claim_needs_a_statement() -> None:
+    with pytest.raises(ValueError, match="needs a statement"):
+        claim("  ", held=True)
+
+
+# --- standalone: the proof on its own, and its download ----------------------------------------------
+
+
+def test_standalone_a_claim_prints_one_line(tmp_path: Path) -> None:
+    script = tmp_path / "proof.py"
+    script.write_text(PROOF, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != CHANNEL}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, check=True)
+    assert done.stdout == (
+        "1 + 1 = 2\nclaim held: one plus one is two (got 2)\n"
+        "claim did not hold on this machine: one plus one is three (got 2)\n"
+    )
+
+
+def test_a_downloaded_proof_checks_its_claims_without_the_package(tmp_path: Path) -> None:
+    download = tmp_path / "sums.py"
+    download.write_text(bundle(PROOF, "snippets/sums.py", PACKAGE_DIR), encoding="utf-8")
+    done = bare_python(download, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "claim held: one plus one is two (got 2)" in done.stdout
+    assert "claim did not hold on this machine: one plus one is three (got 2)" in done.stdout
+
+
+# --- the policy in a real build: strict fails on a claim that did not hold, advisory does not ----------
+
+
+def test_a_strict_build_fails_on_a_claim_that_did_not_hold_unless_advisory(fixture_site: FixtureSite) -> None:
+    fixture_site.write("snippets/sums.py", PROOF)
+    fixture_site.page("index.md", HELD_AND_MISSED)
+    strict = fixture_site.build(strict=True)
+    assert strict.returncode != 0
+    assert (
+        "WARNING -  docs/index.md › block 'sums' (snippets/sums.py:6): claim did not hold on this machine: "
+        "one plus one is three (got 2)" in strict.log
+    )
+    # Advisory: the strict build passes (the run is cached now), and the page and the report still say it.
+    advisory = fixture_site.build(strict=True, env={"FLOORS_CLAIMS": "advisory"})
+    assert advisory.returncode == 0, advisory.log[-3000:]
+    assert "claims: 2 checked, 1 held, 1 did not hold (advisory)" in advisory.log
+    assert "Did not hold on this machine:</strong> one plus one is three" in advisory.page("")
+    report = json.loads((advisory.site / "build-report.json").read_text(encoding="utf-8"))
+    assert report["claims_policy"] == "advisory" and report["totals"]["claims_not_held"] == 1
+    # A build that is not strict passes by default too, and still warns.
+    relaxed = fixture_site.build()
+    assert relaxed.returncode == 0 and "claim did not hold on this machine" in relaxed.log
