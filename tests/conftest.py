@@ -146,9 +146,14 @@ def fixture_site(tmp_path: Path) -> FixtureSite:
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Build:
-    """The real site, built once per test session with `--strict`."""
+    """The real site, built once per test session with `--strict`.
+
+    Its claims are advisory here: this build runs beside other tests (`make test` uses two
+    workers), so a timing claim can miss for want of a quiet core. The pattern tests run every
+    proof's claims alone and require each to hold; `test_claims.py` checks the strict policy.
+    """
     site = tmp_path_factory.mktemp("site")
-    build = run_mkdocs(ROOT, site, strict=True, timeout=1500)
+    build = run_mkdocs(ROOT, site, strict=True, env={"FLOORS_CLAIMS": "advisory"}, timeout=1500)
     assert build.returncode == 0, build.log[-6000:]
     return build
 
