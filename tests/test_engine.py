@@ -12,6 +12,7 @@ import textwrap
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ import pytest
 from markdown import Markdown
 
 from conftest import ROOT
-from pytorch_floors.execution import BlockResult, Engine, OutputCache, ProofFailure, activate, formatter, scan_markdown
+from pytorch_floors.execution import BlockResult, Engine, OutputCache, ProofFailure, formatter, scan_markdown
 from pytorch_floors.execution.cache import machine_fingerprint
 from pytorch_floors.execution.fence import format_seconds
 from pytorch_floors.execution.report import report_html, report_json
@@ -49,7 +50,12 @@ class Pages:
                 "pymdownx.snippets": {"base_path": [str(self.root)], "check_paths": True},
                 "pymdownx.superfences": {
                     "custom_fences": [
-                        {"name": "python", "class": "python", "validator": markdown_exec.validator, "format": formatter}
+                        {
+                            "name": "python",
+                            "class": "python",
+                            "validator": markdown_exec.validator,
+                            "format": partial(formatter, engine=self.engine),
+                        }
                     ]
                 },
             },
@@ -65,14 +71,12 @@ class Pages:
 
 def make_pages(root: Path, **engine_options: Any) -> Pages:
     engine = Engine(root, OutputCache(root / ".cache" / "floors-exec"), **engine_options)
-    activate(engine)
     return Pages(root, engine)
 
 
 @pytest.fixture
 def pages(tmp_path: Path) -> Iterator[Pages]:
     yield make_pages(tmp_path)
-    activate(None)
 
 
 # --- every planned block ends ran, cached or failed ------------------------------------------------
@@ -326,10 +330,7 @@ def test_machine_paths_and_control_bytes_never_reach_the_page(pages: Pages) -> N
 
 def test_too_much_output_fails_clearly(tmp_path: Path) -> None:
     pages = make_pages(tmp_path, max_output=1000)
-    try:
-        pages.render('```python exec="1" id="flood"\nprint("x" * 5000)\n```\n')
-    finally:
-        activate(None)
+    pages.render('```python exec="1" id="flood"\nprint("x" * 5000)\n```\n')
     assert pages.status() == {"flood": "failed"}
     assert "OutputTooLarge: the block printed 5,001 bytes; a page shows at most 1,000" in str(pages.engine.failures[0])
 
@@ -428,7 +429,6 @@ def test_a_cached_output_keeps_the_provenance_of_the_run_that_produced_it(tmp_pa
     today = collect()
     second = make_pages(tmp_path, provenance=today.as_dict())
     second.render(page)
-    activate(None)
     [result] = second.engine.records
     assert result.status == "cached" and result.provenance == earlier
     shown = of_outputs([r.provenance for r in second.engine.records], today)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
-from pytorch_floors.execution.cache import OutputCache
+from pytorch_floors.execution.cache import OutputCache, machine_fingerprint
 from pytorch_floors.execution.imports import sources_digest
 from pytorch_floors.execution.options import OptionError, parse_timeout
 from pytorch_floors.execution.output import PathScrubber, clean_text, html_problem
@@ -64,6 +65,7 @@ class Engine:
         only: str | None = None,
         max_output: int = 1 << 20,
         provenance: dict[str, str | int] | None = None,
+        machine: Mapping[str, str] | None = None,
     ) -> None:
         """Create an engine for one build.
 
@@ -75,6 +77,8 @@ class Engine:
             only: A glob of page paths (relative to `docs/`): blocks of other pages are not run.
             max_output: Bytes a block may print before it fails (a page is not a log file).
             provenance: This build's provenance, stored with every output it produces.
+            machine: This build's `machine_fingerprint`, part of every cache key (asked of a block's
+                process on first use when not given).
         """
         self.project_dir = project_dir
         self.cache = cache
@@ -83,6 +87,7 @@ class Engine:
         self.only = only
         self.max_output = max_output
         self.provenance = provenance
+        self._machine = dict(machine) if machine is not None else None
         self._scrub = PathScrubber(project_dir)
         self.import_roots = (project_dir / "src", project_dir)
         self.planned: dict[str, list[ExecBlock]] = {}
@@ -233,7 +238,9 @@ class Engine:
         keyed = {k: v for k, v in options.items() if k not in _NOT_KEYED and k != "extra"}
         keyed["extra"] = {k: v for k, v in extra.items() if k not in _NOT_KEYED}
         sources = sources_digest("\n\n".join([*session.history, code]), self.import_roots)
-        key = self.cache.key(code, keyed, session.history, sources)
+        if self._machine is None:
+            self._machine = machine_fingerprint()
+        key = self.cache.key(code, keyed, session.history, sources, self._machine)
         number = len(self.records) + 1
         where = f"docs/{self.page} › {block_id}"
         cached = self.cache.get(key)

@@ -2,10 +2,13 @@
 
 markdown-exec stays the front end: its validator parses the fence options and
 its `base_format` renders the result. This formatter adds what it lacks: the
-run goes through the [`Engine`][pytorch_floors.execution.engine.Engine] (cache,
-isolation, time limit), output is shown as verbatim console text unless the block
-declares `html="1"`, and a failure becomes a visible banner plus a recorded error
-that fails the build, instead of a traceback quietly rendered into the page.
+run goes through the build's [`Engine`][pytorch_floors.execution.engine.Engine]
+(cache, isolation, time limit), output is shown as verbatim console text unless
+the block declares `html="1"`, and a failure becomes a visible banner plus a
+recorded error that fails the build, instead of a traceback quietly rendered
+into the page. The plugin binds each build's engine to the formatter
+(`functools.partial(formatter, engine=...)` as the custom fence's `format`), so
+no engine outlives its build in a module global.
 """
 
 from __future__ import annotations
@@ -19,33 +22,7 @@ from mkdocs.utils import get_relative_url
 
 from pytorch_floors.execution.engine import Engine, ProofFailure
 
-__all__ = ["activate", "active_engine", "format_seconds", "formatter"]
-
-_active: Engine | None = None
-
-
-def activate(engine: Engine | None) -> None:
-    """Make `engine` the one executed blocks go through (one per build).
-
-    Args:
-        engine: The build's engine, or `None` to deactivate.
-    """
-    global _active  # noqa: PLW0603  (SuperFences calls a plain function; the build owns the engine)
-    _active = engine
-
-
-def active_engine() -> Engine:
-    """The engine of the build in progress.
-
-    Returns:
-        The active engine.
-
-    Raises:
-        RuntimeError: If no build has activated one (the MkDocs hook is not configured).
-    """
-    if _active is None:
-        raise RuntimeError("no proof engine is active: list src/pytorch_floors/hooks.py under hooks: in mkdocs.yml")
-    return _active
+__all__ = ["format_seconds", "formatter"]
 
 
 def format_seconds(seconds: float) -> str:
@@ -83,9 +60,11 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
     classes: list[str] | None = None,
     id_value: str = "",
     attrs: dict[str, Any] | None = None,
+    *,
+    engine: Engine | None = None,
     **kwargs: Any,
 ) -> str:
-    """Execute a block through the active engine and return its HTML.
+    """Execute a block through the build's engine and return its HTML.
 
     Args:
         source: The block's code, snippet includes expanded.
@@ -96,12 +75,18 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
         classes: Extra classes (unused).
         id_value: HTML id (unused).
         attrs: Extra attributes (unused).
+        engine: The build's engine, bound by the plugin.
         **kwargs: Other SuperFences arguments (unused).
 
     Returns:
         The rendered HTML.
+
+    Raises:
+        RuntimeError: If no engine is bound (the `floors` plugin is not listed in `mkdocs.yml`).
     """
-    engine = active_engine()
+    if engine is None:
+        # SuperFences would swallow this and show the source; the plugin's scan still fails the build.
+        raise RuntimeError("no proof engine is bound to this fence: list the floors plugin under plugins in mkdocs.yml")
     block_id = options.get("id", "")
     run_options = dict(options)
     if not run_options.get("html") and not run_options.get("result"):

@@ -11,13 +11,22 @@ import contextlib
 import multiprocessing
 import os
 import signal
+from multiprocessing import forkserver
 from multiprocessing.context import ForkServerContext
 from typing import Any
 
 from pytorch_floors.execution import worker
 from pytorch_floors.execution.worker import BlockRequest
 
-__all__ = ["BlockProcess", "BlockRequest", "BlockTimeout", "WorkerDied", "end_all", "fork_server"]
+__all__ = [
+    "BlockProcess",
+    "BlockRequest",
+    "BlockTimeout",
+    "WorkerDied",
+    "end_all",
+    "fork_server",
+    "restart_fork_server",
+]
 
 _context: ForkServerContext | None = None
 _live: set[BlockProcess] = set()
@@ -32,8 +41,22 @@ def fork_server() -> ForkServerContext:
     global _context  # noqa: PLW0603  (one fork server per build process; a multiprocessing singleton anyway)
     if _context is None:
         _context = multiprocessing.get_context("forkserver")
-        _context.set_forkserver_preload(["pytorch_floors.execution.worker"])
+        _context.set_forkserver_preload(["torch", "pytorch_floors.execution.worker"])
     return _context
+
+
+def restart_fork_server() -> None:
+    """Stop the fork server, so the next block starts a new one that imports the package's files afresh.
+
+    The server keeps the modules it preloaded (the worker and the package's `__init__`): after an
+    edit to the package (`mkdocs serve`), blocks forked from the old server would run old code.
+    """
+    end_all()
+    # multiprocessing offers no public way to stop its fork server; `_stop` is what its own tests use.
+    stop = getattr(forkserver._forkserver, "_stop", None)
+    if stop is None:
+        raise RuntimeError("this Python's multiprocessing cannot stop its fork server (no ForkServer._stop)")
+    stop()
 
 
 def end_all() -> None:
