@@ -63,7 +63,7 @@ class Pages:
         html: str = md.convert(text)
         self.engine.end_page()
         self.engine.unaccounted()
-        return html
+        return self.engine.unshown(html)
 
     def status(self) -> dict[str, str]:
         return {r.block_id: r.status for r in self.engine.records}
@@ -101,6 +101,42 @@ def test_an_error_outside_the_proof_is_a_named_failure_not_a_vanished_block(
     assert "docs/index.md › block 'victim' (docs/index.md:1): the proof engine failed: RuntimeError: engine bug" in [
         str(f) for f in pages.engine.failures
     ]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        'Text\n\n    ```python exec="1" id="indented"\n    print("printed")\n    ```\n',
+        '- item\n\n        ```python exec="1" id="indented"\n        print("printed")\n        ```\n',
+    ],
+    ids=["after-a-paragraph", "eight-spaces-in-a-list"],
+)
+def test_a_fence_read_as_an_indented_code_block_is_a_named_failure(pages: Pages, body: str) -> None:
+    # SuperFences runs it, then shows its source as code: the output never reached the page.
+    html = pages.render(body)
+    assert "printed\n" not in html.replace('print("printed")', "")
+    assert pages.status() == {"indented": "failed"}
+    assert [r.status for r in pages.engine.records] == ["failed"]
+    [failure] = pages.engine.failures
+    assert str(failure).startswith("docs/index.md › block 'indented' (docs/index.md:")
+    assert "Markdown reads the fence as an indented code block" in str(failure)
+    assert "floors-block" not in html
+
+
+def test_a_fence_indented_inside_a_list_item_runs_and_shows(pages: Pages) -> None:
+    html = pages.render('- item\n\n    ```python exec="1" id="listed"\n    print("printed")\n    ```\n')
+    assert pages.status() == {"listed": "ran"} and "printed" in html and "floors-block" not in html
+
+
+def test_the_proof_log_never_says_zero_seconds(pages: Pages, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level("INFO", logger="mkdocs.plugins.pytorch_floors")
+    pages.render('```python exec="1" id="quick"\nprint(1)\n```\n')
+    pages.engine.records.clear()
+    pages.render('```python exec="1" id="quick"\nprint(1)\n```\n', page="again.md")
+    lines = [r.getMessage() for r in caplog.records if "quick" in r.getMessage() and "ran in" in r.getMessage()]
+    assert len(lines) == 2 and "cached (ran in" in lines[1], lines
+    assert not any("0.00 s" in line for line in lines)
+    assert all(re.search(r"ran in \d+(\.\d+)? (s|ms|µs)\b", line) for line in lines), lines
 
 
 @pytest.mark.parametrize("entry", ["null", "[1, 2, 3]", '{"output": 3, "seconds": 1}', '"text"'])

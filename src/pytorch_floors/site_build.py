@@ -314,6 +314,7 @@ class SiteBuild:
         engine = self.engine
         engine.end_page()
         engine.unaccounted()
+        html = engine.unshown(html)
         floor = floor_for_page(page.file.src_uri)
         if floor is not None and page.file.src_uri == floor.lab:
             # mkdocs-jupyter executes the notebook while rendering the page; a new cache file means it ran.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatch
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pytorch_floors.execution.cache import OutputCache, machine_fingerprint
+from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.imports import sources_digest
 from pytorch_floors.execution.options import OptionError, parse_timeout
 from pytorch_floors.execution.output import PathScrubber, clean_text, html_problem
@@ -18,11 +20,24 @@ from pytorch_floors.execution.runner import BlockProcess, BlockRequest, BlockTim
 from pytorch_floors.execution.sandbox import block_environment
 from pytorch_floors.execution.scan import ExecBlock
 
-__all__ = ["Engine", "ProofFailure"]
+__all__ = ["Engine", "ProofFailure", "shown_marker"]
 
 log = logging.getLogger("mkdocs.plugins.pytorch_floors")
 
 _NOT_KEYED = {"id", "id_prefix", "timeout"}
+_MARKER = re.compile(r"<!-- floors-block:[^>]*? -->")
+
+
+def shown_marker(block_id: str) -> str:
+    """The comment the formatter puts before a block's HTML, so the engine can tell it reached the page.
+
+    Args:
+        block_id: The block's id.
+
+    Returns:
+        An HTML comment naming the block.
+    """
+    return f"<!-- floors-block:{block_id.replace('-->', '')} -->"
 
 
 class ProofFailure(Exception):
@@ -170,6 +185,31 @@ class Engine:
             failures.append(failure)
         return failures
 
+    def unshown(self, html: str) -> str:
+        """Fail every block of the current page that ran but whose output is not in the page's HTML.
+
+        SuperFences runs a fence that Markdown then reads as an indented code block (indented four
+        spaces after a paragraph, or eight in a list item) and shows its source in place of its output.
+
+        Args:
+            html: The page's HTML, as rendered.
+
+        Returns:
+            The HTML without the formatter's markers.
+        """
+        for block in self.planned.get(self.page, []):
+            result = self.result_for(block.block_id)
+            if result is None or result.status == "failed" or shown_marker(block.block_id) in html:
+                continue
+            summary = (
+                "the block ran, but the page shows its source instead of its output: Markdown reads the fence "
+                "as an indented code block; indent it less (four spaces only inside a list item or admonition)"
+            )
+            self.records.remove(result)
+            failure = ProofFailure(self.page, block.block_id, (f"docs/{self.page}", block.fence_line), summary)
+            self._fail(failure, block.proofs[0] if block.proofs else None)
+        return _MARKER.sub("", html)
+
     def fail_unexpectedly(self, block_id: str, error: Exception) -> ProofFailure:
         """Record an error that escaped the engine or the renderer as the block's failure.
 
@@ -250,7 +290,7 @@ class Engine:
                 self.page, block_id, proof, "cached", cached.seconds, cached.output, provenance=cached.provenance
             )
             self.records.append(result)
-            log.info("proof %d/%d %s: cached (ran in %.2f s)", number, self.total, where, cached.seconds)
+            log.info("proof %d/%d %s: cached (ran in %s)", number, self.total, where, format_seconds(cached.seconds))
             return cached.output
         if not self.execute or (self.only is not None and not fnmatch(self.page, self.only)):
             session.history.append(code)
@@ -279,7 +319,7 @@ class Engine:
         self.records.append(
             BlockResult(self.page, block_id, proof, "ran", report["seconds"], output, provenance=self.provenance)
         )
-        log.info("proof %d/%d %s: ran in %.2f s", number, self.total, where, report["seconds"])
+        log.info("proof %d/%d %s: ran in %s", number, self.total, where, format_seconds(report["seconds"]))
         return output
 
     def _shown(self, output: str, *, html: bool, block: ExecBlock, block_id: str, proof: str | None) -> str:

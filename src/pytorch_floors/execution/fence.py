@@ -20,27 +20,10 @@ from markdown import Markdown
 from markdown_exec import MarkdownConverter, base_format, code_block
 from mkdocs.utils import get_relative_url
 
-from pytorch_floors.execution.engine import Engine, ProofFailure
+from pytorch_floors.execution.duration import format_seconds
+from pytorch_floors.execution.engine import Engine, ProofFailure, shown_marker
 
 __all__ = ["format_seconds", "formatter"]
-
-
-def format_seconds(seconds: float) -> str:
-    """A duration with the precision a reader needs: two significant figures, in s, ms or µs.
-
-    Args:
-        seconds: A non-negative duration.
-
-    Returns:
-        For example `40 µs`, `0.3 ms`, `12 ms`, `300 ms`, `1.2 s`, `75 s`; never `0.00 s`.
-    """
-    # Each unit from a tenth of it up (0.3 ms), except seconds, shown from 1 s (300 ms, not 0.3 s).
-    for unit, scale, floor in (("s", 1.0, 0.9995), ("ms", 1e-3, 1e-4), ("µs", 1e-6, 0.0)):
-        if seconds >= floor:
-            value = seconds / scale
-            # `.2g` would print 99.7 as 1e+02: from there on whole units are precise enough.
-            return f"{value:.2g} {unit}" if value < 99.5 else f"{value:.0f} {unit}"
-    raise ValueError(f"a duration cannot be negative: {seconds}")
 
 
 def _failure_banner(failure: ProofFailure) -> str:
@@ -106,12 +89,15 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
     except Exception as error:  # SuperFences would swallow it and render the source as plain text
         return _failure_banner(engine.fail_unexpectedly(block_id, error))
     block = engine.block(block_id)
+    # The engine checks that this marker reaches the page: a fence Markdown reads as an indented
+    # code block runs, but SuperFences shows its source instead of what it printed.
+    marker = shown_marker(block_id)
     if block is None or not block.proofs:
         if show_source:
             converter = MarkdownConverter(md, update_toc=False)
             listing = str(converter.convert(code_block(language, source)))
-            return f'<div class="floors-exec">{listing}{output}</div>'
-        return output
+            return f'{marker}<div class="floors-exec">{listing}{output}</div>'
+        return marker + output
     proof = block.proofs[0]
     converter = MarkdownConverter(md, update_toc=False)
     listing = str(converter.convert(code_block(language, source)))
@@ -122,7 +108,7 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
         cached = " (cached)" if result.status == "cached" else ""
         timing = f'<span class="floors-proof__time">ran in {format_seconds(result.seconds)}{cached}</span>'
     return (
-        f'<div class="floors-proof" data-proof="{escape(proof)}">'
+        f'{marker}<div class="floors-proof" data-proof="{escape(proof)}">'
         f'<details class="floors-proof__source"><summary>Proof source: <code>{escape(proof)}</code></summary>'
         f"{listing}</details>"
         f'<p class="floors-proof__meta"><a href="{escape(href)}" download>Download and run it</a> '
