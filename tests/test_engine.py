@@ -10,6 +10,7 @@ import re
 import sys
 import textwrap
 import time
+import types
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -126,6 +127,20 @@ def test_a_fence_read_as_an_indented_code_block_is_a_named_failure(pages: Pages,
 def test_a_fence_indented_inside_a_list_item_runs_and_shows(pages: Pages) -> None:
     html = pages.render('- item\n\n    ```python exec="1" id="listed"\n    print("printed")\n    ```\n')
     assert pages.status() == {"listed": "ran"} and "printed" in html and "floors-block" not in html
+
+
+def test_a_block_process_does_not_rerun_the_builds_main_script(
+    pages: Pages, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Started as the `mkdocs` console script, each block's process imported MkDocs' command line first.
+    script = tmp_path / "console_script.py"
+    script.write_text(f"open({str(tmp_path / 'rerun.txt')!r}, 'a').write('x')\n")
+    main = types.ModuleType("__main__")
+    main.__file__ = str(script)
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    html = pages.render('```python exec="1" id="plain"\nimport sys\nprint("mkdocs" in sys.modules)\n```\n')
+    assert pages.status() == {"plain": "ran"} and "False" in html
+    assert not (tmp_path / "rerun.txt").exists()
 
 
 def test_the_proof_log_never_says_zero_seconds(pages: Pages, caplog: pytest.LogCaptureFixture) -> None:

@@ -11,6 +11,9 @@ import contextlib
 import multiprocessing
 import os
 import signal
+import sys
+import types
+from collections.abc import Iterator
 from multiprocessing import forkserver
 from multiprocessing.context import ForkServerContext
 from typing import Any
@@ -65,6 +68,24 @@ def end_all() -> None:
         process.kill()
 
 
+@contextlib.contextmanager
+def _main_not_reimported() -> Iterator[None]:
+    """Start a process without it importing this process's main script first.
+
+    multiprocessing re-runs the parent's `__main__` file in every child it starts, unless the parent
+    was started as `python -m package`. Started as the `mkdocs` (or `pytest`) console script, every
+    block's process would import MkDocs' command line (MkDocs, click, PyYAML) before the block.
+    While the process starts, `__main__` is a module with no file to re-run.
+    """
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if main is not None:
+            sys.modules["__main__"] = main
+
+
 class BlockTimeout(Exception):
     """A block ran past its time limit; its process group has been killed."""
 
@@ -82,7 +103,7 @@ def _death(exitcode: int | None) -> str:
 
 
 class BlockProcess:
-    """A fresh process, forked from a server that has imported torch and nothing else.
+    """A fresh process, forked from a server that has imported torch and the worker module, and nothing else.
 
     Blocks sent to one process share its namespace, the way a page session does.
     """
@@ -92,7 +113,8 @@ class BlockProcess:
         context = fork_server()
         self._conn, child_conn = context.Pipe()
         self._process = context.Process(target=worker.serve, args=(child_conn, os.getpid()), daemon=True)
-        self._process.start()
+        with _main_not_reimported():
+            self._process.start()
         child_conn.close()
         _live.add(self)
 
