@@ -10,6 +10,7 @@ import sys
 import textwrap
 from functools import partial
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -19,7 +20,9 @@ from mkdocs.exceptions import Abort
 
 from conftest import FIXTURE_CONFIG, ROOT, FixtureSite
 from pytorch_floors.execution.fence import formatter
+from pytorch_floors.floors import FLOORS
 from pytorch_floors.plugin import FloorsPlugin
+from pytorch_floors.site_build import Settings, _labs_follow
 
 VARIABLES = ("FLOORS_EXEC", "FLOORS_EXEC_CACHE", "FLOORS_CACHE_DIR", "FLOORS_EXEC_TIMEOUT", "FLOORS_EXEC_ONLY")
 
@@ -290,3 +293,14 @@ def test_serve_rebuilds_with_the_packages_new_code(tmp_path: Path) -> None:
     assert "marker after!" in result["second"], "the proof ran the package's old code"
     assert "Edited: no PDFs" in result["second"], "the build ran the package's old code"
     assert result["torch"] == [False, False]
+
+
+def test_the_labs_follow_the_execute_and_only_options(clean_env: pytest.MonkeyPatch) -> None:
+    # mkdocs-jupyter executes the labs; options set in mkdocs.yml (not only the variables) must reach it.
+    jupyter = SimpleNamespace(config={"execute": True, "execute_ignore": [FLOORS[0].lab]})
+    config: Any = SimpleNamespace(plugins={"mkdocs-jupyter": jupyter})
+    _labs_follow(config, Settings(only="labs/3-*"))
+    assert jupyter.config["execute"] is True
+    assert sorted(jupyter.config["execute_ignore"]) == sorted(f.lab for f in FLOORS if not f.lab.startswith("labs/3-"))
+    _labs_follow(config, Settings(execute=False))
+    assert jupyter.config["execute"] is False

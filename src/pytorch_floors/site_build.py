@@ -172,6 +172,22 @@ def _leave_out_of_search(html: str) -> str:
     return html
 
 
+def _labs_follow(config: MkDocsConfig, settings: Settings) -> None:
+    """Give mkdocs-jupyter, which executes the labs, the plugin's `execute` and `only` settings.
+
+    `configure_jupyter` reads only the `FLOORS_*` variables; set in `mkdocs.yml`, the options must
+    reach the labs too. The patterns are merged as a set, so a setting given both ways applies once.
+    """
+    jupyter = config.plugins.get("mkdocs-jupyter")
+    if jupyter is None:
+        return
+    if not settings.execute:
+        jupyter.config["execute"] = False
+    if settings.only:
+        skipped = {floor.lab for floor in FLOORS if not fnmatch(floor.lab, settings.only)}
+        jupyter.config["execute_ignore"] = sorted({*jupyter.config.get("execute_ignore", []), *skipped})
+
+
 class SiteBuild:
     """One build of the site: its engine, the pages' proofs and what the pages and reports are given."""
 
@@ -206,6 +222,7 @@ class SiteBuild:
         )
         self.fence_bound = _bind_fence(config, self.engine)
         configure_jupyter(config, project_dir, cache_root)
+        _labs_follow(config, settings)
         self.jupyter_cache = cache_root / "mkdocs-jupyter"
         self.files: Files | None = None
         self.notebook_clock: tuple[float, set[Path]] = (time.perf_counter(), set())
