@@ -33,7 +33,17 @@ from typing import Any
 import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ["mkdocs.yml", "docs", "snippets", "overrides", "jupyter", "anchors.aliases", "src"]
+SOURCES = [
+    "mkdocs.yml",
+    "docs",
+    "snippets",
+    "overrides",
+    "jupyter",
+    "anchors.aliases",
+    "anchors.lock",
+    "requirements.txt",
+    "src",
+]
 PROSE_PAGE = "docs/floors/3-boundary.md"
 
 

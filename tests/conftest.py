@@ -26,7 +26,6 @@ from pytorch_floors.execution.sandbox import block_environment
 from pytorch_floors.handouts import CHROMIUM_ARGS
 
 ROOT = Path(__file__).resolve().parent.parent
-HOOK = ROOT / "src" / "pytorch_floors" / "hooks.py"
 
 
 BUILDS = {"built_site": "slow", "lab_site": "slow", "fixture_site": "build"}
@@ -102,8 +101,8 @@ site_url: https://example.invalid/
 theme:
   name: material
   font: false
-hooks:
-  - {hook}
+plugins:
+  - floors
 markdown_extensions:
   - attr_list
   - pymdownx.snippets:
@@ -120,7 +119,7 @@ markdown_extensions:
 
 @dataclass
 class FixtureSite:
-    """A tiny MkDocs project using this package's hook and fence, built in a temp dir."""
+    """A tiny MkDocs project using this package's plugin and fence, built in a temp dir."""
 
     root: Path
 
@@ -140,7 +139,7 @@ class FixtureSite:
 @pytest.fixture
 def fixture_site(tmp_path: Path) -> FixtureSite:
     site = FixtureSite(tmp_path / "project")
-    site.write("mkdocs.yml", FIXTURE_CONFIG.format(hook=HOOK))
+    site.write("mkdocs.yml", FIXTURE_CONFIG)
     return site
 
 

@@ -21,10 +21,10 @@ from test_standalone import bare_python
 
 from conftest import ROOT, FixtureSite
 from pytorch_floors.claims import CHANNEL, Claim, ClaimFormatError, claim, parse_claims
-from pytorch_floors.execution import activate
-from pytorch_floors.execution.claim_policy import claims_advisory, claims_summary
+from pytorch_floors.execution.claim_policy import claims_summary
 from pytorch_floors.execution.report import report_html, report_json
 from pytorch_floors.floors import FLOORS
+from pytorch_floors.plugin import FloorsPlugin
 from pytorch_floors.standalone import bundle
 
 PACKAGE_DIR = ROOT / "src" / "pytorch_floors"
@@ -50,7 +50,6 @@ def pages(tmp_path: Path) -> Iterator[Pages]:
     (tmp_path / "snippets").mkdir()
     (tmp_path / "snippets" / "sums.py").write_text(PROOF, encoding="utf-8")
     yield make_pages(tmp_path)
-    activate(None)
 
 
 def report_template() -> jinja2.Template:
@@ -99,10 +98,7 @@ def test_advisory_claims_are_shown_and_counted_but_do_not_warn(
     (tmp_path / "snippets" / "sums.py").write_text(PROOF, encoding="utf-8")
     caplog.set_level(logging.INFO)
     advisory = make_pages(tmp_path, advisory_claims=True)
-    try:
-        html = advisory.render(HELD_AND_MISSED)
-    finally:
-        activate(None)
+    html = advisory.render(HELD_AND_MISSED)
     assert warnings(caplog) == []
     logged = [r.getMessage() for r in caplog.records if "claim did not hold" in r.getMessage()]
     assert len(logged) == 1 and logged[0].endswith("[advisory: FLOORS_CLAIMS=advisory]")
@@ -112,12 +108,21 @@ def test_advisory_claims_are_shown_and_counted_but_do_not_warn(
     assert claims_summary(records, advisory=True) == "claims: 2 checked, 1 held, 1 did not hold (advisory)"
 
 
-def test_the_policy_is_read_strictly_from_the_environment() -> None:
-    assert claims_advisory({}) is False
-    assert claims_advisory({"FLOORS_CLAIMS": "warn"}) is False
-    assert claims_advisory({"FLOORS_CLAIMS": "advisory"}) is True
-    with pytest.raises(Exception, match="FLOORS_CLAIMS must be warn or advisory"):
-        claims_advisory({"FLOORS_CLAIMS": "advisery"})
+def test_the_policy_is_a_plugin_option_read_strictly(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("FLOORS_CLAIMS", raising=False)
+
+    def policy(given: dict[str, object]) -> tuple[object, list[str]]:
+        plugin = FloorsPlugin()
+        errors, _ = plugin.load_config(given)
+        return plugin.config["claims"], [str(error) for _, error in errors]
+
+    assert policy({}) == ("warn", [])
+    assert policy({"claims": "advisory"}) == ("advisory", [])
+    assert "expected warn or advisory" in policy({"claims": "advisery"})[1][0]
+    monkeypatch.setenv("FLOORS_CLAIMS", "advisory")
+    assert policy({"claims": "warn"}) == ("advisory", [])
+    monkeypatch.setenv("FLOORS_CLAIMS", "advisery")
+    assert "FLOORS_CLAIMS='advisery'" in policy({})[1][0]
 
 
 def test_the_report_lists_every_claim_with_page_block_and_result_and_totals(pages: Pages) -> None:
@@ -149,7 +154,6 @@ def test_a_cached_block_shows_the_claims_measured_with_its_output(
     again = make_pages(pages.root)
     caplog.clear()
     html = again.render(HELD_AND_MISSED)
-    activate(None)
     [result] = again.engine.records
     assert result.status == "cached" and result.claims == measured
     assert "Claims, checked when this output was measured: 1 of 2 held" in html
@@ -166,7 +170,6 @@ def test_a_cache_entry_without_claims_runs_again(pages: Pages) -> None:
     entry.write_text(json.dumps(data))
     again = make_pages(pages.root)
     again.render(HELD_AND_MISSED)
-    activate(None)
     assert [(r.status, len(r.claims)) for r in again.engine.records] == [("ran", 2)]
 
 

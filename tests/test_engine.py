@@ -10,8 +10,10 @@ import re
 import sys
 import textwrap
 import time
+import types
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +24,7 @@ import pytest
 from markdown import Markdown
 
 from conftest import ROOT
-from pytorch_floors.execution import BlockResult, Engine, OutputCache, ProofFailure, activate, formatter, scan_markdown
+from pytorch_floors.execution import BlockResult, Engine, OutputCache, ProofFailure, formatter, scan_markdown
 from pytorch_floors.execution.cache import machine_fingerprint
 from pytorch_floors.execution.fence import format_seconds
 from pytorch_floors.execution.report import report_html, report_json
@@ -49,7 +51,12 @@ class Pages:
                 "pymdownx.snippets": {"base_path": [str(self.root)], "check_paths": True},
                 "pymdownx.superfences": {
                     "custom_fences": [
-                        {"name": "python", "class": "python", "validator": markdown_exec.validator, "format": formatter}
+                        {
+                            "name": "python",
+                            "class": "python",
+                            "validator": markdown_exec.validator,
+                            "format": partial(formatter, engine=self.engine),
+                        }
                     ]
                 },
             },
@@ -57,7 +64,7 @@ class Pages:
         html: str = md.convert(text)
         self.engine.end_page()
         self.engine.unaccounted()
-        return html
+        return self.engine.unshown(html)
 
     def status(self) -> dict[str, str]:
         return {r.block_id: r.status for r in self.engine.records}
@@ -65,14 +72,12 @@ class Pages:
 
 def make_pages(root: Path, **engine_options: Any) -> Pages:
     engine = Engine(root, OutputCache(root / ".cache" / "floors-exec"), **engine_options)
-    activate(engine)
     return Pages(root, engine)
 
 
 @pytest.fixture
 def pages(tmp_path: Path) -> Iterator[Pages]:
     yield make_pages(tmp_path)
-    activate(None)
 
 
 # --- every planned block ends ran, cached or failed ------------------------------------------------
@@ -97,6 +102,56 @@ def test_an_error_outside_the_proof_is_a_named_failure_not_a_vanished_block(
     assert "docs/index.md › block 'victim' (docs/index.md:1): the proof engine failed: RuntimeError: engine bug" in [
         str(f) for f in pages.engine.failures
     ]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        'Text\n\n    ```python exec="1" id="indented"\n    print("printed")\n    ```\n',
+        '- item\n\n        ```python exec="1" id="indented"\n        print("printed")\n        ```\n',
+    ],
+    ids=["after-a-paragraph", "eight-spaces-in-a-list"],
+)
+def test_a_fence_read_as_an_indented_code_block_is_a_named_failure(pages: Pages, body: str) -> None:
+    # SuperFences runs it, then shows its source as code: the output never reached the page.
+    html = pages.render(body)
+    assert "printed\n" not in html.replace('print("printed")', "")
+    assert pages.status() == {"indented": "failed"}
+    assert [r.status for r in pages.engine.records] == ["failed"]
+    [failure] = pages.engine.failures
+    assert str(failure).startswith("docs/index.md › block 'indented' (docs/index.md:")
+    assert "Markdown reads the fence as an indented code block" in str(failure)
+    assert "floors-block" not in html
+
+
+def test_a_fence_indented_inside_a_list_item_runs_and_shows(pages: Pages) -> None:
+    html = pages.render('- item\n\n    ```python exec="1" id="listed"\n    print("printed")\n    ```\n')
+    assert pages.status() == {"listed": "ran"} and "printed" in html and "floors-block" not in html
+
+
+def test_a_block_process_does_not_rerun_the_builds_main_script(
+    pages: Pages, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Started as the `mkdocs` console script, each block's process imported MkDocs' command line first.
+    script = tmp_path / "console_script.py"
+    script.write_text(f"open({str(tmp_path / 'rerun.txt')!r}, 'a').write('x')\n")
+    main = types.ModuleType("__main__")
+    main.__file__ = str(script)
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    html = pages.render('```python exec="1" id="plain"\nimport sys\nprint("mkdocs" in sys.modules)\n```\n')
+    assert pages.status() == {"plain": "ran"} and "False" in html
+    assert not (tmp_path / "rerun.txt").exists()
+
+
+def test_the_proof_log_never_says_zero_seconds(pages: Pages, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level("INFO", logger="mkdocs.plugins.pytorch_floors")
+    pages.render('```python exec="1" id="quick"\nprint(1)\n```\n')
+    pages.engine.records.clear()
+    pages.render('```python exec="1" id="quick"\nprint(1)\n```\n', page="again.md")
+    lines = [r.getMessage() for r in caplog.records if "quick" in r.getMessage() and "ran in" in r.getMessage()]
+    assert len(lines) == 2 and "cached (ran in" in lines[1], lines
+    assert not any("0.00 s" in line for line in lines)
+    assert all(re.search(r"ran in \d+(\.\d+)? (s|ms|µs)\b", line) for line in lines), lines
 
 
 @pytest.mark.parametrize("entry", ["null", "[1, 2, 3]", '{"output": 3, "seconds": 1}', '"text"'])
@@ -326,10 +381,7 @@ def test_machine_paths_and_control_bytes_never_reach_the_page(pages: Pages) -> N
 
 def test_too_much_output_fails_clearly(tmp_path: Path) -> None:
     pages = make_pages(tmp_path, max_output=1000)
-    try:
-        pages.render('```python exec="1" id="flood"\nprint("x" * 5000)\n```\n')
-    finally:
-        activate(None)
+    pages.render('```python exec="1" id="flood"\nprint("x" * 5000)\n```\n')
     assert pages.status() == {"flood": "failed"}
     assert "OutputTooLarge: the block printed 5,001 bytes; a page shows at most 1,000" in str(pages.engine.failures[0])
 
@@ -428,7 +480,6 @@ def test_a_cached_output_keeps_the_provenance_of_the_run_that_produced_it(tmp_pa
     today = collect()
     second = make_pages(tmp_path, provenance=today.as_dict())
     second.render(page)
-    activate(None)
     [result] = second.engine.records
     assert result.status == "cached" and result.provenance == earlier
     shown = of_outputs([r.provenance for r in second.engine.records], today)

@@ -193,7 +193,7 @@ def test_page_weight_after_trimming(lab_site: Build) -> None:
 def test_cell_time_limit_stops_the_build(fixture_site: FixtureSite) -> None:
     fixture_site.write(
         "mkdocs.yml",
-        f"""\
+        """\
         site_name: Fixture
         site_url: https://example.invalid/
         theme:
@@ -204,8 +204,7 @@ def test_cell_time_limit_stops_the_build(fixture_site: FixtureSite) -> None:
               include: ["labs/*.py"]
               execute: true
               allow_errors: false
-        hooks:
-          - {ROOT / "src" / "pytorch_floors" / "hooks.py"}
+          - floors
         """,
     )
     fixture_site.write("jupyter/jupyter_nbconvert_config.json", json.dumps({"NotebookClient": {"timeout": 3}}))

@@ -2,7 +2,7 @@
 
 from material.plugins.search.plugin import Parser
 
-from pytorch_floors.hooks import _leave_out_of_search
+from pytorch_floors.site_build import _leave_out_of_search
 
 # The shape mkdocs-jupyter gives a markdown cell and a code cell: the code cell's input holds the
 # clipboard button (a <div> inside a <div>) before the highlighted code.

@@ -1,4 +1,8 @@
-"""What a build ran on, stated once per page next to the measured numbers."""
+"""What a build ran on, stated once per page next to the measured numbers.
+
+The build process never imports torch: torch's own facts (version, kernels, threads,
+accelerator) are asked of a block's process ([`torch_facts`][pytorch_floors.execution.facts.torch_facts]).
+"""
 
 from __future__ import annotations
 
@@ -9,9 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import date
 
-import torch
-
-from pytorch_floors.measure import detect_device
+from pytorch_floors.execution.facts import TorchFacts, torch_facts
 
 __all__ = ["Provenance", "collect", "cpu_model", "of_outputs"]
 
@@ -99,28 +101,25 @@ def of_outputs(measured: Iterable[Mapping[str, str | int] | None], build: Proven
     return sorted(distinct.values(), key=lambda p: p.built) or [build]
 
 
-def collect() -> Provenance:
-    """Read the provenance of the running process.
+def collect(facts: TorchFacts | None = None) -> Provenance:
+    """Read the provenance of this machine, as a block sees it.
+
+    Args:
+        facts: Torch's facts, when the caller already has them; otherwise a block's process is asked.
 
     Returns:
         The provenance record.
     """
-    device = detect_device()
-    if device.type == "cuda":
-        accelerator = f"cuda: {torch.cuda.get_device_name(device)}"
-    elif device.type == "mps":
-        accelerator = "mps (Apple GPU)"
-    else:
-        accelerator = "none"
+    facts = facts if facts is not None else torch_facts()
     return Provenance(
-        torch_version=torch.__version__,
+        torch_version=facts.torch_version,
         python_version=platform.python_version(),
         platform=f"{platform.system()} {platform.machine()}",
         cpu=cpu_model(),
-        cpu_capability=torch.backends.cpu.get_cpu_capability(),
-        threads=torch.get_num_threads(),
+        cpu_capability=facts.cpu_capability,
+        threads=facts.threads,
         cores=os.cpu_count() or 1,
-        accelerator=accelerator,
+        accelerator=facts.accelerator,
         built=date.today().isoformat(),
     )
 

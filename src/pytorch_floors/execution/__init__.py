@@ -14,7 +14,8 @@ from pytorch_floors._lazy import lazy_attributes
 if TYPE_CHECKING:
     from pytorch_floors.execution.cache import OutputCache, environment_fingerprint
     from pytorch_floors.execution.engine import Engine, ProofFailure
-    from pytorch_floors.execution.fence import activate, active_engine, formatter
+    from pytorch_floors.execution.facts import TorchFacts, torch_facts
+    from pytorch_floors.execution.fence import formatter
     from pytorch_floors.execution.result import BlockResult, Status
     from pytorch_floors.execution.scan import ExecBlock, ScanError, scan_markdown
 
@@ -27,11 +28,11 @@ _LAZY = {
     "ProofFailure": "pytorch_floors.execution.engine",
     "ScanError": "pytorch_floors.execution.scan",
     "Status": "pytorch_floors.execution.result",
-    "activate": "pytorch_floors.execution.fence",
-    "active_engine": "pytorch_floors.execution.fence",
+    "TorchFacts": "pytorch_floors.execution.facts",
     "environment_fingerprint": "pytorch_floors.execution.cache",
     "formatter": "pytorch_floors.execution.fence",
     "scan_markdown": "pytorch_floors.execution.scan",
+    "torch_facts": "pytorch_floors.execution.facts",
 }
 
 
@@ -46,9 +47,9 @@ __all__ = [
     "ProofFailure",
     "ScanError",
     "Status",
-    "activate",
-    "active_engine",
+    "TorchFacts",
     "environment_fingerprint",
     "formatter",
     "scan_markdown",
+    "torch_facts",
 ]

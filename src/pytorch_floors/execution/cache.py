@@ -3,6 +3,7 @@
 A block's output is reused only when everything that could change it is the
 same: its code (proof includes expanded), the earlier blocks of its session,
 its options, and the environment (torch, Python, CPU, accelerator, this package).
+Torch's part of the environment comes from a block's process: the build never imports torch.
 """
 
 from __future__ import annotations
@@ -12,16 +13,14 @@ import json
 import logging
 import os
 import platform
+from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-import torch
-
 import pytorch_floors
 from pytorch_floors.claims import Claim, ClaimFormatError, parse_claims
-from pytorch_floors.measure import detect_device
+from pytorch_floors.execution.facts import TorchFacts, torch_facts
 from pytorch_floors.provenance import cpu_model
 
 __all__ = ["CacheMode", "OutputCache", "environment_fingerprint", "machine_fingerprint", "package_digest"]
@@ -34,9 +33,10 @@ CacheMode = Literal["on", "off", "refresh"]
 _FORMAT = 3
 
 
-@cache
 def package_digest() -> str:
     """Hash of this package's own source files, so a change in `src/` invalidates outputs.
+
+    Read afresh on every call: under `mkdocs serve` the package changes between builds.
 
     Returns:
         A hex digest.
@@ -49,31 +49,26 @@ def package_digest() -> str:
     return digest.hexdigest()
 
 
-@cache
-def _machine() -> dict[str, str]:
-    device = detect_device()
-    device_name = torch.cuda.get_device_name(device) if device.type == "cuda" else device.type
-    return {
-        "format": str(_FORMAT),
-        "torch": torch.__version__,
-        "python": platform.python_version(),
-        "cpu": cpu_model(),
-        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
-        "device": device_name,
-    }
-
-
-def machine_fingerprint() -> dict[str, str]:
+def machine_fingerprint(facts: TorchFacts | None = None) -> dict[str, str]:
     """The facts about the machine and its settings that every block's output depends on.
 
     Thread settings are read on every call: a build with `OMP_NUM_THREADS=1` must not reuse
     an output measured with two threads.
 
+    Args:
+        facts: Torch's facts for this build; a block's process is asked when they are not given.
+
     Returns:
         Torch and Python versions, CPU model and capability, device, cores usable and thread settings.
     """
+    facts = facts if facts is not None else torch_facts()
     return {
-        **_machine(),
+        "format": str(_FORMAT),
+        "torch": facts.torch_version,
+        "python": platform.python_version(),
+        "cpu": cpu_model(),
+        "cpu_capability": facts.cpu_capability,
+        "device": facts.device,
         "cores": str(os.cpu_count()),
         "usable_cores": str(len(os.sched_getaffinity(0))) if hasattr(os, "sched_getaffinity") else "",
         "omp_threads": os.environ.get("OMP_NUM_THREADS", ""),
@@ -81,13 +76,16 @@ def machine_fingerprint() -> dict[str, str]:
     }
 
 
-def environment_fingerprint() -> dict[str, str]:
+def environment_fingerprint(facts: TorchFacts | None = None) -> dict[str, str]:
     """The machine fingerprint plus a digest of this whole package (the labs' cache key).
+
+    Args:
+        facts: Torch's facts for this build; a block's process is asked when they are not given.
 
     Returns:
         `machine_fingerprint()` and `package`.
     """
-    return {**machine_fingerprint(), "package": package_digest()}
+    return {**machine_fingerprint(facts), "package": package_digest()}
 
 
 def _stored_claims(stored: object) -> tuple[Claim, ...]:
@@ -150,7 +148,13 @@ class OutputCache:
         self.used: set[str] = set()
 
     @staticmethod
-    def key(code: str, options: dict[str, Any], history: list[str], sources: str = "") -> str:
+    def key(
+        code: str,
+        options: dict[str, Any],
+        history: list[str],
+        sources: str = "",
+        machine: Mapping[str, str] | None = None,
+    ) -> str:
         """The content key of a block.
 
         Args:
@@ -158,12 +162,14 @@ class OutputCache:
             options: The block's options that may change its output or rendering.
             history: Codes of the earlier blocks of its session, in order.
             sources: Digest of the project files the block and its history import.
+            machine: The build's `machine_fingerprint` (asked of a block's process when not given).
 
         Returns:
             A hex digest.
         """
+        env = dict(machine) if machine is not None else machine_fingerprint()
         payload = json.dumps(
-            {"code": code, "options": options, "history": history, "sources": sources, "env": machine_fingerprint()},
+            {"code": code, "options": options, "history": history, "sources": sources, "env": env},
             sort_keys=True,
             default=str,
         )

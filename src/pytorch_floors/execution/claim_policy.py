@@ -1,40 +1,20 @@
-"""What the build does with a claim that did not hold: the policy, read from `FLOORS_CLAIMS`.
+"""What the build does with a claim that did not hold, and the line that counts them.
 
 A claim that did not hold is always shown on its page ("did not hold on this machine") and
 counted in the build report. By default it is also logged as a WARNING, so `mkdocs build
 --strict` (the published build) fails: the site must not publish a page whose text its own
-measurement contradicts. `FLOORS_CLAIMS=advisory` logs it as INFO instead, for a machine too
-busy or too different to measure fairly (a loaded CI runner, a laptop on battery).
+measurement contradicts. The plugin's `claims: advisory` option (or `FLOORS_CLAIMS=advisory`)
+logs it as INFO instead, for a machine too busy or too different to measure fairly (a loaded CI
+runner, a laptop on battery).
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping, Sequence
-
-from mkdocs.exceptions import PluginError
+from collections.abc import Sequence
 
 from pytorch_floors.execution.result import BlockResult
 
-__all__ = ["claims_advisory", "claims_summary"]
-
-
-def claims_advisory(environ: Mapping[str, str] | None = None) -> bool:
-    """Whether claims that do not hold are advisory in this build.
-
-    Args:
-        environ: The build's environment (default: this process's).
-
-    Returns:
-        `True` for `FLOORS_CLAIMS=advisory`, `False` for `warn` or unset.
-
-    Raises:
-        PluginError: For any other value (a typo must not quietly pick a policy).
-    """
-    value = (os.environ if environ is None else environ).get("FLOORS_CLAIMS", "warn")
-    if value not in ("warn", "advisory"):
-        raise PluginError(f"FLOORS_CLAIMS must be warn or advisory, not {value!r}")
-    return value == "advisory"
+__all__ = ["claims_summary"]
 
 
 def claims_summary(records: Sequence[BlockResult], *, advisory: bool) -> str:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatch
@@ -13,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from pytorch_floors.claims import CHANNEL, Claim, ClaimFormatError, parse_claims
-from pytorch_floors.execution.cache import OutputCache
+from pytorch_floors.execution.cache import OutputCache, machine_fingerprint
+from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.imports import sources_digest
 from pytorch_floors.execution.options import OptionError, parse_timeout
 from pytorch_floors.execution.output import PathScrubber, clean_text, html_problem
@@ -22,11 +24,24 @@ from pytorch_floors.execution.runner import BlockProcess, BlockRequest, BlockTim
 from pytorch_floors.execution.sandbox import block_environment
 from pytorch_floors.execution.scan import ExecBlock
 
-__all__ = ["Engine", "ProofFailure"]
+__all__ = ["Engine", "ProofFailure", "shown_marker"]
 
 log = logging.getLogger("mkdocs.plugins.pytorch_floors")
 
 _NOT_KEYED = {"id", "id_prefix", "timeout"}
+_MARKER = re.compile(r"<!-- floors-block:[^>]*? -->")
+
+
+def shown_marker(block_id: str) -> str:
+    """The comment the formatter puts before a block's HTML, so the engine can tell it reached the page.
+
+    Args:
+        block_id: The block's id.
+
+    Returns:
+        An HTML comment naming the block.
+    """
+    return f"<!-- floors-block:{block_id.replace('-->', '')} -->"
 
 
 @contextmanager
@@ -81,6 +96,7 @@ class Engine:
         max_output: int = 1 << 20,
         provenance: dict[str, str | int] | None = None,
         advisory_claims: bool = False,
+        machine: Mapping[str, str] | None = None,
     ) -> None:
         """Create an engine for one build.
 
@@ -94,6 +110,8 @@ class Engine:
             provenance: This build's provenance, stored with every output it produces.
             advisory_claims: Log a claim that did not hold as INFO instead of WARNING (which fails
                 a strict build); the page and the report show it either way.
+            machine: This build's `machine_fingerprint`, part of every cache key (asked of a block's
+                process on first use when not given).
         """
         self.project_dir = project_dir
         self.cache = cache
@@ -103,6 +121,7 @@ class Engine:
         self.max_output = max_output
         self.provenance = provenance
         self.advisory_claims = advisory_claims
+        self._machine = dict(machine) if machine is not None else None
         self._scrub = PathScrubber(project_dir)
         self.import_roots = (project_dir / "src", project_dir)
         self.planned: dict[str, list[ExecBlock]] = {}
@@ -185,6 +204,31 @@ class Engine:
             failures.append(failure)
         return failures
 
+    def unshown(self, html: str) -> str:
+        """Fail every block of the current page that ran but whose output is not in the page's HTML.
+
+        SuperFences runs a fence that Markdown then reads as an indented code block (indented four
+        spaces after a paragraph, or eight in a list item) and shows its source in place of its output.
+
+        Args:
+            html: The page's HTML, as rendered.
+
+        Returns:
+            The HTML without the formatter's markers.
+        """
+        for block in self.planned.get(self.page, []):
+            result = self.result_for(block.block_id)
+            if result is None or result.status == "failed" or shown_marker(block.block_id) in html:
+                continue
+            summary = (
+                "the block ran, but the page shows its source instead of its output: Markdown reads the fence "
+                "as an indented code block; indent it less (four spaces only inside a list item or admonition)"
+            )
+            self.records.remove(result)
+            failure = ProofFailure(self.page, block.block_id, (f"docs/{self.page}", block.fence_line), summary)
+            self._fail(failure, block.proofs[0] if block.proofs else None)
+        return _MARKER.sub("", html)
+
     def fail_unexpectedly(self, block_id: str, error: Exception) -> ProofFailure:
         """Record an error that escaped the engine or the renderer as the block's failure.
 
@@ -253,7 +297,9 @@ class Engine:
         keyed = {k: v for k, v in options.items() if k not in _NOT_KEYED and k != "extra"}
         keyed["extra"] = {k: v for k, v in extra.items() if k not in _NOT_KEYED}
         sources = sources_digest("\n\n".join([*session.history, code]), self.import_roots)
-        key = self.cache.key(code, keyed, session.history, sources)
+        if self._machine is None:
+            self._machine = machine_fingerprint()
+        key = self.cache.key(code, keyed, session.history, sources, self._machine)
         number = len(self.records) + 1
         where = f"docs/{self.page} › {block_id}"
         cached = self.cache.get(key)
@@ -270,7 +316,7 @@ class Engine:
                 claims=cached.claims,
             )
             self.records.append(result)
-            log.info("proof %d/%d %s: cached (ran in %.2f s)", number, self.total, where, cached.seconds)
+            log.info("proof %d/%d %s: cached (ran in %s)", number, self.total, where, format_seconds(cached.seconds))
             self._judge(result)
             return cached.output
         if not self.execute or (self.only is not None and not fnmatch(self.page, self.only)):
@@ -305,7 +351,7 @@ class Engine:
             self.page, block_id, proof, "ran", report["seconds"], output, provenance=self.provenance, claims=claims
         )
         self.records.append(result)
-        log.info("proof %d/%d %s: ran in %.2f s", number, self.total, where, report["seconds"])
+        log.info("proof %d/%d %s: ran in %s", number, self.total, where, format_seconds(report["seconds"]))
         self._judge(result)
         return output
 

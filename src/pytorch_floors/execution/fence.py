@@ -2,10 +2,13 @@
 
 markdown-exec stays the front end: its validator parses the fence options and
 its `base_format` renders the result. This formatter adds what it lacks: the
-run goes through the [`Engine`][pytorch_floors.execution.engine.Engine] (cache,
-isolation, time limit), output is shown as verbatim console text unless the block
-declares `html="1"`, and a failure becomes a visible banner plus a recorded error
-that fails the build, instead of a traceback quietly rendered into the page.
+run goes through the build's [`Engine`][pytorch_floors.execution.engine.Engine]
+(cache, isolation, time limit), output is shown as verbatim console text unless
+the block declares `html="1"`, and a failure becomes a visible banner plus a
+recorded error that fails the build, instead of a traceback quietly rendered
+into the page. The plugin binds each build's engine to the formatter
+(`functools.partial(formatter, engine=...)` as the custom fence's `format`), so
+no engine outlives its build in a module global.
 """
 
 from __future__ import annotations
@@ -20,54 +23,11 @@ from markdown import Markdown
 from markdown_exec import MarkdownConverter, base_format, code_block
 from mkdocs.utils import get_relative_url
 
-from pytorch_floors.execution.engine import Engine, ProofFailure
+from pytorch_floors.execution.duration import format_seconds
+from pytorch_floors.execution.engine import Engine, ProofFailure, shown_marker
 from pytorch_floors.execution.result import BlockResult
 
-__all__ = ["activate", "active_engine", "claims_html", "format_seconds", "formatter"]
-
-_active: Engine | None = None
-
-
-def activate(engine: Engine | None) -> None:
-    """Make `engine` the one executed blocks go through (one per build).
-
-    Args:
-        engine: The build's engine, or `None` to deactivate.
-    """
-    global _active  # noqa: PLW0603  (SuperFences calls a plain function; the build owns the engine)
-    _active = engine
-
-
-def active_engine() -> Engine:
-    """The engine of the build in progress.
-
-    Returns:
-        The active engine.
-
-    Raises:
-        RuntimeError: If no build has activated one (the MkDocs hook is not configured).
-    """
-    if _active is None:
-        raise RuntimeError("no proof engine is active: list src/pytorch_floors/hooks.py under hooks: in mkdocs.yml")
-    return _active
-
-
-def format_seconds(seconds: float) -> str:
-    """A duration with the precision a reader needs: two significant figures, in s, ms or µs.
-
-    Args:
-        seconds: A non-negative duration.
-
-    Returns:
-        For example `40 µs`, `0.3 ms`, `12 ms`, `300 ms`, `1.2 s`, `75 s`; never `0.00 s`.
-    """
-    # Each unit from a tenth of it up (0.3 ms), except seconds, shown from 1 s (300 ms, not 0.3 s).
-    for unit, scale, floor in (("s", 1.0, 0.9995), ("ms", 1e-3, 1e-4), ("µs", 1e-6, 0.0)):
-        if seconds >= floor:
-            value = seconds / scale
-            # `.2g` would print 99.7 as 1e+02: from there on whole units are precise enough.
-            return f"{value:.2g} {unit}" if value < 99.5 else f"{value:.0f} {unit}"
-    raise ValueError(f"a duration cannot be negative: {seconds}")
+__all__ = ["claims_html", "format_seconds", "formatter"]
 
 
 @cache
@@ -113,9 +73,11 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
     classes: list[str] | None = None,
     id_value: str = "",
     attrs: dict[str, Any] | None = None,
+    *,
+    engine: Engine | None = None,
     **kwargs: Any,
 ) -> str:
-    """Execute a block through the active engine and return its HTML.
+    """Execute a block through the build's engine and return its HTML.
 
     Args:
         source: The block's code, snippet includes expanded.
@@ -126,12 +88,18 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
         classes: Extra classes (unused).
         id_value: HTML id (unused).
         attrs: Extra attributes (unused).
+        engine: The build's engine, bound by the plugin.
         **kwargs: Other SuperFences arguments (unused).
 
     Returns:
         The rendered HTML.
+
+    Raises:
+        RuntimeError: If no engine is bound (the `floors` plugin is not listed in `mkdocs.yml`).
     """
-    engine = active_engine()
+    if engine is None:
+        # SuperFences would swallow this and show the source; the plugin's scan still fails the build.
+        raise RuntimeError("no proof engine is bound to this fence: list the floors plugin under plugins in mkdocs.yml")
     block_id = options.get("id", "")
     run_options = dict(options)
     if not run_options.get("html") and not run_options.get("result"):
@@ -153,12 +121,15 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
     block = engine.block(block_id)
     result = engine.result_for(block_id)
     claims = claims_html(result)
+    # The engine checks that this marker reaches the page: a fence Markdown reads as an indented
+    # code block runs, but SuperFences shows its source instead of what it printed.
+    marker = shown_marker(block_id)
     if block is None or not block.proofs:
         if show_source:
             converter = MarkdownConverter(md, update_toc=False)
             listing = str(converter.convert(code_block(language, source)))
-            return f'<div class="floors-exec">{listing}{output}{claims}</div>'
-        return output + claims
+            return f'{marker}<div class="floors-exec">{listing}{output}{claims}</div>'
+        return marker + output + claims
     proof = block.proofs[0]
     converter = MarkdownConverter(md, update_toc=False)
     listing = str(converter.convert(code_block(language, source)))
@@ -168,7 +139,7 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
         cached = " (cached)" if result.status == "cached" else ""
         timing = f'<span class="floors-proof__time">ran in {format_seconds(result.seconds)}{cached}</span>'
     return (
-        f'<div class="floors-proof" data-proof="{escape(proof)}">'
+        f'{marker}<div class="floors-proof" data-proof="{escape(proof)}">'
         f'<details class="floors-proof__source"><summary>Proof source: <code>{escape(proof)}</code></summary>'
         f"{listing}</details>"
         f'<p class="floors-proof__meta"><a href="{escape(href)}" download>Download and run it</a> '

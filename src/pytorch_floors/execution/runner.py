@@ -11,13 +11,25 @@ import contextlib
 import multiprocessing
 import os
 import signal
+import sys
+import types
+from collections.abc import Iterator
+from multiprocessing import forkserver
 from multiprocessing.context import ForkServerContext
 from typing import Any
 
 from pytorch_floors.execution import worker
 from pytorch_floors.execution.worker import BlockRequest
 
-__all__ = ["BlockProcess", "BlockRequest", "BlockTimeout", "WorkerDied", "end_all", "fork_server"]
+__all__ = [
+    "BlockProcess",
+    "BlockRequest",
+    "BlockTimeout",
+    "WorkerDied",
+    "end_all",
+    "fork_server",
+    "restart_fork_server",
+]
 
 _context: ForkServerContext | None = None
 _live: set[BlockProcess] = set()
@@ -32,14 +44,46 @@ def fork_server() -> ForkServerContext:
     global _context  # noqa: PLW0603  (one fork server per build process; a multiprocessing singleton anyway)
     if _context is None:
         _context = multiprocessing.get_context("forkserver")
-        _context.set_forkserver_preload(["pytorch_floors.execution.worker"])
+        _context.set_forkserver_preload(["torch", "pytorch_floors.execution.worker"])
     return _context
+
+
+def restart_fork_server() -> None:
+    """Stop the fork server, so the next block starts a new one that imports the package's files afresh.
+
+    The server keeps the modules it preloaded (the worker and the package's `__init__`): after an
+    edit to the package (`mkdocs serve`), blocks forked from the old server would run old code.
+    """
+    end_all()
+    # multiprocessing offers no public way to stop its fork server; `_stop` is what its own tests use.
+    stop = getattr(forkserver._forkserver, "_stop", None)
+    if stop is None:
+        raise RuntimeError("this Python's multiprocessing cannot stop its fork server (no ForkServer._stop)")
+    stop()
 
 
 def end_all() -> None:
     """Kill every block process still alive, with its process group (at shutdown, under serve too)."""
     for process in list(_live):
         process.kill()
+
+
+@contextlib.contextmanager
+def _main_not_reimported() -> Iterator[None]:
+    """Start a process without it importing this process's main script first.
+
+    multiprocessing re-runs the parent's `__main__` file in every child it starts, unless the parent
+    was started as `python -m package`. Started as the `mkdocs` (or `pytest`) console script, every
+    block's process would import MkDocs' command line (MkDocs, click, PyYAML) before the block.
+    While the process starts, `__main__` is a module with no file to re-run.
+    """
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if main is not None:
+            sys.modules["__main__"] = main
 
 
 class BlockTimeout(Exception):
@@ -59,7 +103,7 @@ def _death(exitcode: int | None) -> str:
 
 
 class BlockProcess:
-    """A fresh process, forked from a server that has imported torch and nothing else.
+    """A fresh process, forked from a server that has imported torch and the worker module, and nothing else.
 
     Blocks sent to one process share its namespace, the way a page session does.
     """
@@ -69,7 +113,8 @@ class BlockProcess:
         context = fork_server()
         self._conn, child_conn = context.Pipe()
         self._process = context.Process(target=worker.serve, args=(child_conn, os.getpid()), daemon=True)
-        self._process.start()
+        with _main_not_reimported():
+            self._process.start()
         child_conn.close()
         _live.add(self)
 

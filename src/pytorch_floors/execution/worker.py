@@ -1,10 +1,10 @@
 """The child side of proof execution: runs blocks in a fresh process and reports back.
 
-The fork server preloads this module and, through it, torch and nothing else of the
-project (it imports only the standard library and torch), so every block's process starts
-from an already-imported, never-used torch: default dtype, grad mode, RNG seed and thread
-count are torch's own defaults, and `pytorch_floors` is imported afresh, from disk, by the
-blocks that use it.
+The fork server preloads torch and this module, which imports only the standard library (so
+the MkDocs process can import it, for `BlockRequest`, without importing torch). Every block's
+process starts from an already-imported, never-used torch: default dtype, grad mode, RNG seed
+and thread count are torch's own defaults, and `pytorch_floors`' helpers are imported afresh,
+from disk, by the blocks that use them.
 
 Each worker leads its own session (`setsid`), so the processes a block starts belong to
 the worker's process group: the parent kills the whole group when the block or session is
@@ -30,9 +30,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, BinaryIO
 
-import torch  # noqa: F401  (preloaded once in the fork server, so blocks start fast)
-
-__all__ = ["BlockRequest", "serve"]
+__all__ = ["BlockRequest", "print_torch_facts", "serve"]
 
 
 @dataclass(frozen=True)
@@ -163,6 +161,33 @@ def _run_one(request: BlockRequest, namespace: dict[str, Any], out: BinaryIO, er
             "own_traceback": "",
         }
     return {"output": output[: request.max_output], "stderr": stderr, "seconds": seconds, "error": error}
+
+
+def print_torch_facts() -> None:
+    """Print, as one JSON object, what torch says about this machine (run as a block by `execution.facts`).
+
+    The build process never imports torch: the versions, kernels, threads and accelerator that
+    provenance lines and cache keys state come from here, measured in a block's own environment.
+    """
+    import json  # noqa: PLC0415  (only this block needs it)
+
+    import torch  # noqa: PLC0415  (in a block's process only, never in the build's)
+
+    if torch.cuda.is_available():
+        device = torch.cuda.get_device_name(torch.device("cuda"))
+        accelerator = f"cuda: {device}"
+    elif torch.backends.mps.is_available():
+        device, accelerator = "mps", "mps (Apple GPU)"
+    else:
+        device, accelerator = "cpu", "none"
+    facts = {
+        "torch_version": torch.__version__,
+        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+        "threads": torch.get_num_threads(),
+        "accelerator": accelerator,
+        "device": device,
+    }
+    sys.stdout.write(json.dumps(facts) + "\n")
 
 
 def serve(conn: Connection, build_pid: int) -> None:

@@ -1,0 +1,452 @@
+"""One site build: the registry drives the navigation, titles and gauge; proofs run through the engine.
+
+The [`floors` plugin][pytorch_floors.plugin.FloorsPlugin] creates a `SiteBuild` in `on_config`
+and hands it every later event of that build. Everything a build gathers (its engine and
+records, the files, the provenance, the manifest) lives on this object and ends with it, so a
+second build in the same process (`mkdocs serve`) starts from nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import json
+import logging
+import time
+from dataclasses import dataclass
+from fnmatch import fnmatch
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from markdown_exec import markdown_config
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+from mkdocs.utils import get_relative_url
+
+from pytorch_floors.anchors import CITABLE_PAGES, add_copy_links, apply_aliases, read_aliases, read_lock
+from pytorch_floors.changes import ManifestRecorder
+from pytorch_floors.citation import cite_page_html, edition
+from pytorch_floors.execution.cache import CacheMode, OutputCache, machine_fingerprint
+from pytorch_floors.execution.claim_policy import claims_summary
+from pytorch_floors.execution.engine import Engine
+from pytorch_floors.execution.facts import torch_facts
+from pytorch_floors.execution.fence import formatter
+from pytorch_floors.execution.report import report_html, report_json
+from pytorch_floors.execution.result import BlockResult, Status
+from pytorch_floors.execution.runner import end_all
+from pytorch_floors.execution.scan import ScanError, scan_markdown
+from pytorch_floors.floors import FLOORS, MAP_PAGE, floor_for_page
+from pytorch_floors.gauge import page_gauges, render_gauge
+from pytorch_floors.handouts import cite_links_html, handout_context
+from pytorch_floors.labs import configure_jupyter, finish_lab_page, publish_notebooks
+from pytorch_floors.provenance import collect, of_outputs
+from pytorch_floors.standalone import BundleError, bundle
+
+if TYPE_CHECKING:
+    from pytorch_floors.plugin import FloorsConfig
+
+__all__ = ["Settings", "SiteBuild"]
+
+log = logging.getLogger("mkdocs.plugins.pytorch_floors")
+
+PROOFS_MARKER = "<!-- floors:proofs -->"
+REPORT_MARKER = "<!-- floors:build-report -->"
+EDITION_MARKER = "<!-- floors:edition -->"
+BIBTEX_MARKER = "<!-- floors:bibtex -->"
+HANDOUTS_MARKER = "<!-- floors:handouts -->"
+NO_HANDOUTS = "*This build has no PDFs: `make pdf` builds the site with them.*"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The plugin's options, validated (see [`FloorsConfig`][pytorch_floors.plugin.FloorsConfig]).
+
+    Attributes:
+        execute: Run blocks and labs; `False` renders without running them (render-only build).
+        cache: `on` reads and writes the output cache, `off` bypasses it, `refresh` rewrites it.
+        cache_dir: Where the caches live, if not `.cache` in the project.
+        timeout: The default per-block limit in seconds.
+        only: A glob of pages (relative to `docs/`) whose blocks and labs run, if not all.
+        handouts: Link the PDF handouts (`make pdf` builds them).
+        advisory_claims: Log a claim that did not hold as INFO, not as a WARNING that fails `--strict`.
+    """
+
+    execute: bool = True
+    cache: CacheMode = "on"
+    cache_dir: str | None = None
+    timeout: float = 120.0
+    only: str | None = None
+    handouts: bool = False
+    advisory_claims: bool = False
+
+    @classmethod
+    def of(cls, options: FloorsConfig) -> Settings:
+        """Read the plugin's validated options.
+
+        Args:
+            options: The plugin's configuration.
+
+        Returns:
+            The settings.
+        """
+        return cls(
+            execute=options.execute,
+            cache=options.cache,
+            cache_dir=options.cache_dir,
+            timeout=options.timeout,
+            only=options.only,
+            handouts=options.handouts,
+            advisory_claims=options.claims == "advisory",
+        )
+
+
+def _fill_nav(nav: list[Any], docs_dir: Path) -> None:
+    for entry in nav:
+        if not isinstance(entry, dict):
+            continue
+        for title, value in entry.items():
+            if title == "Floors" and value == []:
+                entry[title] = [{f"{f.number} · {f.title}": f.page} for f in FLOORS]
+            elif title == "Labs" and value == []:
+                entry[title] = [{f"Lab {f.number} · {f.title}": f.lab} for f in FLOORS if (docs_dir / f.lab).is_file()]
+            elif isinstance(value, list):
+                _fill_nav(value, docs_dir)
+
+
+def _bind_fence(config: MkDocsConfig, engine: Engine) -> bool:
+    """Make SuperFences' executed fence run through this build's engine; say whether there is one."""
+    bound = False
+    for fence in config.mdx_configs.get("pymdownx.superfences", {}).get("custom_fences", []):
+        format_ = fence.get("format")
+        target = format_.func if isinstance(format_, functools.partial) else format_
+        # Compared by name: `mkdocs.yml` names the formatter of the modules imported when it was read.
+        if (getattr(target, "__module__", None), getattr(target, "__qualname__", None)) == (
+            formatter.__module__,
+            formatter.__qualname__,
+        ):
+            fence["format"] = functools.partial(formatter, engine=engine)
+            bound = True
+    return bound
+
+
+def _first_docstring_line(path: Path) -> str:
+    try:
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+    except (OSError, SyntaxError):
+        return ""
+    return doc.strip().splitlines()[0] if doc else ""
+
+
+def _proofs_table(engine: Engine) -> str:
+    # One short table per page, under the page's name: two columns fit a phone, and the
+    # floor is said once in its heading instead of on every row.
+    order = {f.page: f.number for f in FLOORS}
+    sections = []
+    for page, blocks in sorted(engine.planned.items(), key=lambda item: (order.get(item[0], 0), item[0])):
+        floor = floor_for_page(page)
+        where = floor.heading if floor else "Part 0 · The map" if page == MAP_PAGE else page
+        rows = [f"### [{where}]({page})", "", "| Proof | What it shows |", "|---|---|"]
+        for block in blocks:
+            for proof in block.proofs:
+                summary = _first_docstring_line(engine.project_dir / proof).replace("|", "\\|")
+                rows.append(f"| [`{Path(proof).name}`]({proof})<br>block `{block.block_id}` | {summary} |")
+        sections.append("\n".join(rows))
+    return "\n\n".join(sections)
+
+
+# Left out of the search index (Material skips elements marked `data-search-exclude`): the
+# collapsed proof sources, which are downloadable scripts, and the code and outputs of lab cells,
+# whose prose stays. Otherwise labs outrank the floors with the floors' own words in code, their
+# excerpts open on "Copied!", and the index outweighs the page that loads it.
+# Material's search parser compares elements by tag name alone, so an excluded element stops being
+# skipped at the first closing tag of its own name: marking a <div> that holds other <div>s leaks
+# everything after the first inner </div>. Only elements that never nest in their own tag are marked.
+_SEARCH_EXCLUDED = ('<details class="floors-proof__source"',)
+_NOTEBOOK_EXCLUDED = ("<pre", '<span class="notice"')
+_NOTEBOOK_MARK = '<div class="jupyter-wrapper"'
+
+
+def _leave_out_of_search(html: str) -> str:
+    openings = _SEARCH_EXCLUDED + (_NOTEBOOK_EXCLUDED if _NOTEBOOK_MARK in html else ())
+    for opening in openings:
+        html = html.replace(opening, f"{opening} data-search-exclude")
+    return html
+
+
+def _labs_follow(config: MkDocsConfig, settings: Settings) -> None:
+    """Give mkdocs-jupyter, which executes the labs, the plugin's `execute` and `only` settings.
+
+    `configure_jupyter` reads only the `FLOORS_*` variables; set in `mkdocs.yml`, the options must
+    reach the labs too. The patterns are merged as a set, so a setting given both ways applies once.
+    """
+    jupyter = config.plugins.get("mkdocs-jupyter")
+    if jupyter is None:
+        return
+    if not settings.execute:
+        jupyter.config["execute"] = False
+    if settings.only:
+        skipped = {floor.lab for floor in FLOORS if not fnmatch(floor.lab, settings.only)}
+        jupyter.config["execute_ignore"] = sorted({*jupyter.config.get("execute_ignore", []), *skipped})
+
+
+class SiteBuild:
+    """One build of the site: its engine, the pages' proofs and what the pages and reports are given."""
+
+    def __init__(self, config: MkDocsConfig, settings: Settings, *, serving: bool = False) -> None:
+        """Fill the navigation's floor and lab sections from the registry and start the build's engine.
+
+        Args:
+            config: The MkDocs configuration (after every plugin's `on_config` before this one).
+            settings: The plugin's options.
+            serving: This is `mkdocs serve`: a failed proof shows a banner instead of stopping the build.
+
+        Raises:
+            PluginError: If `anchors.aliases` cannot be read.
+        """
+        self.serving = serving
+        self.settings = settings
+        project_dir = Path(config.config_file_path).parent.resolve()
+        _fill_nav(config.nav or [], Path(config.docs_dir))
+        markdown_config.save(config.markdown_extensions, config.mdx_configs)
+        cache_root = Path(settings.cache_dir) if settings.cache_dir else project_dir / ".cache"
+        # Torch's facts come from a block's process: the build itself never imports torch.
+        facts = torch_facts()
+        self.provenance = collect(facts)
+        self.engine = Engine(
+            project_dir,
+            OutputCache(cache_root / "floors-exec", settings.cache),
+            execute=settings.execute,
+            default_timeout=settings.timeout,
+            only=settings.only,
+            provenance=self.provenance.as_dict(),
+            advisory_claims=settings.advisory_claims,
+            machine=machine_fingerprint(facts),
+        )
+        self.fence_bound = _bind_fence(config, self.engine)
+        configure_jupyter(config, project_dir, cache_root)
+        _labs_follow(config, settings)
+        self.jupyter_cache = cache_root / "mkdocs-jupyter"
+        self.files: Files | None = None
+        self.notebook_clock: tuple[float, set[Path]] = (time.perf_counter(), set())
+        try:
+            self.aliases = read_aliases(project_dir / "anchors.aliases")
+        except ValueError as error:
+            raise PluginError(str(error)) from None
+        self.manifest = ManifestRecorder(read_lock(project_dir / "anchors.lock"), self.aliases)
+
+    def close(self) -> None:
+        """End the processes of the build's blocks (at its end, and when it stops with an error)."""
+        self.engine.end_page()
+        end_all()
+
+    def on_files(self, files: Files, config: MkDocsConfig) -> Files:
+        """Plan every executed block of the site and publish the proof scripts for download.
+
+        Raises:
+            PluginError: If a page's executed blocks break a rule, a proof cannot be bundled, or pages
+                have executed blocks but `mkdocs.yml` gives SuperFences no executed fence.
+        """
+        engine = self.engine
+        docs_dir = Path(config.docs_dir)
+        for file in files.documentation_pages():
+            if not file.src_uri.endswith(".md"):
+                continue
+            try:
+                blocks = scan_markdown(
+                    (docs_dir / file.src_uri).read_text(encoding="utf-8"), file.src_uri, engine.project_dir
+                )
+            except ScanError as error:
+                raise PluginError(str(error)) from None
+            if blocks:
+                engine.planned[file.src_uri] = blocks
+        if engine.planned and not self.fence_bound:
+            raise PluginError(
+                "pages have executed blocks, but pymdownx.superfences in mkdocs.yml has no custom fence formatted "
+                "by pytorch_floors.execution.formatter: they would render without running"
+            )
+        snippets = engine.project_dir / "snippets"
+        for path in sorted(snippets.rglob("*.py")) if snippets.is_dir() else []:
+            # The download carries the helpers it imports, so it runs without this package.
+            uri = path.relative_to(engine.project_dir).as_posix()
+            try:
+                content = bundle(path.read_text(encoding="utf-8"), uri, Path(__file__).parent)
+            except BundleError as error:
+                raise PluginError(str(error)) from None
+            files.append(File.generated(config, uri, content=content))
+        self.files = files
+        log.info("proofs: %d executed blocks planned on %d pages", engine.total, len(engine.planned))
+        return files
+
+    def _cache_files(self) -> set[Path]:
+        root = self.jupyter_cache
+        return set(root.rglob("*.json")) if root.is_dir() else set()
+
+    def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig) -> str:
+        """Start the page's proofs afresh; give floor pages their title and description from the registry.
+
+        Raises:
+            PluginError: If a floor page has its own `# ` title.
+        """
+        engine = self.engine
+        engine.begin_page(page.file.src_uri, page.url)
+        self.notebook_clock = (time.perf_counter(), self._cache_files())
+        floor = floor_for_page(page.file.src_uri)
+        if floor is not None and page.file.src_uri == floor.page:
+            if markdown.lstrip().startswith("# "):
+                raise PluginError(
+                    f"docs/{floor.page}: floor pages take their title from the registry; remove the '# ' heading"
+                )
+            page.meta.setdefault("description", floor.summary)
+            # A floor outranks its lab (which repeats the floor's words in code) for the floor's own subject.
+            page.meta.setdefault("search", {"boost": 4})
+            markdown = f"# {floor.heading}\n\n{markdown}"
+            if (Path(config.docs_dir) / floor.lab).is_file():
+                # "Check yourself" closes every floor page; its lab follows it there.
+                markdown += (
+                    f"\n\n**Lab {floor.number}.** Practise this floor on your own machine: "
+                    f"[Lab {floor.number} · {floor.title}](../{floor.lab}) — run, change and measure, "
+                    "with self-checks. Download it as a notebook from the lab's page.\n"
+                )
+        if floor is not None and page.file.src_uri == floor.lab:
+            page.meta.setdefault(
+                "description", f"Lab {floor.number}, {floor.title}: exercises that measure what the floor explains."
+            )
+        if not page.meta.get("description"):
+            log.warning("docs/%s has no description: add 'description:' to its front matter", page.file.src_uri)
+        if PROOFS_MARKER in markdown:
+            markdown = markdown.replace(PROOFS_MARKER, _proofs_table(engine))
+        if EDITION_MARKER in markdown or BIBTEX_MARKER in markdown:
+            name = edition()
+            markdown = markdown.replace(EDITION_MARKER, name)
+            markdown = markdown.replace(BIBTEX_MARKER, cite_page_html(config.site_url or "/", name, int(name[:4])))
+        if HANDOUTS_MARKER in markdown:
+            links = cite_links_html(page.url) if self.settings.handouts else NO_HANDOUTS
+            markdown = markdown.replace(HANDOUTS_MARKER, links)
+        return markdown
+
+    def on_page_content(self, html: str, page: Page, config: MkDocsConfig) -> str:
+        """Close the page's proof processes; stop the build if one of its proofs failed (except under serve).
+
+        Raises:
+            PluginError: If a proof of the page failed (not under serve), or its anchor aliases do not apply.
+        """
+        engine = self.engine
+        engine.end_page()
+        engine.unaccounted()
+        html = engine.unshown(html)
+        floor = floor_for_page(page.file.src_uri)
+        if floor is not None and page.file.src_uri == floor.lab:
+            # mkdocs-jupyter executes the notebook while rendering the page; a new cache file means it ran.
+            started, before = self.notebook_clock
+            executed = engine.execute and (engine.only is None or fnmatch(floor.lab, engine.only))
+            status: Status = "skipped" if not executed else "ran" if self._cache_files() - before else "cached"
+            engine.records.append(
+                BlockResult(
+                    page.file.src_uri,
+                    "notebook",
+                    floor.lab,
+                    status,
+                    time.perf_counter() - started if status != "cached" else None,
+                )
+            )
+        html = _leave_out_of_search(html)
+        failed = [f for f in engine.failures if f.page == page.file.src_uri]
+        if failed and not self.serving:
+            raise PluginError("a proof failed:\n" + "\n".join(str(f) for f in failed))
+        if page.file.src_uri in CITABLE_PAGES:
+            self.manifest.record(page.file.src_uri, html)
+            html = add_copy_links(html, f"{(config.site_url or '/').rstrip('/')}/{page.url}")
+            try:
+                html = apply_aliases(html, self.aliases.get(page.url, {}))
+            except ValueError as error:
+                raise PluginError(f"docs/{page.file.src_uri}: {error}") from None
+        return html
+
+    def _files(self) -> Files:
+        if self.files is None:
+            raise RuntimeError("a page event arrived before on_files")
+        return self.files
+
+    def on_page_context(self, context: dict[str, Any], page: Page, config: MkDocsConfig) -> dict[str, Any]:
+        """Hand the gauge and the provenance to the `floors-header` partial; fill the build report page."""
+        files = self._files()
+
+        def url_of(src: str) -> str:
+            file = files.get_file_from_path(src)
+            return get_relative_url(file.url, page.url) if file else src
+
+        context.update(page_gauges(page.file.src_uri, url_of))
+        context["floors_handout"] = handout_context(page.file.src_uri, page.url)
+        context["floors_handout_links"] = self.settings.handouts
+        # The page states what its outputs were measured on: for cached ones, the run that produced them.
+        shown = of_outputs((r.provenance for r in self.engine.records if r.page == page.file.src_uri), self.provenance)
+        context["floors_provenance"] = shown[0]
+        context["floors_provenances"] = shown
+        if page.content and REPORT_MARKER in page.content:
+            template = config.theme.get_env().get_template("partials/floors-build-report.html")
+            page.content = page.content.replace(REPORT_MARKER, report_html(self.engine.records, template))
+        return context
+
+    def on_template_context(self, context: dict[str, Any], template_name: str, config: MkDocsConfig) -> dict[str, Any]:
+        """Give the 404 page the whole building's gauge, with links that work from any missing URL."""
+        if template_name == "404.html":
+            root = urlsplit(config.site_url or "/").path.rstrip("/")
+            files = self._files()
+
+            def absolute(src: str) -> str:
+                file = files.get_file_from_path(src)
+                return f"{root}/{file.url if file else src}"
+
+            context["floors_building"] = render_gauge(None, lambda f: absolute(f.page))
+            context["floors_provenance"] = None
+        return context
+
+    def on_post_page(self, output: str, page: Page) -> str:
+        """Refuse a page that leaks the build machine's absolute paths.
+
+        Raises:
+            PluginError: If the page shows the project's absolute path (not under serve, where it is logged).
+        """
+        project_dir = str(self.engine.project_dir)
+        if project_dir in output:
+            message = (
+                f"docs/{page.file.src_uri}: the page shows the build machine's path {project_dir}; print relative paths"
+            )
+            if self.serving:
+                log.error(message)
+            else:
+                raise PluginError(message)
+        return finish_lab_page(output, page)
+
+    def on_post_build(self, config: MkDocsConfig) -> None:
+        """Write the build report as JSON and summarise the proofs in one log line.
+
+        Raises:
+            PluginError: If the manifest cannot be written.
+        """
+        engine = self.engine
+        engine.end_page()
+        publish_notebooks(config)
+        report = report_json(engine.records, self.provenance.as_dict(), advisory=engine.advisory_claims)
+        Path(config.site_dir, "build-report.json").write_text(report, encoding="utf-8")
+        try:
+            self.manifest.write(Path(config.site_dir), edition())
+        except ValueError as error:
+            raise PluginError(str(error)) from None
+        versions = Path(config.site_dir, "versions.json")
+        if not versions.exists():
+            # Material's version selector asks for ../versions.json; outside a mike deployment there is one edition.
+            name = edition()
+            versions.write_text(json.dumps([{"version": name, "title": name, "aliases": []}]), encoding="utf-8")
+        complete = engine.execute and engine.only is None and not engine.failures
+        if complete and engine.cache.mode != "off":
+            # Only a build that planned every block knows which entries nothing uses any more.
+            log.info("proofs: removed %d unused cache entries", engine.cache.prune())
+        counts = {s: sum(1 for r in engine.records if r.status == s) for s in ("ran", "cached", "skipped", "failed")}
+        log.info("proofs: %(ran)d ran, %(cached)d cached, %(skipped)d skipped, %(failed)d failed", counts)
+        log.info("%s", claims_summary(engine.records, advisory=engine.advisory_claims))
+        if engine.failures and self.serving:
+            log.error("proofs failed:\n%s", "\n".join(str(f) for f in engine.failures))

@@ -1,0 +1,307 @@
+"""The `floors` plugin: typed options (and their variables), per-build state, a torch-free build, serve reloads."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from functools import partial
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+from mkdocs.exceptions import Abort
+
+from conftest import FIXTURE_CONFIG, ROOT, FixtureSite
+from pytorch_floors.execution.fence import formatter
+from pytorch_floors.floors import FLOORS
+from pytorch_floors.plugin import FloorsPlugin
+from pytorch_floors.site_build import Settings, _labs_follow
+
+VARIABLES = ("FLOORS_EXEC", "FLOORS_EXEC_CACHE", "FLOORS_CACHE_DIR", "FLOORS_EXEC_TIMEOUT", "FLOORS_EXEC_ONLY")
+
+
+@pytest.fixture
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    for name in (*VARIABLES, "FLOORS_HANDOUTS", "FLOORS_CLAIMS"):
+        monkeypatch.delenv(name, raising=False)
+    return monkeypatch
+
+
+def options(given: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    plugin = FloorsPlugin()
+    errors, _ = plugin.load_config(given)
+    return dict(plugin.config), [f"{key}: {error}" for key, error in errors]
+
+
+# --- options: typed, validated, overridden by their FLOORS_* variables ------------------------------
+
+
+def test_options_have_defaults_and_take_values_from_mkdocs_yml(clean_env: pytest.MonkeyPatch) -> None:
+    values, errors = options({})
+    assert errors == []
+    assert values == {
+        "execute": True,
+        "cache": "on",
+        "cache_dir": None,
+        "timeout": 120.0,
+        "only": None,
+        "handouts": False,
+        "claims": "warn",
+    }
+    # YAML reads a bare on/off as a boolean.
+    values, errors = options({"execute": False, "cache": False, "timeout": 30, "only": "floors/3-*", "handouts": "on"})
+    assert errors == []
+    assert values["execute"] is False and values["cache"] == "off" and values["timeout"] == 30.0
+    assert values["only"] == "floors/3-*" and values["handouts"] is True
+
+
+def test_a_variable_wins_over_mkdocs_yml(clean_env: pytest.MonkeyPatch) -> None:
+    clean_env.setenv("FLOORS_EXEC", "off")
+    clean_env.setenv("FLOORS_EXEC_CACHE", "refresh")
+    clean_env.setenv("FLOORS_EXEC_TIMEOUT", "7.5")
+    clean_env.setenv("FLOORS_CACHE_DIR", "/somewhere")
+    values, errors = options({"execute": True, "cache": "on", "timeout": 300})
+    assert errors == []
+    assert values["execute"] is False and values["cache"] == "refresh" and values["timeout"] == 7.5
+    assert values["cache_dir"] == "/somewhere"
+    # An empty variable is as good as unset (a Makefile's `FLOORS_EXEC_ONLY=`).
+    clean_env.setenv("FLOORS_EXEC_ONLY", "")
+    assert options({"only": "labs/*"})[0]["only"] == "labs/*"
+
+
+@pytest.mark.parametrize(
+    ("given", "variable", "message"),
+    [
+        ({"timeout": "inf"}, None, "timeout must be a finite number of seconds above 0, not 'inf'"),
+        ({"timeout": True}, None, "expected a number of seconds, not True"),
+        ({"cache": "sometimes"}, None, "expected on, off or refresh, not 'sometimes'"),
+        ({"execute": "maybe"}, None, "expected on or off, not 'maybe'"),
+        ({"only": 3}, None, "expected text, not 3"),
+        ({}, ("FLOORS_EXEC_TIMEOUT", "nan"), "FLOORS_EXEC_TIMEOUT='nan': timeout must be a finite number"),
+        ({}, ("FLOORS_EXEC_CACHE", "of"), "FLOORS_EXEC_CACHE='of': expected on, off or refresh"),
+        ({}, ("FLOORS_EXEC", "no"), "FLOORS_EXEC='no': expected on or off"),
+    ],
+)
+def test_a_bad_value_is_an_error_naming_the_option(
+    clean_env: pytest.MonkeyPatch, given: dict[str, Any], variable: tuple[str, str] | None, message: str
+) -> None:
+    if variable is not None:
+        clean_env.setenv(*variable)
+    _, errors = options(given)
+    assert len(errors) == 1 and message in errors[0], errors
+
+
+def test_an_unknown_option_is_reported(clean_env: pytest.MonkeyPatch) -> None:
+    plugin = FloorsPlugin()
+    _, warnings = plugin.load_config({"timout": 3})
+    assert warnings == [("timout", "Unrecognised configuration name: timout")]
+
+
+def test_a_bad_variable_stops_mkdocs_build_with_a_config_error_not_a_traceback(fixture_site: FixtureSite) -> None:
+    fixture_site.page("index.md", "# Home\n")
+    build_ = fixture_site.build(env={"FLOORS_EXEC_TIMEOUT": "inf"})
+    assert build_.returncode == 1
+    assert "Plugin 'floors' option 'timeout': FLOORS_EXEC_TIMEOUT='inf'" in build_.log, build_.log
+    assert "Aborted with a configuration error" in build_.log
+    assert "Traceback" not in build_.log
+
+
+# --- per-build state: two builds in one process share nothing --------------------------------------
+
+
+def _project(root: Path, body: str) -> Path:
+    (root / "docs").mkdir(parents=True, exist_ok=True)
+    (root / "mkdocs.yml").write_text(FIXTURE_CONFIG, encoding="utf-8")
+    (root / "docs" / "index.md").write_text(
+        "---\ndescription: fixture page index\n---\n\n" + textwrap.dedent(body), encoding="utf-8"
+    )
+    return root / "mkdocs.yml"
+
+
+def _fence_format(config: Any) -> Any:
+    [fence] = config.mdx_configs["pymdownx.superfences"]["custom_fences"]
+    return fence["format"]
+
+
+def test_two_builds_in_one_process_share_no_state(tmp_path: Path, clean_env: pytest.MonkeyPatch) -> None:
+    clean_env.setenv("FLOORS_EXEC_CACHE", "off")
+    config_file = _project(
+        tmp_path,
+        """\
+        ```python exec="1" id="first" width="40"
+        import os
+        print("columns", os.environ.get("COLUMNS"))
+        ```
+        """,
+    )
+    first_config = load_config(str(config_file), site_dir=str(tmp_path / "site"))
+    build(first_config)
+    plugin = first_config.plugins["floors"]
+    assert isinstance(plugin, FloorsPlugin)
+    first = plugin.build
+    assert [(r.block_id, r.status) for r in first.engine.records] == [("first", "ran")]
+    bound = _fence_format(first_config)
+    assert isinstance(bound, partial) and bound.func is formatter and bound.keywords == {"engine": first.engine}
+
+    _project(
+        tmp_path,
+        """\
+        ```python exec="1" id="second"
+        import os
+        print("columns", os.environ.get("COLUMNS"))
+        ```
+        """,
+    )
+    second_config = load_config(str(config_file), site_dir=str(tmp_path / "site"))
+    build(second_config)
+    # MkDocs keeps one plugin object for the process (it has on_startup); each build gets its own state.
+    same = second_config.plugins["floors"]
+    assert same is plugin and isinstance(same, FloorsPlugin)
+    second = same.build
+    assert second is not first and second.engine is not first.engine
+    assert [(r.block_id, r.status) for r in second.engine.records] == [("second", "ran")]
+    assert [(r.block_id, r.status) for r in first.engine.records] == [("first", "ran")]
+    assert _fence_format(second_config).keywords == {"engine": second.engine}
+    report = json.loads((tmp_path / "site" / "build-report.json").read_text())
+    assert [b["block_id"] for b in report["blocks"]] == ["second"]
+    page = (tmp_path / "site" / "index.html").read_text()
+    assert "columns None" in page and "columns 40" not in page
+
+
+def test_executed_blocks_without_the_fence_stop_the_build(
+    tmp_path: Path, clean_env: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    config_file = _project(tmp_path, '```python exec="1" id="lost"\nprint(1)\n```\n')
+    text = config_file.read_text().split("  - pymdownx.superfences:")[0]
+    config_file.write_text(text, encoding="utf-8")
+    with pytest.raises(Abort):
+        build(load_config(str(config_file), site_dir=str(tmp_path / "site")))
+    assert "no custom fence formatted by pytorch_floors.execution.formatter" in caplog.text
+
+
+# --- the MkDocs process never imports torch; serve rebuilds with the package's new code ------------
+
+BUILD_SCRIPT = """\
+import json, sys
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+
+import pytorch_floors.plugin
+
+
+def main():
+    results = {"plugin": pytorch_floors.plugin.__file__, "torch": []}
+    config = load_config(sys.argv[1])
+    config.plugins.on_startup(command="serve", dirty=False)
+    build(config)
+    results["torch"].append("torch" in sys.modules)
+    results["first"] = open(sys.argv[2], encoding="utf-8").read()
+    print("built", flush=True)
+    input()  # the test edits the package now
+    build(load_config(sys.argv[1]))  # what `mkdocs serve` does after an edit
+    results["torch"].append("torch" in sys.modules)
+    results["second"] = open(sys.argv[2], encoding="utf-8").read()
+    config.plugins.on_shutdown()
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":  # block processes re-import the main module
+    main()
+"""
+
+
+def _run_builds(project: Path, env: dict[str, str], edit: Any) -> dict[str, Any]:
+    script = project / "two_builds.py"
+    script.write_text(BUILD_SCRIPT, encoding="utf-8")
+    log = project / "build.log"
+    with log.open("w") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, str(script), str(project / "mkdocs.yml"), str(project / "site" / "index.html")],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            cwd=project,
+            env={**os.environ, "NO_MKDOCS_2_WARNING": "1", **env},
+        )
+        try:
+            assert process.stdout is not None
+            first = process.stdout.readline()  # "built", or nothing if the first build failed
+            if first.strip() == "built":
+                edit()
+            out, _ = process.communicate("\n", timeout=300)
+        finally:
+            if process.poll() is None:
+                process.kill()
+    assert process.returncode == 0 and first.strip() == "built", log.read_text()[-6000:]
+    result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    return result
+
+
+@pytest.mark.build
+def test_the_build_process_never_imports_torch(tmp_path: Path) -> None:
+    _project(
+        tmp_path,
+        """\
+        ```python exec="1" id="uses-torch"
+        import torch
+        print("threads", torch.get_num_threads())
+        ```
+        """,
+    )
+    result = _run_builds(tmp_path, {"FLOORS_EXEC_CACHE": "off"}, lambda: None)
+    assert "threads" in result["first"] and "threads" in result["second"]
+    assert result["torch"] == [False, False]
+
+
+@pytest.mark.build
+def test_serve_rebuilds_with_the_packages_new_code(tmp_path: Path) -> None:
+    # A copy of the package, first on the path, so the test may edit it.
+    copy = tmp_path / "src" / "pytorch_floors"
+    shutil.copytree(ROOT / "src" / "pytorch_floors", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    project = tmp_path / "project"
+    _project(
+        project,
+        """\
+        <!-- floors:handouts -->
+
+        ```python exec="1" id="marker"
+        import pytorch_floors
+        print("marker", pytorch_floors.MARKER)
+        ```
+        """,
+    )
+    (copy / "__init__.py").write_text((copy / "__init__.py").read_text() + '\nMARKER = "before"\n')
+
+    def edit() -> None:
+        # The package's __init__ is preloaded by the proof server; site_build runs in the MkDocs process.
+        init = copy / "__init__.py"
+        init.write_text(init.read_text().replace('MARKER = "before"', 'MARKER = "after!"'))
+        site_build = copy / "site_build.py"
+        site_build.write_text(site_build.read_text().replace("This build has no PDFs", "Edited: no PDFs"))
+
+    env = {"PYTHONPATH": str(tmp_path / "src"), "FLOORS_EXEC_CACHE": "off"}
+    result = _run_builds(project, env, edit)
+    assert result["plugin"] == str(copy / "plugin.py")
+    assert "marker before" in result["first"] and "This build has no PDFs" in result["first"]
+    assert "marker after!" in result["second"], "the proof ran the package's old code"
+    assert "Edited: no PDFs" in result["second"], "the build ran the package's old code"
+    assert result["torch"] == [False, False]
+
+
+def test_the_labs_follow_the_execute_and_only_options(clean_env: pytest.MonkeyPatch) -> None:
+    # mkdocs-jupyter executes the labs; options set in mkdocs.yml (not only the variables) must reach it.
+    jupyter = SimpleNamespace(config={"execute": True, "execute_ignore": [FLOORS[0].lab]})
+    config: Any = SimpleNamespace(plugins={"mkdocs-jupyter": jupyter})
+    _labs_follow(config, Settings(only="labs/3-*"))
+    assert jupyter.config["execute"] is True
+    assert sorted(jupyter.config["execute_ignore"]) == sorted(f.lab for f in FLOORS if not f.lab.startswith("labs/3-"))
+    _labs_follow(config, Settings(execute=False))
+    assert jupyter.config["execute"] is False
