@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
-from mkdocs.exceptions import Abort
+from mkdocs.exceptions import Abort, PluginError
 
 from conftest import FIXTURE_CONFIG, ROOT, FixtureSite
 from pytorch_floors.execution.fence import formatter
 from pytorch_floors.floors import FLOORS
 from pytorch_floors.plugin import FloorsPlugin
-from pytorch_floors.site_build import Settings, _labs_follow
+from pytorch_floors.site_build import Settings, _first_docstring_line, _labs_follow
 
 VARIABLES = ("FLOORS_EXEC", "FLOORS_EXEC_CACHE", "FLOORS_CACHE_DIR", "FLOORS_EXEC_TIMEOUT", "FLOORS_EXEC_ONLY")
 
@@ -305,3 +305,13 @@ def test_the_labs_follow_the_execute_and_only_options(clean_env: pytest.MonkeyPa
     assert sorted(jupyter.config["execute_ignore"]) == sorted(f.lab for f in FLOORS if not f.lab.startswith("labs/3-"))
     _labs_follow(config, Settings(execute=False))
     assert jupyter.config["execute"] is False
+
+
+def test_a_proof_the_proofs_page_cannot_read_stops_the_build(tmp_path: Path) -> None:
+    """It used to get a blank summary on the Proofs page instead."""
+    broken = tmp_path / "broken.py"
+    broken.write_text('"""Unfinished.\n', encoding="utf-8")
+    with pytest.raises(PluginError, match=r"broken\.py: the Proofs page cannot read its docstring"):
+        _first_docstring_line(broken)
+    with pytest.raises(PluginError, match=r"missing\.py"):
+        _first_docstring_line(tmp_path / "missing.py")

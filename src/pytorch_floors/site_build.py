@@ -133,10 +133,15 @@ def _bind_fence(config: MkDocsConfig, engine: Engine) -> bool:
 
 
 def _first_docstring_line(path: Path) -> str:
+    """The Proofs page's summary of a proof: its docstring's first line.
+
+    Raises:
+        PluginError: If the proof cannot be read or parsed (a blank summary would hide it).
+    """
     try:
-        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
-    except (OSError, SyntaxError):
-        return ""
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"), str(path)))
+    except (OSError, SyntaxError) as error:
+        raise PluginError(f"{path.name}: the Proofs page cannot read its docstring: {error}") from None
     return doc.strip().splitlines()[0] if doc else ""
 
 
