@@ -30,7 +30,7 @@ from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
-from pytorch_floors.anchors import CITABLE_PAGES, add_copy_links, apply_aliases, read_aliases, read_lock
+from pytorch_floors.anchors import CITABLE_PAGES, apply_aliases, read_aliases, read_lock
 from pytorch_floors.changes import ManifestRecorder
 from pytorch_floors.citation import cite_page_html, edition
 from pytorch_floors.execution import (
@@ -52,6 +52,7 @@ from pytorch_floors.gauge import page_gauges, render_gauge
 from pytorch_floors.handouts import cite_links_html, handout_context
 from pytorch_floors.labs import configure_jupyter, finish_lab_page, publish_notebooks
 from pytorch_floors.provenance import collect, of_outputs
+from pytorch_floors.section_cite import finish_headings, pin_to_edition
 from pytorch_floors.standalone import BundleError, bundle
 
 log = logging.getLogger("mkdocs.plugins.pytorch_floors")
@@ -91,6 +92,7 @@ def _fill_nav(nav: list[Any], docs_dir: Path) -> None:
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     """Fill the navigation's floor and lab sections from the registry and start the build's engine."""
     project_dir = Path(config.config_file_path).parent.resolve()
+    pin_to_edition(config)
     _fill_nav(config.nav or [], Path(config.docs_dir))
     markdown_config.save(config.markdown_extensions, config.mdx_configs)
     mode = os.environ.get("FLOORS_EXEC_CACHE", "on")
@@ -250,12 +252,11 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
         raise PluginError("a proof failed:\n" + "\n".join(str(f) for f in failed))
     if page.file.src_uri in CITABLE_PAGES:
         _state["manifest"].record(page.file.src_uri, html)
-        html = add_copy_links(html, f"{(config.site_url or '/').rstrip('/')}/{page.url}")
         try:
             html = apply_aliases(html, _state["aliases"].get(page.url, {}))
         except ValueError as error:
             raise PluginError(f"docs/{page.file.src_uri}: {error}") from None
-    return html
+    return finish_headings(html, page, config)
 
 
 # Left out of the search index (Material skips elements marked `data-search-exclude`): the
