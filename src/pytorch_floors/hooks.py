@@ -50,6 +50,7 @@ from pytorch_floors.execution.runner import end_all
 from pytorch_floors.floors import FLOORS, MAP_PAGE, floor_for_page
 from pytorch_floors.gauge import page_gauges, render_gauge
 from pytorch_floors.handouts import cite_links_html, handout_context
+from pytorch_floors.lab_launch import configure_launch
 from pytorch_floors.labs import configure_jupyter, finish_lab_page, publish_notebooks
 from pytorch_floors.provenance import collect, of_outputs
 from pytorch_floors.section_cite import finish_headings, pin_to_edition
@@ -124,6 +125,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     except ValueError as error:
         raise PluginError(str(error)) from None
     _state["manifest"] = ManifestRecorder(read_lock(project_dir / "anchors.lock"), _state["aliases"])
+    configure_launch(config)
     return config
 
 
