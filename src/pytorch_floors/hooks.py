@@ -33,6 +33,7 @@ from mkdocs.utils import get_relative_url
 from pytorch_floors.anchors import CITABLE_PAGES, apply_aliases, read_aliases, read_lock
 from pytorch_floors.changes import ManifestRecorder
 from pytorch_floors.citation import cite_page_html, edition
+from pytorch_floors.course_pack import write_packs
 from pytorch_floors.execution import (
     BlockResult,
     Engine,
@@ -337,6 +338,7 @@ def on_post_build(config: MkDocsConfig) -> None:
     engine = active_engine()
     engine.end_page()
     publish_notebooks(config)
+    write_packs(Path(config.site_dir))  # without PDFs: `make pdf` packs again once it has printed them
     provenance = _state["provenance"]
     report = report_json(engine.records, provenance.as_dict() if provenance else {})
     Path(config.site_dir, "build-report.json").write_text(report, encoding="utf-8")
