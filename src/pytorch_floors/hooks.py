@@ -56,6 +56,7 @@ from pytorch_floors.labs import configure_jupyter, finish_lab_page, publish_note
 from pytorch_floors.provenance import collect, of_outputs
 from pytorch_floors.section_cite import finish_headings, pin_to_edition
 from pytorch_floors.standalone import BundleError, bundle
+from pytorch_floors.what_changed import fill, render_last
 
 log = logging.getLogger("mkdocs.plugins.pytorch_floors")
 
@@ -155,6 +156,7 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
             raise PluginError(str(error)) from None
         files.append(File.generated(config, uri, content=content))
     _state["files"] = files
+    render_last(files)  # "What changed" compares with every citable page this build records
     log.info("proofs: %d executed blocks planned on %d pages", engine.total, len(engine.planned))
     return files
 
@@ -223,6 +225,7 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
         name = edition()
         markdown = markdown.replace(EDITION_MARKER, name)
         markdown = markdown.replace(BIBTEX_MARKER, cite_page_html(config.site_url or "/", name, int(name[:4])))
+    markdown = fill(markdown, page.file.src_uri, _state["manifest"], edition())
     if HANDOUTS_MARKER in markdown:
         links = cite_links_html(page.url) if _state["handouts"] else NO_HANDOUTS
         markdown = markdown.replace(HANDOUTS_MARKER, links)
