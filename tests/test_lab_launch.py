@@ -3,20 +3,27 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
+from types import SimpleNamespace
 
 import jupytext
 import pytest
+from mkdocs.exceptions import PluginError
 
 from conftest import ROOT
+from pytorch_floors import lab_launch
+from pytorch_floors.execution.result import BlockResult, Status
 from pytorch_floors.floors import FLOORS
 from pytorch_floors.lab_launch import (
     COLAB,
     INSTALL_CELL_TAG,
     PUBLISH_BRANCH,
     colab_url,
+    configure_launch,
     github_repository,
     lab_links,
     notebook_names,
+    run_seconds,
     with_install_cell,
 )
 
@@ -69,3 +76,31 @@ def test_the_install_cell_comes_first_and_leaves_the_lab_untouched() -> None:
     assert launched.cells[0].source == "%pip install torch==2.13.0"
     assert launched.cells[0].metadata["tags"] == [INSTALL_CELL_TAG] and launched.cells[0].cell_type == "code"
     assert [cell.source for cell in launched.cells[1:]] == before == [cell.source for cell in lab.cells]
+
+
+def _build(monkeypatch: pytest.MonkeyPatch, cache_dir: Path, status: Status, seconds: float | None) -> None:
+    """One build's state as `run_seconds` reads it: the settings and the lab's record."""
+    jupyter = SimpleNamespace(config={"cache_dir": str(cache_dir)})
+    configure_launch(SimpleNamespace(repo_url=REPO, plugins={"mkdocs-jupyter": jupyter}))  # type: ignore[arg-type]
+    record = BlockResult(FLOORS[0].lab, "notebook", FLOORS[0].lab, status, seconds)
+    monkeypatch.setattr(lab_launch, "active_engine", lambda: SimpleNamespace(records=[record]))
+
+
+def test_a_cached_lab_states_the_run_time_of_the_run_that_filled_the_cache(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    cache_dir = tmp_path / "mkdocs-jupyter" / "digest"
+    _build(monkeypatch, cache_dir, "ran", 12.34)
+    assert run_seconds(FLOORS[0], "lab source") == 12.34
+    # mkdocs-jupyter ends each build by deleting the *.json files of its cache folder that it did not use.
+    for stale in cache_dir.glob("*.json"):
+        stale.unlink()
+    _build(monkeypatch, cache_dir, "cached", None)
+    assert run_seconds(FLOORS[0], "lab source") == 12.3
+    with pytest.raises(PluginError, match="has no run time for it"):
+        run_seconds(FLOORS[0], "edited lab source")
+
+
+def test_a_lab_this_build_did_not_execute_states_no_run_time(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    _build(monkeypatch, tmp_path, "skipped", None)
+    assert run_seconds(FLOORS[0], "lab source") is None

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import json
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -59,7 +58,8 @@ INSTALL_CELL_TAG = "install"
 
 _TEMPLATE = Path(__file__).parent / "templates" / "lab-download.html"
 _GITHUB = re.compile(r"https://github\.com/(?P<owner>[\w.-]+)/(?P<repo>[\w.-]+?)(?:\.git)?/?")
-_TIMES = "floors-run-times.json"
+# Not a `.json` name: mkdocs-jupyter deletes every `*.json` of its cache folder that its build did not use.
+_TIMES = "floors-run-times.tsv"
 # Set by configure_launch from the site's configuration.
 _settings: dict[str, Any] = {}
 
@@ -118,6 +118,15 @@ def configure_launch(config: MkDocsConfig) -> None:
     _settings["times"] = Path(plugin.config["cache_dir"]) / _TIMES if plugin is not None else None
 
 
+def _read_times(path: Path) -> dict[str, float]:
+    """The kept run times: one `lab:source-digest<TAB>seconds` line each."""
+    if not path.is_file():
+        return {}
+    return {
+        key: float(value) for key, value in (line.split("\t") for line in path.read_text(encoding="utf-8").splitlines())
+    }
+
+
 def run_seconds(floor: Floor, source: str) -> float | None:
     """How long the lab took to execute in this build, or `None` when this build did not execute it.
 
@@ -136,11 +145,11 @@ def run_seconds(floor: Floor, source: str) -> float | None:
     if times_path is None:
         raise PluginError(f"docs/{floor.lab}: configure_launch must run before the lab pages render")
     key = f"{floor.lab}:{hashlib.sha256(source.encode()).hexdigest()}"
-    times: dict[str, float] = json.loads(times_path.read_text(encoding="utf-8")) if times_path.is_file() else {}
+    times = _read_times(times_path)
     if record.status == "ran" and record.seconds is not None:
         times[key] = round(record.seconds, 1)
         times_path.parent.mkdir(parents=True, exist_ok=True)
-        times_path.write_text(json.dumps(times, indent=1, sort_keys=True), encoding="utf-8")
+        times_path.write_text("".join(f"{k}\t{v}\n" for k, v in sorted(times.items())), encoding="utf-8")
         return record.seconds
     if key not in times:
         raise PluginError(
