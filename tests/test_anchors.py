@@ -12,7 +12,6 @@ import pytest
 from conftest import ROOT, Build, FixtureSite
 from pytorch_floors.anchors import (
     CITABLE_PAGES,
-    add_copy_links,
     apply_aliases,
     read_aliases,
     read_lock,
@@ -111,17 +110,14 @@ def test_bad_alias_lines_are_refused(tmp_path: Path) -> None:
         read_aliases(path)
 
 
-def test_copy_links_carry_the_absolute_url() -> None:
-    html = add_copy_links('<h2 id="a-b">A <em>b</em><a class="headerlink" href="#a-b">¶</a></h2>', "https://x.org/f/")
-    assert 'href="https://x.org/f/#a-b"' in html
-    assert 'aria-label="Copy link to section: A b"' in html
-    assert 'class="headerlink"' in html
-
-
 def test_built_floor_headings_offer_copy_links(built_site: Build) -> None:
     html = built_site.page("floors/3-boundary")
     assert 'data-floors-copy="https://pytorch-floors.github.io/floors/3-boundary/#crossing-cost"' in html
     assert "javascripts/copy-link.js" in html
+    # One control per heading: Material's permalink is off, ours replaces it.
+    headings = re.findall(r"<h[234] id=[^>]*>.*?</h[234]>", html, re.S)
+    assert headings and all(h.count('class="floors-copy-link"') == 1 for h in headings)
+    assert 'class="headerlink"' not in html
 
 
 def test_a_removed_page_redirects(built_site: Build) -> None:

@@ -16,6 +16,7 @@ from pypdf import PdfReader
 
 from conftest import PUBLIC_URL, Build
 from pytorch_floors.anchors import CITABLE_PAGES
+from pytorch_floors.course_pack import PACK_DIR
 from pytorch_floors.floors import FLOORS, MAP_PAGE
 from pytorch_floors.handouts import (
     EDITION_PDF,
@@ -48,6 +49,7 @@ def test_floor_pages_link_their_pdf_and_other_pages_do_not() -> None:
         "marker": f"Floor 3 of {len(FLOORS)}",
         "pdf": f"../../{HANDOUT_DIR}/floor-3-boundary.pdf",
         "edition_pdf": f"../../{HANDOUT_DIR}/{EDITION_PDF}",
+        "pack": f"../../{PACK_DIR}/floor-3-boundary.zip",
     }
     assert handout_context(MAP_PAGE, "")["pdf"] == f"{HANDOUT_DIR}/part-0-map.pdf"  # type: ignore[index]
     assert handout_context("labs/3-boundary.py", "labs/3-boundary/") is None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+from html import unescape
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import pytest
 from conftest import ROOT, Build, FixtureSite, run_mkdocs
 from pytorch_floors.floors import FLOORS, Floor
 from pytorch_floors.lab_install import install_line
+from pytorch_floors.lab_launch import notebook_names
 from pytorch_floors.labs import fold_answers, prune_stylesheet
 
 DOCS: Path = Path(ROOT) / "docs"
@@ -148,21 +150,62 @@ def test_built_headings_keep_their_ids_and_the_toc_points_at_them(lab_site: Buil
         assert f"<title>Lab {floor.number} · {floor.title} - PyTorch Floors</title>" in html
 
 
+def _solutions_pasted_back(student: Any, full: Any) -> list[tuple[str, str]]:
+    """The student's cells with each solution cell of the full notebook put back after its answer cell."""
+    solutions = iter(c for c in full.cells if "solution" in c.metadata.get("tags", []))
+    cells = []
+    for cell in student.cells:
+        cells.append((cell.cell_type, cell.source))
+        if "answer" in cell.metadata.get("tags", []):
+            solution = next(solutions)
+            cells.append((solution.cell_type, solution.source))
+    assert next(solutions, None) is None, "every solution follows an answer cell"
+    return cells
+
+
 @pytest.mark.slow
-def test_each_lab_offers_a_valid_notebook_download(lab_site: Build) -> None:
+def test_each_lab_offers_the_student_and_the_full_notebook(lab_site: Build) -> None:
     for floor in FLOORS:
         html = lab_page(lab_site, floor)
-        name = Path(floor.lab).stem
-        assert re.search(rf'<a class="md-button md-button--primary" href="{name}.ipynb" download>Download', html)
-        path = lab_site.site / floor.lab.removesuffix(".py") / f"{name}.ipynb"
-        notebook = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)  # type: ignore[no-untyped-call]
-        nbformat.validate(notebook)
-        assert notebook.cells[0].source.startswith(f"# Lab {floor.number} · {floor.title}")
-        assert all(not cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code"), "un-executed"
-        assert not [c for c in notebook.cells if "solution" in c.metadata.get("tags", [])], "the student's copy"
-        assert [c for c in notebook.cells if "answer" in c.metadata.get("tags", [])], "answer cells kept, tagged"
-        assert [cell.id for cell in notebook.cells] == [f"{floor.key}-{i}" for i in range(1, len(notebook.cells) + 1)]
-        assert (lab_site.site / floor.lab.removesuffix(".py") / f"{name}.py").is_file()
+        student_name, full_name = notebook_names(floor)
+        assert re.search(rf'<a class="md-button md-button--primary" href="{student_name}" download>Download', html)
+        assert re.search(rf'<a class="md-button" href="{full_name}" download>Download the full notebook', html)
+        # This build is not an edition: no copy on GitHub for Colab, and the page says so instead of linking.
+        assert "colab.research.google.com" not in html and "Open in Colab: only published editions" in html
+        install = re.search(r'<pre class="floors-lab-install"><code>([^<]*)</code>', html)
+        assert install is not None
+        notebooks = []
+        for name in (student_name, full_name):
+            path = lab_site.site / floor.lab.removesuffix(".py") / name
+            notebook = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)  # type: ignore[no-untyped-call]
+            nbformat.validate(notebook)
+            # The first cell installs what the page ran with; then the lab itself.
+            assert notebook.cells[0].source == f"%{unescape(install[1])}", name
+            assert notebook.cells[1].source.startswith(f"# Lab {floor.number} · {floor.title}")
+            assert all(not cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code"), "un-executed"
+            assert [c.id for c in notebook.cells] == [f"{floor.key}-{i}" for i in range(1, len(notebook.cells) + 1)]
+            notebooks.append(notebook)
+        student, full = notebooks
+        assert not [c for c in student.cells if "solution" in c.metadata.get("tags", [])], "the student's copy"
+        assert [c for c in student.cells if "answer" in c.metadata.get("tags", [])], "answer cells kept, tagged"
+        # Pasting the solutions back gives the full notebook, which is the lab that
+        # test_lab_grading runs solved (every self-check passes) plus its install cell.
+        assert _solutions_pasted_back(student, full) == [(c.cell_type, c.source) for c in full.cells]
+        lab = read_lab(floor)
+        assert [(c.cell_type, c.source) for c in full.cells[1:]] == [(c.cell_type, c.source) for c in lab.cells]
+        assert (lab_site.site / floor.lab.removesuffix(".py") / f"{Path(floor.lab).stem}.py").is_file()
+
+
+@pytest.mark.slow
+def test_each_lab_page_states_its_measured_run_time(lab_site: Build) -> None:
+    report = json.loads((lab_site.site / "build-report.json").read_text(encoding="utf-8"))
+    rows = {row["page"]: row for row in report["blocks"] if row["block_id"] == "notebook"}
+    for floor in FLOORS:
+        html = lab_page(lab_site, floor)
+        stated = re.search(r"executed the whole lab in\s+<strong>([\d.]+) s</strong>", html)
+        assert stated is not None, floor.lab
+        if rows[floor.lab]["seconds"] is not None:  # it ran in this build: the page states that run
+            assert abs(float(stated[1]) - rows[floor.lab]["seconds"]) <= 0.5, floor.lab
 
 
 @pytest.mark.slow

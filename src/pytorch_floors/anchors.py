@@ -1,4 +1,4 @@
-"""Citable anchors: the lock of public URLs, aliases for renamed sections, copy-link buttons.
+"""Citable anchors: the lock of public URLs and aliases for renamed sections.
 
 Courses cite sections by URL for years. `anchors.lock` lists every public page and
 every section anchor of the citable pages (Part 0 and the floors), one
@@ -7,7 +7,7 @@ Renaming an anchor is allowed only with an alias line in `anchors.aliases`
 (`page-url#old-id -> new-id`): the build then places an element with the old id just
 before the renamed section, so the old link still lands there without JavaScript.
 Removing a page needs a redirect (`redirect_maps` of mkdocs-redirects), which writes
-an HTML page at the old URL.
+an HTML page at the old URL. Each heading's link-and-cite control lives in `section_cite`.
 
 Run `python -m pytorch_floors.anchors update` after a strict build to append new
 anchors to the lock, and `python -m pytorch_floors.anchors check` to compare.
@@ -19,14 +19,13 @@ import argparse
 import re
 import sys
 from collections.abc import Iterable
-from html import escape, unescape
+from html import escape
 from pathlib import Path
 
 from pytorch_floors.floors import FLOORS, MAP_PAGE
 
 __all__ = [
     "CITABLE_PAGES",
-    "add_copy_links",
     "apply_aliases",
     "read_aliases",
     "read_lock",
@@ -41,12 +40,6 @@ CITABLE_PAGES: tuple[str, ...] = (MAP_PAGE, *(floor.page for floor in FLOORS))
 _HEADING = re.compile(r'<h([234]) id="(?P<id>[^"]+)"(?P<attrs>[^>]*)>(?P<body>.*?)</h\1>', re.S)
 _ANY_ID = re.compile(r'\bid="([^"]+)"')
 _TAGS = re.compile(r"<[^>]+>")
-_COPY_ICON = (
-    '<svg aria-hidden="true" focusable="false" viewBox="0 0 24 24" width="16" height="16">'
-    '<path fill="currentColor" d="M10.6 13.4a1 1 0 0 1 0-1.4l3.5-3.5a3 3 0 1 1 4.2 4.2l-2 2a1 1 0 1 1-1.4-1.4'
-    "l2-2a1 1 0 1 0-1.4-1.4L12 13.4a1 1 0 0 1-1.4 0zm2.8-2.8a1 1 0 0 1 0 1.4l-3.5 3.5a3 3 0 1 1-4.2-4.2l2-2a1 1"
-    ' 0 1 1 1.4 1.4l-2 2a1 1 0 1 0 1.4 1.4l3.5-3.5a1 1 0 0 1 1.4 0z"/></svg>'
-)
 
 
 def page_url(src_path: str) -> str:
@@ -64,37 +57,6 @@ def page_url(src_path: str) -> str:
     if stem.endswith("/index"):
         return stem.removesuffix("index")
     return f"{stem}/"
-
-
-def add_copy_links(html: str, absolute_page_url: str) -> str:
-    """Add a copy-link affordance to every h2–h4 heading that has an id.
-
-    The affordance is a link to the section's full absolute URL, so without
-    JavaScript it is an ordinary link a reader can copy; `copy-link.js` turns a
-    click into a copy to the clipboard.
-
-    Args:
-        html: A page's rendered content.
-        absolute_page_url: `site_url` plus the page's URL.
-
-    Returns:
-        The content with one copy link per heading.
-    """
-
-    def add(match: re.Match[str]) -> str:
-        ident = match["id"]
-        # The heading's text, as a reader hears it: entities decoded (the permalink's "&para;" dropped).
-        title = unescape(_TAGS.sub("", match["body"])).replace("¶", "").strip()
-        url = f"{absolute_page_url}#{ident}"
-        link = (
-            f'<a class="floors-copy-link" href="{escape(url)}" data-floors-copy="{escape(url)}" '
-            f'title="Copy the full link to this section" aria-label="Copy link to section: {escape(title)}">'
-            f"{_COPY_ICON}</a>"
-        )
-        level = match.group(1)
-        return f'<h{level} id="{ident}"{match["attrs"]}>{match["body"]}{link}</h{level}>'
-
-    return _HEADING.sub(add, html)
 
 
 def read_aliases(path: Path) -> dict[str, dict[str, str]]:

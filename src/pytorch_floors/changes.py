@@ -23,7 +23,7 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -320,20 +320,24 @@ def compare(old: Mapping[str, Any], new: Mapping[str, Any]) -> Changes:
     return Changes(old["edition"], new["edition"], added, reworded, outputs, sorted(removed), aliased, titles)
 
 
-def _link(anchor: str, changes: Changes, base: str) -> str:
-    return f"[{changes.titles.get(anchor, anchor)}]({base}{anchor})"
-
-
-def render_markdown(changes: Changes, base: str = "") -> str:
+def render_markdown(changes: Changes, base: str = "", href: Callable[[str], str] | None = None) -> str:
     """The "what changed" page, in Markdown.
+
+    Removed sections are named, not linked: the newer edition no longer has them.
 
     Args:
         changes: The result of `compare`.
         base: Prefix of the section links (for example the newer edition's root URL).
+        href: The link to an anchor (`floors/3-boundary/#crossing-cost`) instead of `base` + anchor
+            (the site's own page links to Markdown sources, so MkDocs checks them).
 
     Returns:
         The page.
     """
+
+    def link(anchor: str) -> str:
+        return f"[{changes.titles.get(anchor, anchor)}]({href(anchor) if href else base + anchor})"
+
     lines = [
         f"# What changed since edition {changes.old} {{ #what-changed }}",
         "",
@@ -349,12 +353,13 @@ def render_markdown(changes: Changes, base: str = "") -> str:
     ]
     for ident, heading, anchors in groups:
         lines += [f"## {heading} ({len(anchors)}) {{ #{ident} }}", ""]
-        lines += [f"- {_link(a, changes, base)}" for a in anchors] or ["None."]
+        if ident == "removed":
+            lines += [f"- {changes.titles.get(a, a)} (`{a}`)" for a in anchors] or ["None."]
+        else:
+            lines += [f"- {link(a)}" for a in anchors] or ["None."]
         lines.append("")
     lines += [f"## Anchors kept as aliases ({len(changes.aliased)}) {{ #aliases }}", ""]
-    lines += [
-        f"- `{old}` now lands on {_link(new, changes, base)}" for old, new in sorted(changes.aliased.items())
-    ] or ["None."]
+    lines += [f"- `{old}` now lands on {link(new)}" for old, new in sorted(changes.aliased.items())] or ["None."]
     lines.append("")
     return "\n".join(lines)
 

@@ -27,6 +27,7 @@ from pypdf import PdfReader, PdfWriter
 
 from pytorch_floors.anchors import page_url
 from pytorch_floors.citation import edition as current_edition
+from pytorch_floors.course_pack import PACK_DIR, pack_filename, write_packs
 from pytorch_floors.floors import FLOORS, MAP_PAGE, MAP_TITLE, floor_for_page
 
 __all__ = [
@@ -106,17 +107,22 @@ def handout_context(src_uri: str, from_url: str) -> dict[str, str] | None:
         from_url: The page's URL, to make the links relative.
 
     Returns:
-        `marker`, `pdf` (this page's PDF) and `edition_pdf`, or `None` for pages without a handout.
+        `marker`, `pdf` (this page's PDF), `edition_pdf` and, on a floor's page, `pack` (its course
+        pack, `course_pack`), or `None` for pages without a handout.
     """
-    if src_uri != MAP_PAGE and floor_for_page(src_uri) is None:
+    floor = floor_for_page(src_uri)
+    if src_uri != MAP_PAGE and floor is None:
         return None
     for item in handouts():
         if item.src == src_uri:
-            return {
+            context = {
                 "marker": item.marker,
                 "pdf": _relative(f"{HANDOUT_DIR}/{item.filename}", from_url),
                 "edition_pdf": _relative(f"{HANDOUT_DIR}/{EDITION_PDF}", from_url),
             }
+            if floor is not None:
+                context["pack"] = _relative(f"{PACK_DIR}/{pack_filename(floor)}", from_url)
+            return context
     return None  # a floor's lab page: the lab is not a handout
 
 
@@ -260,9 +266,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not (args.site / "index.html").is_file():
         parser.error(f"{args.site} is not a built site: run `make build` first")
-    for path in print_handouts(args.site, paper=args.paper, chromium=args.chromium, edition=current_edition()):
+    printed = print_handouts(args.site, paper=args.paper, chromium=args.chromium, edition=current_edition())
+    for path in printed:
         size = path.stat().st_size
         print(f"{path}: {len(PdfReader(path).pages)} pages, {size / 1024:.0f} KiB")
+    # The course packs, which the build wrote without PDFs, now take each floor's.
+    pdfs = {f.key: args.site / HANDOUT_DIR / item.filename for item in handouts() if (f := floor_for_page(item.src))}
+    for path in write_packs(args.site, pdfs):
+        print(f"{path}: {path.stat().st_size / 1024:.0f} KiB")
     return 0
 
 

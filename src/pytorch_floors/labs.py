@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import html
 import itertools
 import json
 import os
@@ -23,6 +22,8 @@ from pytorch_floors.execution.cache import environment_fingerprint
 from pytorch_floors.floors import FLOORS, Floor, floor_for_page
 from pytorch_floors.lab_cells import student_notebook
 from pytorch_floors.lab_install import install_line
+from pytorch_floors.lab_launch import Launch, download_box, notebook_names, with_install_cell
+from pytorch_floors.section_cite import published_edition
 
 __all__ = ["configure_jupyter", "finish_lab_page", "fold_answers", "prune_stylesheet", "publish_notebooks"]
 
@@ -188,23 +189,12 @@ def fold_answers(notebook_html: str) -> str:
     return _fold(notebook_html, _OUTPUTS, "Output: open it after you have predicted", skip=1)
 
 
-def _download_box(floor: Floor, install: str) -> str:
-    name = floor.lab.rsplit("/", 1)[-1].removesuffix(".py")
-    return (
-        f'<div class="floors-lab-download" role="note" aria-label="Download Lab {floor.number}">'
-        f'<p><a class="md-button md-button--primary" href="{name}.ipynb" download>'
-        f"Download the notebook <span>({name}.ipynb)</span></a> "
-        f'<a class="md-button" href="{name}.py" download>Download the text version <span>({name}.py)</span></a></p>'
-        "<p>Install the versions this page ran with, then open the notebook in Jupyter and run it top "
-        f'to bottom:</p><pre class="floors-lab-install"><code>{html.escape(install)}</code></pre>'
-        "<p>The notebook is the student's copy: no outputs, so every number is your machine's, and no "
-        "solution cells, so every self-check fails, saying what to fill in, until you answer. The text "
-        "version keeps the solutions. On this page, solutions and outputs are folded: open them after you "
-        "have predicted.</p></div>"
-    )
+def _download_box(floor: Floor, page: Page, launch: Launch) -> str:
+    source = Path(page.file.abs_src_path or "").read_text(encoding="utf-8")
+    return download_box(floor, _install_line(page), source, published_edition(), launch)
 
 
-def finish_lab_page(output: str, page: Page) -> str:
+def finish_lab_page(output: str, page: Page, launch: Launch) -> str:
     """Post-process a rendered lab page (called for every page; others pass through).
 
     On a lab page (a floor's `labs/N-slug.py`), this
@@ -228,6 +218,7 @@ def finish_lab_page(output: str, page: Page) -> str:
     Args:
         output: The page's final HTML.
         page: The page.
+        launch: The build's launch settings (repository, kept run times, records).
 
     Returns:
         The HTML to write.
@@ -256,7 +247,7 @@ def finish_lab_page(output: str, page: Page) -> str:
     notebook = notebook.replace('<clipboard-copy ,=""', "<clipboard-copy")
     # Code cells scroll sideways; a keyboard user must be able to focus them to scroll (axe rule).
     notebook = notebook.replace('<div class="highlight-ipynb', '<div tabindex="0" class="highlight-ipynb')
-    notebook = fold_answers(notebook).replace("</h1>", "</h1>" + _download_box(floor, _install_line(page)), 1)
+    notebook = fold_answers(notebook).replace("</h1>", "</h1>" + _download_box(floor, page, launch), 1)
 
     head_links = ""
     if styles:
@@ -341,8 +332,10 @@ def prune_stylesheet(css: str, used: set[str]) -> str:
     return _prune_rules(rules, used)
 
 
-def _notebook(source: Path, floor: Floor) -> str:
-    notebook = student_notebook(jupytext.read(source))  # the student's copy: answers to fill, no solutions
+def _notebook(source: Path, floor: Floor, *, student: bool, install: str) -> str:
+    lab = jupytext.read(source)
+    # The student's copy has answers to fill and no solutions; both copies install the pinned versions first.
+    notebook = with_install_cell(student_notebook(lab) if student else lab, install)
     for index, cell in enumerate(notebook.cells, start=1):
         cell["id"] = f"{floor.key}-{index}"
         cell.get("metadata", {}).pop("lines_to_next_cell", None)
@@ -355,11 +348,13 @@ def _notebook(source: Path, floor: Floor) -> str:
 
 
 def publish_notebooks(config: MkDocsConfig) -> None:
-    """Write each lab as a downloadable `.ipynb` into the built site.
+    """Write each lab as two downloadable `.ipynb` files into the built site.
 
-    For each floor whose lab exists, the percent-format source is converted with jupytext into an
-    **un-executed** notebook (no outputs: the reader's numbers are the point) with stable cell ids,
-    validated with nbformat, and written next to the lab page as `labs/N-slug/N-slug.ipynb`.
+    For each floor whose lab exists, the percent-format source is converted with jupytext into
+    **un-executed** notebooks (no outputs: the reader's numbers are the point) with stable cell ids,
+    a first cell that installs the pinned versions, validated with nbformat, and written next to the
+    lab page: the student's copy without solution cells as `labs/N-slug/N-slug.ipynb`, the full one
+    as `labs/N-slug/N-slug-solutions.ipynb` (`lab_launch.notebook_names`).
     Then the lab pages' shared stylesheet, written by `finish_lab_page` during this build, is
     pruned of the rules that no lab page uses.
 
@@ -372,10 +367,11 @@ def publish_notebooks(config: MkDocsConfig) -> None:
         source = docs_dir / floor.lab
         if not source.is_file():
             continue
-        stem = floor.lab.removesuffix(".py")
-        target = site_dir / stem / f"{Path(stem).name}.ipynb"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(_notebook(source, floor), encoding="utf-8")
+        folder = site_dir / floor.lab.removesuffix(".py")
+        folder.mkdir(parents=True, exist_ok=True)
+        install = install_line(source.read_text(encoding="utf-8"), _requirements[0].read_text(encoding="utf-8"))
+        for name, student in zip(notebook_names(floor), (True, False), strict=True):
+            (folder / name).write_text(_notebook(source, floor, student=student, install=install), encoding="utf-8")
     used = _used_classes(site_dir)
     for path, kind in list(_written.items()):
         if kind == "css" and path.is_file() and path.is_relative_to(site_dir):

@@ -6,8 +6,10 @@
 
 1. refuses an edition name that is not `YYYY.MM`, or one already published (editions are frozen);
 2. with `--push`, first fetches the remote's publishing branch, so mike builds on top of it;
-3. runs `mike deploy --update-aliases EDITION latest` with `FLOORS_EDITION` set and the build
-   strict (`FLOORS_STRICT=true`, read by `strict:` in `mkdocs.yml`), then `mike set-default latest`;
+3. runs `mike deploy --update-aliases EDITION latest` with `FLOORS_EDITION` set, the build
+   strict (`FLOORS_STRICT=true`, read by `strict:` in `mkdocs.yml`) and `FLOORS_PREVIOUS_MANIFEST`
+   naming the newest published edition's manifest (for the "What changed" page), then
+   `mike set-default latest`;
 4. commits the root `404.html` (`pytorch_floors.root404`), rendered for the editions now published;
 5. with `--push`, pushes the branch. Without it, nothing leaves the machine.
 """
@@ -25,6 +27,7 @@ from pathlib import Path
 
 from mkdocs.config import load_config
 
+from pytorch_floors.changes import MANIFEST_NAME, load_edition_manifest
 from pytorch_floors.root404 import EDITION_PATTERN, layout_from, redirect_urls, render_root_404
 
 __all__ = ["main", "publish", "published_versions", "write_root_404"]
@@ -109,6 +112,19 @@ def _fetch(repo: Path, remote: str, branch: str) -> None:
     _git(repo, "fetch", remote, f"+refs/heads/{branch}:refs/remotes/{remote}/{branch}")
 
 
+def _previous_manifest(repo: Path, refs: list[str], scratch: Path) -> Path | None:
+    """Copy the newest published edition's `manifest.json` into `scratch/<edition>/`; `None` before a first edition."""
+    for ref in refs:
+        versions = published_versions(repo, ref)
+        if versions:
+            newest = str(versions[0]["version"])
+            path = scratch / newest / MANIFEST_NAME
+            path.parent.mkdir(parents=True)
+            path.write_text(json.dumps(load_edition_manifest(newest, repo, ref)), encoding="utf-8")
+            return path
+    return None
+
+
 def publish(edition: str, *, repo: Path, push: bool = False, remote: str = "origin", branch: str = "gh-pages") -> None:
     """Deploy the site in `repo` as a frozen edition, move `latest` to it and write the root 404.
 
@@ -140,9 +156,16 @@ def publish(edition: str, *, repo: Path, push: bool = False, remote: str = "orig
         "PATH": f"{tools}{os.pathsep}{os.environ.get('PATH', '')}",
     }
     where = ["--remote", remote, "--branch", branch]
-    for args in (["deploy", "--update-aliases", edition, latest], ["set-default", latest]):
-        print(f"publish: mike {' '.join(args)}", flush=True)
-        subprocess.run([str(tools / "mike"), *args, *where], cwd=repo, env=env, check=True)
+    with tempfile.TemporaryDirectory(prefix="floors-previous-") as scratch:
+        previous = _previous_manifest(repo, [branch, f"{remote}/{branch}"], Path(scratch))
+        # The "What changed" page compares with the newest edition already published (none: a first edition).
+        env.pop("FLOORS_PREVIOUS_MANIFEST", None)
+        if previous is not None:
+            env["FLOORS_PREVIOUS_MANIFEST"] = str(previous)
+        print(f"publish: what changed since {previous.parent.name if previous else 'nothing (first edition)'}")
+        for args in (["deploy", "--update-aliases", edition, latest], ["set-default", latest]):
+            print(f"publish: mike {' '.join(args)}", flush=True)
+            subprocess.run([str(tools / "mike"), *args, *where], cwd=repo, env=env, check=True)
     wrote = write_root_404(repo, branch, config_file)
     print(f"publish: root 404.html {'committed' if wrote else 'unchanged'} on {branch}", flush=True)
     if push:

@@ -26,9 +26,10 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
-from pytorch_floors.anchors import CITABLE_PAGES, add_copy_links, apply_aliases, read_aliases, read_lock
+from pytorch_floors.anchors import CITABLE_PAGES, apply_aliases, read_aliases, read_lock
 from pytorch_floors.changes import ManifestRecorder
 from pytorch_floors.citation import cite_page_html, edition
+from pytorch_floors.course_pack import write_packs
 from pytorch_floors.execution.cache import CacheMode, OutputCache, machine_fingerprint
 from pytorch_floors.execution.claim_policy import claims_summary
 from pytorch_floors.execution.engine import Engine
@@ -41,9 +42,12 @@ from pytorch_floors.execution.scan import ScanError, scan_markdown
 from pytorch_floors.floors import FLOORS, MAP_PAGE, floor_for_page
 from pytorch_floors.gauge import page_gauges, render_gauge
 from pytorch_floors.handouts import cite_links_html, handout_context
+from pytorch_floors.lab_launch import configure_launch
 from pytorch_floors.labs import configure_jupyter, finish_lab_page, publish_notebooks
 from pytorch_floors.provenance import collect, of_outputs
+from pytorch_floors.section_cite import finish_headings, pin_to_edition
 from pytorch_floors.standalone import BundleError, bundle
+from pytorch_floors.what_changed import fill, render_last
 
 if TYPE_CHECKING:
     from pytorch_floors.plugin import FloorsConfig
@@ -214,6 +218,7 @@ class SiteBuild:
         self.serving = serving
         self.settings = settings
         project_dir = Path(config.config_file_path).parent.resolve()
+        pin_to_edition(config)
         _fill_nav(config.nav or [], Path(config.docs_dir))
         markdown_config.save(config.markdown_extensions, config.mdx_configs)
         cache_root = Path(settings.cache_dir) if settings.cache_dir else project_dir / ".cache"
@@ -241,6 +246,7 @@ class SiteBuild:
         except ValueError as error:
             raise PluginError(str(error)) from None
         self.manifest = ManifestRecorder(read_lock(project_dir / "anchors.lock"), self.aliases)
+        self.launch = configure_launch(config, self.engine.records)
 
     def close(self) -> None:
         """End the processes of the build's blocks (at its end, and when it stops with an error)."""
@@ -282,6 +288,7 @@ class SiteBuild:
                 raise PluginError(str(error)) from None
             files.append(File.generated(config, uri, content=content))
         self.files = files
+        render_last(files)  # "What changed" compares with every citable page this build records
         log.info("proofs: %d executed blocks planned on %d pages", engine.total, len(engine.planned))
         return files
 
@@ -327,6 +334,7 @@ class SiteBuild:
             name = edition()
             markdown = markdown.replace(EDITION_MARKER, name)
             markdown = markdown.replace(BIBTEX_MARKER, cite_page_html(config.site_url or "/", name, int(name[:4])))
+        markdown = fill(markdown, page.file.src_uri, self.manifest, edition())
         if HANDOUTS_MARKER in markdown:
             links = cite_links_html(page.url) if self.settings.handouts else NO_HANDOUTS
             markdown = markdown.replace(HANDOUTS_MARKER, links)
@@ -363,12 +371,11 @@ class SiteBuild:
             raise PluginError("a proof failed:\n" + "\n".join(str(f) for f in failed))
         if page.file.src_uri in CITABLE_PAGES:
             self.manifest.record(page.file.src_uri, html)
-            html = add_copy_links(html, f"{(config.site_url or '/').rstrip('/')}/{page.url}")
             try:
                 html = apply_aliases(html, self.aliases.get(page.url, {}))
             except ValueError as error:
                 raise PluginError(f"docs/{page.file.src_uri}: {error}") from None
-        return html
+        return finish_headings(html, page, config)
 
     def _files(self) -> Files:
         if self.files is None:
@@ -424,7 +431,7 @@ class SiteBuild:
                 log.error(message)
             else:
                 raise PluginError(message)
-        return finish_lab_page(output, page)
+        return finish_lab_page(output, page, self.launch)
 
     def on_post_build(self, config: MkDocsConfig) -> None:
         """Write the build report as JSON and summarise the proofs in one log line.
@@ -435,6 +442,7 @@ class SiteBuild:
         engine = self.engine
         engine.end_page()
         publish_notebooks(config)
+        write_packs(Path(config.site_dir))  # without PDFs: `make pdf` packs again once it has printed them
         report = report_json(engine.records, self.provenance.as_dict(), advisory=engine.advisory_claims)
         Path(config.site_dir, "build-report.json").write_text(report, encoding="utf-8")
         try:

@@ -1,0 +1,235 @@
+"""Labs a class can launch: an "Open in Colab" link, both notebooks, their install cell, the run time.
+
+`repo_url` in `mkdocs.yml` names the project's GitHub repository (Material also shows it, with each
+page's edit link). A published edition is deployed by mike into the `gh-pages` branch, one folder per
+edition, and each lab's notebooks are written next to its page (`publish_notebooks`), so the edition's
+copy of a notebook lives at `gh-pages:<edition>/labs/N-slug/N-slug.ipynb`, which is what Colab's
+GitHub form opens. `latest` is a symbolic link on that branch, so the link names the edition itself.
+A build that is not an edition (`make build`, `make serve`) has no published copy and says so instead
+of linking.
+
+Each lab ships two notebooks: the student's (`N-slug.ipynb`: solution cells removed, self-checks
+kept) and the full one (`N-slug-solutions.ipynb`). Both open with a cell that installs the versions
+this site was built with. The page states how long the lab took to execute in this build, as recorded
+by the build (for a lab whose executed notebook came from mkdocs-jupyter's cache, the time of the run
+that filled the cache, kept beside it).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import nbformat
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+
+from pytorch_floors.execution.result import BlockResult
+from pytorch_floors.floors import Floor
+
+__all__ = [
+    "COLAB",
+    "PUBLISH_BRANCH",
+    "LabLinks",
+    "Launch",
+    "colab_url",
+    "configure_launch",
+    "download_box",
+    "github_repository",
+    "lab_links",
+    "notebook_names",
+    "run_seconds",
+    "with_install_cell",
+]
+
+COLAB = "https://colab.research.google.com/github"
+"""Colab's form for a notebook on GitHub: `COLAB/<owner>/<repo>/blob/<branch-or-tag>/<path>`."""
+
+PUBLISH_BRANCH = "gh-pages"
+"""The branch mike deploys the editions to (one folder per edition)."""
+
+INSTALL_CELL_TAG = "install"
+"""The tag of the notebooks' first cell, which installs the pinned versions."""
+
+_TEMPLATE = Path(__file__).parent / "templates" / "lab-download.html"
+_GITHUB = re.compile(r"https://github\.com/(?P<owner>[\w.-]+)/(?P<repo>[\w.-]+?)(?:\.git)?/?")
+# Not a `.json` name: mkdocs-jupyter deletes every `*.json` of its cache folder that its build did not use.
+_TIMES = "floors-run-times.tsv"
+
+
+@dataclass(frozen=True)
+class Launch:
+    """What one build's lab pages need to launch and time their labs (owned by the build).
+
+    Attributes:
+        repo_url: The site's `repo_url`, from which Colab links are derived (`None`: no links).
+        times: The file that keeps lab run times beside mkdocs-jupyter's cache (`None`: no cache).
+        records: The build's block results, which grow as pages render (labs record their runs there).
+    """
+
+    repo_url: str | None
+    times: Path | None
+    records: list[BlockResult]
+
+
+def github_repository(repo_url: str) -> tuple[str, str]:
+    """The owner and name of a GitHub repository URL.
+
+    Raises:
+        ValueError: The URL is not a GitHub repository's (`https://github.com/<owner>/<repo>`).
+    """
+    match = _GITHUB.fullmatch(repo_url)
+    if match is None:
+        raise ValueError(f"repo_url {repo_url!r}: expected https://github.com/<owner>/<repo> (Colab opens GitHub)")
+    return match["owner"], match["repo"]
+
+
+def colab_url(repo_url: str, edition: str, site_path: str) -> str:
+    """The "Open in Colab" address of a file of a published edition.
+
+    Args:
+        repo_url: The project's GitHub repository.
+        edition: The published edition (`2026.12`), a folder of the publishing branch.
+        site_path: The file's path in the built site (`labs/3-boundary/3-boundary.ipynb`).
+    """
+    owner, repo = github_repository(repo_url)
+    return f"{COLAB}/{owner}/{repo}/blob/{PUBLISH_BRANCH}/{edition}/{site_path}"
+
+
+def notebook_names(floor: Floor) -> tuple[str, str]:
+    """The file names of a lab's student notebook and full notebook (written next to its page)."""
+    name = Path(floor.lab).stem
+    return f"{name}.ipynb", f"{name}-solutions.ipynb"
+
+
+def with_install_cell(notebook: Any, install: str) -> Any:
+    """A copy of `notebook` whose first cell installs the pinned versions (`%pip install …`)."""
+    launched = copy.deepcopy(notebook)
+    cell = nbformat.v4.new_code_cell(f"%{install}", metadata={"tags": [INSTALL_CELL_TAG]})  # type: ignore[no-untyped-call]
+    launched.cells.insert(0, cell)
+    return launched
+
+
+def configure_launch(config: MkDocsConfig, records: list[BlockResult]) -> Launch:
+    """The build's repository and where mkdocs-jupyter caches its runs (call after `configure_jupyter`).
+
+    Args:
+        config: The site's configuration.
+        records: The build's block results (the engine's list, read as lab pages render).
+
+    Returns:
+        The build's launch settings.
+
+    Raises:
+        PluginError: A `repo_url` that is not a GitHub repository's.
+    """
+    if config.repo_url:
+        try:
+            github_repository(config.repo_url)
+        except ValueError as error:
+            raise PluginError(str(error)) from None
+    plugin = config.plugins.get("mkdocs-jupyter")
+    times = Path(plugin.config["cache_dir"]) / _TIMES if plugin is not None else None
+    return Launch(config.repo_url, times, records)
+
+
+def _read_times(path: Path) -> dict[str, float]:
+    """The kept run times: one `lab:source-digest<TAB>seconds` line each."""
+    if not path.is_file():
+        return {}
+    return {
+        key: float(value) for key, value in (line.split("\t") for line in path.read_text(encoding="utf-8").splitlines())
+    }
+
+
+def run_seconds(floor: Floor, source: str, launch: Launch) -> float | None:
+    """How long the lab took to execute in this build, or `None` when this build did not execute it.
+
+    A lab that ran has its time recorded by the build; it is kept beside mkdocs-jupyter's cache,
+    keyed on the lab's source, so a later build that takes the executed notebook from the cache
+    states the time of the run that made it.
+
+    Raises:
+        PluginError: A cached lab whose run time was never kept (the cache predates it).
+    """
+    records = [r for r in launch.records if r.page == floor.lab and r.block_id == "notebook"]
+    if not records or records[-1].status == "skipped":
+        return None
+    record = records[-1]
+    times_path = launch.times
+    if times_path is None:
+        raise PluginError(f"docs/{floor.lab}: configure_launch must run before the lab pages render")
+    key = f"{floor.lab}:{hashlib.sha256(source.encode()).hexdigest()}"
+    times = _read_times(times_path)
+    if record.status == "ran" and record.seconds is not None:
+        times[key] = round(record.seconds, 1)
+        times_path.parent.mkdir(parents=True, exist_ok=True)
+        times_path.write_text("".join(f"{k}\t{v}\n" for k, v in sorted(times.items())), encoding="utf-8")
+        return record.seconds
+    if key not in times:
+        raise PluginError(
+            f"docs/{floor.lab}: the executed notebook came from mkdocs-jupyter's cache, which has no run time "
+            f"for it in {times_path}; delete {times_path.parent} to run the lab again"
+        )
+    return times[key]
+
+
+@dataclass(frozen=True)
+class LabLinks:
+    """What a lab page offers: its two notebooks, the text version, and the Colab links when published."""
+
+    student: str
+    full: str
+    text: str
+    colab_student: str | None
+    colab_full: str | None
+
+
+def lab_links(floor: Floor, repo_url: str | None, edition: str | None) -> LabLinks:
+    """The lab page's links, relative to the page (the notebooks sit next to it).
+
+    Args:
+        floor: The lab's floor.
+        repo_url: The project's GitHub repository, if configured.
+        edition: The edition being published, or `None` for a build that is not one.
+    """
+    student, full = notebook_names(floor)
+    folder = floor.lab.removesuffix(".py")
+    colab_student = colab_full = None
+    if repo_url is not None and edition is not None:
+        colab_student = colab_url(repo_url, edition, f"{folder}/{student}")
+        colab_full = colab_url(repo_url, edition, f"{folder}/{full}")
+    return LabLinks(student, full, Path(floor.lab).name, colab_student, colab_full)
+
+
+@cache
+def _template() -> Any:
+    env = Environment(loader=FileSystemLoader(_TEMPLATE.parent), autoescape=True, undefined=StrictUndefined)
+    return env.get_template(_TEMPLATE.name)
+
+
+def download_box(floor: Floor, install: str, source: str, edition: str | None, launch: Launch) -> str:
+    """The box under a lab page's title: launch, download, install line and measured run time.
+
+    Args:
+        floor: The lab's floor.
+        install: The pinned `pip install` line of what the lab imports.
+        source: The lab's source (keys its recorded run time).
+        edition: The edition being published, or `None`.
+        launch: The build's launch settings.
+    """
+    seconds = run_seconds(floor, source, launch)
+    return str(
+        _template().render(
+            floor=floor,
+            links=lab_links(floor, launch.repo_url, edition),
+            install=install,
+            seconds=None if seconds is None else f"{seconds:.1f}" if seconds < 10 else f"{seconds:.0f}",
+        )
+    )

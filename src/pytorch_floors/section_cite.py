@@ -1,0 +1,182 @@
+"""One citation control per section heading, pinned to the edition being built.
+
+Every h2–h4 that has an id gets one control (rendered from the package's `templates/floors-cite.html`),
+which replaces Material's `¶` permalink (`toc.permalink` is off in `mkdocs.yml`). Without
+JavaScript the control is a plain link to the section's full address. With it
+(`docs/javascripts/copy-link.js`), on the citable pages (Part 0 and the floors) it opens a small
+menu: copy the link, a plain-text citation, or a BibTeX entry of that section; on the other pages it
+copies the link.
+
+When the build is an edition (`FLOORS_EDITION` is set, as `make publish` does), `pin_to_edition`
+moves `site_url` to the edition's root, so copied links, citations, canonical URLs and the sitemap
+all name `…/2026.12/…`. mike already builds with that root; pinning it again changes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from functools import cache
+from html import unescape
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.pages import Page
+
+from pytorch_floors.anchors import CITABLE_PAGES
+from pytorch_floors.citation import SITE_TITLE, edition, edition_url
+from pytorch_floors.floors import MAP_TITLE, floor_for_page
+
+__all__ = [
+    "SectionCitation",
+    "add_section_controls",
+    "finish_headings",
+    "pin_to_edition",
+    "published_edition",
+    "section_citation",
+]
+
+CONTROL_TEMPLATE = Path(__file__).parent / "templates" / "floors-cite.html"
+"""The control's template. It ships with the package, so every site using the hook has it."""
+
+_HEADING = re.compile(r'<h([234]) id="(?P<id>[^"]+)"(?P<attrs>[^>]*)>(?P<body>.*?)</h\1>', re.S)
+_TAGS = re.compile(r"<[^>]+>")
+# Characters that BibTeX reads as commands or parameters inside a title.
+_BIBTEX_SPECIAL = str.maketrans({c: f"\\{c}" for c in "&%$#_"})
+
+
+@dataclass(frozen=True)
+class SectionCitation:
+    """What the control offers to copy for one section.
+
+    Attributes:
+        url: The section's full address (edition root, page, anchor).
+        plain: A one-line citation in plain text.
+        bibtex: A BibTeX `@misc` entry.
+    """
+
+    url: str
+    plain: str
+    bibtex: str
+
+
+def published_edition() -> str | None:
+    """The edition this build publishes (`FLOORS_EDITION`, set by `make publish`), or `None` for other builds."""
+    return os.environ.get("FLOORS_EDITION") or None
+
+
+def pin_to_edition(config: MkDocsConfig) -> None:
+    """In an edition build, point `site_url` at the edition's root and tell the templates the edition.
+
+    Everything derived from `site_url` (canonical links, the sitemap, copied links and citations)
+    then carries the edition. Other builds are left alone: they are not published under an edition.
+
+    Args:
+        config: The site's configuration, changed in place.
+    """
+    name = published_edition()
+    if name is None:
+        return
+    config.site_url = edition_url(config.site_url or "/", name)
+    config.extra["floors_edition"] = name
+
+
+def section_citation(src_uri: str, page_url: str, anchor: str, title: str, name: str) -> SectionCitation:
+    """The link and the citations of one section of a citable page.
+
+    Args:
+        src_uri: The page's source path (`floors/3-boundary.md`), which names its floor.
+        page_url: The page's full address (`https://…/2026.12/floors/3-boundary/`).
+        anchor: The section's id.
+        title: The section's heading, as plain text.
+        name: The edition (`2026.12`).
+
+    Returns:
+        The section's address, plain-text citation and BibTeX entry.
+    """
+    floor = floor_for_page(src_uri)
+    part = floor.heading if floor is not None else MAP_TITLE
+    url = f"{page_url}#{anchor}"
+    year = name[:4]
+    plain = f"{SITE_TITLE} contributors ({year}). “{title}”. {SITE_TITLE}, {part}, edition {name}. {url}"
+    key_part = f"floor{floor.number}" if floor is not None else "part0"
+    key = f"pytorchfloors{name.replace('.', '')}-{key_part}-{anchor}"
+    bibtex = (
+        f"@misc{{{key},\n"
+        f"  title        = {{{{{title.translate(_BIBTEX_SPECIAL)}}}}},\n"
+        f"  author       = {{{{{SITE_TITLE} contributors}}}},\n"
+        f"  year         = {{{year}}},\n"
+        f"  edition      = {{{name}}},\n"
+        f"  howpublished = {{\\url{{{url}}}}},\n"
+        f"  note         = {{{SITE_TITLE}, {part}, section \\#{anchor.translate(_BIBTEX_SPECIAL)}; edition {name}}}\n"
+        "}"
+    )
+    return SectionCitation(url=url, plain=plain, bibtex=bibtex)
+
+
+def heading_text(body: str) -> str:
+    """A heading's words, as a reader hears them: tags dropped, entities decoded, no permalink sign."""
+    return unescape(_TAGS.sub("", body)).replace("¶", "").strip()
+
+
+def add_section_controls(
+    html: str, *, src_uri: str, page_url: str, name: str, citable: bool, template: Template
+) -> str:
+    """Give every h2–h4 heading that has an id its one control.
+
+    Args:
+        html: A page's rendered content.
+        src_uri: The page's source path.
+        page_url: The page's full address (`site_url` plus the page's URL).
+        name: The edition the citations name.
+        citable: Whether the page's sections are citable (the control then offers citations too).
+        template: The `partials/floors-cite.html` template.
+
+    Returns:
+        The content with one control at the end of each heading.
+    """
+
+    def add(match: re.Match[str]) -> str:
+        title = heading_text(match["body"])
+        if citable:
+            cite = section_citation(src_uri, page_url, match["id"], title, name)
+            url = cite.url
+        else:
+            cite, url = None, f"{page_url}#{match['id']}"
+        control = template.render(url=url, title=title, cite=cite).strip()
+        level = match.group(1)
+        return f'<h{level} id="{match["id"]}"{match["attrs"]}>{match["body"]}{control}</h{level}>'
+
+    return _HEADING.sub(add, html)
+
+
+def finish_headings(html: str, page: Page, config: MkDocsConfig) -> str:
+    """The hook's entry point: give a Markdown page's headings their controls (labs keep nbconvert's own).
+
+    Args:
+        html: The page's rendered content.
+        page: The page.
+        config: The site's configuration (its `site_url`, already pinned by `pin_to_edition`).
+
+    Returns:
+        The content with the controls.
+    """
+    if not page.file.src_uri.endswith(".md"):
+        return html
+    return add_section_controls(
+        html,
+        src_uri=page.file.src_uri,
+        page_url=f"{(config.site_url or '/').rstrip('/')}/{page.url}",
+        name=edition(),
+        citable=page.file.src_uri in CITABLE_PAGES,
+        template=control_template(),
+    )
+
+
+@cache
+def control_template() -> Template:
+    """The control's template, autoescaped (its values are headings' words and URLs)."""
+    env = Environment(loader=FileSystemLoader(CONTROL_TEMPLATE.parent), autoescape=True, undefined=StrictUndefined)
+    return env.get_template(CONTROL_TEMPLATE.name)

@@ -1,0 +1,98 @@
+"""The site's "What changed" page: this build's citable sections compared with a previous edition's.
+
+`docs/what-changed.md` holds a marker that this module replaces. The previous edition's manifest
+comes from `FLOORS_PREVIOUS_MANIFEST` (a path to its `manifest.json`); `make publish` sets it to the
+newest edition already on `gh-pages`. Without it the page says so: a first edition has nothing to
+compare with, and a local build compares only when told what with.
+
+The page compares with the manifest this very build records, so it must render after every
+citable page: `render_last` moves it to the end of the build's pages.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import Files
+
+from pytorch_floors.changes import ManifestRecorder, build_manifest, compare, render_markdown
+
+__all__ = ["MARKER", "PAGE", "fill", "previous_manifest", "render_last", "site_href", "what_changed_markdown"]
+
+PAGE = "what-changed.md"
+"""Source path of the page, relative to `docs/`."""
+
+MARKER = "<!-- floors:what-changed -->"
+"""Where the page's generated part goes."""
+
+NO_PREVIOUS = """# What changed { #what-changed }
+
+This build was given no earlier edition to compare with, so it lists no changes. A published
+edition compares itself with the newest edition already published (`make publish` does this); the
+first edition has none. To compare a local build, set `FLOORS_PREVIOUS_MANIFEST` to an earlier
+edition's `manifest.json` (each edition publishes one at its root).
+"""
+
+
+def previous_manifest() -> dict[str, Any] | None:
+    """The previous edition's manifest named by `FLOORS_PREVIOUS_MANIFEST`, or `None` when it is not set.
+
+    Raises:
+        PluginError: The variable names a file that cannot be read as a manifest.
+    """
+    path = os.environ.get("FLOORS_PREVIOUS_MANIFEST")
+    if not path:
+        return None
+    try:
+        manifest: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise PluginError(f"FLOORS_PREVIOUS_MANIFEST={path}: {error}") from None
+    return manifest
+
+
+def site_href(anchor: str) -> str:
+    """A section's link from the page, to its Markdown source (`floors/3-boundary.md#crossing-cost`)."""
+    url, _, ident = anchor.partition("#")
+    source = "index.md" if url in ("", "./") else f"{url.rstrip('/')}.md"
+    return f"{source}#{ident}" if ident else source
+
+
+def what_changed_markdown(previous: dict[str, Any] | None, current: dict[str, Any]) -> str:
+    """The page's Markdown: the comparison, or the note that there is nothing to compare with.
+
+    Raises:
+        ValueError: A manifest of another format.
+    """
+    if previous is None:
+        return NO_PREVIOUS
+    return render_markdown(compare(previous, current), href=site_href)
+
+
+def render_last(files: Files) -> None:
+    """Move the page to the end of the build's pages, so every citable page is recorded before it renders."""
+    page = files.get_file_from_path(PAGE)
+    if page is not None:
+        files.remove(page)
+        files.append(page)
+
+
+def fill(markdown: str, src_uri: str, recorder: ManifestRecorder, edition: str) -> str:
+    """The hook's entry point: on the page, replace the marker with the comparison.
+
+    Raises:
+        PluginError: An unreadable previous manifest or one of another format.
+    """
+    if src_uri != PAGE:
+        return markdown
+    if MARKER not in markdown:
+        raise PluginError(f"docs/{PAGE}: the page must hold {MARKER}")
+    try:
+        current = build_manifest(edition, recorder.pages, recorder.lock, recorder.aliases)
+        page = what_changed_markdown(previous_manifest(), current)
+    except ValueError as error:
+        raise PluginError(f"docs/{PAGE}: {error}") from None
+    return markdown.replace(MARKER, page)

@@ -1,0 +1,101 @@
+"""Labs a class can launch: the Colab links' form, the notebooks' names and their install cell."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from types import SimpleNamespace
+
+import jupytext
+import pytest
+from mkdocs.exceptions import PluginError
+
+from conftest import ROOT
+from pytorch_floors.execution.result import BlockResult, Status
+from pytorch_floors.floors import FLOORS
+from pytorch_floors.lab_launch import (
+    COLAB,
+    INSTALL_CELL_TAG,
+    PUBLISH_BRANCH,
+    Launch,
+    colab_url,
+    configure_launch,
+    github_repository,
+    lab_links,
+    notebook_names,
+    run_seconds,
+    with_install_cell,
+)
+
+REPO = "https://github.com/pytorch-floors/floors"
+
+
+def test_the_site_names_a_github_repository() -> None:
+    # mkdocs.yml holds Python tags a plain YAML loader refuses; only the repo_url line matters here.
+    line = re.search(r"^repo_url:.*$", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.M)
+    assert line is not None
+    assert github_repository(line[0].split(":", 1)[1].strip()) == ("pytorch-floors", "floors")
+
+
+@pytest.mark.parametrize("url", ["https://gitlab.com/a/b", "https://github.com/only-owner", "github.com/a/b"])
+def test_a_repository_colab_cannot_open_is_refused(url: str) -> None:
+    with pytest.raises(ValueError, match=re.escape("expected https://github.com/<owner>/<repo>")):
+        github_repository(url)
+
+
+def test_colab_opens_the_editions_copy_on_the_publishing_branch() -> None:
+    floor = FLOORS[2]
+    links = lab_links(floor, f"{REPO}.git", "2026.12")
+    folder = floor.lab.removesuffix(".py")
+    assert (
+        links.colab_student == f"{COLAB}/pytorch-floors/floors/blob/{PUBLISH_BRANCH}/2026.12/{folder}/{links.student}"
+    )
+    assert links.colab_full == colab_url(REPO, "2026.12", f"{folder}/{links.full}")
+    assert re.fullmatch(
+        r"https://colab\.research\.google\.com/github/[\w.-]+/[\w.-]+/blob/gh-pages/\d{4}\.\d{2}/labs/[\w-]+/[\w-]+\.ipynb",
+        links.colab_full or "",
+    )
+
+
+def test_a_build_that_is_not_an_edition_links_no_colab_copy() -> None:
+    links = lab_links(FLOORS[0], REPO, None)
+    assert links.colab_student is None and links.colab_full is None
+
+
+def test_each_lab_has_a_student_and_a_full_notebook_next_to_its_page() -> None:
+    names = {name for floor in FLOORS for name in notebook_names(floor)}
+    assert len(names) == 2 * len(FLOORS)
+    student, full = notebook_names(FLOORS[4])
+    assert (student, full) == (f"{FLOORS[4].key}.ipynb", f"{FLOORS[4].key}-solutions.ipynb")
+
+
+def test_the_install_cell_comes_first_and_leaves_the_lab_untouched() -> None:
+    lab = jupytext.read(ROOT / "docs" / FLOORS[0].lab)
+    before = [cell.source for cell in lab.cells]
+    launched = with_install_cell(lab, "pip install torch==2.13.0")
+    assert launched.cells[0].source == "%pip install torch==2.13.0"
+    assert launched.cells[0].metadata["tags"] == [INSTALL_CELL_TAG] and launched.cells[0].cell_type == "code"
+    assert [cell.source for cell in launched.cells[1:]] == before == [cell.source for cell in lab.cells]
+
+
+def _build(cache_dir: Path, status: Status, seconds: float | None) -> Launch:
+    """One build's launch settings as `run_seconds` reads them: the settings and the lab's record."""
+    jupyter = SimpleNamespace(config={"cache_dir": str(cache_dir)})
+    record = BlockResult(FLOORS[0].lab, "notebook", FLOORS[0].lab, status, seconds)
+    return configure_launch(SimpleNamespace(repo_url=REPO, plugins={"mkdocs-jupyter": jupyter}), [record])  # type: ignore[arg-type]
+
+
+def test_a_cached_lab_states_the_run_time_of_the_run_that_filled_the_cache(tmp_path: Path) -> None:
+    cache_dir = tmp_path / "mkdocs-jupyter" / "digest"
+    assert run_seconds(FLOORS[0], "lab source", _build(cache_dir, "ran", 12.34)) == 12.34
+    # mkdocs-jupyter ends each build by deleting the *.json files of its cache folder that it did not use.
+    for stale in cache_dir.glob("*.json"):
+        stale.unlink()
+    cached = _build(cache_dir, "cached", None)
+    assert run_seconds(FLOORS[0], "lab source", cached) == 12.3
+    with pytest.raises(PluginError, match="has no run time for it"):
+        run_seconds(FLOORS[0], "edited lab source", cached)
+
+
+def test_a_lab_this_build_did_not_execute_states_no_run_time(tmp_path: Path) -> None:
+    assert run_seconds(FLOORS[0], "lab source", _build(tmp_path, "skipped", None)) is None
