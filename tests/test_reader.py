@@ -439,7 +439,7 @@ def test_an_old_anchor_still_lands_on_its_renamed_section(page: Page, site_url: 
 
 LAB_CELL_JS = """
 () => {
-  const input = document.querySelector('.jp-InputArea .highlight-ipynb pre');
+  const input = document.querySelector('.jp-InputArea .highlight pre > code');
   const output = document.querySelector('.jp-OutputArea-output pre');
   const left = (e) => e.getBoundingClientRect().left + parseFloat(getComputedStyle(e).paddingLeft);
   return {input: left(input), output: left(output), prompts: document.querySelectorAll('.jp-InputPrompt').length};
