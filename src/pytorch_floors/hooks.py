@@ -51,7 +51,9 @@ from pytorch_floors.floors import FLOORS, MAP_PAGE, floor_for_page
 from pytorch_floors.gauge import page_gauges, render_gauge
 from pytorch_floors.handouts import cite_links_html, handout_context
 from pytorch_floors.labs import configure_jupyter, finish_lab_page, publish_notebooks
+from pytorch_floors.listings import lighten_listings
 from pytorch_floors.provenance import collect, of_outputs
+from pytorch_floors.search_scope import narrow_search
 from pytorch_floors.standalone import BundleError, bundle
 
 log = logging.getLogger("mkdocs.plugins.pytorch_floors")
@@ -244,7 +246,7 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
                 time.perf_counter() - started if status != "cached" else None,
             )
         )
-    html = _leave_out_of_search(html)
+    html = narrow_search(_leave_out_of_search(lighten_listings(html, page.file.src_uri)))
     failed = [f for f in engine.failures if f.page == page.file.src_uri]
     if failed and not _state["serving"]:
         raise PluginError("a proof failed:\n" + "\n".join(str(f) for f in failed))
