@@ -128,7 +128,8 @@ def test_built_lab_pages_are_clean(lab_site: Build) -> None:
         assert "<clipboard-copy" not in html and "clipboard-copy-txt" not in html, "Material's copy button only"
         assert re.search(r'<div class="highlight hl-python"><pre><span></span><code>', notebook), "Material's markup"
         assert "cell-id=" not in html and 'id="cell-' not in html, "no random cell ids"
-        assert 'class="anchor-link"' not in html, "heading permalinks are Material's headerlinks"
+        permalinks = re.findall(r'<h[2-4] id="[^"]+">.*?<a class="([^"]+)"', html)
+        assert permalinks and set(permalinks) == {"headerlink"}, "h2-h4 permalinks are Material's headerlinks"
 
 
 @pytest.mark.slow
