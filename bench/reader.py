@@ -6,13 +6,16 @@ serves the site on 127.0.0.1 (an ephemeral port) and, for Part 0, floor 3, floor
 - loads the page in headless Chromium (390 x 844) and sums the bytes of every response, as
   transferred uncompressed by the local server, and counts the DOM's elements;
 - prints the size of `search/search_index.json`;
+- with `--vnu JAR`, runs the W3C Nu HTML Checker (npm `vnu-jar`, `build/dist/vnu.jar`; needs java)
+  on those pages and prints each page's errors, apart from Material's own `autocomplete` one on
+  its drawer and search toggles;
 - with `--lighthouse`, runs Lighthouse's mobile audit (performance and accessibility) against
   Debian's chromium. Lighthouse comes from npm: `npm i -E lighthouse@12.2.3` in a folder given
   as `--lighthouse DIR` (it needs Node 20; nothing is downloaded at run time).
 
 Targets (speed and size targets live here, not in the tests): a floor page at most 600 KB and
-2,500 elements; the search index at most 300 KB; Lighthouse performance at least 0.9 and
-accessibility 1.0.
+2,500 elements; the search index at most 300 KB; no Nu errors but Material's; Lighthouse
+performance at least 0.9 and accessibility 1.0.
 """
 
 from __future__ import annotations
@@ -72,6 +75,28 @@ def weigh(url: str) -> list[tuple[str, int, int]]:
     return rows
 
 
+MATERIAL_NU_ERROR = "Attribute “autocomplete” is only allowed when the input type is"
+"""Material's own Nu error: `autocomplete="off"` on its checkbox toggles (drawer, search)."""
+
+
+def nu_errors(jar: Path, site: Path) -> dict[str, list[str]]:
+    """The Nu HTML Checker's errors on each audited page, Material's `autocomplete` one left out."""
+    pages = [site / path / "index.html" for path in PAGES]
+    done = subprocess.run(
+        ["java", "-jar", str(jar), "--errors-only", "--format", "json", *map(str, pages)],
+        capture_output=True,
+        text=True,
+        check=False,  # exits 1 when it finds errors; its report is on stderr either way
+        timeout=300,
+    )
+    found: dict[str, list[str]] = {str(page): [] for page in pages}
+    for message in json.loads(done.stderr)["messages"]:
+        if MATERIAL_NU_ERROR not in message["message"]:
+            page = message["url"].removeprefix("file:")
+            found.setdefault(page, []).append(f"{message.get('lastLine', '?')}: {message['message']}")
+    return found
+
+
 def lighthouse(tool: Path, url: str) -> dict[str, float]:
     """Lighthouse's mobile performance and accessibility scores for one page."""
     done = subprocess.run(
@@ -97,9 +122,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("site", nargs="?", default="site", type=Path)
     parser.add_argument("--lighthouse", type=Path, help="folder where lighthouse@12.2.3 is installed with npm")
+    parser.add_argument("--vnu", type=Path, help="the Nu HTML Checker's vnu.jar (npm vnu-jar)")
     args = parser.parse_args()
     index = args.site / "search" / "search_index.json"
     print(f"search index: {index.stat().st_size / 1000:.0f} KB (target <= {INDEX_LIMIT_KB} KB)")
+    if args.vnu:
+        for page, errors in nu_errors(args.vnu, args.site.resolve()).items():
+            name = Path(page).parent.relative_to(args.site.resolve()).as_posix()
+            print(f"nu {'index' if name == '.' else name + '/':<24} {len(errors)} errors")
+            for error in errors[:5]:
+                print(f"    {error}")
+        print("target: 0 errors besides Material's autocomplete one")
     server, url = serve(args.site)
     try:
         for page, size, elements in weigh(url):

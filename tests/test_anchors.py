@@ -5,6 +5,7 @@ import os
 import re
 import subprocess
 import sys
+from html import escape, unescape
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from pytorch_floors.anchors import (
     unresolved,
     update_lock,
 )
-from pytorch_floors.citation import bibtex, edition
+from pytorch_floors.citation import bibtex, cite_page_html, edition
 from pytorch_floors.floors import FLOORS
 
 HEADING = re.compile(r"^(#{2,4})\s+(.*)$")
@@ -194,3 +195,16 @@ def test_mike_publishes_frozen_editions(fixture_site: FixtureSite) -> None:
     assert 'id="first-section"' in show("2026.11/index.html")
     assert 'id="second-section"' in show("2026.12/index.html")
     assert 'id="first-section"' not in show("2026.12/index.html")
+
+
+def test_cite_page_is_one_table_and_one_block_of_every_entry() -> None:
+    html = cite_page_html("https://s.org/", "2026.12", 2026)
+    assert html.count("<table") == 1 and html.count("<pre") == 1, "not one block per entry"
+    anchors = re.findall(r'<tr id="([^"]+)">', html)
+    assert anchors == ["bibtex-site", *[f"bibtex-floor-{floor.number}" for floor in FLOORS]]
+    block = html[html.index("<pre") :]
+    assert block.count("@misc{") == len(FLOORS) + 1
+    for floor in FLOORS:
+        entry = bibtex(floor, "https://s.org/", "2026.12", 2026)
+        assert entry in unescape(block)
+        assert f'<a href="https://s.org/2026.12/floors/{floor.key}/">{escape(floor.heading)}</a>' in html

@@ -82,7 +82,9 @@ def _build(cache_dir: Path, status: Status, seconds: float | None) -> Launch:
     """One build's launch settings as `run_seconds` reads them: the settings and the lab's record."""
     jupyter = SimpleNamespace(config={"cache_dir": str(cache_dir)})
     record = BlockResult(FLOORS[0].lab, "notebook", FLOORS[0].lab, status, seconds)
-    return configure_launch(SimpleNamespace(repo_url=REPO, plugins={"mkdocs-jupyter": jupyter}), [record])  # type: ignore[arg-type]
+    config_file = str(ROOT / "mkdocs.yml")
+    config = SimpleNamespace(repo_url=REPO, plugins={"mkdocs-jupyter": jupyter}, config_file_path=config_file)
+    return configure_launch(config, [record])  # type: ignore[arg-type]
 
 
 def test_a_cached_lab_states_the_run_time_of_the_run_that_filled_the_cache(tmp_path: Path) -> None:

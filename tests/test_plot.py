@@ -1,3 +1,4 @@
+import itertools
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -123,3 +124,24 @@ def test_text_stays_inside_the_drawing_with_room_for_phone_sized_text(kind: str)
             continue
         assert 16 <= float(text.get("y") or 0) <= height, (text.text, text.get("y"), height)
         assert 0 <= float(text.get("x") or 0) <= width
+
+
+def test_each_series_is_named_at_its_lines_end_without_overlapping_labels() -> None:
+    # Three series ending at nearly the same point, and one ending far below: the labels of the
+    # first three must be pushed apart, and each label sits by its own series' last point.
+    series = [Series(f"series {i}", [1, 2, 3], [5, 8, 10 + i * 0.01]) for i in range(3)]
+    series.append(Series("low", [1, 2], [1, 2], dashed=True))
+    root = ET.fromstring(line_chart(series, title="t", x_label="x", y_label="y"))
+    labels = {t.text or "": t for t in root.iter(f"{SVG}text") if "floors-plot__direct" in (t.get("class") or "")}
+    assert sorted(labels) == sorted(s.name for s in series), "one direct label per series, besides the legend"
+    ys = sorted(float(t.get("y") or 0) for t in labels.values())
+    assert all(b - a >= 20 for a, b in itertools.pairwise(ys)), f"labels overlap: {ys}"
+    ends = {p.get("points", "").split()[-1] for p in root.iter(f"{SVG}polyline")}
+    for label in labels.values():
+        x = float(label.get("x") or 0)
+        near = [e for e in ends if abs(float(e.split(",")[0]) - 6 - x) < 1 or label.get("text-anchor") == "start"]
+        assert near, (label.text, x, ends)
+    low = labels["low"]
+    assert float(low.get("y") or 0) > ys[2], "the series that ends lowest is labelled lowest"
+    alone = line_chart([Series("only", [1, 2], [1, 2])], title="t", x_label="x", y_label="y")
+    assert "floors-plot__direct" not in alone, "a single series is named by the legend and title"

@@ -1,7 +1,12 @@
 """What the hook leaves out of Material's search index, read back through Material's own parser."""
 
-from material.plugins.search.plugin import Parser
+from pathlib import Path
 
+from material.plugins.search.plugin import Parser
+from mkdocs.utils.meta import get_data
+
+from conftest import ROOT
+from pytorch_floors.search_scope import narrow_search
 from pytorch_floors.site_build import _leave_out_of_search
 
 # The shape mkdocs-jupyter gives a markdown cell and a code cell: the code cell's input holds the
@@ -35,3 +40,34 @@ def test_lab_code_outputs_and_copy_notices_stay_out_of_the_index_while_prose_sta
 def test_pages_without_a_notebook_keep_their_code_in_the_index() -> None:
     page = '<h2 id="a">A</h2><pre><code>torch.add</code></pre>'
     assert "torch.add" in indexed_text(_leave_out_of_search(page))
+
+
+# A floor's proof as the engine writes it (source collapsed, download line, output), and a BibTeX
+# entry as the Cite page shows it.
+PROOF = """<h2 id="op-schema">Operator schemas</h2><p>Look for the schema of add.</p>
+<div class="floors-proof" data-proof="snippets/4/x.py"><details class="floors-proof__source">
+<summary>Proof source: <code>snippets/4/x.py</code></summary>
+<div class="highlight"><pre><code>import torch</code></pre></div>
+</details><p class="floors-proof__meta"><a href="x.py" download>Download and run it</a> <code>python x.py</code>
+<span class="floors-proof__time">ran in 7 ms</span></p>
+<div class="floors-proof__output"><div class="highlight"><pre><span></span><code>aten::add.Tensor(Tensor self)</code>
+</pre></div></div></div>
+<p>After the proof, prose again.</p>
+<pre><code class="language-bibtex">@misc{pytorchfloors, title = {Floors}}</code></pre>
+<p>Cite the edition you read.</p>"""
+
+
+def test_proof_outputs_download_lines_and_bibtex_stay_out_while_prose_stays() -> None:
+    text = indexed_text(narrow_search(_leave_out_of_search(PROOF)))
+    for prose in ("Operator schemas", "Look for the schema of add.", "After the proof, prose again.", "Cite the"):
+        assert prose in text, (prose, text)
+    for noise in ("import torch", "aten::add.Tensor", "Download and run it", "ran in", "@misc"):
+        assert noise not in text, (noise, text)
+
+
+def test_api_reference_pages_leave_the_index_and_its_index_page_stays() -> None:
+    reference = Path(ROOT) / "docs" / "reference"
+    for page in sorted(reference.glob("*.md")):
+        _, meta = get_data(page.read_text(encoding="utf-8"))
+        excluded = meta.get("search", {}).get("exclude", False)
+        assert excluded is (page.name != "index.md"), page.name

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import os
 from datetime import date
-from html import escape
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from pytorch_floors.floors import FLOORS, Floor
 
 __all__ = ["bibtex", "cite_page_html", "edition"]
 
 SITE_TITLE = "PyTorch Floors"
+_TEMPLATES = Path(__file__).parent / "templates"
 
 
 def edition(today: date | None = None) -> str:
@@ -40,6 +43,15 @@ def edition_url(site_url: str, name: str) -> str:
     return f"{root}/" if root.endswith(f"/{name}") else f"{root}/{name}/"
 
 
+def _cited(floor: Floor | None, site_url: str, name: str) -> tuple[str, str, str]:
+    """The BibTeX key, title and address of the whole site (`floor=None`) or one floor."""
+    root = edition_url(site_url, name)
+    if floor is None:
+        return f"pytorchfloors{name.replace('.', '')}", SITE_TITLE, root
+    key = f"pytorchfloors{name.replace('.', '')}floor{floor.number}"
+    return key, f"{SITE_TITLE}, {floor.heading}", f"{root}{floor.page.removesuffix('.md')}/"
+
+
 def bibtex(floor: Floor | None, site_url: str, name: str, year: int) -> str:
     """A BibTeX `@misc` entry for the whole site (`floor=None`) or one floor, pinned to an edition.
 
@@ -52,13 +64,7 @@ def bibtex(floor: Floor | None, site_url: str, name: str, year: int) -> str:
     Returns:
         The entry.
     """
-    root = edition_url(site_url, name)
-    if floor is None:
-        key, title, url = f"pytorchfloors{name.replace('.', '')}", SITE_TITLE, root
-    else:
-        key = f"pytorchfloors{name.replace('.', '')}floor{floor.number}"
-        title = f"{SITE_TITLE}, {floor.heading}"
-        url = f"{root}{floor.page.removesuffix('.md')}/"
+    key, title, url = _cited(floor, site_url, name)
     return (
         f"@misc{{{key},\n"
         f"  title        = {{{{{title}}}}},\n"
@@ -72,7 +78,11 @@ def bibtex(floor: Floor | None, site_url: str, name: str, year: int) -> str:
 
 
 def cite_page_html(site_url: str, name: str, year: int) -> str:
-    """The generated part of the "Cite this" page: one BibTeX block for the site and one per floor.
+    """The generated part of the "Cite this" page: what can be cited, then every BibTeX entry.
+
+    A table names the whole site and each floor (from the registry) with its BibTeX key, linked to
+    its address in the edition; each row keeps the anchor its entry had (`bibtex-site`,
+    `bibtex-floor-N`). Below it one block holds all nine entries, to paste into a `.bib` file whole.
 
     Args:
         site_url: The site's root URL.
@@ -80,15 +90,13 @@ def cite_page_html(site_url: str, name: str, year: int) -> str:
         year: The edition's year.
 
     Returns:
-        HTML.
+        HTML, rendered from `templates/cite_entries.html`.
     """
-    parts = [
-        f'<h3 id="bibtex-site">The whole site</h3><pre><code class="language-bibtex">'
-        f"{escape(bibtex(None, site_url, name, year))}</code></pre>"
+    cited = [("bibtex-site", None), *((f"bibtex-floor-{floor.number}", floor) for floor in FLOORS)]
+    rows = [
+        (anchor, floor.heading if floor else "The whole site", *_cited(floor, site_url, name)[::2])
+        for anchor, floor in cited
     ]
-    for floor in FLOORS:
-        parts.append(
-            f'<h3 id="bibtex-floor-{floor.number}">{escape(floor.heading)}</h3>'
-            f'<pre><code class="language-bibtex">{escape(bibtex(floor, site_url, name, year))}</code></pre>'
-        )
-    return "".join(parts)
+    entries = "\n\n".join(bibtex(floor, site_url, name, year) for _, floor in cited)
+    environment = Environment(loader=FileSystemLoader(_TEMPLATES), autoescape=select_autoescape(["html"]))
+    return environment.get_template("cite_entries.html").render(rows=rows, entries=entries)

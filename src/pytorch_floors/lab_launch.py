@@ -71,11 +71,13 @@ class Launch:
         repo_url: The site's `repo_url`, from which Colab links are derived (`None`: no links).
         times: The file that keeps lab run times beside mkdocs-jupyter's cache (`None`: no cache).
         records: The build's block results, which grow as pages render (labs record their runs there).
+        requirements: The project's `requirements.txt`, whose pins the install line and cell use.
     """
 
     repo_url: str | None
     times: Path | None
     records: list[BlockResult]
+    requirements: Path
 
 
 def github_repository(repo_url: str) -> tuple[str, str]:
@@ -136,7 +138,8 @@ def configure_launch(config: MkDocsConfig, records: list[BlockResult]) -> Launch
             raise PluginError(str(error)) from None
     plugin = config.plugins.get("mkdocs-jupyter")
     times = Path(plugin.config["cache_dir"]) / _TIMES if plugin is not None else None
-    return Launch(config.repo_url, times, records)
+    requirements = Path(config.config_file_path).parent / "requirements.txt"
+    return Launch(config.repo_url, times, records, requirements)
 
 
 def _read_times(path: Path) -> dict[str, float]:

@@ -142,6 +142,47 @@ def _marker(shape: str, x: float, y: float, css: str) -> str:
     return f'<circle class="{css}" cx="{x:.1f}" cy="{y:.1f}" r="4"/>'
 
 
+_LABEL_GAP = 22
+"""Vertical room of one direct label, in SVG units: the text's size on a phone (floors.css) plus 1."""
+_CHAR_WIDTH = 12.6
+"""A generous width of one character of a direct label at its phone size, in SVG units."""
+
+
+def _direct_labels(
+    ends: list[tuple[str, float, float]], left: float, top: float, plot_w: float, plot_h: float
+) -> list[str]:
+    """Name each series at its line's end, the labels pushed apart vertically so none overlap.
+
+    `ends` holds `(name, x, y)` per series, `(x, y)` its last point. A label goes right of the point
+    when it fits inside the plot, else it ends just left of the point, above it; one too long for
+    that starts at the plot's left edge. A single series gets none: the legend and title name it.
+    """
+    if len(ends) < 2:
+        return []
+    right = left + plot_w
+    placed: list[tuple[float, str, float, bool]] = []
+    for name, x, y in sorted(ends, key=lambda end: end[2]):
+        after = x + 8 + _CHAR_WIDTH * len(name) <= right
+        want = max(y + 5 if after else y - 10, top + _LABEL_GAP - 4)
+        if placed:
+            want = max(want, placed[-1][0] + _LABEL_GAP)
+        placed.append((want, name, x, after))
+    overflow = max(placed[-1][0] - (top + plot_h - 6), 0)
+    parts = []
+    for wanted, name, x, after in placed:
+        y = wanted - overflow
+        if after:
+            anchor, tx = "start", x + 8
+        elif x - 6 - _CHAR_WIDTH * len(name) >= left:
+            anchor, tx = "end", x - 6
+        else:
+            anchor, tx = "start", left + 6
+        parts.append(
+            f'<text class="floors-plot__direct" x="{tx:.1f}" y="{y:.1f}" text-anchor="{anchor}">{escape(name)}</text>'
+        )
+    return parts
+
+
 def line_chart(
     series: Sequence[Series],
     *,
@@ -158,7 +199,8 @@ def line_chart(
 
     Args:
         series: The data series; each gets its own colour, marker shape (dashed series: dash
-            pattern) and legend entry, so series differ by more than colour.
+            pattern) and legend entry, and is named at its line's end (a direct label), so
+            series differ by more than colour.
         title: Chart title, shown above the plot and read by screen readers.
         x_label: X-axis label, with its unit.
         y_label: Y-axis label, with its unit.
@@ -219,6 +261,7 @@ def line_chart(
         f'text-anchor="middle">{escape(y_label)}</text>'
     )
     dashes = iter(_DASHES)
+    ends: list[tuple[str, float, float]] = []
     for index, s in enumerate(series):
         css = f"floors-plot__series floors-plot__series--{index % 6}"
         marker = _MARKERS[index % len(_MARKERS)]
@@ -230,6 +273,8 @@ def line_chart(
             parts.append(f'<polyline class="{css}" points="{path}" fill="none"{dash_attr}/>')
         if s.points:
             parts.extend(_marker(marker, x, y, css) for x, y in coords)
+        if coords:
+            ends.append((s.name, *coords[-1]))
         ly = height + _ROW * index + 8
         if s.line:
             parts.append(
@@ -238,6 +283,7 @@ def line_chart(
         if s.points:
             parts.append(_marker(marker, left + 14, ly, css))
         parts.append(f'<text class="floors-plot__legend" x="{left + 36}" y="{ly + 6}">{escape(s.name)}</text>')
+    parts.extend(_direct_labels(ends, left, top, plot_w, plot_h))
     parts.append(tail)
     return "".join(parts)
 

@@ -44,7 +44,9 @@ from pytorch_floors.gauge import page_gauges, render_gauge
 from pytorch_floors.handouts import cite_links_html, handout_context
 from pytorch_floors.lab_launch import configure_launch
 from pytorch_floors.labs import configure_jupyter, finish_lab_page, publish_notebooks
+from pytorch_floors.listings import lighten_listings
 from pytorch_floors.provenance import collect, of_outputs
+from pytorch_floors.search_scope import narrow_search
 from pytorch_floors.section_cite import finish_headings, pin_to_edition
 from pytorch_floors.standalone import BundleError, bundle
 from pytorch_floors.what_changed import fill, render_last
@@ -365,7 +367,7 @@ class SiteBuild:
                     time.perf_counter() - started if status != "cached" else None,
                 )
             )
-        html = _leave_out_of_search(html)
+        html = narrow_search(_leave_out_of_search(lighten_listings(html, page.file.src_uri)))
         failed = [f for f in engine.failures if f.page == page.file.src_uri]
         if failed and not self.serving:
             raise PluginError("a proof failed:\n" + "\n".join(str(f) for f in failed))
@@ -441,7 +443,7 @@ class SiteBuild:
         """
         engine = self.engine
         engine.end_page()
-        publish_notebooks(config)
+        publish_notebooks(config, self.launch)
         write_packs(Path(config.site_dir))  # without PDFs: `make pdf` packs again once it has printed them
         report = report_json(engine.records, self.provenance.as_dict(), advisory=engine.advisory_claims)
         Path(config.site_dir, "build-report.json").write_text(report, encoding="utf-8")

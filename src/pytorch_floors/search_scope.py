@@ -1,0 +1,47 @@
+"""What the search index leaves out, beyond the proof sources and lab cells that `hooks` excludes.
+
+Material's search plugin indexes a page's whole content and skips the elements marked
+`data-search-exclude`. Every page loads the index, so what it holds is weight on every page: the
+index must stay small (at most 300 KB, see `bench/reader.py`) and hold what a reader searches for.
+Left out, because a reader finds them through the prose around them and never searches for their
+text:
+
+- proof outputs: measured numbers and machine-specific listings, printed under the prose that
+  names what they show (the paragraph before each output, "Look for ...", stays in the index);
+- the line under each proof ("Download and run it `python snippets/...` ran in 7 ms");
+- BibTeX entries (the Cite page's table of what to cite stays).
+
+The API reference pages, written for contributors, leave the index whole: each carries
+Material's `search: exclude: true` in its front matter (`reference/index.md` stays in).
+
+Only elements that never nest in their own tag are marked (`<pre>`, `<p>`): Material's parser
+compares elements by tag name, so a marked element stops being skipped at the first closing tag
+of its own name.
+"""
+
+from __future__ import annotations
+
+__all__ = ["EXCLUDED_OPENINGS", "narrow_search"]
+
+EXCLUDED_OPENINGS: tuple[tuple[str, str], ...] = (
+    # (the exact opening that pytorch_floors or Material writes, the element in it to mark)
+    ('<div class="floors-proof__output"><div class="highlight"><pre', "<pre"),
+    ('<p class="floors-proof__meta"', '<p class="floors-proof__meta"'),
+    ('<pre><code class="language-bibtex">', "<pre"),
+)
+
+
+def narrow_search(html: str) -> str:
+    """Mark the elements of a page's content that the search index leaves out.
+
+    Args:
+        html: A page's rendered content.
+
+    Returns:
+        The content, with `data-search-exclude` on each proof output's `<pre>`, each proof's
+        download line and each BibTeX `<pre>`.
+    """
+    for opening, element in EXCLUDED_OPENINGS:
+        marked = opening.replace(element, f"{element} data-search-exclude", 1)
+        html = html.replace(opening, marked)
+    return html
