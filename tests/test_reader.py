@@ -293,23 +293,35 @@ def test_no_proof_output_scrolls_sideways_at_1280(page: Page, site_url: str) -> 
     assert wide == [], wide
 
 
-def test_copy_button_never_covers_output_text(page: Page, site_url: str) -> None:
-    covered = []
-    for path in ["floors/3-boundary/", "floors/7-memory/"]:
+# Each visible code block's copy-button bar (Material's `.md-code__nav`, pinned over the block's top
+# right corner) against the boxes of the code's text, line fragment by line fragment.
+COVERED_CODE_JS = """() => [...document.querySelectorAll('.md-typeset pre')].filter(pre => pre.offsetParent)
+  .flatMap(pre => {
+    const nav = pre.querySelector('.md-code__nav');
+    if (!nav) return [];
+    const n = nav.getBoundingClientRect();
+    const range = document.createRange();
+    range.selectNodeContents(pre.querySelector('code'));
+    const under = [...range.getClientRects()].some(r => r.width > 0 && r.right > n.left + 0.5
+      && r.left < n.right && r.bottom > n.top && r.top < n.bottom);
+    return [under ? pre.querySelector('code').textContent.slice(0, 40) : null];
+  })"""
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_copy_button_never_covers_code_text(browser: Browser, site_url: str, width: int) -> None:
+    """Proof outputs, proof sources, prose snippets and lab cells: no character under the copy button."""
+    page = browser.new_page(viewport={"width": width, "height": 844})
+    covered, checked = [], 0
+    for path in ["floors/3-boundary/", "floors/4-dispatcher/", "floors/7-memory/", "labs/3-boundary/"]:
         page.goto(site_url + path)
-        for block in page.locator(".floors-proof__output pre").all()[:12]:
-            block.hover()
-            button = block.locator("button.md-clipboard")
-            if not button.count() or not button.is_visible():
-                continue
-            clear = block.evaluate(
-                """(pre) => { const b = pre.querySelector('button.md-clipboard').getBoundingClientRect();
-                   const code = pre.querySelector('code'); const s = getComputedStyle(code);
-                   const textRight = code.getBoundingClientRect().right - parseFloat(s.paddingRight);
-                   return b.left >= textRight - 1; }"""
-            )
-            if not clear:
-                covered.append(f"{path}: {block.inner_text()[:40]}")
+        page.wait_for_selector(".md-code__nav")
+        for opening in page.evaluate(COVERED_CODE_JS):
+            checked += 1
+            if opening is not None:
+                covered.append(f"{path}: {opening!r}")
+    page.close()
+    assert checked > 20, "Material's copy buttons were not found: has its markup changed?"
     assert covered == [], covered
 
 
