@@ -345,7 +345,7 @@ class FakeConfig:
 def test_notebook_cache_is_keyed_on_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
     def cache_dir_for(fingerprint: dict[str, str]) -> object:
-        monkeypatch.setattr(labs, "environment_fingerprint", lambda: fingerprint)
+        monkeypatch.setattr(labs, "environment_fingerprint", lambda facts=None: fingerprint)
         config = FakeConfig()
         labs.configure_jupyter(config, tmp_path, tmp_path / "cache")  # type: ignore[arg-type]
         return config.plugins["mkdocs-jupyter"].config["cache_dir"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import re
 import sys
+from collections.abc import Mapping
 from importlib.metadata import packages_distributions
 
 __all__ = ["imported_distributions", "install_line", "pins"]
@@ -26,8 +27,13 @@ def pins(requirements: str) -> dict[str, str]:
     return found
 
 
-def imported_distributions(source: str) -> list[str]:
+def imported_distributions(source: str, owners: Mapping[str, list[str]] | None = None) -> list[str]:
     """The distributions (normalised names, sorted) whose modules `source` imports, standard library left out.
+
+    Args:
+        source: Python source.
+        owners: `importlib.metadata.packages_distributions()`, if the caller has it already (it takes
+            about half a second to compute).
 
     Raises:
         LookupError: A module that belongs to no installed distribution.
@@ -38,7 +44,7 @@ def imported_distributions(source: str) -> list[str]:
             modules.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             modules.add(node.module.split(".")[0])
-    owners = packages_distributions()
+    owners = packages_distributions() if owners is None else owners
     distributions: set[str] = set()
     for module in sorted(modules - set(sys.stdlib_module_names)):
         if module not in owners:
@@ -47,18 +53,19 @@ def imported_distributions(source: str) -> list[str]:
     return sorted(distributions)
 
 
-def install_line(source: str, requirements: str) -> str:
+def install_line(source: str, requirements: str, owners: Mapping[str, list[str]] | None = None) -> str:
     """`pip install` with the pinned version of every distribution a lab's code imports.
 
     Args:
         source: The lab's source (a percent-format script is plain Python).
         requirements: The text of the project's requirements.txt.
+        owners: `importlib.metadata.packages_distributions()`, if the caller has it already.
 
     Raises:
         LookupError: The lab imports a package that requirements.txt does not pin.
     """
     pinned = pins(requirements)
-    wanted = imported_distributions(source)
+    wanted = imported_distributions(source, owners)
     missing = [name for name in wanted if name not in pinned]
     if missing:
         raise LookupError(f"the lab imports {', '.join(missing)}, which requirements.txt does not pin")

@@ -21,7 +21,8 @@ import copy
 import hashlib
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
+from importlib.metadata import packages_distributions
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,11 @@ class Launch:
         records: The build's block results, which grow as pages render (labs record their runs there).
         requirements: The project's `requirements.txt`, whose pins the install line and cell use.
     """
+
+    @cached_property
+    def owners(self) -> dict[str, list[str]]:
+        """Which installed distributions own each importable module, computed once per build."""
+        return dict(packages_distributions())
 
     repo_url: str | None
     times: Path | None

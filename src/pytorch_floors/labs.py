@@ -18,6 +18,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
 from pytorch_floors.execution.cache import environment_fingerprint
+from pytorch_floors.execution.facts import TorchFacts
 from pytorch_floors.floors import FLOORS, Floor, floor_for_page
 from pytorch_floors.lab_cells import student_notebook
 from pytorch_floors.lab_install import install_line
@@ -64,7 +65,9 @@ def jupyter_environment(jupyter_dir: Path, environ: Mapping[str, str]) -> dict[s
     return {"JUPYTER_CONFIG_DIR": str(jupyter_dir), "JUPYTER_PATH": os.pathsep.join([str(jupyter_dir), *others])}
 
 
-def configure_jupyter(config: MkDocsConfig, project_dir: Path, cache_root: Path) -> None:
+def configure_jupyter(
+    config: MkDocsConfig, project_dir: Path, cache_root: Path, facts: TorchFacts | None = None
+) -> None:
     """Key mkdocs-jupyter's cache on the environment and give executed cells a time limit.
 
     mkdocs-jupyter keys its cache on the notebook file and render options only, so a
@@ -83,12 +86,13 @@ def configure_jupyter(config: MkDocsConfig, project_dir: Path, cache_root: Path)
         config: The MkDocs configuration (after plugins are loaded).
         project_dir: The project root.
         cache_root: The build's cache directory (`.cache` unless `FLOORS_CACHE_DIR` says otherwise).
+        facts: The build's torch facts, if it has them (asking a block's process again costs a second).
     """
     plugin = config.plugins.get(PLUGIN)
     if plugin is None:
         return
     jupyter_dir = project_dir / JUPYTER_DIR
-    key = hashlib.sha256(json.dumps(environment_fingerprint(), sort_keys=True).encode())
+    key = hashlib.sha256(json.dumps(environment_fingerprint(facts), sort_keys=True).encode())
     for path in sorted(p for p in jupyter_dir.rglob("*") if p.is_file()):
         key.update(path.relative_to(jupyter_dir).as_posix().encode() + b"\0" + path.read_bytes())
     digest = key.hexdigest()[:16]
@@ -137,10 +141,8 @@ def _stable_heading_ids(html: str) -> str:
 def _install_line(page: Page, launch: Launch) -> str:
     """The pinned `pip install` line of the packages the lab imports; a loud failure if one is not pinned."""
     try:
-        return install_line(
-            Path(page.file.abs_src_path or "").read_text(encoding="utf-8"),
-            launch.requirements.read_text(encoding="utf-8"),
-        )
+        lab = Path(page.file.abs_src_path or "").read_text(encoding="utf-8")
+        return install_line(lab, launch.requirements.read_text(encoding="utf-8"), launch.owners)
     except LookupError as error:
         raise PluginError(f"docs/{page.file.src_uri}: {error}") from None
 
@@ -262,6 +264,7 @@ def publish_notebooks(config: MkDocsConfig, launch: Launch) -> None:
             continue
         folder = site_dir / floor.lab.removesuffix(".py")
         folder.mkdir(parents=True, exist_ok=True)
-        install = install_line(source.read_text(encoding="utf-8"), launch.requirements.read_text(encoding="utf-8"))
+        requirements = launch.requirements.read_text(encoding="utf-8")
+        install = install_line(source.read_text(encoding="utf-8"), requirements, launch.owners)
         for name, student in zip(notebook_names(floor), (True, False), strict=True):
             (folder / name).write_text(_notebook(source, floor, student=student, install=install), encoding="utf-8")

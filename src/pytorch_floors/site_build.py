@@ -238,7 +238,7 @@ class SiteBuild:
             machine=machine_fingerprint(facts),
         )
         self.fence_bound = _bind_fence(config, self.engine)
-        configure_jupyter(config, project_dir, cache_root)
+        configure_jupyter(config, project_dir, cache_root, facts)
         _labs_follow(config, settings)
         self.jupyter_cache = cache_root / "mkdocs-jupyter"
         self.files: Files | None = None
