@@ -6,12 +6,18 @@ run each proof and require every claim to hold, and check what is not a claim of
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from types import ModuleType
 
 import pytest
+from mkdocs.config import load_config
+from mkdocs.structure.files import File
 
+from conftest import ROOT
 from pytorch_floors.claims import Claim
+from pytorch_floors.execution.output import html_problem
+from pytorch_floors.floors import FLOORS
 
 Load = Callable[[str], ModuleType]
 Claims = Callable[[str], list[Claim]]
@@ -20,6 +26,7 @@ Claims = Callable[[str], list[Claim]]
 @pytest.mark.parametrize(
     "proof",
     [
+        "building.py",
         "the_program.py",
         "walk_2_library.py",
         "walk_3_boundary.py",
@@ -44,3 +51,20 @@ def test_every_operator_of_the_step_is_an_aten_operator(load_proof: Load) -> Non
 def test_territory_names_a_blas(load_proof: Load) -> None:
     proof = load_proof("0-map/territory.py")
     assert proof.blas() != "unknown"
+
+
+def test_the_building_links_every_floor_in_registry_order_as_mkdocs_addresses_it(load_proof: Load) -> None:
+    proof = load_proof("0-map/building.py")
+    html = proof.drawing(proof.readings())
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    pages = [File(floor.page, config.docs_dir, config.site_dir, config.use_directory_urls).url for floor in FLOORS]
+    assert re.findall(r'<a [^>]*href="([^"]*)"', html) == pages
+    assert re.findall(r'class="floors-building__number">Floor (\d+)<', html) == [str(f.number) for f in FLOORS]
+    assert html_problem(html) is None
+
+
+def test_the_building_shows_the_walk_downs_own_numbers(load_proof: Load) -> None:
+    building, program, graph = (load_proof(f"0-map/{name}.py") for name in ("building", "the_program", "walk_5_graph"))
+    found = building.readings()
+    assert found[1].value == f"{program.run_program().loss.item():.4f}"
+    assert found[5].value == str(len(graph.graph_nodes(graph.program_loss())))

@@ -1,0 +1,127 @@
+"""The building: the eight floors from your program down to the chip, each with one number read on this machine."""
+
+from __future__ import annotations
+
+import os
+import re
+from html import escape
+from pathlib import Path
+from typing import NamedTuple
+
+import torch
+
+from pytorch_floors.claims import claim
+from pytorch_floors.floors import FLOORS, Floor
+from pytorch_floors.measure import human_bytes, tensor_bytes
+
+
+class Reading(NamedTuple):
+    """One storey's number and what it counts."""
+
+    value: str
+    what: str
+
+
+def program() -> tuple[torch.Tensor, torch.Tensor]:
+    """The one-page program's batch and loss (forward pass), seeded and ordered as the program on this page."""
+    torch.manual_seed(0)
+    x, y = torch.randn(64, 784), torch.randint(0, 10, (64,))
+    model = torch.nn.Linear(784, 10)
+    return x, torch.nn.functional.cross_entropy(model(x), y)
+
+
+def graph_size(loss: torch.Tensor) -> int:
+    """How many nodes autograd recorded behind `loss` (every node reachable from its grad_fn)."""
+    seen: set[int] = set()
+    stack = [loss.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is not None and id(node) not in seen:
+            seen.add(id(node))
+            stack.extend(next_node for next_node, _ in node.next_functions)
+    return len(seen)
+
+
+def compiled_bytes() -> int:
+    """Bytes of the compiled libraries in torch/lib (the real code behind the Python package)."""
+    lib = Path(torch.__file__).parent / "lib"
+    suffixes = (".so", ".dylib", ".dll")
+    return sum(
+        p.stat().st_size
+        for p in lib.iterdir()
+        if p.is_file() and not p.is_symlink() and any(s in p.name for s in suffixes)
+    )
+
+
+def readings() -> dict[int, Reading]:
+    """Each floor's number, by floor number: facts of this torch and this machine, not timings."""
+    x, loss = program()
+    bindings = [name for name in dir(torch._C._VariableFunctions) if not name.startswith("__")]
+    operators = [name for name in torch._C._dispatch_get_all_op_names() if name.startswith("aten::")]
+    return {
+        1: Reading(f"{loss.item():.4f}", "the loss of your five lines"),
+        2: Reading(human_bytes(compiled_bytes()), "of compiled code behind import torch"),
+        3: Reading(f"{len(bindings):,}", "bindings in torch._C._VariableFunctions"),
+        4: Reading(f"{len(operators):,}", "aten operators in the dispatcher"),
+        5: Reading(f"{graph_size(loss)}", "graph nodes behind the loss"),
+        6: Reading(torch.backends.cpu.get_cpu_capability(), "vector instructions of the CPU kernels"),
+        7: Reading(human_bytes(tensor_bytes(x)), f"behind the batch x, strides {tuple(x.stride())}"),
+        8: Reading(f"{torch.get_num_threads()}", f"threads per op, {os.cpu_count()} logical cores"),
+    }
+
+
+def href(floor: Floor) -> str:
+    """The floor page's address relative to Part 0 (MkDocs' directory URLs: `floors/3-boundary/`)."""
+    return floor.page.removesuffix(".md") + "/"
+
+
+def storey(floor: Floor, reading: Reading) -> str:
+    """One floor of the drawing: a link to its page showing its number, title and reading."""
+    return (
+        f'<li class="floors-building__storey" style="--floors-depth: {floor.number}">'
+        f'<a class="floors-building__link" href="{escape(href(floor))}">'
+        f'<span class="floors-building__number">Floor {floor.number}</span>'
+        f'<span class="floors-building__title">{escape(floor.title)}</span>'
+        '<span class="floors-building__reading">'
+        f'<strong class="floors-building__value">{escape(reading.value)}</strong> {escape(reading.what)}'
+        "</span></a></li>"
+    )
+
+
+def drawing(found: dict[int, Reading]) -> str:
+    """The building as HTML: the surface on top, the floors below it in registry order, the chip at the bottom."""
+    storeys = "".join(storey(floor, found[floor.number]) for floor in FLOORS)
+    return (
+        '<figure class="floors-building">'
+        '<p class="floors-building__ground">Surface: the line you type</p>'
+        f'<ol class="floors-building__storeys">{storeys}</ol>'
+        '<p class="floors-building__ground floors-building__ground--bottom">Bedrock: the silicon</p>'
+        "<figcaption>Each floor links to its page. Its number was read from this torch on this machine "
+        "when the page was built.</figcaption></figure>"
+    )
+
+
+def main() -> None:
+    found = readings()
+    html = drawing(found)
+    if os.environ.get("FLOORS_OUTPUT") == "html":
+        print(html)
+    else:
+        print("the surface: the line you type")
+        for floor in FLOORS:
+            reading = found[floor.number]
+            print(f"  floor {floor.number} {floor.title:<28} {reading.value} {reading.what}")
+        print("the bedrock: the silicon")
+    claim(
+        "eight storeys, one per floor of the registry, top to bottom, each linking to its page",
+        held=len(FLOORS) == 8 and re.findall(r'href="([^"]*)"', html) == [href(floor) for floor in FLOORS],
+        detail=f"{html.count('<li ')} storeys, {html.count('<a ')} links",
+    )
+    claim(
+        "every storey shows a reading taken on this machine",
+        held=all(reading.value.strip() for reading in found.values()),
+    )
+
+
+if __name__ == "__main__":
+    main()
