@@ -3,6 +3,7 @@ from html.parser import HTMLParser
 
 import pytest
 
+from conftest import Build
 from pytorch_floors.floors import FLOORS, MAP_PAGE, Floor
 from pytorch_floors.gauge import page_gauges, render_depth_bar, render_gauge
 
@@ -144,3 +145,22 @@ def test_each_page_gets_the_gauges_it_needs(src: str, replaces: str | None, bar:
     if src == FLOORS[2].lab:
         assert f'href="/{FLOORS[3].lab}"' in (gauges["floors_gauge"] or "")
         assert f'href="/{FLOORS[3].page}"' not in (gauges["floors_gauge"] or "")
+
+
+def test_part_0_points_the_sidebar_to_its_building_instead_of_listing_the_floors_again() -> None:
+    """Part 0 draws the building (the gauge at full size) in its content; the sidebar only links to it."""
+    gauges = page_gauges(MAP_PAGE, url_of)
+    assert gauges["floors_building"] == "#the-building"
+    assert str(len(FLOORS)) in (gauges["floors_building_label"] or "")
+    assert all("floors_building" not in page_gauges(src, url_of) for src in (FLOORS[2].page, FLOORS[2].lab))
+
+
+def test_the_built_part_0_lists_the_floors_once(built_site: Build) -> None:
+    html = built_site.page("")
+    sidebar = html[html.index('class="md-nav md-nav--primary"') : html.index('class="md-content"')]
+    content = html[html.index('class="md-content"') :]
+    assert 'href="#the-building"' in sidebar
+    for floor in FLOORS:
+        assert f'href="floors/{floor.key}/"' not in sidebar, floor.key
+        assert f'href="floors/{floor.key}/"' in content, floor.key
+    assert 'id="the-building"' in content

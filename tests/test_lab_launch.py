@@ -21,6 +21,7 @@ from pytorch_floors.lab_launch import (
     colab_url,
     configure_launch,
     github_repository,
+    keep_run_time,
     lab_links,
     notebook_names,
     run_seconds,
@@ -89,7 +90,9 @@ def _build(cache_dir: Path, status: Status, seconds: float | None) -> Launch:
 
 def test_a_cached_lab_states_the_run_time_of_the_run_that_filled_the_cache(tmp_path: Path) -> None:
     cache_dir = tmp_path / "mkdocs-jupyter" / "digest"
-    assert run_seconds(FLOORS[0], "lab source", _build(cache_dir, "ran", 12.34)) == 12.34
+    first = _build(cache_dir, "ran", 12.34)
+    keep_run_time(FLOORS[0], "lab source", 12.34, first)  # as the build does the moment the lab has run
+    assert run_seconds(FLOORS[0], "lab source", first) == 12.34
     # mkdocs-jupyter ends each build by deleting the *.json files of its cache folder that it did not use.
     for stale in cache_dir.glob("*.json"):
         stale.unlink()
@@ -97,6 +100,16 @@ def test_a_cached_lab_states_the_run_time_of_the_run_that_filled_the_cache(tmp_p
     assert run_seconds(FLOORS[0], "lab source", cached) == 12.3
     with pytest.raises(PluginError, match="has no run time for it"):
         run_seconds(FLOORS[0], "edited lab source", cached)
+
+
+def test_a_build_that_fails_after_a_lab_ran_still_keeps_its_run_time(tmp_path: Path) -> None:
+    """The time was kept only when the lab's page was finished, after every page's content: a build
+    that failed in between (another page's proof) left the executed notebook in mkdocs-jupyter's cache
+    without a time, and the next build stopped, asking to delete the cache."""
+    cache_dir = tmp_path / "mkdocs-jupyter" / "digest"
+    keep_run_time(FLOORS[0], "lab source", 7.0, _build(cache_dir, "ran", 7.0))
+    # ... and the build stops here, before any page is finished. The next build takes the lab from the cache:
+    assert run_seconds(FLOORS[0], "lab source", _build(cache_dir, "cached", None)) == 7.0
 
 
 def test_a_lab_this_build_did_not_execute_states_no_run_time(tmp_path: Path) -> None:

@@ -159,14 +159,18 @@ with ThreadPoolExecutor(max_workers=1) as worker:  # the worker is the "device",
         completed = time.perf_counter() - start
         shares.append(launched / completed)
 share = statistics.median(shares)
-print(f"N = {N}: {CALLS} launches took {share:.3f} of the time to complete them (median of 5)")
+print(f"N = {N}: {CALLS} launches took {share:.4f} of the time to complete them (median of 5)")
 
 # %%
-# SELF-CHECK: your share within a factor of 10 of the measured one (between 0 and 1).
+# SELF-CHECK: your share on the same side of 0.1 as the measured one (below: the work dominates;
+# above: the launches do), and within a factor of 10 of it when launches take a real share (over 0.05).
+# A tiny share is not graded more closely: how tiny depends on how fast this machine multiplies.
 require(PREDICTED_SHARE=PREDICTED_SHARE)
 expect(0 < PREDICTED_SHARE <= 1, "a share of the completed time lies between 0 and 1")
-expect(within(PREDICTED_SHARE, share, 10), f"launching took {share:.3f} of the completed time, not about {PREDICTED_SHARE}")
-print(f"self-check passed: the launches took {share:.3f} of the time")
+verdict = f"launching took {share:.4f} of the completed time, not about {PREDICTED_SHARE}"
+expect((PREDICTED_SHARE < 0.1) == (share < 0.1), verdict)
+expect(share < 0.05 or within(PREDICTED_SHARE, share, 10), verdict)
+print(f"self-check passed: the launches took {share:.4f} of the time")
 
 # %% [markdown]
 # *GPU only:* on a CUDA machine this cell repeats the measurement with the GPU's own queue,

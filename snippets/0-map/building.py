@@ -92,7 +92,7 @@ def drawing(found: dict[int, Reading]) -> str:
     """The building as HTML: the surface on top, the floors below it in registry order, the chip at the bottom."""
     storeys = "".join(storey(floor, found[floor.number]) for floor in FLOORS)
     return (
-        '<figure class="floors-building">'
+        '<figure class="floors-building" id="the-building">'
         '<p class="floors-building__ground">Surface: the line you type</p>'
         f'<ol class="floors-building__storeys">{storeys}</ol>'
         '<p class="floors-building__ground floors-building__ground--bottom">Bedrock: the silicon</p>'

@@ -188,6 +188,10 @@ def page_gauges(src_uri: str, url_of: Callable[[str], str]) -> dict[str, str | N
         gauges["floors_gauge_replaces"] = "Floors" if kind == "floor" else "Labs"
         gauges["floors_depth_bar"] = render_depth_bar(floor, href, kind=kind)
     elif src_uri == MAP_PAGE:
+        # Part 0 opens with the building, the gauge at full size: the sidebar points to it instead of
+        # listing the floors a second time on the same screen.
         gauges["floors_gauge"] = render_gauge(None, lambda f: url_of(f.page))
         gauges["floors_gauge_replaces"] = "Floors"
+        gauges["floors_building"] = "#the-building"
+        gauges["floors_building_label"] = f"The {len(FLOORS)} floors: the building, on this page"
     return gauges

@@ -43,6 +43,7 @@ __all__ = [
     "configure_launch",
     "download_box",
     "github_repository",
+    "keep_run_time",
     "lab_links",
     "notebook_names",
     "run_seconds",
@@ -157,12 +158,38 @@ def _read_times(path: Path) -> dict[str, float]:
     }
 
 
+def _time_key(floor: Floor, source: str) -> str:
+    return f"{floor.lab}:{hashlib.sha256(source.encode()).hexdigest()}"
+
+
+def keep_run_time(floor: Floor, source: str, seconds: float, launch: Launch) -> None:
+    """Keep a lab's run time beside mkdocs-jupyter's cache, the moment the lab has run.
+
+    mkdocs-jupyter caches the executed notebook as soon as it has run, while the page is only
+    finished later (after every page's content): a build that fails in between must still leave
+    the time of every run it cached, or the next build, taking those notebooks from the cache,
+    has no time to state.
+
+    Args:
+        floor: The lab's floor.
+        source: The lab's source (keys the time, as mkdocs-jupyter's cache is keyed on it).
+        seconds: How long the lab took to execute.
+        launch: The build's launch settings (where the times are kept).
+    """
+    if launch.times is None:
+        return
+    times = _read_times(launch.times)
+    times[_time_key(floor, source)] = round(seconds, 1)
+    launch.times.parent.mkdir(parents=True, exist_ok=True)
+    launch.times.write_text("".join(f"{k}\t{v}\n" for k, v in sorted(times.items())), encoding="utf-8")
+
+
 def run_seconds(floor: Floor, source: str, launch: Launch) -> float | None:
     """How long the lab took to execute in this build, or `None` when this build did not execute it.
 
-    A lab that ran has its time recorded by the build; it is kept beside mkdocs-jupyter's cache,
-    keyed on the lab's source, so a later build that takes the executed notebook from the cache
-    states the time of the run that made it.
+    A lab that ran has its time recorded by the build and kept (`keep_run_time`) beside
+    mkdocs-jupyter's cache, keyed on the lab's source, so a later build that takes the executed
+    notebook from the cache states the time of the run that made it.
 
     Raises:
         PluginError: A cached lab whose run time was never kept (the cache predates it).
@@ -174,13 +201,10 @@ def run_seconds(floor: Floor, source: str, launch: Launch) -> float | None:
     times_path = launch.times
     if times_path is None:
         raise PluginError(f"docs/{floor.lab}: configure_launch must run before the lab pages render")
-    key = f"{floor.lab}:{hashlib.sha256(source.encode()).hexdigest()}"
-    times = _read_times(times_path)
     if record.status == "ran" and record.seconds is not None:
-        times[key] = round(record.seconds, 1)
-        times_path.parent.mkdir(parents=True, exist_ok=True)
-        times_path.write_text("".join(f"{k}\t{v}\n" for k, v in sorted(times.items())), encoding="utf-8")
         return record.seconds
+    key = _time_key(floor, source)
+    times = _read_times(times_path)
     if key not in times:
         raise PluginError(
             f"docs/{floor.lab}: the executed notebook came from mkdocs-jupyter's cache, which has no run time "

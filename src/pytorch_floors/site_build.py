@@ -42,7 +42,7 @@ from pytorch_floors.execution.scan import ScanError, scan_markdown
 from pytorch_floors.floors import FLOORS, MAP_PAGE, floor_for_page
 from pytorch_floors.gauge import page_gauges, render_gauge
 from pytorch_floors.handouts import cite_links_html, handout_context
-from pytorch_floors.lab_launch import configure_launch
+from pytorch_floors.lab_launch import configure_launch, keep_run_time
 from pytorch_floors.labs import configure_jupyter, finish_lab_page, publish_notebooks
 from pytorch_floors.listings import lighten_listings
 from pytorch_floors.provenance import collect, of_outputs
@@ -367,6 +367,9 @@ class SiteBuild:
                     time.perf_counter() - started if status != "cached" else None,
                 )
             )
+            if status == "ran":
+                source = Path(page.file.abs_src_path or "").read_text(encoding="utf-8")
+                keep_run_time(floor, source, time.perf_counter() - started, self.launch)
         html = narrow_search(_leave_out_of_search(lighten_listings(html, page.file.src_uri)))
         failed = [f for f in engine.failures if f.page == page.file.src_uri]
         if failed and not self.serving:
