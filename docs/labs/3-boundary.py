@@ -235,20 +235,20 @@ print(f"self-check passed: you predicted the argument named in all {len(messages
 
 # %% tags=["answer"]
 # YOUR ANSWER
-PREDICTED_FACTOR = None  # time of one refused torch.add, raised and caught / time of one accepted torch.add
+PREDICTED_FACTOR = None  # time of a refused torch.add, raised and caught / of an accepted one
 
 # %% tags=["solution"]
-PREDICTED_FACTOR = 10  # a C++ exception, unwound and turned into a Python one: about ten calls' worth
+PREDICTED_FACTOR = 10  # a C++ exception, unwound and made a Python one: about ten calls' worth
 
 # %%
-a2, a3 = torch.ones(2), torch.ones(3)  # two tensors whose shapes do not broadcast
+a2, a3 = torch.ones(2), torch.ones(3)  # shapes 2 and 3 do not broadcast
 
 
 def rejected():
-    """Make a call that torch refuses; return the error it raised (None if the call was accepted)."""
+    """Make a call torch refuses; return its error, or None if it was accepted."""
     try:
-        torch.add(a1, "two")  # the argument parser refuses it: no signature of add takes a string
-    except (TypeError, RuntimeError) as refused:  # the parser raises TypeError, a kernel RuntimeError
+        torch.add(a1, "two")  # the argument parser refuses it
+    except (TypeError, RuntimeError) as refused:  # parser: TypeError, kernel: RuntimeError
         return refused
     return None
 
@@ -262,7 +262,10 @@ def python_raise():
 
 
 refusal = rejected()
-print(f"rejected() raised {type(refusal).__name__}: {str(refusal).splitlines()[0]}" if refusal else "no error: the call was accepted")
+if refusal is None:
+    print("no error: the call in rejected() was accepted")
+else:
+    print(f"rejected() raised {type(refusal).__name__}: {str(refusal).splitlines()[0]}")
 error_path = {
     "torch.add accepted": best_time(lambda: torch.add(a1, b1)),
     "torch.add refused, caught": best_time(rejected),
@@ -274,13 +277,21 @@ refused_factor = error_path["torch.add refused, caught"] / error_path["torch.add
 print(f"\none refused call costs {refused_factor:.1f} accepted calls")
 
 # %%
-# SELF-CHECK: the call was refused, and your factor is within a factor of 3 of the measured one.
+# SELF-CHECK: the call was refused; your factor is within a factor of 3 of the measured one.
 require(PREDICTED_FACTOR=PREDICTED_FACTOR)
-expect(refusal is not None, "the call in rejected() was accepted, so nothing was refused: make a call that torch rejects")
-expect(within(PREDICTED_FACTOR, refused_factor, 3), f"one refused call cost {refused_factor:.1f} accepted calls here, not about {PREDICTED_FACTOR}")
+expect(refusal is not None, "the call in rejected() was accepted: make a call that torch refuses")
+expect(
+    within(PREDICTED_FACTOR, refused_factor, 3),
+    f"one refused call cost {refused_factor:.1f} accepted calls here, not about {PREDICTED_FACTOR}",
+)
 python_share = error_path["Python raise, caught"] / error_path["torch.add refused, caught"]
-expect(python_share < 0.5, f"Python's own raise and catch took {python_share:.0%} of the refused call; run the measurement again when the machine is quieter")
-print(f"self-check passed: a refused call costs {refused_factor:.1f} accepted ones, and Python's own raise is {python_share:.0%} of it")
+expect(
+    python_share < 0.5,
+    f"Python's own raise and catch took {python_share:.0%} of the refused call, not a small share:"
+    " run the measurement again when the machine is quieter",
+)
+print(f"Python's own raise and catch is {python_share:.0%} of a refused call")
+print(f"self-check passed: a refused call costs {refused_factor:.1f} accepted ones")
 
 # %% [markdown]
 # <details class="success"><summary>What to notice</summary>
@@ -291,10 +302,9 @@ print(f"self-check passed: a refused call costs {refused_factor:.1f} accepted on
 # `invalid_arguments.cpp` lists them all) and throws it as a C++ exception. The exception unwinds
 # the C++ frames up to the `catch` that every generated binding wraps around its body (the
 # `HANDLE_TH_ERRORS` macro in `torch/csrc/Exceptions.h`), where it is turned into a Python
-# `TypeError`. Python's own raise and catch is a small share of that, as the last line of the
-# self-check shows: the cost sits on the C++ side. C++ compilers make exceptions free while
-# nothing is thrown and expensive when one is: finding the handler means walking unwind tables
-# frame by frame.
+# `TypeError`. Python's own raise and catch is a small share of that, as the self-check prints:
+# the cost sits on the C++ side. C++ compilers make exceptions free while nothing is thrown and
+# expensive when one is: finding the handler means walking unwind tables frame by frame.
 #
 # After the change the parser accepts `torch.add(a2, a3)` and the call goes down through the
 # dispatcher (Floor 4) to the kernel, whose broadcasting check refuses the shapes and throws a
