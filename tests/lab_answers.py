@@ -226,7 +226,7 @@ CHANGES["2-python"] = {
 }
 
 PLANTED["3-boundary"] = {
-    "overhead-floor": Wrong("the time grows with the elements", "PREDICTED_FACTOR = 1024\n", "not about 1024"),
+    "rejected-call": Wrong("a refused call is free: no kernel ran", "PREDICTED_FACTOR = 1\n", "not about 1"),
     "what-the-floor-buys": Wrong("a torch call is a Python call", "PREDICTED_CALLS = 1\n", "not about 1"),
     "argument-parsing": Wrong(
         "the parser complains about alpha",
@@ -236,10 +236,17 @@ PLANTED["3-boundary"] = {
     "batch-the-crossings": Wrong("batching buys nothing", "PREDICTED_SPEEDUP = 1\n", "not 1x faster"),
 }
 CHANGES["3-boundary"] = {
-    "overhead-floor": [
+    "rejected-call": [
         Change(
-            "**Change** `SIZES` (add sizes between the ones that are there)",
-            edits={"SIZES = [4**k for k in range(0, 12)]": "SIZES = [1, 4, 16, 100, 300, 1000, 3000, 10_000]"},
+            "**Change** the call in `rejected` to one that the parser accepts and the kernel refuses,"
+            " `torch.add(a2, a3)` (shapes 2 and 3 do not broadcast), and predict again",
+            edits={
+                '        torch.add(a1, "two")  # the argument parser refuses it': (
+                    "        torch.add(a2, a3)  # the kernel refuses it"
+                )
+            },
+            # the kernel's shape check throws as the parser does: no cheaper without the signature list
+            answers={"rejected-call": "PREDICTED_FACTOR = 12\n"},
         )
     ],
     "what-the-floor-buys": [
@@ -532,6 +539,11 @@ CHANGES["7-memory"] = {
 
 # More known-wrong answers from the issue, each planted alone in its own run.
 PLANTED_ALONE: list[tuple[str, str, Wrong]] = [
+    (
+        "3-boundary",
+        "rejected-call",
+        Wrong("an exception costs orders of magnitude more than a call", "PREDICTED_FACTOR = 1000\n", "not about 1000"),
+    ),
     (
         "7-memory",
         "training-step-memory",

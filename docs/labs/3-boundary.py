@@ -17,8 +17,10 @@
 #
 # Every eager PyTorch call crosses from Python into C++: the arguments are parsed, an operator is
 # looked up, a result tensor is allocated, and only then does a kernel touch your numbers. That
-# crossing has a fixed price that does not depend on the tensor's size. In this lab you measure
-# that price on *your* machine and find the tensor size at which the work finally outweighs it.
+# crossing has a fixed price that does not depend on the tensor's size; Floor 3's page plots it
+# against the size. In this lab you take that price apart on *your* machine: what it buys compared
+# with plain Python, what the argument parser checks, what a call it refuses costs, and how much
+# you save by crossing once instead of a thousand times.
 #
 # Each exercise asks you to **predict** first, in the cell marked `YOUR ANSWER`, then to **run**
 # the measurement, **change** something and measure again. The `SELF-CHECK` cell compares your
@@ -36,7 +38,6 @@
 # programs share the machine.
 
 # %%
-import statistics
 import time
 
 import torch
@@ -103,71 +104,11 @@ def best_time(fn, repeat=15, min_batch_s=0.002):
 print(f"torch {torch.__version__}, timing with {torch.get_num_threads()} CPU thread")
 
 # %% [markdown]
-# ## Exercise 1 · The floor under every op <a id="overhead-floor"></a>
+# ## Exercise 1 · What the fixed cost buys <a id="what-the-floor-buys"></a>
 #
-# **Predict**: if `torch.add` on a tiny tensor (1 to 64 elements) costs *t*, how many *t* does it
-# cost on 1 024 elements? Write the factor into the answer cell, then **run** the measurement: it times
-# `torch.add(a, b)` for tensors from one element to a few million and prints the time per call
-# and per element.
-#
-# **Change** `SIZES` (add sizes between the ones that are there) and find the smallest size whose
-# time is at least twice the time of a tiny tensor: below it, the call is *overhead-bound*; above
-# it, the work dominates.
-
-# %% tags=["answer"]
-# YOUR ANSWER
-PREDICTED_FACTOR = None  # time of torch.add on 1,024 elements / time on a tiny tensor
-
-# %% tags=["solution"]
-PREDICTED_FACTOR = 1.2  # the fixed cost of the call dwarfs a thousand additions
-
-# %%
-SIZES = [4**k for k in range(0, 12)]  # 1 ... 4,194,304 elements
-
-add_times = {}
-for n in sorted({*SIZES, 1, 4, 16, 64, 1024}):
-    a, b = torch.rand(n), torch.rand(n)
-    add_times[n] = best_time(lambda: torch.add(a, b))
-
-print(f"{'elements':>10} {'µs per call':>12} {'ns per element':>15}")
-for n, t in add_times.items():
-    print(f"{n:>10,} {t * 1e6:>12.2f} {t * 1e9 / n:>15.3f}")
-
-floor = statistics.median(t for n, t in add_times.items() if n <= 64)
-crossover = next((n for n, t in add_times.items() if n > 64 and t >= 2 * floor), None)
-print(f"\nsmallest size at least twice the small-tensor time: {crossover}")
-
-# %%
-# SELF-CHECK: your factor within a factor of 4 of the measured one; small sizes sit on a flat floor.
-require(PREDICTED_FACTOR=PREDICTED_FACTOR)
-factor = add_times[1024] / floor  # floor: the median time of 1 to 64 elements
-expect(within(PREDICTED_FACTOR, factor, 4), f"1,024 elements took {factor:.2f} times a tiny tensor, not about {PREDICTED_FACTOR}")
-small = [t for n, t in add_times.items() if n <= 256]
-expect(max(small) < 5 * min(small), "times for 1 to 256 elements should be nearly equal (the fixed cost)")
-print(f"self-check passed: a thousand times the work costs {factor:.2f} times the time")
-
-# %% [markdown]
-# <details class="success"><summary>What to notice</summary>
-#
-# Up to a few hundred (often a few thousand) elements the time barely moves: you are paying the
-# fixed cost of the crossing, not for arithmetic. The per-element column falls steeply over the
-# same range, because one fixed cost is shared by more and more elements. Past the crossover the
-# time grows roughly in proportion to the size and the per-element cost levels off at what memory
-# bandwidth allows. To pin the crossover down, refine between the two sizes around it:
-#
-# ```python
-# lo = crossover // 4
-# SIZES = [lo * k // 4 for k in range(4, 17)]
-# ```
-#
-# </details>
-
-# %% [markdown]
-# ## Exercise 2 · What the fixed cost buys <a id="what-the-floor-buys"></a>
-#
-# Is that floor "Python being slow"? **Predict** how many calls of an empty Python function cost
-# as much as one `torch.add` on one element, then **run** the measurement, which times both and
-# adding two Python floats.
+# Every eager call pays a fixed price, whatever the tensor's size. Is that price "Python being
+# slow"? **Predict** how many calls of an empty Python function cost as much as one `torch.add`
+# on one element, then **run** the measurement, which times both and adding two Python floats.
 #
 # **Change**: add the operator form `a1 + b1` and the method form `a1.add(b1)` to `crossing`. Do
 # they cost the same as `torch.add(a1, b1)`?
@@ -220,7 +161,7 @@ print(f"self-check passed: the crossing costs about {calls:.0f} Python calls")
 # </details>
 
 # %% [markdown]
-# ## Exercise 3 · What the parser checks <a id="argument-parsing"></a>
+# ## Exercise 2 · What the parser checks <a id="argument-parsing"></a>
 #
 # The bindings check every argument against the operator's signatures before anything runs.
 # The measurement makes each deliberately wrong call in `WRONG_CALLS`, starting with
@@ -280,9 +221,105 @@ print(f"self-check passed: you predicted the argument named in all {len(messages
 # </details>
 
 # %% [markdown]
+# ## Exercise 3 · The price of a rejected call <a id="rejected-call"></a>
+#
+# Some code uses exceptions as control flow: it tries a call and falls back when the call raises.
+# In Exercise 2 the parser refused `torch.add(a1, "two")` before any kernel ran, so no arithmetic
+# was done. **Predict** how many accepted calls of `torch.add(a1, b1)` one refused call costs,
+# raised and caught by `try`/`except`, then **run** the measurement. It also times Python raising
+# and catching a `TypeError` of its own, for comparison.
+#
+# **Change** the call in `rejected` to one that the parser accepts and the kernel refuses,
+# `torch.add(a2, a3)` (shapes 2 and 3 do not broadcast), and predict again: does an error raised
+# further down cost less than the parser's, or more?
+
+# %% tags=["answer"]
+# YOUR ANSWER
+PREDICTED_FACTOR = None  # time of a refused torch.add, raised and caught / of an accepted one
+
+# %% tags=["solution"]
+PREDICTED_FACTOR = 10  # a C++ exception, unwound and made a Python one: about ten calls' worth
+
+# %%
+a2, a3 = torch.ones(2), torch.ones(3)  # shapes 2 and 3 do not broadcast
+
+
+def rejected():
+    """Make a call torch refuses; return its error, or None if it was accepted."""
+    try:
+        torch.add(a1, "two")  # the argument parser refuses it
+    except (TypeError, RuntimeError) as refused:  # parser: TypeError, kernel: RuntimeError
+        return refused
+    return None
+
+
+def python_raise():
+    """Raise and catch an exception without leaving Python, for comparison."""
+    try:
+        raise TypeError("refused")
+    except TypeError as refused:
+        return refused
+
+
+refusal = rejected()
+if refusal is None:
+    print("no error: the call in rejected() was accepted")
+else:
+    print(f"rejected() raised {type(refusal).__name__}: {str(refusal).splitlines()[0]}")
+error_path = {
+    "torch.add accepted": best_time(lambda: torch.add(a1, b1)),
+    "torch.add refused, caught": best_time(rejected),
+    "Python raise, caught": best_time(python_raise),
+}
+for name, t in error_path.items():
+    print(f"{name:<26} {t * 1e9:>9.0f} ns")
+refused_factor = error_path["torch.add refused, caught"] / error_path["torch.add accepted"]
+print(f"\none refused call costs {refused_factor:.1f} accepted calls")
+
+# %%
+# SELF-CHECK: the call was refused; your factor is within a factor of 3 of the measured one.
+require(PREDICTED_FACTOR=PREDICTED_FACTOR)
+expect(refusal is not None, "the call in rejected() was accepted: make a call that torch refuses")
+expect(
+    within(PREDICTED_FACTOR, refused_factor, 3),
+    f"one refused call cost {refused_factor:.1f} accepted calls here, not about {PREDICTED_FACTOR}",
+)
+python_share = error_path["Python raise, caught"] / error_path["torch.add refused, caught"]
+expect(
+    python_share < 0.5,
+    f"Python's own raise and catch took {python_share:.0%} of the refused call, not a small share:"
+    " run the measurement again when the machine is quieter",
+)
+print(f"Python's own raise and catch is {python_share:.0%} of a refused call")
+print(f"self-check passed: a refused call costs {refused_factor:.1f} accepted ones")
+
+# %% [markdown]
+# <details class="success"><summary>What to notice</summary>
+#
+# An accepted call runs the path the bindings are built for. A refused one takes the other path:
+# the parser tries `add`'s signatures, finds none that fits, writes the message you read in
+# Exercise 2 (`torch/csrc/utils/python_arg_parser.cpp`; when several signatures could have fit,
+# `invalid_arguments.cpp` lists them all) and throws it as a C++ exception. The exception unwinds
+# the C++ frames up to the `catch` that every generated binding wraps around its body (the
+# `HANDLE_TH_ERRORS` macro in `torch/csrc/Exceptions.h`), where it is turned into a Python
+# `TypeError`. Python's own raise and catch is a small share of that, as the self-check prints:
+# the cost sits on the C++ side. C++ compilers make exceptions free while nothing is thrown and
+# expensive when one is: finding the handler means walking unwind tables frame by frame.
+#
+# After the change the parser accepts `torch.add(a2, a3)` and the call goes down through the
+# dispatcher (Floor 4) to the kernel, whose broadcasting check refuses the shapes and throws a
+# `c10::Error` that the same `catch` turns into a `RuntimeError`. It costs the same order of
+# magnitude: what is expensive is the throw, wherever it starts, and a throw from deeper down has
+# more frames to unwind. So a `try`/`except` around a torch call is fine for a rare error and
+# costly as the normal path of a loop: check what you pass (`isinstance(x, torch.Tensor)`, the
+# shapes) before the call, rather than catching the refusal after it.
+#
+# </details>
+
+# %% [markdown]
 # ## Exercise 4 · Cross once, not a thousand times <a id="batch-the-crossings"></a>
 #
-# If every call pays the floor, then a thousand small calls pay it a thousand times. The
+# If every call pays the fixed price, then a thousand small calls pay it a thousand times. The
 # measurement sums the same numbers two ways: a Python loop of `PIECES` small adds, and one
 # batched reduction. **Predict** how many times faster the batched sum is, then **run** it.
 #
