@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tarfile
 import threading
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,10 +29,14 @@ from axe_playwright_python.sync_playwright import Axe
 from mike.mkdocs_utils import inject_plugin
 from mkdocs.config import load_config
 from playwright.sync_api import Browser, Page, expect
+from pypdf import PdfReader
 
 from conftest import ROOT
+from pytorch_floors.anchors import page_url
 from pytorch_floors.citation import bibtex, edition_url
-from pytorch_floors.floors import FLOORS
+from pytorch_floors.course_pack import PACK_DIR, pack_filename
+from pytorch_floors.floors import FLOORS, floor_for_page
+from pytorch_floors.handouts import EDITION_PDF, HANDOUT_DIR, handout_context, handouts
 from pytorch_floors.publish import main, publish, published_versions
 from pytorch_floors.root404 import NOTE_KEY, layout_from, redirect_urls, render_root_404
 
@@ -115,6 +120,58 @@ def test_publish_stops_when_the_remote_cannot_be_read(tmp_path: Path) -> None:
         publish(SECOND, repo=tmp_path, push=True)
 
 
+def _commit_edition(repo: Path, edition: str, aliases: list[str], parent: str) -> str:
+    """A `gh-pages` commit as mike leaves one, by plumbing: `versions.json` and an edition folder without pages."""
+    files = {"versions.json": json.dumps([{"version": edition, "aliases": aliases}]), f"{edition}/manifest.json": "{}"}
+    index = {**os.environ, "GIT_INDEX_FILE": str(repo / ".git/scratch-index")}
+    for path, text in files.items():
+        blob = _git(repo, "hash-object", "-w", "--stdin", stdin=text).strip()
+        subprocess.run(
+            ["git", "update-index", "--add", "--cacheinfo", f"100644,{blob},{path}"], cwd=repo, env=index, check=True
+        )
+    tree = subprocess.run(["git", "write-tree"], cwd=repo, env=index, capture_output=True, text=True, check=True).stdout
+    commit = _git(repo, "commit-tree", tree.strip(), *(["-p", parent] if parent else []), "-m", "mike").strip()
+    _git(repo, "update-ref", "refs/heads/gh-pages", commit)
+    return commit
+
+
+@pytest.mark.parametrize("first_edition", [True, False])
+def test_a_publish_that_fails_after_mike_sets_the_branch_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], first_edition: bool
+) -> None:
+    # Else the edition would count as published (frozen) without its handouts, and could never be made whole.
+    _git(tmp_path, "init", "-q", "-b", "main")
+    shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    for folder in ("docs", "overrides", "snippets", "src"):  # what mkdocs.yml names must exist
+        (tmp_path / folder).symlink_to(ROOT / folder)
+    before = "" if first_edition else _commit_edition(tmp_path, FIRST, ["latest"], "")
+    real_run = subprocess.run
+
+    def mike(args: list[str], **kwargs: object) -> object:
+        # Stands in for mike: deploys an edition folder with no pages, so printing its handouts fails.
+        if Path(args[0]).name != "mike":
+            return real_run(args, **kwargs)  # type: ignore[call-overload]
+        if args[1] == "deploy":
+            _commit_edition(tmp_path, SECOND, ["latest"], before)
+        return subprocess.CompletedProcess(args, 0)
+
+    monkeypatch.setattr(subprocess, "run", mike)  # publish runs git and mike through it
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    for name, value in GIT_ENV.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(FileNotFoundError, match="build the site first"):
+        publish(SECOND, repo=tmp_path)
+    after = subprocess.run(
+        ["git", "rev-parse", "--verify", "--quiet", "refs/heads/gh-pages"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    assert after == before
+    assert f"gh-pages set back to {before or 'nothing'}" in capsys.readouterr().err
+
+
 # --- two editions published into a throwaway repository ----------------------------------------
 
 
@@ -147,9 +204,15 @@ class PagesHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def _git(repo: Path, *args: str) -> str:
+def _git(repo: Path, *args: str, stdin: str | None = None) -> str:
     done = subprocess.run(
-        ["git", *args], cwd=repo, env={**os.environ, **GIT_ENV}, capture_output=True, text=True, check=False
+        ["git", *args],
+        cwd=repo,
+        input=stdin,
+        env={**os.environ, **GIT_ENV},
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert done.returncode == 0, f"git {args}: {done.stderr}"
     return done.stdout
@@ -228,6 +291,38 @@ def test_publish_deploys_both_editions_with_latest_on_the_newest(published: Publ
     # The publish step leaves the project's own checkout as it was.
     assert _git(published.repo, "status", "--porcelain") == ""
     assert _git(published.repo, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("edition", [FIRST, SECOND])
+def test_a_published_edition_carries_its_pdfs_and_its_pages_and_packs_hold_them(
+    published: Published, edition: str
+) -> None:
+    folder = published.tree / edition
+    expected = sorted([item.filename for item in handouts()] + [EDITION_PDF])
+    assert sorted(path.name for path in (folder / HANDOUT_DIR).iterdir()) == expected
+    for name in expected:
+        assert len(PdfReader(folder / HANDOUT_DIR / name).pages) >= 1, name
+    # The whole edition's contents page names the edition it was printed from.
+    assert edition in PdfReader(folder / HANDOUT_DIR / EDITION_PDF).pages[0].extract_text()
+    # `latest` is mike's alias of the newest edition: it hands out the same files.
+    assert sorted(path.name for path in (published.tree / "latest" / HANDOUT_DIR).iterdir()) == expected
+    cite = (folder / "cite/index.html").read_text(encoding="utf-8")
+    for item in handouts():
+        html = (folder / item.url / "index.html").read_text(encoding="utf-8")
+        links = handout_context(item.src, page_url(item.src))
+        assert links is not None and f'href="{links["pdf"]}"' in html, f"{edition}/{item.url} links no PDF"
+        assert f'href="{links["edition_pdf"]}"' in html, f"{edition}/{item.url} links no whole-edition PDF"
+        assert f"{HANDOUT_DIR}/{item.filename}" in cite, f"{edition}/cite/ links no {item.filename}"
+        floor = floor_for_page(item.src)
+        if floor is None:
+            continue
+        with zipfile.ZipFile(folder / PACK_DIR / pack_filename(floor)) as pack:
+            inside = pack.read(f"floor-{floor.key}/{item.filename}")
+        assert inside == (folder / HANDOUT_DIR / item.filename).read_bytes(), f"{floor.key}: pack holds another PDF"
+    assert f"{HANDOUT_DIR}/{EDITION_PDF}" in cite
+    # One commit of the edition's handouts, made without checking the branch out.
+    assert f"Handouts of {edition}: {len(expected)} PDFs" in _git(published.repo, "log", "--format=%s", "gh-pages")
 
 
 @pytest.mark.slow

@@ -5,8 +5,8 @@ notebook and the full one (`lab_launch.notebook_names`) and as text, every proof
 runs as the standalone script the page offers for download (`standalone.bundle`, helpers included),
 and the floor's handout PDF when this build printed it. The packs are made from the files the build
 itself wrote into the site: every build writes them without the PDF (the hook calls `write_packs`
-after the notebooks are written), and `make pdf` (`python -m pytorch_floors.handouts`) writes them
-again once the PDFs exist. Each floor page links its pack (`handouts.handout_context`).
+after the notebooks are written), and `make pdf` and `make publish` (`handouts.print_and_pack`) write
+them again once the PDFs exist. Each floor page links its pack (`handouts.handout_context`).
 
 The zip is reproducible: members in a fixed order, with a fixed timestamp, so the same build gives
 the same bytes.

@@ -4,8 +4,9 @@
 built site on 127.0.0.1 (a free port), opens each page in headless Debian Chromium and
 prints it with the site's print stylesheet (`docs/stylesheets/print.css`). Requests to any
 other host are refused, so printing needs no network. The PDFs land in the site's `pdf/`
-folder, so each edition publishes its own handouts; each floor page and the Cite page link
-them (`handout_context`, `cite_links_html`).
+folder; each floor page and the Cite page link them (`handout_context`, `cite_links_html`).
+`make publish` prints each deployed edition the same way (`print_and_pack`, called by
+`publish.write_edition_handouts`), so every edition carries its own handouts.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ __all__ = [
     "cite_links_html",
     "handout_context",
     "handouts",
+    "print_and_pack",
     "print_handouts",
 ]
 
@@ -250,6 +252,27 @@ def print_handouts(site_dir: Path, *, paper: str = "A4", chromium: str | None = 
     return [*written, whole]
 
 
+def print_and_pack(
+    site_dir: Path, *, paper: str = "A4", chromium: str | None = None, edition: str = ""
+) -> tuple[list[Path], list[Path]]:
+    """Print the handouts of a built site, then write its course packs again with each floor's PDF inside.
+
+    `make pdf` and `make publish` both finish a site this way: the build wrote the packs without PDFs.
+
+    Args:
+        site_dir: The built site.
+        paper: Chromium's paper format (`A4`, `Letter`).
+        chromium: The browser to drive (default: Debian's `chromium` on the PATH).
+        edition: The edition's name, shown on the contents page.
+
+    Returns:
+        The PDFs written (`print_handouts`) and the packs written (`course_pack.write_packs`).
+    """
+    printed = print_handouts(site_dir, paper=paper, chromium=chromium, edition=edition)
+    pdfs = {f.key: site_dir / HANDOUT_DIR / item.filename for item in handouts() if (f := floor_for_page(item.src))}
+    return printed, write_packs(site_dir, pdfs)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line: print the built site's handouts into its `pdf/` folder and list them.
 
@@ -266,13 +289,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not (args.site / "index.html").is_file():
         parser.error(f"{args.site} is not a built site: run `make build` first")
-    printed = print_handouts(args.site, paper=args.paper, chromium=args.chromium, edition=current_edition())
+    printed, packs = print_and_pack(args.site, paper=args.paper, chromium=args.chromium, edition=current_edition())
     for path in printed:
         size = path.stat().st_size
         print(f"{path}: {len(PdfReader(path).pages)} pages, {size / 1024:.0f} KiB")
-    # The course packs, which the build wrote without PDFs, now take each floor's.
-    pdfs = {f.key: args.site / HANDOUT_DIR / item.filename for item in handouts() if (f := floor_for_page(item.src))}
-    for path in write_packs(args.site, pdfs):
+    for path in packs:
         print(f"{path}: {path.stat().st_size / 1024:.0f} KiB")
     return 0
 

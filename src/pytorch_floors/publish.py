@@ -7,11 +7,16 @@
 1. refuses an edition name that is not `YYYY.MM`, or one already published (editions are frozen);
 2. with `--push`, first fetches the remote's publishing branch, so mike builds on top of it;
 3. runs `mike deploy --update-aliases EDITION latest` with `FLOORS_EDITION` set, the build
-   strict (`FLOORS_STRICT=true`, read by `strict:` in `mkdocs.yml`) and `FLOORS_PREVIOUS_MANIFEST`
-   naming the newest published edition's manifest (for the "What changed" page), then
-   `mike set-default latest`;
-4. commits the root `404.html` (`pytorch_floors.root404`), rendered for the editions now published;
-5. with `--push`, pushes the branch. Without it, nothing leaves the machine.
+   strict (`FLOORS_STRICT=true`, read by `strict:` in `mkdocs.yml`), linking its PDF handouts
+   (`FLOORS_HANDOUTS=on`) and with `FLOORS_PREVIOUS_MANIFEST` naming the newest published
+   edition's manifest (for the "What changed" page), then `mike set-default latest`;
+4. prints the deployed edition's handouts with headless Chromium and commits them, with the
+   course packs rewritten to hold each floor's PDF, into the edition's folder (`write_edition_handouts`);
+5. commits the root `404.html` (`pytorch_floors.root404`), rendered for the editions now published;
+6. with `--push`, pushes the branch. Without it, nothing leaves the machine.
+
+Steps 4 and 5 write the branch with git plumbing (a scratch index), never checking it out. If any
+step from 3 on fails, the branch is set back to where it was, so the edition can be published again.
 """
 
 from __future__ import annotations
@@ -22,15 +27,18 @@ import os
 import re
 import subprocess
 import sys
+import tarfile
 import tempfile
 from pathlib import Path
 
 from mkdocs.config import load_config
 
 from pytorch_floors.changes import MANIFEST_NAME, load_edition_manifest
+from pytorch_floors.course_pack import PACK_DIR
+from pytorch_floors.handouts import HANDOUT_DIR, print_and_pack
 from pytorch_floors.root404 import EDITION_PATTERN, layout_from, redirect_urls, render_root_404
 
-__all__ = ["main", "publish", "published_versions", "write_root_404"]
+__all__ = ["main", "publish", "published_versions", "write_edition_handouts", "write_root_404"]
 
 
 def _git(
@@ -86,20 +94,57 @@ def write_root_404(repo: Path, branch: str, config_file: Path) -> bool:
         raise ValueError(f"{config_file}: theme.custom_dir must name the overrides folder holding the 404 template")
     html = render_root_404(layout, Path(config.theme.custom_dir))
     blob = _git(repo, "hash-object", "-w", "--stdin", stdin=html).stdout.strip()
-    current = _git(repo, "rev-parse", "--verify", "--quiet", f"{branch}:404.html", check=False).stdout.strip()
-    if current == blob:
-        return False
+    message = f"Root 404.html for editions {', '.join(layout.versions)} (latest: {layout.latest_version})"
+    return _commit_blobs(repo, branch, {"404.html": blob}, message)
+
+
+def _commit_blobs(repo: Path, branch: str, blobs: dict[str, str], message: str) -> bool:
+    """Commit files (path on the branch -> blob id) onto `branch`; `False`, with no commit, if it holds them already."""
     # A scratch index, so the checkout's own index and working tree stay untouched.
     with tempfile.TemporaryDirectory(prefix="floors-publish-") as scratch:
         env = {**os.environ, "GIT_INDEX_FILE": str(Path(scratch) / "index")}
         _git(repo, "read-tree", branch, env=env)
-        _git(repo, "update-index", "--add", "--cacheinfo", f"100644,{blob},404.html", env=env)
+        listing = "".join(f"100644 {blob}\t{path}\n" for path, blob in blobs.items())
+        _git(repo, "update-index", "--add", "--index-info", stdin=listing, env=env)
         tree = _git(repo, "write-tree", env=env).stdout.strip()
     parent = _git(repo, "rev-parse", branch).stdout.strip()
-    message = f"Root 404.html for editions {', '.join(layout.versions)} (latest: {layout.latest_version})"
+    if tree == _git(repo, "rev-parse", f"{parent}^{{tree}}").stdout.strip():
+        return False
     commit = _git(repo, "commit-tree", tree, "-p", parent, "-m", message).stdout.strip()
     _git(repo, "update-ref", f"refs/heads/{branch}", commit, parent)
     return True
+
+
+def write_edition_handouts(repo: Path, branch: str, edition: str) -> list[str]:
+    """Print a deployed edition's PDF handouts and commit them, with its course packs, into its folder.
+
+    The edition's pages already link `pdf/…` (mike built them with `FLOORS_HANDOUTS=on`). Its
+    folder is exported from the branch into a scratch directory, printed there as `make pdf` prints
+    `site/` (`handouts.print_and_pack`: Part 0, every floor, the whole edition, then the packs
+    again with each floor's PDF), and what it wrote under `pdf/` and `packs/` is committed back.
+
+    Args:
+        repo: The git repository.
+        branch: The publishing branch, holding the deployed edition.
+        edition: The edition's folder on the branch.
+
+    Returns:
+        The paths committed on the branch, `<edition>/pdf/…` and `<edition>/packs/…`.
+    """
+    with tempfile.TemporaryDirectory(prefix="floors-handouts-") as scratch:
+        archive = Path(scratch) / "edition.tar"
+        _git(repo, "archive", "--format=tar", f"--output={archive}", branch, f"{edition}/")
+        with tarfile.open(archive) as tar:
+            tar.extractall(scratch, filter="data")
+        site = Path(scratch) / edition
+        print_and_pack(site, edition=edition)
+        files = sorted(p for folder in (HANDOUT_DIR, PACK_DIR) for p in (site / folder).rglob("*") if p.is_file())
+        hashed = _git(repo, "hash-object", "-w", "--stdin-paths", stdin="".join(f"{p}\n" for p in files))
+        paths = [f"{edition}/{p.relative_to(site).as_posix()}" for p in files]
+    blobs = dict(zip(paths, hashed.stdout.split(), strict=True))
+    pdfs = sum(path.endswith(".pdf") for path in paths)
+    _commit_blobs(repo, branch, blobs, f"Handouts of {edition}: {pdfs} PDFs, and the course packs with them")
+    return paths
 
 
 def _fetch(repo: Path, remote: str, branch: str) -> None:
@@ -123,6 +168,15 @@ def _previous_manifest(repo: Path, refs: list[str], scratch: Path) -> Path | Non
             path.write_text(json.dumps(load_edition_manifest(newest, repo, ref)), encoding="utf-8")
             return path
     return None
+
+
+def _set_back(repo: Path, branch: str, before: str) -> None:
+    """Return `branch` to its commit before this publish (or remove it): a half-made edition must not stay frozen."""
+    if before:
+        _git(repo, "update-ref", f"refs/heads/{branch}", before)
+    else:
+        _git(repo, "update-ref", "-d", f"refs/heads/{branch}", check=False)
+    print(f"publish: {branch} set back to {before or 'nothing (it did not exist)'}", file=sys.stderr, flush=True)
 
 
 def publish(edition: str, *, repo: Path, push: bool = False, remote: str = "origin", branch: str = "gh-pages") -> None:
@@ -153,21 +207,29 @@ def publish(edition: str, *, repo: Path, push: bool = False, remote: str = "orig
         **os.environ,
         "FLOORS_EDITION": edition,
         "FLOORS_STRICT": "true",
+        "FLOORS_HANDOUTS": "on",  # the edition's pages link the PDFs that step 4 prints
         "PATH": f"{tools}{os.pathsep}{os.environ.get('PATH', '')}",
     }
     where = ["--remote", remote, "--branch", branch]
-    with tempfile.TemporaryDirectory(prefix="floors-previous-") as scratch:
-        previous = _previous_manifest(repo, [branch, f"{remote}/{branch}"], Path(scratch))
-        # The "What changed" page compares with the newest edition already published (none: a first edition).
-        env.pop("FLOORS_PREVIOUS_MANIFEST", None)
-        if previous is not None:
-            env["FLOORS_PREVIOUS_MANIFEST"] = str(previous)
-        print(f"publish: what changed since {previous.parent.name if previous else 'nothing (first edition)'}")
-        for args in (["deploy", "--update-aliases", edition, latest], ["set-default", latest]):
-            print(f"publish: mike {' '.join(args)}", flush=True)
-            subprocess.run([str(tools / "mike"), *args, *where], cwd=repo, env=env, check=True)
-    wrote = write_root_404(repo, branch, config_file)
-    print(f"publish: root 404.html {'committed' if wrote else 'unchanged'} on {branch}", flush=True)
+    before = _git(repo, "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}", check=False).stdout.strip()
+    try:
+        with tempfile.TemporaryDirectory(prefix="floors-previous-") as scratch:
+            previous = _previous_manifest(repo, [branch, f"{remote}/{branch}"], Path(scratch))
+            # The "What changed" page compares with the newest edition already published (none: a first edition).
+            env.pop("FLOORS_PREVIOUS_MANIFEST", None)
+            if previous is not None:
+                env["FLOORS_PREVIOUS_MANIFEST"] = str(previous)
+            print(f"publish: what changed since {previous.parent.name if previous else 'nothing (first edition)'}")
+            for args in (["deploy", "--update-aliases", edition, latest], ["set-default", latest]):
+                print(f"publish: mike {' '.join(args)}", flush=True)
+                subprocess.run([str(tools / "mike"), *args, *where], cwd=repo, env=env, check=True)
+        handouts = write_edition_handouts(repo, branch, edition)
+        print(f"publish: {len(handouts)} handouts and course packs committed in {edition}/ on {branch}", flush=True)
+        wrote = write_root_404(repo, branch, config_file)
+        print(f"publish: root 404.html {'committed' if wrote else 'unchanged'} on {branch}", flush=True)
+    except BaseException:
+        _set_back(repo, branch, before)
+        raise
     if push:
         _git(repo, "push", remote, branch)
         print(f"publish: pushed {branch} to {remote}", flush=True)
