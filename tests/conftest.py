@@ -39,23 +39,25 @@ PATTERN_MODULES = ("test_floor_", "test_measure")
 """Modules whose tests time proofs: `make test` runs them on their own, before the parallel run."""
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the `xdist_group` marks added here
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark the tests by what they cost and what they share.
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Mark each test, as it is collected, by what it costs and what it shares.
+
+    As it is collected, because pytest-xdist reads `xdist_group` in its own
+    `pytest_collection_modifyitems`, which may run before this conftest's.
 
     - `slow`/`build`: the test builds a site, so the fast lane (`make check`) leaves it out.
     - `xdist_group("project")`: the test builds this project, whose proof cache one build at a time
       may write and prune; under `pytest -n` (`make test`) they all run on one worker.
     - `patterns`: the test times proofs, so `make test` runs it alone, never beside a build.
     """
-    for item in items:
-        for fixture, marker in BUILDS.items():
-            if fixture in getattr(item, "fixturenames", ()):
-                item.add_marker(getattr(pytest.mark, marker))
-        if PROJECT_BUILDS & set(getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.xdist_group("project"))
-        if item.path.name.startswith(PATTERN_MODULES):
-            item.add_marker(pytest.mark.patterns)
+    fixtures = set(getattr(item, "fixturenames", ()))
+    for fixture, marker in BUILDS.items():
+        if fixture in fixtures:
+            item.add_marker(getattr(pytest.mark, marker))
+    if PROJECT_BUILDS & fixtures:
+        item.add_marker(pytest.mark.xdist_group("project"))
+    if item.path.name.startswith(PATTERN_MODULES):
+        item.add_marker(pytest.mark.patterns)
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""What the search index leaves out, beyond the proof sources and lab cells that `hooks` excludes.
+"""What the search index leaves out, beyond the proof sources and lab cells that `site_build` excludes.
 
 Material's search plugin indexes a page's whole content and skips the elements marked
 `data-search-exclude`. Every page loads the index, so what it holds is weight on every page: the
