@@ -7,7 +7,7 @@ export NO_MKDOCS_2_WARNING := 1
 # Tools that start other tools by name (mike starts mkdocs) must find the ones in .venv.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: anchors setup serve build check publish pdf test lint typecheck pytest browser bench clean
+.PHONY: anchors setup serve build check patterns publish pdf test lint typecheck pytest browser bench clean
 
 $(STAMP): requirements.txt pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
@@ -60,9 +60,13 @@ pytest: setup browser
 	$(BIN)/pytest -m patterns
 	$(BIN)/pytest -m "not patterns" -n 2 --dist loadgroup
 
-## check: the fast lane: lint, types and the tests that build no site (in-process engine, units, patterns)
+## check: the fast lane: lint, types and the tests that build no site and time nothing (in-process engine, units)
 check: lint typecheck
-	$(BIN)/pytest -m "not slow and not build and not browser" -q
+	$(BIN)/pytest -m "not slow and not build and not browser and not patterns" -q
+
+## patterns: run every proof as the build does and require each of its claims to hold (about two minutes)
+patterns: setup
+	$(BIN)/pytest -m patterns -q
 
 ## test: set up, then lint, type-check and run every test (unit, build, browser)
 test: lint typecheck pytest
