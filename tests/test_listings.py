@@ -5,22 +5,28 @@ from __future__ import annotations
 import html
 import re
 from pathlib import Path
+from typing import Any
 
 import markdown
-import pytest
+from markdown_exec import code_block
+from pygments.lexers import PythonLexer
 
 from conftest import ROOT
-from pytorch_floors.listings import KEPT_TOKEN_CLASSES, lighten_listings
+from pytorch_floors.listings import KEPT_TOKEN_CLASSES, LISTING_LANGUAGE, ListingFilter, listing_language
 
 PROOF = Path(ROOT) / "snippets" / "4-dispatcher" / "op_schema.py"
 
 
-def proof_block(source: str) -> str:
-    """A proof block as the engine writes it: the source highlighted as the site highlights it."""
-    listing = markdown.markdown(f"```python\n{source}\n```", extensions=["pymdownx.highlight", "pymdownx.superfences"])
-    return (
-        '<div class="floors-proof"><details class="floors-proof__source"><summary>Proof source: '
-        f"<code>x.py</code></summary>{listing}</details><p>after</p></div>"
+def highlighted(source: str, language: str) -> str:
+    """`source` as the site highlights a fence of `language`, with the plugin's listing language added."""
+    configs: dict[str, Any] = {}
+    listing_language(configs)
+    return str(
+        markdown.markdown(
+            code_block(language, source),
+            extensions=["pymdownx.highlight", "pymdownx.superfences"],
+            extension_configs=configs,
+        )
     )
 
 
@@ -28,40 +34,47 @@ def text_of(fragment: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", fragment))
 
 
+def span_kinds(fragment: str) -> set[str]:
+    return set(re.findall(r'<span class="([^"]*)"', fragment))
+
+
 def test_a_real_proof_keeps_its_text_and_only_kept_spans() -> None:
-    block = proof_block(PROOF.read_text(encoding="utf-8"))
-    light = lighten_listings(block, "page.md")
-    assert text_of(light) == text_of(block), "every character of the listing is still there"
-    before, after = block.count("<span"), light.count("<span")
+    source = PROOF.read_text(encoding="utf-8")
+    full, light = highlighted(source, "python"), highlighted(source, LISTING_LANGUAGE)
+    assert text_of(light) == text_of(full), "every character of the listing is still there"
+    before, after = full.count("<span"), light.count("<span")
     assert after * 3 < before, (before, after)
-    kinds = set(re.findall(r'<span class="([^"]*)"', light))
+    kinds = span_kinds(light)
     assert kinds and kinds <= KEPT_TOKEN_CLASSES, kinds - KEPT_TOKEN_CLASSES
     assert {"k", "s2"} <= kinds, "keywords and strings keep their colours"
 
 
-def test_docstring_lines_merge_into_one_span_and_names_lose_theirs() -> None:
-    light = lighten_listings(proof_block('def f(a):\n    """One.\n\n    Two.\n    """\n    return a'), "p.md")
-    assert '<span class="sd">"""One.\n\n    Two.\n    """</span>' in light
+def test_names_and_punctuation_lose_their_spans_and_keywords_keep_theirs() -> None:
+    light = highlighted('def f(a):\n    """One.\n\n    Two.\n    """\n    return a', LISTING_LANGUAGE)
     assert re.search(r'<span class="k">def</span> f\(a\):', light), light
-    assert '<span class="n">' not in light and '<span class="p">' not in light and '<span class="w">' not in light
+    assert '<span class="sd">"""One.</span>' in light, light
+    assert not span_kinds(light) & {"n", "nf", "p", "w", "o"}, span_kinds(light)
 
 
-def test_everything_outside_proof_sources_passes_through_unchanged() -> None:
-    prose = '<p>A <span class="n">name</span> &amp; <code>x</code></p><div class="highlight"><pre><code>'
-    prose += '<span class="n">kept</span></code></pre></div>'
-    page = prose + proof_block("x = 1") + prose
-    light = lighten_listings(page, "p.md")
-    assert light.startswith(prose) and light.endswith(prose)
+def test_whitespace_between_two_tokens_of_one_kind_joins_them_and_other_whitespace_stays_plain() -> None:
+    light = highlighted('x = ("a" "b")\nreturn  not y', LISTING_LANGUAGE)
+    assert '<span class="s2">"a" "b"</span>' in light, light
+    assert '<span class="k">return</span>  <span class="ow">not</span>' in light, light
 
 
-@pytest.mark.parametrize(
-    ("broken", "message"),
-    [
-        ('<details class="floors-proof__source"><pre><code>x', "unclosed proof source"),
-        ('<details class="floors-proof__source"><pre><code><b>x</b></code></pre></details>', "unexpected <b>"),
-        ('<details class="floors-proof__source"><pre><code>x</details>', "not closed"),
-    ],
-)
-def test_a_malformed_listing_stops_the_build_naming_the_page(broken: str, message: str) -> None:
-    with pytest.raises(ValueError, match=rf"docs/floors/x\.md: .*{message}"):
-        lighten_listings(broken, "floors/x.md")
+def test_the_filter_passes_every_character_through_in_order() -> None:
+    source = PROOF.read_text(encoding="utf-8")
+    lexer = PythonLexer()
+    tokens = list(ListingFilter().filter(lexer, lexer.get_tokens(source)))
+    assert "".join(value for _, value in tokens) == "".join(value for _, value in lexer.get_tokens(source))
+
+
+def test_the_listing_language_replaces_its_own_entry_and_keeps_the_others() -> None:
+    other = {"name": "php-inline", "lang": "php", "options": {"startinline": True}}
+    configs: dict[str, Any] = {
+        "pymdownx.highlight": {"extend_pygments_lang": [other, {"name": LISTING_LANGUAGE, "lang": "text"}]}
+    }
+    listing_language(configs)
+    languages = configs["pymdownx.highlight"]["extend_pygments_lang"]
+    assert languages[0] == other
+    assert [lang["lang"] for lang in languages if lang["name"] == LISTING_LANGUAGE] == ["python"]

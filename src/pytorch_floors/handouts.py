@@ -21,15 +21,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
-from playwright.sync_api import Route, sync_playwright
-from pypdf import PdfReader, PdfWriter
 
 from pytorch_floors.anchors import page_url
 from pytorch_floors.citation import edition as current_edition
 from pytorch_floors.course_pack import PACK_DIR, pack_filename, write_packs
 from pytorch_floors.floors import FLOORS, MAP_PAGE, MAP_TITLE, floor_for_page
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Route
 
 __all__ = [
     "CHROMIUM_ARGS",
@@ -192,6 +194,10 @@ def print_handouts(site_dir: Path, *, paper: str = "A4", chromium: str | None = 
         FileNotFoundError: If the site or one of its handout pages is missing, or there is no chromium.
         RuntimeError: If a page does not load.
     """
+    # Only printing needs a browser driver and a PDF library: a site build imports neither (0.3 s).
+    from playwright.sync_api import sync_playwright  # noqa: PLC0415
+    from pypdf import PdfReader, PdfWriter  # noqa: PLC0415
+
     executable = chromium or shutil.which("chromium")
     if executable is None:
         raise FileNotFoundError("chromium not found: run `make browser` (apt-get install chromium)")
@@ -290,6 +296,8 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.site / "index.html").is_file():
         parser.error(f"{args.site} is not a built site: run `make build` first")
     printed, packs = print_and_pack(args.site, paper=args.paper, chromium=args.chromium, edition=current_edition())
+    from pypdf import PdfReader  # noqa: PLC0415  (as in print_handouts)
+
     for path in printed:
         size = path.stat().st_size
         print(f"{path}: {len(PdfReader(path).pages)} pages, {size / 1024:.0f} KiB")

@@ -1,27 +1,34 @@
 """Collapsed proof sources, lightly highlighted: keywords, strings and comments keep their colours.
 
-Each proof's source sits in a closed `<details>` under its output, highlighted by Pygments like any
-code block: one `<span>` per token, punctuation and names included. Those spans were most of a
-floor page's DOM (4,294 of floor 4's 5,527 elements), which slows every page on a phone, for code
-that a reader opens rarely and can download. `lighten_listings` keeps the spans of the token kinds
-that carry the shape of the code (keywords, strings, comments, whose colours Material defines in
-both palettes) and turns every other span into its plain text; adjacent spans of one kind, or two
-separated only by whitespace, merge. The text of each listing is unchanged, character for
-character: only elements go.
+Each proof's source sits in a closed `<details>` under its output. Highlighted like any code
+block, it would get one `<span>` per token, punctuation and names included: those spans were most
+of a floor page's DOM (4,294 of floor 4's 5,527 elements), which slows every page on a phone, for
+code that a reader opens rarely and can download.
 
-The listing is parsed with `html.parser` (it is Pygments' flat output: spans of text in a `<code>`
-in a `<pre>`), and only inside the `<details class="floors-proof__source">` elements the proof
-engine writes; the rest of the page passes through untouched.
+So proof sources are highlighted as the language `python-listing`: Python, with the Pygments
+filter [`ListingFilter`][pytorch_floors.listings.ListingFilter] on its lexer. The plugin adds that
+language to `pymdownx.highlight`'s `extend_pygments_lang` option
+([`listing_language`][pytorch_floors.listings.listing_language]). The filter keeps the token
+kinds that carry the shape of the code (keywords, strings, comments, whose colours Material
+defines in both palettes) and turns every other token into plain text; whitespace between two
+tokens of one kept kind joins them, and Pygments writes a run of tokens of one kind as one span.
+The text of each listing is unchanged, character for character: only elements go, and no HTML
+is parsed again after Pygments wrote it.
 """
 
 from __future__ import annotations
 
-from html.parser import HTMLParser
+from collections.abc import Iterator
+from typing import Any
 
-__all__ = ["KEPT_TOKEN_CLASSES", "lighten_listings"]
+from pygments.filter import Filter
+from pygments.lexer import Lexer
+from pygments.token import STANDARD_TYPES, Text, _TokenType
 
-SOURCE_OPENING = '<details class="floors-proof__source"'
-SOURCE_CLOSING = "</details>"
+__all__ = ["KEPT_TOKEN_CLASSES", "LISTING_LANGUAGE", "ListingFilter", "listing_language"]
+
+LISTING_LANGUAGE = "python-listing"
+"""The fence language of a proof source: Python through `ListingFilter`."""
 
 KEPT_TOKEN_CLASSES = frozenset(
     {
@@ -36,115 +43,50 @@ KEPT_TOKEN_CLASSES = frozenset(
 """Pygments' short class names of the tokens whose spans stay."""
 
 
-class _Lightener(HTMLParser):
-    """Re-emits a listing, turning the spans of a `<pre><code>` into fewer, merged ones."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=False)
-        self.out: list[str] = []
-        self.in_pre = False
-        self.in_code = False
-        self.kind: str | None = None  # the kept class of the span being read, or None
-        self.tokens: list[list[str | None]] = []  # [kept class or None, html text]
-
-    def _text(self, text: str) -> None:
-        if not self.in_code:
-            self.out.append(text)
-        elif self.tokens and self.tokens[-1][0] == self.kind:
-            self.tokens[-1][1] = f"{self.tokens[-1][1]}{text}"
-        else:
-            self.tokens.append([self.kind, text])
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if self.in_code and tag == "span":
-            kind = dict(attrs).get("class") or ""
-            self.kind = kind if kind in KEPT_TOKEN_CLASSES else None
-            return
-        if self.in_code:
-            raise ValueError(f"unexpected <{tag}> in a highlighted listing")
-        self.in_pre = self.in_pre or tag == "pre"
-        self.in_code = self.in_pre and tag == "code"
-        self.out.append(self.get_starttag_text() or "")
-
-    def handle_endtag(self, tag: str) -> None:
-        if self.in_code and tag == "span":
-            self.kind = None
-            return
-        if self.in_code and tag == "code":
-            self.out.append(_merged(self.tokens))
-            self.tokens, self.in_code = [], False
-        self.in_pre = self.in_pre and tag != "pre"
-        self.out.append(f"</{tag}>")
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.out.append(self.get_starttag_text() or "")
-
-    def handle_data(self, data: str) -> None:
-        self._text(data)
-
-    def handle_entityref(self, name: str) -> None:
-        self._text(f"&{name};")
-
-    def handle_charref(self, name: str) -> None:
-        self._text(f"&#{name};")
-
-    def handle_comment(self, data: str) -> None:
-        self.out.append(f"<!--{data}-->")
+def _kept(ttype: _TokenType) -> bool:
+    # The class Pygments' HTML formatter gives a token is its own short name, or failing that
+    # its nearest ancestor's with a suffix: only a token whose own class is listed keeps its span.
+    return STANDARD_TYPES.get(ttype) in KEPT_TOKEN_CLASSES
 
 
-def _merged(tokens: list[list[str | None]]) -> str:
-    """The tokens as HTML: a kept token in a span, whitespace between two of one kind absorbed."""
-    merged: list[list[str | None]] = []
-    for kind, text in tokens:
-        if merged and merged[-1][0] == kind:
-            merged[-1][1] = f"{merged[-1][1]}{text}"
-        elif (
-            kind is not None
-            and len(merged) >= 2
-            and merged[-2][0] == kind
-            and merged[-1][0] is None
-            and not (merged[-1][1] or "").strip()
-        ):
-            merged[-2][1] = f"{merged[-2][1]}{merged[-1][1]}{text}"
-            merged.pop()
-        else:
-            merged.append([kind, text])
-    return "".join(f'<span class="{kind}">{text}</span>' if kind else f"{text}" for kind, text in merged)
+class ListingFilter(Filter):  # type: ignore[misc]  # Pygments is untyped
+    """Keeps keywords, strings and comments; every other token becomes plain text."""
+
+    def filter(self, lexer: Lexer, stream: Iterator[tuple[Any, str]]) -> Iterator[tuple[Any, str]]:
+        """The stream with other tokens as `Text`, and whitespace between two of one kept kind in that kind.
+
+        Args:
+            lexer: The lexer the stream comes from (unused).
+            stream: `(token type, text)` pairs.
+
+        Yields:
+            `(token type, text)` pairs with the same text, in the same order.
+        """
+        pending: list[str] = []  # whitespace seen since the last kept token
+        last: Any = None  # the kind of the last token, if kept and followed only by whitespace
+        for ttype, value in stream:
+            kind = ttype if _kept(ttype) else None
+            if kind is None and not value.strip():
+                pending.append(value)
+                continue
+            if pending:
+                yield (kind if kind is not None and kind == last else Text), "".join(pending)
+                pending = []
+            yield (kind if kind is not None else Text), value
+            last = kind
+        if pending:
+            yield Text, "".join(pending)
 
 
-def _lighten(listing: str) -> str:
-    parser = _Lightener()
-    parser.feed(listing)
-    parser.close()
-    if parser.in_code or parser.in_pre:
-        raise ValueError("a highlighted listing is not closed")
-    return "".join(parser.out)
+def listing_language(mdx_configs: dict[str, Any]) -> None:
+    """Add the `python-listing` language to `pymdownx.highlight`'s options (the plugin's `on_config`).
 
-
-def lighten_listings(html: str, page: str) -> str:
-    """Lighten the highlighting of every collapsed proof source in a page's content.
+    An entry of that name already there is replaced: the listing's look is this module's to define.
 
     Args:
-        html: A page's rendered content.
-        page: The page's source path under `docs/`, for the error message.
-
-    Returns:
-        The content, each proof source's code with spans only for keywords, strings and comments.
-
-    Raises:
-        ValueError: A proof source is not closed, or its code holds other elements than spans.
+        mdx_configs: The Markdown extensions' options (MkDocs' `config.mdx_configs`), changed in place.
     """
-    parts: list[str] = []
-    position = 0
-    while (start := html.find(SOURCE_OPENING, position)) >= 0:
-        end = html.find(SOURCE_CLOSING, start)
-        if end < 0:
-            raise ValueError(f"docs/{page}: unclosed proof source at offset {start}")
-        end += len(SOURCE_CLOSING)
-        try:
-            lightened = _lighten(html[start:end])
-        except ValueError as error:
-            raise ValueError(f"docs/{page}: proof source at offset {start}: {error}") from None
-        parts += [html[position:start], lightened]
-        position = end
-    return "".join(parts) + html[position:]
+    highlight = mdx_configs.setdefault("pymdownx.highlight", {})
+    languages = [lang for lang in highlight.get("extend_pygments_lang", []) if lang.get("name") != LISTING_LANGUAGE]
+    options = {"filters": [ListingFilter()]}
+    highlight["extend_pygments_lang"] = [*languages, {"name": LISTING_LANGUAGE, "lang": "python", "options": options}]

@@ -44,7 +44,7 @@ from pytorch_floors.gauge import page_gauges, render_gauge
 from pytorch_floors.handouts import cite_links_html, handout_context
 from pytorch_floors.lab_launch import configure_launch, keep_run_time
 from pytorch_floors.labs import configure_jupyter, finish_lab_page, publish_notebooks
-from pytorch_floors.listings import lighten_listings
+from pytorch_floors.listings import listing_language
 from pytorch_floors.provenance import collect, of_outputs
 from pytorch_floors.search_scope import narrow_search
 from pytorch_floors.section_cite import finish_headings, pin_to_edition
@@ -222,6 +222,7 @@ class SiteBuild:
         project_dir = Path(config.config_file_path).parent.resolve()
         pin_to_edition(config)
         _fill_nav(config.nav or [], Path(config.docs_dir))
+        listing_language(config.mdx_configs)
         markdown_config.save(config.markdown_extensions, config.mdx_configs)
         cache_root = Path(settings.cache_dir) if settings.cache_dir else project_dir / ".cache"
         # Torch's facts come from a block's process: the build itself never imports torch.
@@ -370,7 +371,7 @@ class SiteBuild:
             if status == "ran":
                 source = Path(page.file.abs_src_path or "").read_text(encoding="utf-8")
                 keep_run_time(floor, source, time.perf_counter() - started, self.launch)
-        html = narrow_search(_leave_out_of_search(lighten_listings(html, page.file.src_uri)))
+        html = narrow_search(_leave_out_of_search(html))
         failed = [f for f in engine.failures if f.page == page.file.src_uri]
         if failed and not self.serving:
             raise PluginError("a proof failed:\n" + "\n".join(str(f) for f in failed))

@@ -11,6 +11,7 @@ to that embedded copy; nothing is renamed, so no name in the proof can clash wit
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from pathlib import Path
 
 __all__ = ["BundleError", "bundle", "helper_modules"]
@@ -32,6 +33,12 @@ def helper_modules(source: str, filename: str) -> list[str]:
     Raises:
         BundleError: If the proof imports the package itself or a name that is not a submodule's.
     """
+    return list(_helper_modules(source, filename))
+
+
+@lru_cache(maxsize=256)
+def _helper_modules(source: str, filename: str) -> tuple[str, ...]:
+    # Every proof's bundle parses the same few helpers again: their source text is the key.
     found: list[str] = []
     for node in ast.walk(ast.parse(source, filename)):
         if not isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -50,7 +57,7 @@ def helper_modules(source: str, filename: str) -> list[str]:
                 )
             if parts[1] not in found:
                 found.append(parts[1])
-    return found
+    return tuple(found)
 
 
 def _header_end(tree: ast.Module) -> int:

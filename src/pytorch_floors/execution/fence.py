@@ -26,6 +26,7 @@ from mkdocs.utils import get_relative_url
 from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.engine import Engine, ProofFailure, shown_marker
 from pytorch_floors.execution.result import BlockResult
+from pytorch_floors.listings import LISTING_LANGUAGE
 
 __all__ = ["claims_html", "format_seconds", "formatter"]
 
@@ -132,7 +133,8 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
         return marker + output + claims
     proof = block.proofs[0]
     converter = MarkdownConverter(md, update_toc=False)
-    listing = str(converter.convert(code_block(language, source)))
+    # Collapsed under the output, the proof source is lightly highlighted (see `pytorch_floors.listings`).
+    listing = str(converter.convert(code_block(LISTING_LANGUAGE, source)))
     href = get_relative_url(proof, engine.page_url) if engine.page_url else proof
     timing = ""
     if result is not None and result.seconds is not None:

@@ -76,6 +76,13 @@ def _parsed(path: Path, mtime_ns: int) -> ast.AST:
     return _tree(path.read_text(encoding="utf-8"))
 
 
+@cache
+def _file_imports(path: Path, mtime_ns: int, package: str) -> frozenset[str]:
+    # Every block of a page imports the same helpers: walking their trees once per file, not once
+    # per block, took a warm build's import scan from about a second to a few milliseconds.
+    return frozenset(_imported_names(_parsed(path, mtime_ns), package))
+
+
 def _tree(code: str) -> ast.AST:
     try:
         return ast.parse(code)
@@ -120,8 +127,7 @@ def local_imports(code: str, roots: tuple[Path, ...]) -> list[Path]:
                 continue
             found.add(path)
             package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-            tree = _parsed(path, path.stat().st_mtime_ns)
-            pending.extend((imported, package) for imported in _imported_names(tree, package))
+            pending.extend((imported, package) for imported in _file_imports(path, path.stat().st_mtime_ns, package))
     return sorted(found)
 
 
