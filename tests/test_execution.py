@@ -338,31 +338,50 @@ class FakePlugin:
 
 
 class FakeConfig:
-    def __init__(self) -> None:
+    def __init__(self, docs_dir: Path) -> None:
         self.plugins = {"mkdocs-jupyter": FakePlugin()}
+        self.docs_dir = str(docs_dir)
 
 
 def test_notebook_cache_is_keyed_on_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # A project whose first lab imports one module of its own; another module it does not import.
+    lab = tmp_path / "docs" / FLOORS[0].lab
+    lab.parent.mkdir(parents=True)
+    lab.write_text("import helper\nprint(helper.VALUE)\n", encoding="utf-8")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "helper.py").write_text("VALUE = 1\n", encoding="utf-8")
+    (tmp_path / "src" / "gauge.py").write_text("STYLE = 'a'\n", encoding="utf-8")
+    (tmp_path / "requirements.txt").write_text("torch==2.13.0\n", encoding="utf-8")
+    machine = {"torch": "2.13.0", "python": "3.11.7", "cpu": "x", "device": "cpu"}
+    monkeypatch.setattr(labs, "machine_fingerprint", lambda facts=None: machine)
 
-    def cache_dir_for(fingerprint: dict[str, str]) -> object:
-        monkeypatch.setattr(labs, "environment_fingerprint", lambda facts=None: fingerprint)
-        config = FakeConfig()
+    def cache_dir() -> object:
+        config = FakeConfig(tmp_path / "docs")
         labs.configure_jupyter(config, tmp_path, tmp_path / "cache")  # type: ignore[arg-type]
         return config.plugins["mkdocs-jupyter"].config["cache_dir"]
 
-    base = {"torch": "2.13.0", "python": "3.11.7", "cpu": "x", "device": "cpu", "package": "abc"}
-    first = cache_dir_for(base)
+    first = cache_dir()
     assert str(first).startswith(str(tmp_path / "cache" / "mkdocs-jupyter"))
-    assert cache_dir_for(dict(base)) == first
-    for key, value in (("torch", "2.14.0"), ("package", "def"), ("device", "NVIDIA H200")):
-        assert cache_dir_for({**base, key: value}) != first, key
+    assert cache_dir() == first
+    (tmp_path / "src" / "gauge.py").write_text("STYLE = 'b'\n", encoding="utf-8")
+    assert cache_dir() == first, "an edit to a module no lab imports runs no lab again"
+    for key, value in (("torch", "2.14.0"), ("device", "NVIDIA H200")):
+        machine = {**machine, key: value}
+        changed = cache_dir()
+        assert changed != first, key
+        first = changed
+    (tmp_path / "src" / "helper.py").write_text("VALUE = 2\n", encoding="utf-8")
+    assert cache_dir() != first, "an edit to a module a lab imports runs the labs again"
+    first = cache_dir()
+    (tmp_path / "requirements.txt").write_text("torch==2.13.0\nnbconvert==9\n", encoding="utf-8")
+    assert cache_dir() != first, "other pinned versions render the labs again"
     monkeypatch.setenv("FLOORS_EXEC_ONLY", "labs/3-*")
-    config = FakeConfig()
+    config = FakeConfig(tmp_path / "docs")
     labs.configure_jupyter(config, tmp_path, tmp_path / "cache")  # type: ignore[arg-type]
     ignored = config.plugins["mkdocs-jupyter"].config["execute_ignore"]
     assert ignored == [f.lab for f in FLOORS if f.number != 3]
     monkeypatch.setenv("FLOORS_EXEC", "off")
-    config = FakeConfig()
+    config = FakeConfig(tmp_path / "docs")
     labs.configure_jupyter(config, tmp_path, tmp_path / "cache")  # type: ignore[arg-type]
     assert config.plugins["mkdocs-jupyter"].config["execute"] is False
 

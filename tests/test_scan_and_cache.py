@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from pytorch_floors.execution.cache import OutputCache, environment_fingerprint
+from pytorch_floors.execution.cache import OutputCache, machine_fingerprint
 from pytorch_floors.execution.imports import local_imports, sources_digest
 from pytorch_floors.execution.scan import ScanError, scan_markdown
 
@@ -52,7 +52,7 @@ def test_cache_key_covers_code_options_and_history() -> None:
     assert base != OutputCache.key("print(2)", {"html": False}, [])
     assert base != OutputCache.key("print(1)", {"html": True}, [])
     assert base != OutputCache.key("print(1)", {"html": False}, ["x = 1"])
-    assert set(environment_fingerprint()) >= {"torch", "python", "cpu", "device", "package"}
+    assert set(machine_fingerprint()) >= {"torch", "python", "cpu", "device", "omp_threads"}
 
 
 def test_cache_modes(tmp_path: Path) -> None:

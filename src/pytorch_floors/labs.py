@@ -9,6 +9,7 @@ import re
 from collections.abc import Mapping
 from fnmatch import fnmatch
 from pathlib import Path
+from typing import Any
 
 import jupytext
 import nbformat
@@ -17,15 +18,23 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
-from pytorch_floors.execution.cache import environment_fingerprint
+from pytorch_floors.execution.cache import machine_fingerprint
 from pytorch_floors.execution.facts import TorchFacts
+from pytorch_floors.execution.imports import sources_digest
 from pytorch_floors.floors import FLOORS, Floor, floor_for_page
 from pytorch_floors.lab_cells import student_notebook
 from pytorch_floors.lab_install import install_line
 from pytorch_floors.lab_launch import Launch, download_box, notebook_names, with_install_cell
 from pytorch_floors.section_cite import published_edition
 
-__all__ = ["configure_jupyter", "finish_lab_page", "fold_answers", "jupyter_environment", "publish_notebooks"]
+__all__ = [
+    "configure_jupyter",
+    "finish_lab_page",
+    "fold_answers",
+    "jupyter_environment",
+    "labs_fingerprint",
+    "publish_notebooks",
+]
 
 PLUGIN = "mkdocs-jupyter"
 
@@ -65,15 +74,43 @@ def jupyter_environment(jupyter_dir: Path, environ: Mapping[str, str]) -> dict[s
     return {"JUPYTER_CONFIG_DIR": str(jupyter_dir), "JUPYTER_PATH": os.pathsep.join([str(jupyter_dir), *others])}
 
 
+def labs_fingerprint(project_dir: Path, docs_dir: Path, facts: TorchFacts | None = None) -> dict[str, str]:
+    """What every lab's executed, rendered notebook depends on beyond its own source.
+
+    The machine (as for proofs), the project files the labs import (followed the way a proof's
+    imports are: an edit elsewhere in this package runs no lab again), and `requirements.txt`,
+    whose pins fix the versions of nbconvert and the kernel that render and run them.
+
+    Args:
+        project_dir: The project root (`src/` and the root are where imports are looked for).
+        docs_dir: The documentation folder that holds the labs.
+        facts: The build's torch facts, if it has them (asking a block's process again costs a second).
+
+    Returns:
+        `machine_fingerprint()` with `imports` and `requirements` digests.
+    """
+    sources = [
+        (docs_dir / floor.lab).read_text(encoding="utf-8") for floor in FLOORS if (docs_dir / floor.lab).is_file()
+    ]
+    requirements = project_dir / "requirements.txt"
+    pins = requirements.read_bytes() if requirements.is_file() else b""
+    return {
+        **machine_fingerprint(facts),
+        "imports": sources_digest("\n\n".join(sources), (project_dir / "src", project_dir)),
+        "requirements": hashlib.sha256(pins).hexdigest(),
+    }
+
+
 def configure_jupyter(
     config: MkDocsConfig, project_dir: Path, cache_root: Path, facts: TorchFacts | None = None
 ) -> None:
     """Key mkdocs-jupyter's cache on the environment and give executed cells a time limit.
 
     mkdocs-jupyter keys its cache on the notebook file and render options only, so a
-    torch upgrade or a change in this package would reuse stale outputs. Pointing its
-    cache at a directory named after the environment fingerprint (torch, Python, CPU,
-    accelerator, this package's source) makes any of those changes a cache miss.
+    torch upgrade or a change in a module a lab imports would reuse stale outputs. Pointing its
+    cache at a directory named after [`labs_fingerprint`][pytorch_floors.labs.labs_fingerprint]
+    (torch, Python, CPU, accelerator, the labs' imports, the pinned versions) makes any of
+    those changes a cache miss.
     `FLOORS_EXEC=off` (the render-only build) turns notebook execution off too, and
     `FLOORS_EXEC_ONLY` leaves the labs it does not match unexecuted, as it does proofs.
     The per-cell time limit and the code cells' `<code>` element come from
@@ -92,7 +129,8 @@ def configure_jupyter(
     if plugin is None:
         return
     jupyter_dir = project_dir / JUPYTER_DIR
-    key = hashlib.sha256(json.dumps(environment_fingerprint(facts), sort_keys=True).encode())
+    fingerprint = labs_fingerprint(project_dir, Path(config.docs_dir), facts)
+    key = hashlib.sha256(json.dumps(fingerprint, sort_keys=True).encode())
     for path in sorted(p for p in jupyter_dir.rglob("*") if p.is_file()):
         key.update(path.relative_to(jupyter_dir).as_posix().encode() + b"\0" + path.read_bytes())
     digest = key.hexdigest()[:16]
@@ -228,8 +266,7 @@ def finish_lab_page(output: str, page: Page, launch: Launch) -> str:
     return _stable_heading_ids(output)
 
 
-def _notebook(source: Path, floor: Floor, *, student: bool, install: str) -> str:
-    lab = jupytext.read(source)
+def _notebook(lab: Any, floor: Floor, *, student: bool, install: str) -> str:
     # The student's copy has answers to fill and no solutions; both copies install the pinned versions first.
     notebook = with_install_cell(student_notebook(lab) if student else lab, install)
     for index, cell in enumerate(notebook.cells, start=1):
@@ -266,5 +303,6 @@ def publish_notebooks(config: MkDocsConfig, launch: Launch) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         requirements = launch.requirements.read_text(encoding="utf-8")
         install = install_line(source.read_text(encoding="utf-8"), requirements, launch.owners)
+        lab = jupytext.read(source)  # once: both copies are made from it, and neither changes it
         for name, student in zip(notebook_names(floor), (True, False), strict=True):
-            (folder / name).write_text(_notebook(source, floor, student=student, install=install), encoding="utf-8")
+            (folder / name).write_text(_notebook(lab, floor, student=student, install=install), encoding="utf-8")

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from pytorch_floors._lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from pytorch_floors.execution.cache import OutputCache, environment_fingerprint
+    from pytorch_floors.execution.cache import OutputCache
     from pytorch_floors.execution.engine import Engine, ProofFailure
     from pytorch_floors.execution.facts import TorchFacts, torch_facts
     from pytorch_floors.execution.fence import formatter
@@ -29,7 +29,6 @@ _LAZY = {
     "ScanError": "pytorch_floors.execution.scan",
     "Status": "pytorch_floors.execution.result",
     "TorchFacts": "pytorch_floors.execution.facts",
-    "environment_fingerprint": "pytorch_floors.execution.cache",
     "formatter": "pytorch_floors.execution.fence",
     "scan_markdown": "pytorch_floors.execution.scan",
     "torch_facts": "pytorch_floors.execution.facts",
@@ -48,7 +47,6 @@ __all__ = [
     "ScanError",
     "Status",
     "TorchFacts",
-    "environment_fingerprint",
     "formatter",
     "scan_markdown",
     "torch_facts",

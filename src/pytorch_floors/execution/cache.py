@@ -2,7 +2,7 @@
 
 A block's output is reused only when everything that could change it is the
 same: its code (proof includes expanded), the earlier blocks of its session,
-its options, and the environment (torch, Python, CPU, accelerator, this package).
+its options, the project files it imports, and the machine (torch, Python, CPU, accelerator, threads).
 Torch's part of the environment comes from a block's process: the build never imports torch.
 """
 
@@ -18,12 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import pytorch_floors
 from pytorch_floors.claims import Claim, ClaimFormatError, parse_claims
 from pytorch_floors.execution.facts import TorchFacts, torch_facts
 from pytorch_floors.provenance import cpu_model
 
-__all__ = ["CacheMode", "OutputCache", "environment_fingerprint", "machine_fingerprint", "package_digest"]
+__all__ = ["CacheMode", "OutputCache", "machine_fingerprint"]
 
 log = logging.getLogger("mkdocs.plugins.pytorch_floors")
 
@@ -31,22 +30,6 @@ CacheMode = Literal["on", "off", "refresh"]
 # 2: entries carry the provenance of the run that produced them; 3: and the claims it checked.
 # The format is part of every key, so entries of an older format are never read: their blocks run again.
 _FORMAT = 3
-
-
-def package_digest() -> str:
-    """Hash of this package's own source files, so a change in `src/` invalidates outputs.
-
-    Read afresh on every call: under `mkdocs serve` the package changes between builds.
-
-    Returns:
-        A hex digest.
-    """
-    digest = hashlib.sha256()
-    root = Path(pytorch_floors.__file__).parent
-    for path in sorted(root.rglob("*.py")):
-        digest.update(path.relative_to(root).as_posix().encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
 
 
 def machine_fingerprint(facts: TorchFacts | None = None) -> dict[str, str]:
@@ -74,18 +57,6 @@ def machine_fingerprint(facts: TorchFacts | None = None) -> dict[str, str]:
         "omp_threads": os.environ.get("OMP_NUM_THREADS", ""),
         "mkl_threads": os.environ.get("MKL_NUM_THREADS", ""),
     }
-
-
-def environment_fingerprint(facts: TorchFacts | None = None) -> dict[str, str]:
-    """The machine fingerprint plus a digest of this whole package (the labs' cache key).
-
-    Args:
-        facts: Torch's facts for this build; a block's process is asked when they are not given.
-
-    Returns:
-        `machine_fingerprint()` and `package`.
-    """
-    return {**machine_fingerprint(facts), "package": package_digest()}
 
 
 def _stored_claims(stored: object) -> tuple[Claim, ...]:
