@@ -5,7 +5,8 @@ serves the site on 127.0.0.1 (an ephemeral port) and, for Part 0, floor 3, floor
 
 - loads the page in headless Chromium (390 x 844) and sums the bytes of every response, as
   transferred uncompressed by the local server, and counts the DOM's elements;
-- prints the size of `search/search_index.json`;
+- prints the size of `search/search_index.json`, which a page loads only once its reader starts a
+  search (`docs/javascripts/search-on-demand.js`), so it is not part of a page's weight;
 - with `--vnu JAR`, runs the W3C Nu HTML Checker (npm `vnu-jar`, `build/dist/vnu.jar`; needs java)
   on those pages and prints each page's errors, apart from Material's own `autocomplete` one on
   its drawer and search toggles;

@@ -367,6 +367,27 @@ def search_hrefs(tab: Page, query: str) -> list[str]:
     return hrefs
 
 
+@pytest.mark.parametrize("viewport", [MOBILE, DESKTOP], ids=["390", "1280"])
+def test_the_search_index_loads_only_once_a_reader_searches(
+    browser: Browser, site_url: str, viewport: ViewportSize
+) -> None:
+    context = browser.new_context(viewport=viewport)
+    tab = context.new_page()
+    asked: list[str] = []
+    tab.on("request", lambda request: asked.append(request.url) if "search_index" in request.url else None)
+    tab.goto(f"{site_url}floors/3-boundary/", wait_until="networkidle")
+    tab.wait_for_timeout(500)
+    assert asked == [], "a page that nobody searches on must not load the search index"
+    hrefs = search_hrefs(tab, "dispatcher")
+    assert any(urlsplit(href).path.endswith("/floors/4-dispatcher/") for href in hrefs), hrefs[:5]
+    assert len(asked) == 1, asked
+    # Arriving from a result (`?h=`), the page highlights the words, which needs the index at once.
+    tab.goto(f"{site_url}floors/4-dispatcher/?h=dispatcher", wait_until="networkidle")
+    tab.locator("article mark").first.wait_for(timeout=10000)
+    assert len(asked) == 2, asked
+    context.close()
+
+
 @pytest.mark.parametrize(
     ("query", "floors"),
     [("dispatcher", ["4-dispatcher"]), ("autograd", ["5-autograd"]), ("stride", ["7-memory", "1-program"])],

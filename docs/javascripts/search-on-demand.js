@@ -1,0 +1,42 @@
+// Material asks for the whole search index (search/search_index.json, most of a page's weight) as
+// soon as a page opens, although most readers never search. This script, loaded before Material's
+// bundle, holds that one request back until the reader starts a search: opens the search (button,
+// keyboard shortcut, or a click into the field) or arrives from a result with `?h=` (highlighting
+// needs the index). The request is then sent unchanged, once; while it loads, Material's search
+// says "Initializing search", as it does on any slow connection. Every other request passes
+// through untouched.
+(() => {
+  const indexPath = /\/search\/search_index\.json$/;
+  const opened = XMLHttpRequest.prototype.open;
+  const sent = XMLHttpRequest.prototype.send;
+  const held = new WeakSet();
+  let release;
+  const wanted = new Promise((resolve) => {
+    release = resolve;
+  });
+  const want = () => release();
+
+  XMLHttpRequest.prototype.open = function open(method, url, ...rest) {
+    if (indexPath.test(new URL(String(url), location.href).pathname)) held.add(this);
+    return opened.call(this, method, url, ...rest);
+  };
+  XMLHttpRequest.prototype.send = function send(...body) {
+    if (!held.has(this)) return sent.apply(this, body);
+    held.delete(this);
+    wanted.then(() => sent.apply(this, body));
+    return undefined;
+  };
+
+  if (new URLSearchParams(location.search).has("h")) want();
+  const searching = (target) =>
+    target instanceof Element &&
+    (target.matches("#__search, [data-md-component='search-query']") || target.closest("label[for='__search']"));
+  document.addEventListener("focusin", (event) => searching(event.target) && want());
+  document.addEventListener("pointerdown", (event) => searching(event.target) && want());
+  document.addEventListener("change", (event) => searching(event.target) && want());
+  // Material's own search shortcuts (f, s, /) open the search without a click.
+  document.addEventListener("keydown", (event) => {
+    const typing = event.target instanceof Element && event.target.closest("input, textarea, [contenteditable]");
+    if (!typing && ["f", "s", "/"].includes(event.key)) want();
+  });
+})();
