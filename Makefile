@@ -54,11 +54,11 @@ lint: setup
 typecheck: setup
 	$(BIN)/mypy
 
-# The pattern tests time proofs, so they run alone; the rest runs on two workers, with every test
-# that builds this project on the same one (they share its proof cache).
+# The pattern tests time proofs, so they run alone; the rest runs on two workers, which share one
+# build of the site, one publish and one printing (tests/conftest.py: once_per_run).
 pytest: setup browser
 	$(BIN)/pytest -m patterns
-	$(BIN)/pytest -m "not patterns" -n 2 --dist loadgroup
+	$(BIN)/pytest -m "not patterns" -n 2 --dist worksteal
 
 ## check: the fast lane: lint, types and the tests that build no site and time nothing (in-process engine, units)
 check: lint typecheck

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import http.server
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -16,8 +17,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
+from filelock import FileLock
 from playwright.sync_api import Browser, sync_playwright
 
 from pytorch_floors.claims import CHANNEL, Claim, parse_claims
@@ -32,30 +35,23 @@ BUILDS = {"built_site": "slow", "lab_site": "slow", "fixture_site": "build"}
 """Fixtures that run `mkdocs build` in a subprocess, and the marker each gives its tests."""
 
 
-PROJECT_BUILDS = {"built_site", "lab_site"}
-"""Fixtures that build this project itself, into its own proof cache."""
+PROJECT_LOCK = "project-build"
+"""The lock every build of this project itself holds: they share its proof cache, which a build writes and prunes."""
 
 PATTERN_MODULES = ("test_floor_", "test_measure")
 """Modules whose tests time proofs: `make test` runs them on their own, before the parallel run."""
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:
-    """Mark each test, as it is collected, by what it costs and what it shares.
-
-    As it is collected, because pytest-xdist reads `xdist_group` in its own
-    `pytest_collection_modifyitems`, which may run before this conftest's.
+    """Mark each test, as it is collected, by what it costs.
 
     - `slow`/`build`: the test builds a site, so the fast lane (`make check`) leaves it out.
-    - `xdist_group("project")`: the test builds this project, whose proof cache one build at a time
-      may write and prune; under `pytest -n` (`make test`) they all run on one worker.
     - `patterns`: the test times proofs, so `make test` runs it alone, never beside a build.
     """
     fixtures = set(getattr(item, "fixturenames", ()))
     for fixture, marker in BUILDS.items():
         if fixture in fixtures:
             item.add_marker(getattr(pytest.mark, marker))
-    if PROJECT_BUILDS & fixtures:
-        item.add_marker(pytest.mark.xdist_group("project"))
     if item.path.name.startswith(PATTERN_MODULES):
         item.add_marker(pytest.mark.patterns)
 
@@ -145,16 +141,59 @@ def fixture_site(tmp_path: Path) -> FixtureSite:
     return site
 
 
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The directory of this test run that every pytest-xdist worker sees (each has its own basetemp in it)."""
+    basetemp = tmp_path_factory.getbasetemp()
+    return basetemp.parent if os.environ.get("PYTEST_XDIST_WORKER") else basetemp
+
+
+def once_per_run(
+    shared: Path, name: str, make: Callable[[Path], dict[str, Any]], *, lock: str | None = None
+) -> dict[str, Any]:
+    """What `make(shared / name)` returns, made once per test run however many workers ask.
+
+    A session fixture runs once per pytest-xdist worker: two workers would each build the site
+    (minutes of CPU), at the same time, into the same proof cache. Here the first worker to ask
+    makes it under a file lock and records the result as JSON; the others wait, then read it.
+    A `make` that raises records nothing, so the next worker to ask tries again (and fails alike).
+
+    Args:
+        shared: A directory every worker of the run sees (`run_dir`).
+        name: What is made (names the record and the directory given to `make`).
+        make: Makes it in the given directory; returns JSON-serialisable facts about it.
+        lock: The lock to hold while making it (default: its own), so makers that share
+            something else (this project's proof cache) never run at the same time.
+    """
+    with FileLock(shared / f"{lock or name}.lock"):
+        record = shared / f"{name}.json"
+        if record.is_file():
+            made: dict[str, Any] = json.loads(record.read_text(encoding="utf-8"))
+            return made
+        made = make(shared / name)
+        record.write_text(json.dumps(made), encoding="utf-8")
+        return made
+
+
+def project_build(tmp_path_factory: pytest.TempPathFactory, name: str, env: dict[str, str], timeout: float) -> Build:
+    """This project built strictly once per test run with `env` (`name` tells builds apart)."""
+
+    def make(site: Path) -> dict[str, Any]:
+        build = run_mkdocs(ROOT, site, strict=True, env=env, timeout=timeout)
+        return {"returncode": build.returncode, "log": build.log, "site": str(build.site), "seconds": build.seconds}
+
+    made = once_per_run(run_dir(tmp_path_factory), name, make, lock=PROJECT_LOCK)
+    return Build(made["returncode"], made["log"], Path(made["site"]), made["seconds"])
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Build:
-    """The real site, built once per test session with `--strict`.
+    """The real site, built once per test run with `--strict`.
 
     Its claims are advisory here: this build runs beside other tests (`make test` uses two
     workers), so a timing claim can miss for want of a quiet core. The pattern tests run every
     proof's claims alone and require each to hold; `test_claims.py` checks the strict policy.
     """
-    site = tmp_path_factory.mktemp("site")
-    build = run_mkdocs(ROOT, site, strict=True, env={"FLOORS_CLAIMS": "advisory"}, timeout=1500)
+    build = project_build(tmp_path_factory, "site", {"FLOORS_CLAIMS": "advisory"}, timeout=1500)
     assert build.returncode == 0, build.log[-6000:]
     return build
 

@@ -9,12 +9,13 @@ import sys
 import unicodedata
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser
 from pypdf import PdfReader
 
-from conftest import PUBLIC_URL, Build
+from conftest import PUBLIC_URL, Build, once_per_run, run_dir
 from pytorch_floors.anchors import CITABLE_PAGES
 from pytorch_floors.course_pack import PACK_DIR
 from pytorch_floors.floors import FLOORS, MAP_PAGE
@@ -138,14 +139,19 @@ def page_text(built_site: Build, item: Handout) -> _PageText:
 
 
 @pytest.fixture(scope="session")
-def printed(built_site: Build, chromium_path: str) -> dict[str, Path]:
+def printed(built_site: Build, chromium_path: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     # What `make pdf` runs, in its own process: Playwright's sync API refuses to start inside the
     # session's browser fixture, which already runs an event loop in this one.
-    env = {**os.environ, "FLOORS_EDITION": "2026.12"}
-    command = [sys.executable, "-m", "pytorch_floors.handouts", "--site", str(built_site.site)]
-    subprocess.run([*command, "--chromium", chromium_path], env=env, check=True, capture_output=True, text=True)
-    names = [item.filename for item in ITEMS] + [EDITION_PDF]
-    return {name: built_site.site / HANDOUT_DIR / name for name in names}
+    # Once per test run: the PDFs are printed into the run's one built site, which every worker reads.
+
+    def make(_: Path) -> dict[str, Any]:
+        env = {**os.environ, "FLOORS_EDITION": "2026.12"}
+        command = [sys.executable, "-m", "pytorch_floors.handouts", "--site", str(built_site.site)]
+        subprocess.run([*command, "--chromium", chromium_path], env=env, check=True, capture_output=True, text=True)
+        names = [item.filename for item in ITEMS] + [EDITION_PDF]
+        return {name: str(built_site.site / HANDOUT_DIR / name) for name in names}
+
+    return {name: Path(path) for name, path in once_per_run(run_dir(tmp_path_factory), "handouts", make).items()}
 
 
 def pdf_text(path: Path) -> str:

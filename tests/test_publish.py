@@ -22,6 +22,7 @@ import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import pytest
@@ -31,7 +32,7 @@ from mkdocs.config import load_config
 from playwright.sync_api import Browser, Page, expect
 from pypdf import PdfReader
 
-from conftest import ROOT
+from conftest import ROOT, once_per_run, run_dir
 from pytorch_floors.anchors import page_url
 from pytorch_floors.citation import bibtex, edition_url
 from pytorch_floors.course_pack import PACK_DIR, pack_filename
@@ -246,11 +247,10 @@ def _publish(repo: Path, edition: str, cache: Path) -> str:
     return done.stdout + done.stderr
 
 
-@pytest.fixture(scope="session")
-def published(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Published]:
-    scratch = tmp_path_factory.mktemp("publish")
+def _publish_two_editions(scratch: Path) -> dict[str, Any]:
+    """Publish two editions of a copy of the project into a bare remote; extract what gh-pages holds."""
     repo, remote, tree, cache = (scratch / name for name in ("project", "remote.git", "gh-pages", "cache"))
-    repo.mkdir()
+    repo.mkdir(parents=True)
     _copy_project(repo)
     _git(scratch, "init", "-q", "--bare", str(remote))
     _git(repo, "init", "-q", "-b", "main")
@@ -265,14 +265,21 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Published]:
     floor_3.write_text(floor_3.read_text(encoding="utf-8") + f"\n{MARKER}\n", encoding="utf-8")
     _git(repo, "commit", "-qam", "second edition")
     log += _publish(repo, SECOND, cache)
-    # Serve what was pushed.
     archive = subprocess.run(["git", "archive", "gh-pages"], cwd=remote, capture_output=True, check=True).stdout
     tree.mkdir()
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(tree, filter="tar")
+    return {"repo": str(repo), "tree": str(tree), "log": log}
+
+
+@pytest.fixture(scope="session")
+def published(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Published]:
+    made = once_per_run(run_dir(tmp_path_factory), "publish", _publish_two_editions)
+    tree = Path(made["tree"])
+    # Serve what was pushed (each worker serves the one published tree).
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(PagesHandler, directory=str(tree)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield Published(repo, tree, f"http://127.0.0.1:{server.server_address[1]}", log)
+    yield Published(Path(made["repo"]), tree, f"http://127.0.0.1:{server.server_address[1]}", made["log"])
     server.shutdown()
 
 

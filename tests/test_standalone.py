@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -20,14 +21,16 @@ PACKAGE_DIR = ROOT / "src" / "pytorch_floors"
 DOWNLOAD = re.compile(r'<a href="(?P<href>[^"]+\.py)" download>')
 
 
-def bare_python(script: Path, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def bare_python(
+    script: Path, cwd: Path, timeout: float = 300, arguments: list[str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run `script` with `python -S`: no site-packages processing, so the editable pytorch_floors is
     invisible, and a PYTHONPATH holding only the directories torch and numpy were installed in."""
     roots = {str(Path(module.__file__).resolve().parent.parent) for module in (torch, numpy)}  # type: ignore[arg-type]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "FLOORS_"))}
     env["PYTHONPATH"] = os.pathsep.join(sorted(roots))
     return subprocess.run(
-        [sys.executable, "-S", str(script)],
+        [sys.executable, "-S", str(script), *(arguments or [])],
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -81,6 +84,38 @@ def test_bundle_leaves_a_proof_without_helpers_unchanged_and_refuses_what_cannot
         bundle("from pytorch_floors import FLOORS\n", "x.py", PACKAGE_DIR)
 
 
+# Runs each download given on the command line (script, then its directory) in a child forked from
+# one bare interpreter that has imported torch: what `python -S download.py` does, without paying
+# torch's import once per download. Prints each script's exit code as JSON; each child's output
+# goes to `output.txt` beside its script.
+FORK_RUNNER = """
+import json, os, runpy, sys, traceback
+import torch  # noqa: F401  (imported once; every download is forked from here)
+codes = {}
+for script, workdir in zip(sys.argv[1::2], sys.argv[2::2]):
+    pid = os.fork()
+    if pid == 0:
+        log = os.open(os.path.join(workdir, "output.txt"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        os.dup2(log, 1)
+        os.dup2(log, 2)
+        os.chdir(workdir)
+        sys.argv, sys.path[0] = [script], workdir
+        code = 0
+        try:
+            runpy.run_path(script, run_name="__main__")
+        except SystemExit as stop:
+            code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
+        except BaseException:
+            traceback.print_exc()
+            code = 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    codes[script] = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+print(json.dumps(codes))
+"""
+
+
 @pytest.mark.slow
 def test_every_download_link_of_the_built_site_runs_standalone(built_site: Build, tmp_path: Path) -> None:
     """Fetch each proof download link from the built pages into an empty directory and run it bare."""
@@ -91,13 +126,24 @@ def test_every_download_link_of_the_built_site_runs_standalone(built_site: Build
             target = urlsplit(urljoin(url, match["href"])).path
             downloads.setdefault(target, built_site.site / target)
     assert len(downloads) >= len(list((ROOT / "snippets").rglob("*.py"))) - 1  # every proof is linked from a page
-    failures = []
+    scripts: dict[str, str] = {}
+    arguments = []
     for target, path in sorted(downloads.items()):
         workdir = tmp_path / target.replace("/", "_")
         workdir.mkdir()
         script = workdir / path.name
         script.write_bytes(path.read_bytes())  # only the downloaded file, nothing else beside it
-        done = bare_python(script, workdir)
-        if done.returncode != 0:
-            failures.append(f"{target}: exit {done.returncode}\n{done.stderr[-1500:]}")
+        scripts[str(script)] = target
+        arguments += [str(script), str(workdir)]
+    runner = tmp_path / "fork_runner.py"
+    runner.write_text(FORK_RUNNER, encoding="utf-8")
+    done = bare_python(runner, tmp_path, timeout=900, arguments=arguments)
+    assert done.returncode == 0, done.stderr[-3000:]
+    codes: dict[str, int] = json.loads(done.stdout.strip().splitlines()[-1])
+    assert set(codes) == set(scripts), "every download ran"
+    failures = [
+        f"{scripts[script]}: exit {code}\n{(Path(script).parent / 'output.txt').read_text(encoding='utf-8')[-1500:]}"
+        for script, code in sorted(codes.items())
+        if code != 0
+    ]
     assert not failures, "\n\n".join(failures)

@@ -1,0 +1,75 @@
+"""The suite's expensive session fixtures (the site build, the publish, the PDFs) are made once per run.
+
+Under `pytest -n 2` each worker has its own session, so a session fixture ran twice: two cold builds
+of the site at once, into one proof cache. (`--dist loadgroup` was meant to keep them on one worker,
+but with pytest 9.2 pytest-xdist 3.8's group suffix no longer reaches the node ids, so nothing was
+grouped.) `once_per_run` makes each once, under a file lock, whichever worker asks first.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import once_per_run
+
+
+def _make_slowly(directory: Path) -> dict[str, Any]:
+    counter = directory.parent / "made.txt"
+    with counter.open("a", encoding="utf-8") as made:
+        made.write("made\n")
+    time.sleep(0.5)  # long enough for the other worker to ask while this one is making it
+    return {"directory": str(directory)}
+
+
+def _ask(shared: str, answers: Any) -> None:
+    answers.put(once_per_run(Path(shared), "thing", _make_slowly))
+
+
+def test_two_workers_asking_at_once_get_one_thing_made_once(tmp_path: Path) -> None:
+    context = multiprocessing.get_context("fork")
+    answers = context.Queue()
+    workers = [context.Process(target=_ask, args=(str(tmp_path), answers)) for _ in range(2)]
+    for worker in workers:
+        worker.start()
+    got = [answers.get(timeout=30) for _ in workers]
+    for worker in workers:
+        worker.join(30)
+        assert worker.exitcode == 0
+    assert got[0] == got[1] == {"directory": str(tmp_path / "thing")}
+    assert (tmp_path / "made.txt").read_text(encoding="utf-8") == "made\n"
+
+
+def test_a_make_that_fails_records_nothing_so_the_next_ask_tries_again(tmp_path: Path) -> None:
+    def failing(_: Path) -> dict[str, Any]:
+        raise RuntimeError("the build broke")
+
+    with pytest.raises(RuntimeError, match="the build broke"):
+        once_per_run(tmp_path, "thing", failing)
+    assert once_per_run(tmp_path, "thing", lambda directory: {"made": directory.name}) == {"made": "thing"}
+
+
+def _make_and_time(directory: Path) -> dict[str, Any]:
+    start = time.monotonic()
+    time.sleep(0.3)
+    return {"start": start, "end": time.monotonic()}
+
+
+def _ask_for(shared: str, name: str, answers: Any) -> None:
+    answers.put(once_per_run(Path(shared), name, _make_and_time, lock="project"))
+
+
+def test_makers_sharing_a_lock_never_overlap(tmp_path: Path) -> None:
+    context = multiprocessing.get_context("fork")
+    answers = context.Queue()
+    workers = [context.Process(target=_ask_for, args=(str(tmp_path), name, answers)) for name in ("site", "labs")]
+    for worker in workers:
+        worker.start()
+    first, second = sorted((answers.get(timeout=30) for _ in workers), key=lambda span: span["start"])
+    for worker in workers:
+        worker.join(30)
+    assert first["end"] <= second["start"], "two builds of the project ran at the same time"
