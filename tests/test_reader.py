@@ -349,8 +349,12 @@ def test_search_finds_a_floor_specific_term(page: Page, site_url: str) -> None:
 
 
 def search_hrefs(tab: Page, query: str) -> list[str]:
-    tab.locator("label.md-search__icon, input.md-search__input").first.click()
-    field, first = tab.locator("input.md-search__input"), tab.locator(".md-search-result__link").first
+    field, button = tab.locator("input.md-search__input"), tab.locator("label.md-header__button[for='__search']")
+    if button.is_visible():  # on a phone the field opens from the header's search button
+        button.click()
+    else:
+        tab.locator("label.md-search__icon, input.md-search__input").first.click()
+    first = tab.locator(".md-search-result__link").first
     # Material searches on key presses, and one made before its search worker has built the index
     # is dropped (the results keep saying "Type to start searching"); on a busy machine building
     # the index takes seconds, so type the query again until results come.
