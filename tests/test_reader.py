@@ -308,6 +308,15 @@ COVERED_CODE_JS = """() => [...document.querySelectorAll('.md-typeset pre')].fil
   })"""
 
 
+SCROLL_THROUGH_CODE_JS = """async () => {
+  for (const pre of document.querySelectorAll('.md-typeset pre')) {
+    if (!pre.offsetParent) continue;
+    pre.scrollIntoView();
+    await new Promise(done => requestAnimationFrame(() => setTimeout(done, 50)));
+  }
+}"""
+
+
 @pytest.mark.parametrize("width", [390, 1280])
 def test_copy_button_never_covers_code_text(browser: Browser, site_url: str, width: int) -> None:
     """Proof outputs, proof sources, prose snippets and lab cells: no character under the copy button."""
@@ -316,6 +325,8 @@ def test_copy_button_never_covers_code_text(browser: Browser, site_url: str, wid
     for path in ["floors/3-boundary/", "floors/4-dispatcher/", "floors/7-memory/", "labs/3-boundary/"]:
         page.goto(site_url + path)
         page.wait_for_selector(".md-code__nav")
+        # Material mounts a code block's buttons when it scrolls into view (`content.lazy`).
+        page.evaluate(SCROLL_THROUGH_CODE_JS)
         for opening in page.evaluate(COVERED_CODE_JS):
             checked += 1
             if opening is not None:
