@@ -300,3 +300,12 @@ def test_the_project_template_renders_valid_material_markup(monkeypatch: pytest.
     cells = len([cell for cell in read_lab(FLOORS[0]).cells if cell.cell_type == "code"])
     blocks = re.findall(r'<div class="highlight hl-python"><pre><span></span><code>', html)
     assert len(blocks) == cells, "each code cell is one Material code block (<pre><code>)"
+
+
+@pytest.mark.slow
+def test_lab_section_titles_in_the_search_index_carry_no_permalink_mark(lab_site: Build) -> None:
+    index = json.loads((lab_site.site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    titles = [entry["title"] for entry in index["docs"] if entry["location"].startswith("labs/")]
+    assert len(titles) >= 2 * len(FLOORS), "the labs' sections should be in the index"
+    marked = [title for title in titles if "¶" in title]
+    assert marked == [], marked[:5]

@@ -46,7 +46,7 @@ JUPYTER_DIR = "jupyter"
 
 _HEADING = re.compile(
     r'<h(?P<level>[2-4]) id="(?P<old>[^"]*)">(?P<text>.*?)<a id="(?P<new>[^"]+)"\s*(?:/>|></a>)\s*'
-    r'<a class="anchor-link" href="#(?P=old)">(?P<mark>.*?)</a></h(?P=level)>',
+    r'<a class="headerlink" href="#(?P=old)">(?P<mark>.*?)</a></h(?P=level)>',
     re.S,
 )
 _TOC_LINK = re.compile(
