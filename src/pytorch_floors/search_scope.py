@@ -1,8 +1,9 @@
 """What the search index leaves out, beyond the proof sources and lab cells that `site_build` excludes.
 
 Material's search plugin indexes a page's whole content and skips the elements marked
-`data-search-exclude`. Every page loads the index, so what it holds is weight on every page: the
-index must stay small (at most 300 KB, see `bench/reader.py`) and hold what a reader searches for.
+`data-search-exclude`. A reader's first search downloads the whole index (pages ask for it only
+then: `docs/javascripts/search-on-demand.js`), so it must stay small (at most 300 KB, see
+`bench/reader.py`) and hold what a reader searches for.
 Left out, because a reader finds them through the prose around them and never searches for their
 text:
 
