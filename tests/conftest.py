@@ -56,6 +56,16 @@ def pytest_itemcollected(item: pytest.Item) -> None:
         item.add_marker(pytest.mark.patterns)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Put the tests that read this project's build first.
+
+    pytest-xdist's `worksteal` hands each worker a contiguous share of this list. With these tests
+    first, the worker that builds the site (minutes, cold) holds them, and the other worker starts
+    on tests that need no build instead of waiting on the build's lock.
+    """
+    items.sort(key=lambda item: not {"built_site", "lab_site"} & set(getattr(item, "fixturenames", ())))
+
+
 @dataclass
 class Build:
     """The outcome of one `mkdocs build` run in a subprocess."""
