@@ -35,6 +35,9 @@ BUILDS = {"built_site": "slow", "lab_site": "slow", "fixture_site": "build"}
 """Fixtures that run `mkdocs build` in a subprocess, and the marker each gives its tests."""
 
 
+PROJECT_BUILDS = {"built_site", "lab_site"}
+"""Fixtures that build this project itself (`project_build`), into its own proof cache."""
+
 PROJECT_LOCK = "project-build"
 """The lock every build of this project itself holds: they share its proof cache, which a build writes and prunes."""
 
@@ -63,7 +66,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     first, the worker that builds the site (minutes, cold) holds them, and the other worker starts
     on tests that need no build instead of waiting on the build's lock.
     """
-    items.sort(key=lambda item: not {"built_site", "lab_site"} & set(getattr(item, "fixturenames", ())))
+    items.sort(key=lambda item: not PROJECT_BUILDS & set(getattr(item, "fixturenames", ())))
 
 
 @dataclass
