@@ -592,7 +592,7 @@ CHANGES["8-chip"] = {
     "launch-vs-completion": [
         Change(
             "**Change** `N` to `16`, so that each multiply is shorter than a submission, and predict again",
-            edits={"N, CALLS = 256, 50": "N, CALLS = 16, 50"},
+            edits={"N, CALLS = 512, 50": "N, CALLS = 16, 50"},
             answers={"launch-vs-completion": "PREDICTED_SHARE = 0.8\n"},
         )
     ],

@@ -140,12 +140,12 @@ print(f"torch {torch.__version__}, device: {name}, {DEFAULT_THREADS} CPU threads
 PREDICTED_SHARE = None  # launch time / completed time, between 0 and 1
 
 # %% tags=["solution"]
-PREDICTED_SHARE = 0.005  # a submission costs microseconds, a 256 x 256 multiply about a millisecond
+PREDICTED_SHARE = 0.005  # a submission costs microseconds, a 512 x 512 multiply on one thread milliseconds
 
 # %%
 from concurrent.futures import ThreadPoolExecutor
 
-N, CALLS = 256, 50
+N, CALLS = 512, 50
 a, b = torch.randn(N, N), torch.randn(N, N)
 with ThreadPoolExecutor(max_workers=1) as worker:  # the worker is the "device", its queue the "stream"
     worker.submit(torch.mm, a, b).result()  # warm up
@@ -162,14 +162,16 @@ share = statistics.median(shares)
 print(f"N = {N}: {CALLS} launches took {share:.4f} of the time to complete them (median of 5)")
 
 # %%
-# SELF-CHECK: your share on the same side of 0.1 as the measured one (below: the work dominates;
-# above: the launches do), and within a factor of 10 of it when launches take a real share (over 0.05).
-# A tiny share is not graded more closely: how tiny depends on how fast this machine multiplies.
+# SELF-CHECK: your share on the same side of 0.1 as the measured one: below it the work dominates,
+# above it the launches do. A measured share between 0.05 and 0.2 is too close to call on a busy
+# machine (the submitting thread and the worker share its cores), so it is not graded.
 require(PREDICTED_SHARE=PREDICTED_SHARE)
 expect(0 < PREDICTED_SHARE <= 1, "a share of the completed time lies between 0 and 1")
-verdict = f"launching took {share:.4f} of the completed time, not about {PREDICTED_SHARE}"
-expect((PREDICTED_SHARE < 0.1) == (share < 0.1), verdict)
-expect(share < 0.05 or within(PREDICTED_SHARE, share, 10), verdict)
+if 0.05 <= share <= 0.2:
+    print(f"(a share of {share:.4f} is too close to 0.1 to call on this run; not graded)")
+else:
+    verdict = f"launching took {share:.4f} of the completed time, not about {PREDICTED_SHARE}"
+    expect((PREDICTED_SHARE < 0.1) == (share < 0.1), verdict)
 print(f"self-check passed: the launches took {share:.4f} of the time")
 
 # %% [markdown]
@@ -197,7 +199,8 @@ else:
 # Submitting work to a queue returns long before the work is done; a clock stopped at the return
 # measures the launch, not the work. That is what an unsynchronised GPU timer does: `torch.mm` on
 # CUDA returns once the kernel is queued. When each piece of work is shorter than a launch
-# (`N = 16`), the worker waits for the next submission and the share approaches 1: the program is
+# (`N = 16`), the worker finishes each multiply before the next one arrives, so the completed time
+# is mostly the launches themselves and their share climbs well above 0.1: the program is
 # *launch-bound*, which is where CUDA graphs and fusion help. A plain CPU call runs its kernel
 # inside the call, so `torch.cpu.synchronize()` has nothing to wait for; anything that needs a
 # value on the host (`.item()`, `print(t)`, `.cpu()`) synchronises a GPU implicitly.
