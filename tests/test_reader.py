@@ -500,6 +500,41 @@ def test_an_old_anchor_still_lands_on_its_renamed_section(page: Page, site_url: 
     assert heading is not None and 0 <= heading["y"] < 300, heading
 
 
+LAST_SECTION_JS = "() => [...document.querySelectorAll('article h2[id]')].pop().id"
+
+
+SECTION_TOP_JS = "(id) => document.getElementById(id).getBoundingClientRect().top"
+
+
+@pytest.mark.parametrize("viewport", [MOBILE, DESKTOP], ids=["390", "1280"])
+def test_a_section_far_down_a_page_lands_at_the_top(browser: Browser, site_url: str, viewport: ViewportSize) -> None:
+    """A floor's last section reached by a link, from within the page (as from its table of contents)
+    or opened fresh (as from a course's citation), is shown at the top of the screen.
+
+    Drawing only the blocks near the screen (`content-visibility: auto`) lightens a page but broke
+    the first: the browser scrolled by estimated heights, then the blocks it drew moved the section.
+    """
+    context = browser.new_context(viewport=viewport)
+    tab = context.new_page()
+    missed = []
+    for path in [f"floors/{f.key}/" for f in FLOORS]:
+        tab.goto(site_url + path)
+        anchor = tab.evaluate(LAST_SECTION_JS)
+        tab.evaluate("(id) => { location.hash = id; }", anchor)
+        tab.wait_for_timeout(300)  # time for anything drawn late to move the section
+        within_page = tab.evaluate(SECTION_TOP_JS, anchor)
+        tab.goto("about:blank")
+        tab.goto(f"{site_url}{path}#{anchor}")
+        tab.wait_for_function("window.scrollY > 0")
+        tab.wait_for_timeout(300)
+        fresh = tab.evaluate(SECTION_TOP_JS, anchor)
+        for how, top in (("from within the page", within_page), ("opened fresh", fresh)):
+            if not 0 <= top < 200:
+                missed.append(f"{path}#{anchor} {how}: {top:.0f} px down")
+    context.close()
+    assert missed == [], missed
+
+
 LAB_CELL_JS = """
 () => {
   const input = document.querySelector('.jp-InputArea .highlight pre > code');
