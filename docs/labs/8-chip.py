@@ -162,9 +162,10 @@ share = statistics.median(shares)
 print(f"N = {N}: {CALLS} launches took {share:.4f} of the time to complete them (median of 5)")
 
 # %%
-# SELF-CHECK: your share on the same side of 0.1 as the measured one: below it the work dominates,
-# above it the launches do. A measured share between 0.05 and 0.2 is too close to call on a busy
-# machine (the submitting thread and the worker share its cores), so it is not graded.
+# SELF-CHECK: your share on the same side of 0.1 as the measured one
+# (below it the work dominates, above it the launches do). A measured share
+# between 0.05 and 0.2 is too close to call on a busy machine, where the
+# submitting thread and the worker share the cores, so it is not graded.
 require(PREDICTED_SHARE=PREDICTED_SHARE)
 expect(0 < PREDICTED_SHARE <= 1, "a share of the completed time lies between 0 and 1")
 if 0.05 <= share <= 0.2:
