@@ -63,15 +63,21 @@ def run(notebook: Any) -> Graded:
     for index, cell in enumerate(notebook.cells):
         if cell.cell_type != "code":
             continue
-        errors = [out for out in cell.outputs if out.output_type == "error"]
         stderr += "".join(out.get("text", "") for out in cell.outputs if out.get("name") == "stderr")
-        printed = "".join(out.get("text", "") for out in cell.outputs if out.get("name") == "stdout")
+        outcome, message = _outcome(cell)
         if index in check_cells:
-            outcome = (errors[0].ename, errors[0].evalue) if errors else ("passed", printed)
-            checks[check_cells[index]] = outcome
-        elif errors:
-            other_errors.append(f"cell {index}: {errors[0].ename}: {errors[0].evalue}")
+            checks[check_cells[index]] = (outcome, message)
+        elif outcome != "passed":
+            other_errors.append(f"cell {index}: {outcome}: {message}")
     return Graded(checks, other_errors, stderr, seconds)
+
+
+def _outcome(cell: Any) -> tuple[str, str]:
+    """An executed cell's outcome: ("passed", what it printed), or its first error's name and message."""
+    errors = [out for out in cell.outputs if out.output_type == "error"]
+    if errors:
+        return errors[0].ename, errors[0].evalue
+    return "passed", "".join(out.get("text", "") for out in cell.outputs if out.get("name") == "stdout")
 
 
 def apply(notebook: Any, change: Change) -> Any:
@@ -256,12 +262,7 @@ def _graded_with_measured(floor: Floor, anchor: str, cases: list[tuple[str, str]
         cells += [stand_in, copy.deepcopy(check)]
     notebook.cells = cells
     nbclient.NotebookClient(notebook, timeout=60, kernel_name="python3", allow_errors=True).execute(cwd=str(ROOT))
-    outcomes = []
-    for cell in notebook.cells[len(setup) + 1 :: 2]:
-        errors = [out for out in cell.outputs if out.output_type == "error"]
-        printed = "".join(out.get("text", "") for out in cell.outputs if out.get("name") == "stdout")
-        outcomes.append((errors[0].ename, errors[0].evalue) if errors else ("passed", printed))
-    return outcomes
+    return [_outcome(cell) for cell in notebook.cells[len(setup) + 1 :: 2]]
 
 
 @pytest.mark.slow
