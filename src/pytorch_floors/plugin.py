@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast
 
 from mkdocs.config.base import BaseConfigOption, Config, ValidationError
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import Files
 from mkdocs.structure.nav import Navigation
@@ -200,6 +201,13 @@ class FloorsPlugin(BasePlugin[FloorsConfig]):  # type: ignore[no-untyped-call]  
             log.info("pytorch_floors changed on disk: this build imports it afresh and restarts the proof server")
             _forget_package()
             self._loaded = current
+        if self.config.execute:
+            # Before anything runs: a platform or start method the engine cannot keep its guarantees under.
+            runner = importlib.import_module(f"{_PACKAGE}.execution.runner")
+            try:
+                runner.start_method()
+            except runner.StartMethodError as error:
+                raise PluginError(f"floors: {error}") from None
         site_build = importlib.import_module(f"{_PACKAGE}.site_build")
         self._build = site_build.SiteBuild(config, site_build.Settings.of(self.config), serving=self.serving)
         return config

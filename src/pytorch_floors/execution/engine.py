@@ -78,8 +78,14 @@ class ProofFailure(Exception):
 @dataclass
 class _Session:
     history: list[str] = field(default_factory=list)
+    limits: list[tuple[str, float]] = field(default_factory=list)  # (block id, its time limit), as `history`
     process: BlockProcess | None = None
     replayed: int = 0
+
+    def remember(self, code: str, block_id: str, timeout: float) -> None:
+        """Keep a block of the session, so a later block's process can replay it under its own limit."""
+        self.history.append(code)
+        self.limits.append((block_id, timeout))
 
 
 class Engine:
@@ -304,7 +310,7 @@ class Engine:
         where = f"docs/{self.page} › {block_id}"
         cached = self.cache.get(key)
         if cached is not None:
-            session.history.append(code)
+            session.remember(code, block_id, timeout)
             result = BlockResult(
                 self.page,
                 block_id,
@@ -320,7 +326,7 @@ class Engine:
             self._judge(result)
             return cached.output
         if not self.execute or (self.only is not None and not fnmatch(self.page, self.only)):
-            session.history.append(code)
+            session.remember(code, block_id, timeout)
             self.records.append(BlockResult(self.page, block_id, proof, "skipped", None))
             return "(execution disabled for this build)"
         log.info("proof %d/%d %s: running (limit %g s)", number, self.total, where, timeout)
@@ -336,12 +342,13 @@ class Engine:
                 cwd=str(workdir),
                 file=str(self.project_dir / proof) if proof else None,
                 max_output=self.max_output,
+                limit=timeout,
             )
             report = self._execute(
                 session, request, block=block, proof=proof, timeout=timeout, keep=bool(session_name), channel=channel
             )
             claims = self._claims(channel.read_text(encoding="utf-8"), request.filename, block, proof)
-        session.history.append(code)
+        session.remember(code, block_id, timeout)
         session.replayed = len(session.history)
         if report["stderr"].strip():
             log.debug("%s wrote to stderr (kept out of the page):\n%s", where, report["stderr"])
@@ -407,9 +414,16 @@ class Engine:
         try:
             if session.process is None:
                 session.process = BlockProcess()
-            for earlier in session.history[session.replayed :]:
+            pending = zip(session.history[session.replayed :], session.limits[session.replayed :], strict=True)
+            for earlier, (earlier_id, earlier_limit) in pending:
                 replay = replace(request, code=earlier, filename=request.filename + " (earlier block)")
-                report = session.process.run(replay, timeout)
+                try:
+                    report = session.process.run(replay, earlier_limit)
+                except BlockTimeout:
+                    raise BlockTimeout(
+                        f"an earlier block of its session, '{earlier_id}', was replayed first and did not finish "
+                        f"within its own time limit of {earlier_limit:g} s"
+                    ) from None
                 if report["error"]:
                     # Replaying cached blocks can fail too (a changed environment): record it like any failure.
                     prefix = "an earlier block of its session failed: "
@@ -422,7 +436,7 @@ class Engine:
             report = session.process.run(request, timeout)
         except (BlockTimeout, WorkerDied) as error:
             session.process = None
-            summary = f"{type(error).__name__}: the block {error}"
+            summary = f"{type(error).__name__}: {error}"
             failure = ProofFailure(self.page, block_id, self._location(block, []), summary)
             self._fail(failure, proof)
             raise failure from None

@@ -64,6 +64,7 @@ def torch_facts(env: Mapping[str, str] | None = None, timeout: float = 120.0) ->
         cwd=os.getcwd(),
         file=None,
         max_output=1 << 16,
+        limit=timeout,
     )
     process = BlockProcess()
     try:

@@ -13,7 +13,10 @@ import math
 import re
 from collections.abc import Mapping
 
-__all__ = ["ALLOWED", "OptionError", "parse_timeout", "validate_options"]
+__all__ = ["ALLOWED", "MAX_TIMEOUT", "OptionError", "parse_timeout", "validate_options"]
+
+MAX_TIMEOUT = 86_400.0
+"""The longest time limit a block may ask for: a day (longer ones overflow the operating system's waits)."""
 
 _IDENTIFIER = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:-]*$")
 _BOOLEAN = {"1", "0", "yes", "no", "on", "off", "true", "false"}
@@ -23,7 +26,7 @@ ALLOWED: dict[str, str] = {
     "id": "the block's id, unique on its page",
     "html": "the block prints HTML (a figure) instead of console text (1 or 0)",
     "session": "share a namespace with the page's other blocks of that session",
-    "timeout": "seconds the block may run (a positive number)",
+    "timeout": "seconds the block may run (a positive number, at most a day)",
     "source": "show the code above the output (above)",
     "result": "the language the output is highlighted as (text by default)",
     "width": "console width the block sees as COLUMNS (a positive integer)",
@@ -43,10 +46,11 @@ def parse_timeout(value: str) -> float:
         value: The text of a `timeout` option or of `FLOORS_EXEC_TIMEOUT`.
 
     Returns:
-        The limit, a finite number of seconds greater than zero.
+        The limit, a finite number of seconds greater than zero and at most `MAX_TIMEOUT`.
 
     Raises:
-        OptionError: If the value is not a finite positive number (`abc`, `inf`, `nan`, `0`, `-1`).
+        OptionError: If the value is not a finite positive number (`abc`, `inf`, `nan`, `0`, `-1`),
+            or is longer than a day (`3e6`).
     """
     try:
         seconds = float(value)
@@ -54,6 +58,8 @@ def parse_timeout(value: str) -> float:
         raise OptionError(f"timeout must be a number of seconds, not {value!r}") from None
     if not math.isfinite(seconds) or seconds <= 0:
         raise OptionError(f"timeout must be a finite number of seconds above 0, not {value!r}")
+    if seconds > MAX_TIMEOUT:
+        raise OptionError(f"timeout must be at most {MAX_TIMEOUT:.0f} seconds (a day), not {value!r}")
     return seconds
 
 

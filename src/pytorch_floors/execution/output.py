@@ -12,6 +12,11 @@ __all__ = ["PathScrubber", "clean_text", "html_problem"]
 
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Bidirectional overrides and isolates reorder the text around them (a "Trojan Source" trick):
+# a page shows them as escapes, like other invisible controls.
+_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# A path ends where a name cannot go on: `/tmp` is not the start of `/tmpabc1`, nor the project of `projectX`.
+_PATH_END = r"(?![\w\-]|\.\w)"
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 
 
@@ -21,6 +26,8 @@ class PathScrubber:
     The project becomes relative (`snippets/x.py`), the virtual environment `<env>`, the
     interpreter's installation `<python>`, the temporary directory `<tmp>` and the home `~`,
     longest first, so a reader sees where a file is without seeing whose machine built the page.
+    A path is replaced only where it ends (at `/`, a space, a quote, the end): `/tmp` in
+    `/tmpcyw16_ex` and the project's path in a sibling `<project>X` are other paths, left alone.
     """
 
     def __init__(self, project_dir: Path) -> None:
@@ -30,15 +37,24 @@ class PathScrubber:
             project_dir: The project root.
         """
         pairs = {
-            f"{project_dir}/": "",
             str(project_dir): ".",
             sys.prefix: "<env>",
             sys.base_prefix: "<python>",
             tempfile.gettempdir(): "<tmp>",
             str(Path.home()): "~",
         }
-        usable = {path: short for path, short in pairs.items() if path not in {"", "/", "."}}
-        self._pairs = sorted(usable.items(), key=lambda item: -len(item[0]))
+        usable = {path.rstrip("/"): short for path, short in pairs.items() if path.rstrip("/") not in {"", "."}}
+        project = str(project_dir).rstrip("/")
+        # (pattern, replacement): the project's files read as relative paths (`<project>/snippets/x.py`
+        # is `snippets/x.py`); the longest path is tried first, so the environment inside the project is `<env>`.
+        choices = [(re.escape(path) + _PATH_END, short, len(path)) for path, short in usable.items()]
+        choices.append((re.escape(project + "/") + r"(?=[^/\s])", "", len(project) + 1))
+        choices.sort(key=lambda choice: -choice[2])
+        self._shorts = [short for _, short, _ in choices]
+        self._pattern = re.compile("|".join(f"({pattern})" for pattern, _, _ in choices))
+
+    def _replace(self, match: re.Match[str]) -> str:
+        return self._shorts[(match.lastindex or 1) - 1]
 
     def __call__(self, text: str) -> str:
         """Return `text` with every known machine path replaced.
@@ -49,9 +65,7 @@ class PathScrubber:
         Returns:
             The scrubbed text.
         """
-        for absolute, short in self._pairs:
-            text = text.replace(absolute, short)
-        return text
+        return self._pattern.sub(self._replace, text)
 
 
 def _visible(match: re.Match[str]) -> str:
@@ -62,7 +76,9 @@ def clean_text(text: str) -> str:
     r"""Make console output safe and readable in a page, the way a terminal would show it.
 
     Colour and cursor escapes are dropped, a carriage return keeps only what was written after
-    it on its line (a progress bar's last state), and any other control byte is shown as `\xNN`.
+    it on its line (a progress bar's last state), any other control byte is shown as `\xNN`, and
+    a bidirectional override or isolate (U+202E and its kin), which would reorder the text a
+    reader sees, as `\uNNNN`.
 
     Args:
         text: What a block printed.
@@ -72,6 +88,7 @@ def clean_text(text: str) -> str:
     """
     text = _ANSI.sub("", text).replace("\r\n", "\n")
     text = "\n".join(line.rsplit("\r", 1)[-1] for line in text.split("\n"))
+    text = _BIDI.sub(lambda match: f"\\u{ord(match[0]):04x}", text)
     return _CONTROL.sub(_visible, text)
 
 

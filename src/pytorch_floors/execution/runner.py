@@ -1,8 +1,21 @@
 """Processes that run proofs: one per page session or per standalone block, with a time limit.
 
 Each process leads its own process group (see `worker`), and ending it always ends the
-group: whatever a block started (`subprocess.Popen(["sleep", "300"])`, fifty forked
-children) dies with it, at the end of the block, on time-out and at shutdown.
+group and every descendant that left it: whatever a block started (`subprocess.Popen(["sleep",
+"300"])`, fifty forked children, a `setsid` daemon) dies with it, at the end of the block, on
+time-out and at shutdown.
+
+How the processes start (`FLOORS_START_METHOD`):
+
+- `forkserver` (the default where the platform has it): a server process imports torch and the
+  worker module once, and every block's process is forked from it;
+- `spawn` (the default elsewhere, as on macOS and Windows Python): every block's process is a new
+  interpreter, which imports torch itself (about a second more per block).
+
+Either way the server or the interpreter is started (`execve`) with a block's narrow environment
+(`sandbox.block_environment`), never the build's: `/proc/self/environ` of a block and of its parent
+hold no token or path of the build's. `fork` (a copy of the build process) is refused: it would
+carry the build's whole environment and imported modules into every block.
 """
 
 from __future__ import annotations
@@ -15,36 +28,105 @@ import sys
 import types
 from collections.abc import Iterator
 from multiprocessing import forkserver
-from multiprocessing.context import ForkServerContext
+from multiprocessing.context import ForkServerContext, SpawnContext
 from typing import Any
 
 from pytorch_floors.execution import worker
-from pytorch_floors.execution.worker import BlockRequest
+from pytorch_floors.execution.sandbox import block_environment
+from pytorch_floors.execution.worker import BlockRequest, kill_descendants
 
 __all__ = [
+    "START_METHOD",
     "BlockProcess",
     "BlockRequest",
     "BlockTimeout",
+    "StartMethodError",
     "WorkerDied",
     "end_all",
     "fork_server",
     "restart_fork_server",
+    "start_method",
 ]
 
-_context: ForkServerContext | None = None
+START_METHOD = "FLOORS_START_METHOD"
+"""The environment variable that chooses how block processes start: `forkserver` or `spawn`."""
+
+_METHODS = ("forkserver", "spawn")
+_context: ForkServerContext | SpawnContext | None = None
 _live: set[BlockProcess] = set()
 
 
-def fork_server() -> ForkServerContext:
-    """The process-wide fork server, started lazily with torch and the worker module preloaded.
+class StartMethodError(ValueError):
+    """`FLOORS_START_METHOD` names no method this engine can keep its guarantees under, on this platform."""
+
+
+def start_method(environ: dict[str, str] | None = None) -> str:
+    """How block processes start here: `FLOORS_START_METHOD`, else the fork server where there is one.
+
+    Args:
+        environ: The environment to read (default: this process's).
 
     Returns:
-        The multiprocessing context whose processes are forked from it.
+        `forkserver` or `spawn`.
+
+    Raises:
+        StartMethodError: On Windows (no process groups to end a block with), for `fork`, or for an
+            unknown or unavailable method.
+    """
+    if sys.platform == "win32":
+        raise StartMethodError(
+            "proofs cannot run on Windows: the engine ends each block with its process group (os.setsid, "
+            "os.killpg), which Windows lacks; build in WSL, or render without running (FLOORS_EXEC=off)"
+        )
+    source = os.environ if environ is None else environ
+    available = multiprocessing.get_all_start_methods()
+    default = "forkserver" if "forkserver" in available else "spawn"
+    chosen = source.get(START_METHOD, "").strip() or default
+    if chosen == "fork":
+        raise StartMethodError(
+            f"{START_METHOD}=fork is refused: a forked block is a copy of the build, with the build's whole "
+            "environment (tokens included) in /proc/self/environ and its imported modules; use forkserver or spawn"
+        )
+    if chosen not in _METHODS or chosen not in available:
+        offered = " or ".join(m for m in _METHODS if m in available)
+        raise StartMethodError(f"{START_METHOD}={chosen!r} is not a start method here; use {offered}")
+    return chosen
+
+
+@contextlib.contextmanager
+def _narrow_environment() -> Iterator[None]:
+    """Start processes with a block's environment: what `execve` gives them is all `/proc/PID/environ` shows.
+
+    multiprocessing starts its fork server and spawned interpreters with this process's environment
+    and takes no other; a block narrowing `os.environ` afterwards leaves the original in
+    /proc/self/environ. So the build's environment is swapped out for the start only.
+    """
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(block_environment(html=False, width=None, build_env=saved))
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def fork_server() -> ForkServerContext | SpawnContext:
+    """The process-wide context block processes start from (see `start_method`).
+
+    Under `forkserver` the server is started lazily with torch and the worker module preloaded.
+
+    Returns:
+        The multiprocessing context.
     """
     global _context  # noqa: PLW0603  (one fork server per build process; a multiprocessing singleton anyway)
     if _context is None:
-        _context = multiprocessing.get_context("forkserver")
-        _context.set_forkserver_preload(["torch", "pytorch_floors.execution.worker"])
+        if start_method() == "forkserver":
+            server = multiprocessing.get_context("forkserver")
+            server.set_forkserver_preload(["torch", "pytorch_floors.execution.worker"])
+            _context = server
+        else:
+            _context = multiprocessing.get_context("spawn")
     return _context
 
 
@@ -55,6 +137,8 @@ def restart_fork_server() -> None:
     edit to the package (`mkdocs serve`), blocks forked from the old server would run old code.
     """
     end_all()
+    if _context is None or _context.get_start_method() != "forkserver":
+        return
     # multiprocessing offers no public way to stop its fork server; `_stop` is what its own tests use.
     stop = getattr(forkserver._forkserver, "_stop", None)
     if stop is None:
@@ -98,12 +182,12 @@ def _death(exitcode: int | None) -> str:
     if exitcode is not None and exitcode < 0:
         name = signal.Signals(-exitcode).name
         hint = " — out of memory?" if -exitcode == signal.SIGKILL else ""
-        return f"its process was killed by {name}{hint}"
-    return f"its process ended without reporting (exit code {exitcode})"
+        return f"the block's process was killed by {name}{hint}"
+    return f"the block's process ended without reporting (exit code {exitcode})"
 
 
 class BlockProcess:
-    """A fresh process, forked from a server that has imported torch and the worker module, and nothing else.
+    """A fresh process that has imported torch and the worker module, and nothing else of the build.
 
     Blocks sent to one process share its namespace, the way a page session does.
     """
@@ -113,7 +197,7 @@ class BlockProcess:
         context = fork_server()
         self._conn, child_conn = context.Pipe()
         self._process = context.Process(target=worker.serve, args=(child_conn, os.getpid()), daemon=True)
-        with _main_not_reimported():
+        with _main_not_reimported(), _narrow_environment():
             self._process.start()
         child_conn.close()
         _live.add(self)
@@ -136,7 +220,7 @@ class BlockProcess:
             self._conn.send(request)
             if not self._conn.poll(timeout):
                 self.kill()
-                raise BlockTimeout(f"did not finish within its time limit of {timeout:g} s")
+                raise BlockTimeout(f"the block did not finish within its time limit of {timeout:g} s")
             report: dict[str, Any] = self._conn.recv()
         except (EOFError, ConnectionError, OSError) as error:
             self._process.join(5)
@@ -148,6 +232,8 @@ class BlockProcess:
     def _kill_group(self) -> None:
         pid = self._process.pid
         if pid is not None:
+            # First what left the group (a `setsid` child is still the worker's descendant), then the group.
+            kill_descendants(pid)
             # The group outlives its leader while any member lives, so this works after the worker exited too.
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pid, signal.SIGKILL)

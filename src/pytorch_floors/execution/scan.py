@@ -16,7 +16,12 @@ from pytorch_floors.execution.options import OptionError, validate_options
 
 __all__ = ["ExecBlock", "ScanError", "scan_markdown"]
 
-_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<lang>[\w+-]+)(?P<attrs>[^\n`]*)$")
+# A fence, also inside a blockquote (`> ```python`) and in the brace form (```{.python exec="1"}).
+_FENCE = re.compile(
+    r"^(?P<indent>[ \t]*(?:>[ \t]?)*)(?P<fence>`{3,}|~{3,})[ \t]*"
+    r"(?:\{[ \t]*\.?(?P<braced>[\w+-]+)(?P<braced_attrs>[^\n`}]*)\}|(?P<lang>[\w+-]+)(?P<attrs>[^\n`]*))[ \t]*$"
+)
+_COMMENT_TOKEN = re.compile(r"<!--|-->")
 _ATTR = re.compile(r'(?P<name>[\w-]+)=(?:"(?P<quoted>[^"]*)"|(?P<bare>\S+))')
 _INCLUDE = re.compile(r'^[ \t]*-{1,}8<-{1,}[ \t]+"(?P<path>[^"]+)"[ \t]*$')
 _FALSE = {"", "no", "off", "false", "0"}
@@ -108,28 +113,46 @@ def scan_markdown(text: str, page: str, project_dir: Path) -> list[ExecBlock]:
     lines = text.splitlines()
     blocks: list[ExecBlock] = []
     index = 0
+    in_comment = False
     while index < len(lines):
         match = _FENCE.match(lines[index])
         if not match:
+            for token in _COMMENT_TOKEN.findall(lines[index]):
+                in_comment = token == "<!--"
             index += 1
             continue
         fence, indent = match["fence"], match["indent"]
+        lang = match["braced"] or match["lang"]
+        attrs = match["braced_attrs"] if match["braced"] else match["attrs"]
         end = index + 1
         while end < len(lines) and not (
             lines[end].startswith(indent)
-            and lines[end].strip().startswith(fence)
-            and lines[end].strip().strip(fence[0]) == ""
+            and lines[end][len(indent) :].strip().startswith(fence)
+            and lines[end][len(indent) :].strip().strip(fence[0]) == ""
         ):
             end += 1
         if end == len(lines):
             # Markdown renders an unclosed fence as text: an executed block inside it would vanish.
             raise ScanError(f"docs/{page}:{index + 1}: the fence opened here is never closed")
-        options = _attributes(match["attrs"])
+        options = _attributes(attrs)
         if options.get("exec", "").lower() not in _FALSE:
-            block_id = _check_executed(options, match["lang"], f"docs/{page}:{index + 1}", blocks)
+            if match["braced"]:
+                # SuperFences takes `id` of the brace form as the element's id, so the block would reach
+                # the engine without one.
+                raise ScanError(
+                    f'docs/{page}:{index + 1}: write an executed block as ```python exec="1" id="...", '
+                    "not in the brace form ```{.python ...}, which hides its id from the engine"
+                )
+            if in_comment:
+                # SuperFences would run it, and its output would land inside the comment: shown nowhere.
+                raise ScanError(
+                    f"docs/{page}:{index + 1}: an executed block inside an HTML comment would run and show "
+                    'nothing; delete it, or set exec="0" to keep it as a note'
+                )
+            block_id = _check_executed(options, lang, f"docs/{page}:{index + 1}", blocks)
             block = ExecBlock(page=page, block_id=block_id, fence_line=index + 1, options=options)
             for offset, body_line in enumerate(lines[index + 1 : end], start=index + 2):
-                include = _INCLUDE.match(body_line)
+                include = _INCLUDE.match(body_line[len(indent) :] if body_line.startswith(indent) else body_line)
                 if include:
                     path = include["path"]
                     block.proofs.append(path)

@@ -9,13 +9,23 @@ from disk, by the blocks that use them.
 Each worker leads its own session (`setsid`), so the processes a block starts belong to
 the worker's process group: the parent kills the whole group when the block or session is
 over, on time-out and at shutdown, and the worker kills them itself at the end of every
-block and if the build process goes away.
+block and if the build process goes away. A process that leaves the group (`setsid`,
+`start_new_session=True`) is still the worker's descendant: on Linux the worker is a child
+subreaper, so even a double-forked daemon is re-parented to it rather than to init, and every
+descendant is killed with the group.
+
+A block's output is bounded while it is written: a watchdog thread stops a block whose
+output passes the limit, so a runaway `print` loop never fills the disk. A block's threads
+are waited for before its output is read, so a thread's late `print` never lands in the next
+block of its session.
 """
 
 from __future__ import annotations
 
 import builtins
 import contextlib
+import ctypes
+import ctypes.util
 import io
 import linecache
 import os
@@ -30,7 +40,10 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, BinaryIO
 
-__all__ = ["BlockRequest", "print_torch_facts", "serve"]
+__all__ = ["BlockRequest", "descendants", "kill_descendants", "print_torch_facts", "serve"]
+
+_PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+_WATCH_INTERVAL = 0.02
 
 
 @dataclass(frozen=True)
@@ -44,6 +57,7 @@ class BlockRequest:
         cwd: Directory the block runs in.
         file: What `__file__` and `sys.argv[0]` are, as when the proof runs on its own.
         max_output: Bytes the block may print; more is an error.
+        limit: Seconds the block may take, threads included (the parent kills it after that anyway).
     """
 
     code: str
@@ -52,6 +66,7 @@ class BlockRequest:
     cwd: str
     file: str | None
     max_output: int
+    limit: float = 120.0
 
 
 def _describe(error: BaseException, filename: str) -> dict[str, Any]:
@@ -74,26 +89,70 @@ def _describe(error: BaseException, filename: str) -> dict[str, Any]:
     }
 
 
-def _group_members() -> list[int]:
-    """Other live processes of this worker's process group (Linux: read from /proc)."""
-    me, members = os.getpid(), []
+def _parents() -> dict[int, int]:
+    """Every live process's parent (Linux: read from /proc; elsewhere nothing is known)."""
+    parents = {}
     proc = Path("/proc")
     for entry in proc.iterdir() if proc.is_dir() else []:
-        if not entry.name.isdigit() or int(entry.name) == me:
-            continue
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            # Field 5 of /proc/PID/stat is the process group; the command name (field 2) may hold spaces.
-            stat = (entry / "stat").read_text()
-            if int(stat.rsplit(")", 1)[1].split()[2]) == me:
-                members.append(int(entry.name))
-    return members
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                # Field 4 of /proc/PID/stat is the parent; the command name (field 2) may hold spaces.
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    return parents
+
+
+def descendants(root: int) -> list[int]:
+    """The live processes below `root`: its children, theirs, and so on.
+
+    Args:
+        root: A process id.
+
+    Returns:
+        Their ids (empty where /proc is not there).
+    """
+    children: dict[int, list[int]] = {}
+    for pid, parent in _parents().items():
+        children.setdefault(parent, []).append(pid)
+    found, todo = [], list(children.get(root, []))
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def kill_descendants(root: int, *, rounds: int = 5) -> None:
+    """Stop, then kill, every process below `root`, including those that left its process group.
+
+    Each round first stops what it finds (so none can fork again), then kills it; a few rounds catch
+    processes started between the reading of /proc and the stopping.
+
+    Args:
+        root: A process id (a worker).
+        rounds: How many times to look again.
+    """
+    for _ in range(rounds):
+        found = descendants(root)
+        if not found:
+            return
+        for sig in (signal.SIGSTOP, signal.SIGKILL):
+            for pid in found:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, sig)
+
+
+def _become_subreaper() -> None:
+    """Make orphaned descendants re-parent to this process instead of init (Linux only; elsewhere a no-op)."""
+    if not sys.platform.startswith("linux"):
+        return
+    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    if libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER) failed")
 
 
 def _end_children() -> None:
-    """Kill every process the block started (its whole process group but this worker) and reap them."""
-    for pid in _group_members():
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
+    """Kill every process the block started (inside its process group or not) and reap them."""
+    kill_descendants(os.getpid())
     with contextlib.suppress(ChildProcessError):
         while os.waitpid(-1, os.WNOHANG) != (0, 0):
             pass
@@ -108,8 +167,72 @@ def _watch_build(build_pid: int) -> None:
         try:
             os.kill(build_pid, 0)
         except ProcessLookupError:
+            kill_descendants(os.getpid())
             os.killpg(0, signal.SIGKILL)
         time.sleep(0.25)
+
+
+class _OutputLimitReached(BaseException):
+    """Raised inside a block, by the output watch, when its output passed the limit."""
+
+
+class _OutputWatch:
+    """Stops a block whose output grows past its limit while it is still writing.
+
+    Checking only after the block ended let `while True: print(...)` write gigabytes into the
+    temporary file first. Every few milliseconds the watch reads the file's size; past the limit it
+    kills what the block started, raises `_OutputLimitReached` in the block's thread and empties the
+    file, again while the block goes on writing, so the disk holds at most a few milliseconds'
+    worth beyond the limit.
+    """
+
+    def __init__(self, sink: BinaryIO) -> None:
+        self._sink = sink
+        self._limit: int | None = None
+        self._target = threading.get_ident()
+        self._lock = threading.Lock()
+        self.overflowed = False
+        threading.Thread(target=self._watch, daemon=True, name="floors-output-watch").start()
+
+    def start(self, limit: int) -> None:
+        """Watch the output of the block about to run in this thread."""
+        with self._lock:
+            self.overflowed = False
+            self._target = threading.get_ident()
+            self._limit = limit
+
+    def stop(self) -> None:
+        """Stop watching, and withdraw an interruption the block's thread has not met yet."""
+        with self._lock:
+            self._limit = None
+            _async_raise(self._target, None)
+
+    def _watch(self) -> None:
+        while True:
+            time.sleep(_WATCH_INTERVAL)
+            with self._lock:
+                limit = self._limit
+                if limit is None or os.fstat(self._sink.fileno()).st_size <= limit:
+                    continue
+                if not self.overflowed:
+                    _async_raise(self._target, _OutputLimitReached)
+                self.overflowed = True
+                kill_descendants(os.getpid())
+                os.ftruncate(self._sink.fileno(), 0)
+
+
+def _async_raise(thread_id: int, exception: type[BaseException] | None) -> None:
+    """Raise `exception` in a thread at its next Python instruction (`None` withdraws a pending one)."""
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(
+        ctypes.c_ulong(thread_id), ctypes.py_object(exception) if exception else None
+    )
+
+
+def _wait_for_threads(started: list[threading.Thread], deadline: float) -> list[str]:
+    """Wait, until `deadline`, for the threads a block started; return the names of those still running."""
+    for thread in started:
+        thread.join(max(0.0, deadline - time.perf_counter()))
+    return [thread.name for thread in started if thread.is_alive()]
 
 
 def _capture_fd(fd: int) -> BinaryIO:
@@ -129,7 +252,13 @@ def _read(sink: BinaryIO, limit: int) -> tuple[str, int]:
     return data.decode("utf-8", errors="replace"), size
 
 
-def _run_one(request: BlockRequest, namespace: dict[str, Any], out: BinaryIO, err: BinaryIO) -> dict[str, Any]:
+def _error(kind: str, message: str) -> dict[str, Any]:
+    return {"type": kind, "message": message, "lines": [], "traceback": "", "own_traceback": ""}
+
+
+def _run_one(
+    request: BlockRequest, namespace: dict[str, Any], out: BinaryIO, err: BinaryIO, watch: _OutputWatch
+) -> dict[str, Any]:
     os.environ.clear()
     os.environ.update(request.env)
     os.chdir(request.cwd)
@@ -138,28 +267,41 @@ def _run_one(request: BlockRequest, namespace: dict[str, Any], out: BinaryIO, er
     if request.file is not None:
         namespace["__file__"] = request.file
     error = None
+    before = set(threading.enumerate())
     start = time.perf_counter()
+    watch.start(request.max_output)
     try:
-        compiled = compile(request.code, request.filename, "exec")
-        exec(compiled, namespace)
-    except BaseException as raised:
-        error = _describe(raised, request.filename)
-    finally:
-        with contextlib.suppress(Exception):
-            sys.stdout.flush()
-            sys.stderr.flush()
+        try:
+            compiled = compile(request.code, request.filename, "exec")
+            exec(compiled, namespace)
+        except BaseException as raised:
+            error = _describe(raised, request.filename)
+        finally:
+            watch.stop()
+    except _OutputLimitReached:
+        watch.stop()  # it arrived after the block had ended: the output's size says what happened
     seconds = time.perf_counter() - start
+    # The block's threads may still print: wait for them (within its limit) before its output is read.
+    started = [thread for thread in threading.enumerate() if thread not in before]
+    running = _wait_for_threads(started, start + request.limit - min(2.0, 0.1 * request.limit))
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+        sys.stderr.flush()
     _end_children()
     output, size = _read(out, request.max_output)
     stderr, _ = _read(err, request.max_output)
-    if size > request.max_output and error is None:
-        error = {
-            "type": "OutputTooLarge",
-            "message": f"the block printed {size:,} bytes; a page shows at most {request.max_output:,}",
-            "lines": [],
-            "traceback": "",
-            "own_traceback": "",
-        }
+    if watch.overflowed:
+        message = f"the block printed more than {request.max_output:,} bytes and was stopped as it wrote"
+        error = _error("OutputTooLarge", f"{message}; a page shows at most {request.max_output:,}")
+    elif size > request.max_output:
+        message = f"the block printed {size:,} bytes"
+        error = _error("OutputTooLarge", f"{message}; a page shows at most {request.max_output:,}")
+    elif running and error is None:
+        error = _error(
+            "ThreadsLeftRunning",
+            f"the block ended with thread(s) still running ({', '.join(running)}); join the threads a block "
+            "starts, or what they print later would land in another block's output",
+        )
     return {"output": output[: request.max_output], "stderr": stderr, "seconds": seconds, "error": error}
 
 
@@ -203,8 +345,10 @@ def serve(conn: Connection, build_pid: int) -> None:
         build_pid: The MkDocs process: when it is gone, the worker ends with everything it started.
     """
     os.setsid()
-    threading.Thread(target=_watch_build, args=(build_pid,), daemon=True).start()
+    _become_subreaper()
+    threading.Thread(target=_watch_build, args=(build_pid,), daemon=True, name="floors-build-watch").start()
     out, err = _capture_fd(1), _capture_fd(2)
+    watch = _OutputWatch(out)
     sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", write_through=True)
     sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", write_through=True)
     namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
@@ -215,4 +359,4 @@ def serve(conn: Connection, build_pid: int) -> None:
             return
         if request is None:
             return
-        conn.send(_run_one(request, namespace, out, err))
+        conn.send(_run_one(request, namespace, out, err, watch))

@@ -1,0 +1,302 @@
+"""Faults a hostile or careless block can cause, each pinned by the case that once got through.
+
+The engine is driven in-process, as in `test_engine.py`: a Markdown instance renders small pages
+of a throw-away project through the formatter, no MkDocs build.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+from test_engine import Pages, make_pages
+
+from pytorch_floors.execution.options import OptionError, parse_timeout
+from pytorch_floors.execution.output import PathScrubber, clean_text
+from pytorch_floors.execution import runner
+from pytorch_floors.execution.runner import restart_fork_server
+from pytorch_floors.execution.scan import ScanError, scan_markdown
+
+SECRET = "ghp_fake123floors"
+
+
+@pytest.fixture
+def pages(tmp_path: Path) -> Iterator[Pages]:
+    yield make_pages(tmp_path)
+
+
+def test_a_block_cannot_read_the_builds_secrets_through_proc(pages: Pages, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", SECRET)
+    restart_fork_server()  # the server must start while the token is in the build's environment
+    html = pages.render(
+        """\
+        ```python exec="1" id="proc"
+        import os
+        mine = open("/proc/self/environ", "rb").read()
+        parent = open(f"/proc/{os.getppid()}/environ", "rb").read()
+        print("read", len(mine) > 0, len(parent) > 0)
+        print(mine.decode(errors="replace"))
+        print(parent.decode(errors="replace"))
+        ```
+        """
+    )
+    assert "read True True" in html
+    assert SECRET not in html
+
+
+def test_a_process_that_leaves_the_blocks_group_still_ends_with_the_block(pages: Pages) -> None:
+    pages.render(
+        """\
+        ```python exec="1" id="escape"
+        import subprocess
+        child = subprocess.Popen(["sleep", "6003"], start_new_session=True)
+        print("escaped", child.pid)
+        ```
+        """
+    )
+    assert pages.status() == {"escape": "ran"}
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any("6003" in p.info["cmdline"] for p in _sleepers()):
+        time.sleep(0.1)
+    assert not any("6003" in p.info["cmdline"] for p in _sleepers())
+
+
+def test_a_double_forked_daemon_ends_with_the_block(pages: Pages) -> None:
+    pages.render(
+        """\
+        ```python exec="1" id="daemon"
+        import os, subprocess
+        if os.fork() == 0:
+            os.setsid()
+            subprocess.Popen(["sleep", "6004"])
+            os._exit(0)
+        os.wait()
+        print("daemonised")
+        ```
+        """
+    )
+    assert pages.status() == {"daemon": "ran"}
+    time.sleep(0.5)
+    assert not any("6004" in p.info["cmdline"] for p in _sleepers())
+
+
+def _sleepers() -> list[psutil.Process]:
+    found = []
+    for process in psutil.process_iter(["cmdline"]):
+        cmdline = process.info["cmdline"] or []
+        if cmdline[:1] == ["sleep"]:
+            process.info["cmdline"] = " ".join(cmdline)
+            found.append(process)
+    return found
+
+
+def test_output_is_bounded_while_it_is_written(tmp_path: Path) -> None:
+    pages = make_pages(tmp_path)
+    start = time.perf_counter()
+    pages.render(
+        """\
+        ```python exec="1" id="flood" timeout="60"
+        import sys
+        while True:
+            sys.stdout.write("y" * 2**20)
+        ```
+        """
+    )
+    seconds = time.perf_counter() - start
+    failure = str(pages.engine.failures[0])
+    assert "OutputTooLarge: the block printed more than 1,048,576 bytes and was stopped as it wrote" in failure
+    # Stopped by the watch, long before the block's own limit would have ended it.
+    assert seconds < 30
+
+
+def test_a_thread_of_one_session_block_never_prints_into_the_next(pages: Pages) -> None:
+    html = pages.render(
+        """\
+        ```python exec="1" id="t1" session="s"
+        import threading, time
+        threading.Thread(target=lambda: (time.sleep(0.5), print("late from t1"))).start()
+        print("t1 done")
+        ```
+
+        ```python exec="1" id="t2" session="s"
+        import time
+        time.sleep(1)
+        print("t2 done")
+        ```
+        """
+    )
+    t1, t2 = (r.output or "" for r in pages.engine.records)
+    assert "late from t1" in t1
+    assert "late from t1" not in t2
+    assert "t2 done" in html
+
+
+def test_a_block_that_leaves_a_thread_running_fails_by_name(pages: Pages) -> None:
+    pages.render(
+        """\
+        ```python exec="1" id="forever" timeout="3"
+        import threading, time
+        threading.Thread(target=lambda: time.sleep(60), daemon=True, name="poller").start()
+        ```
+        """
+    )
+    assert "ThreadsLeftRunning" in str(pages.engine.failures[0])
+    assert "poller" in str(pages.engine.failures[0])
+
+
+@pytest.mark.parametrize("value", ["3e6", "1e7", "86401"])
+def test_a_huge_timeout_is_refused_with_its_maximum(value: str) -> None:
+    with pytest.raises(OptionError, match="at most 86400 seconds"):
+        parse_timeout(value)
+    with pytest.raises(ScanError, match=r"docs/index.md:1: timeout must be at most"):
+        scan_markdown(f'```python exec="1" id="x" timeout="{value}"\npass\n```\n', "index.md", Path("."))
+
+
+def test_a_replayed_block_keeps_its_own_limit(pages: Pages) -> None:
+    body = """\
+        ```python exec="1" id="slow" session="s" timeout="30"
+        import pathlib, time
+        if pathlib.Path("nap").exists():
+            time.sleep(3)
+        print("slow")
+        ```
+
+        ```python exec="1" id="quick" session="s" timeout="2"
+        print("quick {n}")
+        ```
+        """
+    pages.render(body.replace("{n}", "1"))
+    (pages.root / "nap").touch()
+    # `slow` is cached; `quick` changed, so `slow` is replayed first: under its own 30 s, not quick's 2 s.
+    pages.render(body.replace("{n}", "2"))
+    assert pages.engine.failures == []
+    assert pages.status() == {"slow": "cached", "quick": "ran"}
+
+
+def test_the_message_of_a_process_that_exits_reads_as_a_sentence(pages: Pages) -> None:
+    pages.render('```python exec="1" id="bye"\nimport os\nos._exit(3)\n```\n')
+    failure = str(pages.engine.failures[0])
+    assert "WorkerDied: the block's process ended without reporting (exit code 3)" in failure
+    assert "the block its process" not in failure
+
+
+# --- what a page shows of the machine -------------------------------------------------------------
+
+
+def test_paths_are_replaced_only_where_they_end() -> None:
+    project = Path("/srv/floors-project")  # outside the temporary directory, which has its own name
+    scrub = PathScrubber(project)
+    assert scrub(f"{project}X/notes.txt") == f"{project}X/notes.txt"
+    assert scrub(f"{project}/snippets/x.py") == "snippets/x.py"
+    assert scrub(f"cd {project}") == "cd ."
+    base = tempfile.gettempdir()
+    assert scrub(f"{base}/tmpcyw16_ex") == "<tmp>/tmpcyw16_ex"
+    assert scrub(f"{base}cyw16_ex") == f"{base}cyw16_ex"
+
+
+def test_a_right_to_left_override_is_shown_not_obeyed() -> None:
+    assert clean_text("price: \u202e0.1$") == "price: \\u202e0.1$"
+    assert clean_text("\u2066isolated\u2069") == "\\u2066isolated\\u2069"
+
+
+# --- every fence is found where it is written ------------------------------------------------------
+
+
+def test_a_fence_in_a_blockquote_is_found_and_runs(pages: Pages) -> None:
+    html = pages.render(
+        """\
+        A quote:
+
+        > ```python exec="1" id="quoted"
+        > print("from the quote")
+        > ```
+        """
+    )
+    assert pages.status() == {"quoted": "ran"}
+    assert "from the quote" in html
+
+
+def test_an_executed_fence_in_the_brace_form_is_refused_by_line() -> None:
+    text = 'Text\n\n```{.python exec="1" id="br"}\nprint(2)\n```\n'
+    with pytest.raises(ScanError, match=r"docs/index.md:3: write an executed block as"):
+        scan_markdown(text, "index.md", Path("."))
+
+
+def test_an_executed_fence_inside_an_html_comment_is_refused_by_line() -> None:
+    text = 'Text\n\n<!--\n```python exec="1" id="hidden"\nprint(1)\n```\n-->\n'
+    with pytest.raises(ScanError, match=r"docs/index.md:4: an executed block inside an HTML comment"):
+        scan_markdown(text, "index.md", Path("."))
+    one_line = '<!-- a note -->\n```python exec="1" id="shown"\nprint(1)\n```\n'
+    assert [b.block_id for b in scan_markdown(one_line, "index.md", Path("."))] == ["shown"]
+
+
+# --- the engine where fork is not available ---------------------------------------------------------
+
+
+@pytest.fixture(params=["forkserver", "spawn"])
+def method_pages(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pages]:
+    """Pages whose blocks start under each start method a platform may offer."""
+    monkeypatch.setenv(runner.START_METHOD, request.param)
+    runner.end_all()
+    monkeypatch.setattr(runner, "_context", None)
+    yield make_pages(tmp_path)
+    runner.end_all()
+
+
+def test_every_start_method_keeps_the_engines_guarantees(method_pages: Pages, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", SECRET)
+    (method_pages.root / "snippets").mkdir()
+    (method_pages.root / "snippets" / "where.py").write_text(
+        "import os, sys\nos.write(1, b'fd1 ')\nprint('file', __file__.endswith('snippets/where.py'), sys.argv[0] == __file__)\n"
+    )
+    html = method_pages.render(
+        """\
+        ```python exec="1" id="dirty"
+        import torch
+        torch.set_default_dtype(torch.float64)
+        torch.manual_seed(7)
+        print("changed", torch.get_default_dtype())
+        ```
+
+        ```python exec="1" id="where"
+        --8<-- "snippets/where.py"
+        ```
+
+        ```python exec="1" id="spawned"
+        import subprocess
+        subprocess.Popen(["sleep", "6005"])
+        subprocess.Popen(["sleep", "6006"], start_new_session=True)
+        print("started")
+        ```
+
+        ```python exec="1" id="fresh"
+        import os, sys, torch
+        print("fresh", torch.get_default_dtype(), "mkdocs" in sys.modules)
+        print(open("/proc/self/environ", "rb").read().decode(errors="replace"))
+        print(open(f"/proc/{os.getppid()}/environ", "rb").read().decode(errors="replace"))
+        ```
+        """
+    )
+    assert method_pages.engine.failures == []
+    assert "changed torch.float64" in html
+    assert "fd1 file True True" in html
+    assert "fresh torch.float32 False" in html
+    assert SECRET not in html
+    time.sleep(0.5)
+    assert not any(p.info["cmdline"] in {"sleep 6005", "sleep 6006"} for p in _sleepers())
+
+
+def test_fork_windows_and_unknown_start_methods_are_refused_in_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(runner.StartMethodError, match="fork is refused"):
+        runner.start_method({runner.START_METHOD: "fork"})
+    with pytest.raises(runner.StartMethodError, match="is not a start method here"):
+        runner.start_method({runner.START_METHOD: "threads"})
+    assert runner.start_method({}) == "forkserver"
+    assert runner.start_method({runner.START_METHOD: "spawn"}) == "spawn"
+    monkeypatch.setattr(runner.sys, "platform", "win32")
+    with pytest.raises(runner.StartMethodError, match="proofs cannot run on Windows"):
+        runner.start_method({})
