@@ -6,6 +6,7 @@ of a throw-away project through the formatter, no MkDocs build.
 
 from __future__ import annotations
 
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -15,11 +16,13 @@ import psutil
 import pytest
 from test_engine import Pages, make_pages
 
+from pytorch_floors.execution import OutputCache, runner
+from pytorch_floors.execution.cache import CacheError
 from pytorch_floors.execution.options import OptionError, parse_timeout
 from pytorch_floors.execution.output import PathScrubber, clean_text
-from pytorch_floors.execution import runner
 from pytorch_floors.execution.runner import restart_fork_server
 from pytorch_floors.execution.scan import ScanError, scan_markdown
+from pytorch_floors.standalone import BundleError, bundle
 
 SECRET = "ghp_fake123floors"
 
@@ -52,46 +55,43 @@ def test_a_process_that_leaves_the_blocks_group_still_ends_with_the_block(pages:
     pages.render(
         """\
         ```python exec="1" id="escape"
-        import subprocess
+        import pathlib, subprocess
         child = subprocess.Popen(["sleep", "6003"], start_new_session=True)
-        print("escaped", child.pid)
+        pathlib.Path("pids").write_text(str(child.pid))
         ```
         """
     )
     assert pages.status() == {"escape": "ran"}
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and any("6003" in p.info["cmdline"] for p in _sleepers()):
-        time.sleep(0.1)
-    assert not any("6003" in p.info["cmdline"] for p in _sleepers())
+    assert not _alive(pages.root / "pids")
 
 
 def test_a_double_forked_daemon_ends_with_the_block(pages: Pages) -> None:
     pages.render(
         """\
         ```python exec="1" id="daemon"
-        import os, subprocess
+        import os, pathlib, subprocess
         if os.fork() == 0:
             os.setsid()
-            subprocess.Popen(["sleep", "6004"])
+            pathlib.Path("pids").write_text(str(subprocess.Popen(["sleep", "6004"]).pid))
             os._exit(0)
         os.wait()
-        print("daemonised")
         ```
         """
     )
     assert pages.status() == {"daemon": "ran"}
-    time.sleep(0.5)
-    assert not any("6004" in p.info["cmdline"] for p in _sleepers())
+    assert not _alive(pages.root / "pids")
 
 
-def _sleepers() -> list[psutil.Process]:
-    found = []
-    for process in psutil.process_iter(["cmdline"]):
-        cmdline = process.info["cmdline"] or []
-        if cmdline[:1] == ["sleep"]:
-            process.info["cmdline"] = " ".join(cmdline)
-            found.append(process)
-    return found
+def _alive(pids: Path) -> list[int]:
+    """The processes named in `pids` (one id per line) still running a few seconds on (killed ones are reaped)."""
+    wanted = [int(pid) for pid in pids.read_text().split()]
+    assert wanted, "the block wrote no process id"
+    deadline = time.monotonic() + 5
+    while True:
+        alive = [pid for pid in wanted if psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie"]
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.1)
 
 
 def test_output_is_bounded_while_it_is_written(tmp_path: Path) -> None:
@@ -251,7 +251,8 @@ def test_every_start_method_keeps_the_engines_guarantees(method_pages: Pages, mo
     monkeypatch.setenv("GITHUB_TOKEN", SECRET)
     (method_pages.root / "snippets").mkdir()
     (method_pages.root / "snippets" / "where.py").write_text(
-        "import os, sys\nos.write(1, b'fd1 ')\nprint('file', __file__.endswith('snippets/where.py'), sys.argv[0] == __file__)\n"
+        "import os, sys\nos.write(1, b'fd1 ')\n"
+        "print('file', __file__.endswith('snippets/where.py'), sys.argv[0] == __file__)\n"
     )
     html = method_pages.render(
         """\
@@ -267,10 +268,10 @@ def test_every_start_method_keeps_the_engines_guarantees(method_pages: Pages, mo
         ```
 
         ```python exec="1" id="spawned"
-        import subprocess
-        subprocess.Popen(["sleep", "6005"])
-        subprocess.Popen(["sleep", "6006"], start_new_session=True)
-        print("started")
+        import pathlib, subprocess
+        inside = subprocess.Popen(["sleep", "6005"])
+        outside = subprocess.Popen(["sleep", "6006"], start_new_session=True)
+        pathlib.Path("pids").write_text(f"{inside.pid} {outside.pid}")
         ```
 
         ```python exec="1" id="fresh"
@@ -286,8 +287,7 @@ def test_every_start_method_keeps_the_engines_guarantees(method_pages: Pages, mo
     assert "fd1 file True True" in html
     assert "fresh torch.float32 False" in html
     assert SECRET not in html
-    time.sleep(0.5)
-    assert not any(p.info["cmdline"] in {"sleep 6005", "sleep 6006"} for p in _sleepers())
+    assert not _alive(method_pages.root / "pids")
 
 
 def test_fork_windows_and_unknown_start_methods_are_refused_in_words(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -297,6 +297,66 @@ def test_fork_windows_and_unknown_start_methods_are_refused_in_words(monkeypatch
         runner.start_method({runner.START_METHOD: "threads"})
     assert runner.start_method({}) == "forkserver"
     assert runner.start_method({runner.START_METHOD: "spawn"}) == "spawn"
-    monkeypatch.setattr(runner.sys, "platform", "win32")
+    monkeypatch.setattr(sys, "platform", "win32")
     with pytest.raises(runner.StartMethodError, match="proofs cannot run on Windows"):
         runner.start_method({})
+
+
+# --- the cache: a malformed entry is a miss, a read-only one says what to do -------------------------
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        '{"output": "out", "seconds": -1, "claims": []}',
+        '{"output": "out", "seconds": NaN, "claims": []}',
+        '{"output": "out", "seconds": Infinity, "claims": []}',
+        '{"output": "out", "seconds": 1, "provenance": {"x": 1}, "claims": []}',
+        '{"output": "out", "seconds": 1, "provenance": "Linux", "claims": []}',
+    ],
+)
+def test_a_poisoned_cache_entry_is_a_miss(tmp_path: Path, entry: str) -> None:
+    cache = OutputCache(tmp_path)
+    cache.put("ab12", "out", 1.0)
+    assert cache.get("ab12") is not None
+    (tmp_path / "ab" / "ab12.json").write_text(entry)
+    assert cache.get("ab12") is None
+
+
+def test_a_poisoned_entry_runs_its_block_again(pages: Pages) -> None:
+    body = '```python exec="1" id="p"\nprint("measured")\n```\n'
+    pages.render(body)
+    (entry,) = (pages.root / ".cache" / "floors-exec").glob("??/*.json")
+    entry.write_text('{"output": "stale", "seconds": 1, "provenance": {"x": 1}, "claims": []}')
+    html = pages.render(body)
+    assert pages.engine.failures == []
+    assert "measured" in html and "stale" not in html
+
+
+def test_a_cache_that_cannot_drop_an_entry_says_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = OutputCache(tmp_path)
+    cache.put("ab12", "out", 1.0)
+    unused = OutputCache(tmp_path)
+
+    def refuse(self: Path, missing_ok: bool = False) -> None:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "unlink", refuse)
+    with pytest.raises(CacheError, match="make it writable, or build with FLOORS_CACHE_DIR"):
+        unused.prune()
+
+
+# --- a snippet no page includes still fails in one line ----------------------------------------------
+
+
+def test_a_snippet_that_is_not_python_is_named_by_file_and_line(tmp_path: Path) -> None:
+    with pytest.raises(BundleError, match=r"^snippets/9-x/broken.py:2: the proof is not valid Python"):
+        bundle("print(1)\ndef (:\n", "snippets/9-x/broken.py", tmp_path)
+
+
+def test_an_included_snippet_that_is_not_utf8_is_named_by_page_and_file(tmp_path: Path) -> None:
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "latin.py").write_bytes(b"print('caf\xe9')\n")
+    text = '```python exec="1" id="l"\n--8<-- "snippets/latin.py"\n```\n'
+    with pytest.raises(ScanError, match=r"docs/index.md:2: snippets/latin.py is not UTF-8 text \(byte 10"):
+        scan_markdown(text, "index.md", tmp_path)

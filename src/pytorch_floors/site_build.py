@@ -30,7 +30,7 @@ from pytorch_floors.anchors import CITABLE_PAGES, apply_aliases, read_aliases, r
 from pytorch_floors.changes import ManifestRecorder
 from pytorch_floors.citation import cite_page_html, edition
 from pytorch_floors.course_pack import write_packs
-from pytorch_floors.execution.cache import CacheMode, OutputCache, machine_fingerprint
+from pytorch_floors.execution.cache import CacheError, CacheMode, OutputCache, machine_fingerprint
 from pytorch_floors.execution.claim_policy import claims_summary
 from pytorch_floors.execution.engine import Engine
 from pytorch_floors.execution.facts import torch_facts
@@ -38,7 +38,7 @@ from pytorch_floors.execution.fence import formatter
 from pytorch_floors.execution.report import report_html, report_json
 from pytorch_floors.execution.result import BlockResult, Status
 from pytorch_floors.execution.runner import end_all
-from pytorch_floors.execution.scan import ScanError, scan_markdown
+from pytorch_floors.execution.scan import ScanError, not_utf8, scan_markdown
 from pytorch_floors.floors import FLOORS, MAP_PAGE, floor_for_page
 from pytorch_floors.gauge import page_gauges, render_gauge
 from pytorch_floors.handouts import cite_links_html, handout_context
@@ -289,6 +289,8 @@ class SiteBuild:
                 content = bundle(path.read_text(encoding="utf-8"), uri, Path(__file__).parent)
             except BundleError as error:
                 raise PluginError(str(error)) from None
+            except UnicodeDecodeError as error:
+                raise PluginError(f"{uri}: {not_utf8(error)}") from None
             files.append(File.generated(config, uri, content=content))
         self.files = files
         render_last(files)  # "What changed" compares with every citable page this build records
@@ -463,7 +465,10 @@ class SiteBuild:
         complete = engine.execute and engine.only is None and not engine.failures
         if complete and engine.cache.mode != "off":
             # Only a build that planned every block knows which entries nothing uses any more.
-            log.info("proofs: removed %d unused cache entries", engine.cache.prune())
+            try:
+                log.info("proofs: removed %d unused cache entries", engine.cache.prune())
+            except CacheError as error:
+                log.warning("proofs: %s", error)
         counts = {s: sum(1 for r in engine.records if r.status == s) for s in ("ran", "cached", "skipped", "failed")}
         log.info("proofs: %(ran)d ran, %(cached)d cached, %(skipped)d skipped, %(failed)d failed", counts)
         log.info("%s", claims_summary(engine.records, advisory=engine.advisory_claims))

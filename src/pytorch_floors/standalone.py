@@ -36,11 +36,19 @@ def helper_modules(source: str, filename: str) -> list[str]:
     return list(_helper_modules(source, filename))
 
 
+def _parse(source: str, filename: str) -> ast.Module:
+    """Parse a proof, or say in one line which file and line is not Python."""
+    try:
+        return ast.parse(source, filename)
+    except SyntaxError as error:
+        raise BundleError(f"{filename}:{error.lineno or 0}: the proof is not valid Python: {error.msg}") from None
+
+
 @lru_cache(maxsize=256)
 def _helper_modules(source: str, filename: str) -> tuple[str, ...]:
     # Every proof's bundle parses the same few helpers again: their source text is the key.
     found: list[str] = []
-    for node in ast.walk(ast.parse(source, filename)):
+    for node in ast.walk(_parse(source, filename)):
         if not isinstance(node, (ast.Import, ast.ImportFrom)):
             continue
         names: list[str] = []
@@ -98,7 +106,7 @@ def bundle(source: str, filename: str, package_dir: Path) -> str:
     if not modules:
         return source
     lines = source.splitlines(keepends=True)
-    split = _header_end(ast.parse(source, filename))
+    split = _header_end(_parse(source, filename))
     embedded = []
     for name in modules:
         path = package_dir / f"{name}.py"

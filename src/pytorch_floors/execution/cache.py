@@ -11,18 +11,19 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import os
 import platform
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_type_hints
 
 from pytorch_floors.claims import Claim, ClaimFormatError, parse_claims
 from pytorch_floors.execution.facts import TorchFacts, torch_facts
-from pytorch_floors.provenance import cpu_model
+from pytorch_floors.provenance import Provenance, cpu_model
 
-__all__ = ["CacheMode", "OutputCache", "machine_fingerprint"]
+__all__ = ["CacheError", "CacheMode", "OutputCache", "machine_fingerprint"]
 
 log = logging.getLogger("mkdocs.plugins.pytorch_floors")
 
@@ -66,6 +67,25 @@ def _stored_claims(stored: object) -> tuple[Claim, ...]:
     return tuple(parse_claims("".join(json.dumps(c) + "\n" for c in stored)))
 
 
+class CacheError(OSError):
+    """The cache directory cannot be used as a build needs it (read-only, say); the message says what to do."""
+
+
+_PROVENANCE_TYPES = {name: (int if hint is int else str) for name, hint in get_type_hints(Provenance).items()}
+
+
+def _stored_provenance(stored: object) -> dict[str, str | int] | None:
+    """The provenance of a cache entry: `None`, or every field of a `Provenance` with its type."""
+    if stored is None:
+        return None
+    if not isinstance(stored, dict) or set(stored) != {f.name for f in fields(Provenance)}:
+        raise ValueError("provenance is not a provenance record")
+    for name, value in stored.items():
+        if isinstance(value, bool) or not isinstance(value, _PROVENANCE_TYPES[name]):
+            raise ValueError(f"provenance field {name} is {value!r}")
+    return stored
+
+
 def _record(data: object) -> CachedOutput:
     """A cache entry's JSON as an output record.
 
@@ -78,11 +98,12 @@ def _record(data: object) -> CachedOutput:
     output, seconds = data.get("output"), data.get("seconds")
     if not isinstance(output, str) or isinstance(seconds, bool) or not isinstance(seconds, int | float):
         raise ValueError("no output or seconds")
-    provenance = data.get("provenance")
+    if not math.isfinite(seconds) or seconds < 0:
+        raise ValueError(f"seconds is {seconds!r}")
     return CachedOutput(
         output=output,
         seconds=float(seconds),
-        provenance=provenance if isinstance(provenance, dict) else None,
+        provenance=_stored_provenance(data.get("provenance")),
         claims=_stored_claims(data.get("claims")),
     )
 
@@ -174,9 +195,9 @@ class OutputCache:
         except ClaimFormatError as error:
             # An output without the claims measured with it would show a page that checks nothing.
             log.info("cache entry %s has no valid claims (%s): the block runs again", path.name, error)
-        except ValueError:
-            # Valid JSON of another shape (`null`, a list, a number as output) is a miss, not a crash.
-            log.info("cache entry %s is not an output record: the block runs again", path.name)
+        except ValueError as error:
+            # Valid JSON of another shape (`null`, a list, a number as output, `"seconds": NaN`) is a miss.
+            log.info("cache entry %s is not an output record (%s): the block runs again", path.name, error)
         return None
 
     def put(
@@ -220,10 +241,19 @@ class OutputCache:
 
         Returns:
             The number of entries deleted.
+
+        Raises:
+            CacheError: If an unused entry cannot be deleted (a read-only cache), saying what to do.
         """
         removed = 0
         for path in self.directory.glob("??/*.json") if self.directory.is_dir() else []:
             if path.stem not in self.used:
-                path.unlink(missing_ok=True)
+                try:
+                    path.unlink(missing_ok=True)
+                except OSError as error:
+                    raise CacheError(
+                        f"the proof cache {self.directory} could not drop an unused entry ({error.strerror}); "
+                        "make it writable, or build with FLOORS_CACHE_DIR set to a writable directory"
+                    ) from None
                 removed += 1
         return removed

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pytorch_floors.execution.options import OptionError, validate_options
 
-__all__ = ["ExecBlock", "ScanError", "scan_markdown"]
+__all__ = ["ExecBlock", "ScanError", "not_utf8", "scan_markdown"]
 
 # A fence, also inside a blockquote (`> ```python`) and in the brace form (```{.python exec="1"}).
 _FENCE = re.compile(
@@ -72,6 +72,18 @@ class ExecBlock:
         if 1 <= code_line <= len(self.line_map):
             return self.line_map[code_line - 1]
         return (f"docs/{self.page}", self.fence_line)
+
+
+def not_utf8(error: UnicodeDecodeError) -> str:
+    """Say where a file stops being UTF-8 text, for a one-line error.
+
+    Args:
+        error: The decoding error.
+
+    Returns:
+        A phrase naming the byte offset and what to do.
+    """
+    return f"not UTF-8 text (byte {error.start}: {error.reason}); save the file as UTF-8"
 
 
 def _attributes(text: str) -> dict[str, str]:
@@ -157,7 +169,10 @@ def scan_markdown(text: str, page: str, project_dir: Path) -> list[ExecBlock]:
                     path = include["path"]
                     block.proofs.append(path)
                     source = project_dir / path
-                    count = len(source.read_text(encoding="utf-8").splitlines()) if source.is_file() else 0
+                    try:
+                        count = len(source.read_text(encoding="utf-8").splitlines()) if source.is_file() else 0
+                    except UnicodeDecodeError as error:
+                        raise ScanError(f"docs/{page}:{offset}: {path} is {not_utf8(error)}") from None
                     block.line_map.extend((path, n) for n in range(1, count + 1))
                 else:
                     block.line_map.append((f"docs/{page}", offset))
