@@ -309,3 +309,43 @@ def test_lab_section_titles_in_the_search_index_carry_no_permalink_mark(lab_site
     assert len(titles) >= 2 * len(FLOORS), "the labs' sections should be in the index"
     marked = [title for title in titles if "¶" in title]
     assert marked == [], marked[:5]
+
+
+@pytest.mark.build
+def test_a_lab_shows_neither_the_builds_secrets_nor_its_paths(fixture_site: FixtureSite) -> None:
+    fixture_site.write(
+        "mkdocs.yml",
+        """\
+        site_name: Fixture
+        site_url: https://example.invalid/
+        theme:
+          name: material
+          font: false
+        plugins:
+          - mkdocs-jupyter:
+              include: ["labs/*.py"]
+              execute: true
+              allow_errors: false
+          - floors
+        """,
+    )
+    config = (Path(ROOT) / "jupyter" / "jupyter_nbconvert_config.json").read_text(encoding="utf-8")
+    fixture_site.write("jupyter/jupyter_nbconvert_config.json", config)
+    fixture_site.write("requirements.txt", (Path(ROOT) / "requirements.txt").read_text(encoding="utf-8"))
+    fixture_site.page("index.md", "# Home\n")
+    fixture_site.write(
+        "docs/labs/1-program.py",
+        "# %% [markdown]\n# # Lab 1 · Your program\n\n# %%\nimport os, sys\n\n"
+        "print('token', os.environ.get('GITHUB_TOKEN'), sys.prefix, os.path.expanduser('~'), os.getcwd())\n"
+        "print(open('/proc/self/environ', 'rb').read().decode(errors='replace'))\n"
+        "print('order \\u202e reversed')\n",
+    )
+    secret = "ghp_fake123floorslab"
+    build = run_mkdocs(fixture_site.root, fixture_site.root / "site", env={"GITHUB_TOKEN": secret}, timeout=300)
+    assert build.returncode == 0, build.log[-3000:]
+    html = unescape((fixture_site.root / "site" / "labs" / "1-program" / "index.html").read_text(encoding="utf-8"))
+    assert "token None" in html, "the kernel saw the build's token"
+    assert secret not in html
+    assert "token None <env> ~" in html, "the environment and home directory are named, not shown"
+    assert str(fixture_site.root) not in html and str(Path.home()) + "/" not in html
+    assert "\u202e" not in html and "\\u202e" in html

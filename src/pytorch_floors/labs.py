@@ -24,6 +24,7 @@ from pytorch_floors.execution.imports import sources_digest
 from pytorch_floors.floors import FLOORS, Floor, floor_for_page
 from pytorch_floors.lab_cells import student_notebook
 from pytorch_floors.lab_install import install_line
+from pytorch_floors.lab_kernel import PROJECT_DIR
 from pytorch_floors.lab_launch import Launch, download_box, notebook_names, with_install_cell
 from pytorch_floors.section_cite import published_edition
 
@@ -57,7 +58,7 @@ _TOC_LINK = re.compile(
 
 
 def jupyter_environment(jupyter_dir: Path, environ: Mapping[str, str]) -> dict[str, str]:
-    """The variables that point nbconvert at the project's Jupyter folder.
+    """The variables that point nbconvert at the project's Jupyter folder, and name the project for scrubbing.
 
     `JUPYTER_CONFIG_DIR` makes nbconvert read `jupyter_nbconvert_config.json` from it, and putting it
     first on `JUPYTER_PATH` makes nbconvert find the templates under its `nbconvert/templates/`
@@ -68,10 +69,14 @@ def jupyter_environment(jupyter_dir: Path, environ: Mapping[str, str]) -> dict[s
         environ: The current environment (its `JUPYTER_PATH` entries are kept, after ours).
 
     Returns:
-        The two variables to set.
+        The variables to set (in the build's environment; a lab's kernel sees none of them).
     """
     others = [p for p in environ.get("JUPYTER_PATH", "").split(os.pathsep) if p and p != str(jupyter_dir)]
-    return {"JUPYTER_CONFIG_DIR": str(jupyter_dir), "JUPYTER_PATH": os.pathsep.join([str(jupyter_dir), *others])}
+    return {
+        "JUPYTER_CONFIG_DIR": str(jupyter_dir),
+        "JUPYTER_PATH": os.pathsep.join([str(jupyter_dir), *others]),
+        PROJECT_DIR: str(jupyter_dir.parent),
+    }
 
 
 def labs_fingerprint(project_dir: Path, docs_dir: Path, facts: TorchFacts | None = None) -> dict[str, str]:
@@ -113,6 +118,8 @@ def configure_jupyter(
     those changes a cache miss.
     `FLOORS_EXEC=off` (the render-only build) turns notebook execution off too, and
     `FLOORS_EXEC_ONLY` leaves the labs it does not match unexecuted, as it does proofs.
+    Labs execute with `lab_kernel.LabExecutePreprocessor` (named in the nbconvert configuration): a
+    kernel with a proof's narrow environment, and outputs scrubbed of machine paths.
     The per-cell time limit and the code cells' `<code>` element come from
     `jupyter/jupyter_nbconvert_config.json`, which nbconvert reads through `JUPYTER_CONFIG_DIR`.
     The notebook markup comes from the project's templates under `jupyter/nbconvert/templates/`,

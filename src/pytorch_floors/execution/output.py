@@ -8,7 +8,7 @@ import tempfile
 from html.parser import HTMLParser
 from pathlib import Path
 
-__all__ = ["PathScrubber", "clean_text", "html_problem"]
+__all__ = ["PathScrubber", "clean_text", "escape_bidi", "html_problem"]
 
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -72,6 +72,18 @@ def _visible(match: re.Match[str]) -> str:
     return f"\\x{ord(match[0]):02x}"
 
 
+def escape_bidi(text: str) -> str:
+    r"""Show bidirectional overrides and isolates (U+202E and its kin) as `\uNNNN` instead of obeying them.
+
+    Args:
+        text: Text a page will show.
+
+    Returns:
+        The text, with those controls visible.
+    """
+    return _BIDI.sub(lambda match: f"\\u{ord(match[0]):04x}", text)
+
+
 def clean_text(text: str) -> str:
     r"""Make console output safe and readable in a page, the way a terminal would show it.
 
@@ -88,8 +100,7 @@ def clean_text(text: str) -> str:
     """
     text = _ANSI.sub("", text).replace("\r\n", "\n")
     text = "\n".join(line.rsplit("\r", 1)[-1] for line in text.split("\n"))
-    text = _BIDI.sub(lambda match: f"\\u{ord(match[0]):04x}", text)
-    return _CONTROL.sub(_visible, text)
+    return _CONTROL.sub(_visible, escape_bidi(text))
 
 
 class _Balance(HTMLParser):

@@ -1,0 +1,108 @@
+"""How a lab's notebook executes: under a proof's policy, a narrow kernel environment and scrubbed outputs.
+
+mkdocs-jupyter executes labs with nbconvert's `ExecutePreprocessor`, whose kernel starts with the
+build's whole environment, and shows what a cell printed as it is: a cell printing
+`os.environ["GITHUB_TOKEN"]`, `sys.prefix` or `~` put the token and the build machine's paths on the
+page. `jupyter/jupyter_nbconvert_config.json` names `LabExecutePreprocessor` in place of nbconvert's:
+its kernel starts (`execve`) with only the variables a proof sees (`sandbox.PASSED_THROUGH`), and every
+output is scrubbed of machine paths and reordering controls the way a proof's output is.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from jupyter_client.manager import AsyncKernelManager
+from nbconvert.preprocessors import ExecutePreprocessor
+from traitlets import Type
+
+from pytorch_floors.execution.output import PathScrubber, escape_bidi
+from pytorch_floors.execution.sandbox import PASSED_THROUGH
+
+__all__ = ["PROJECT_DIR", "LabExecutePreprocessor", "NarrowKernelManager", "kernel_environment", "scrub_outputs"]
+
+PROJECT_DIR = "FLOORS_PROJECT_DIR"
+"""Set in the build's environment (not the kernel's) by `labs.configure_jupyter`: the path pages must not show."""
+
+
+def kernel_environment(build_env: dict[str, str] | os._Environ[str]) -> dict[str, str]:
+    """The whole environment of a lab's kernel: the variables a proof sees, nothing else of the build's.
+
+    Matplotlib's backend is left to ipykernel (inline figures), unlike a proof's `Agg`.
+
+    Args:
+        build_env: The build's environment.
+
+    Returns:
+        The kernel's environment.
+    """
+    env = {name: build_env[name] for name in PASSED_THROUGH if name in build_env}
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+class NarrowKernelManager(AsyncKernelManager):
+    """A kernel manager whose kernels start with `kernel_environment`, whatever the caller passes."""
+
+    async def start_kernel(self, **kwargs: Any) -> None:  # type: ignore[override]  # same call, env fixed
+        """Start the kernel with the narrow environment.
+
+        Args:
+            **kwargs: What nbclient passes (`extra_arguments`, `cwd`); an `env` is replaced.
+        """
+        kwargs["env"] = kernel_environment(os.environ)
+        await super().start_kernel(**kwargs)
+
+
+def _scrub(value: Any, scrub: PathScrubber) -> Any:
+    if isinstance(value, str):
+        return escape_bidi(scrub(value))
+    if isinstance(value, list):
+        return [_scrub(item, scrub) for item in value]
+    if isinstance(value, dict):
+        return {key: _scrub(item, scrub) for key, item in value.items()}
+    return value
+
+
+def scrub_outputs(cell: Any, scrub: PathScrubber) -> None:
+    """Replace machine paths and bidirectional controls in a cell's text outputs, in place.
+
+    Text, HTML and tracebacks are scrubbed; images and other binary data are left as they are.
+
+    Args:
+        cell: A notebook cell (nbformat node).
+        scrub: The build's path scrubber.
+    """
+    for output in cell.get("outputs", []):
+        if "text" in output:
+            output["text"] = _scrub(output["text"], scrub)
+        if "evalue" in output:
+            output["evalue"] = _scrub(output["evalue"], scrub)
+            output["traceback"] = _scrub(output.get("traceback", []), scrub)
+        data = output.get("data", {})
+        for mime in [m for m in data if m.startswith("text/") or m.endswith(("+json", "/json"))]:
+            data[mime] = _scrub(data[mime], scrub)
+
+
+class LabExecutePreprocessor(ExecutePreprocessor):
+    """nbconvert's executor, with `NarrowKernelManager` kernels and every executed cell's outputs scrubbed."""
+
+    kernel_manager_class = Type(NarrowKernelManager, config=True)
+
+    def preprocess_cell(self, cell: Any, resources: Any, index: int) -> tuple[Any, Any]:
+        """Execute one cell, then scrub what it printed.
+
+        Args:
+            cell: The cell.
+            resources: nbconvert's resources.
+            index: The cell's index.
+
+        Returns:
+            The cell and the resources.
+        """
+        cell, resources = super().preprocess_cell(cell, resources, index)  # type: ignore[no-untyped-call]
+        project = os.environ.get(PROJECT_DIR)
+        scrub_outputs(cell, PathScrubber(Path(project) if project else Path.cwd()))
+        return cell, resources
