@@ -6,6 +6,7 @@ of a throw-away project through the formatter, no MkDocs build.
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import tempfile
 import time
@@ -16,6 +17,7 @@ import psutil
 import pytest
 from test_engine import Pages, make_pages
 
+from pytorch_floors import scratch
 from pytorch_floors.execution import OutputCache, runner
 from pytorch_floors.execution.cache import CacheError
 from pytorch_floors.execution.options import OptionError, parse_timeout
@@ -360,3 +362,22 @@ def test_an_included_snippet_that_is_not_utf8_is_named_by_page_and_file(tmp_path
     text = '```python exec="1" id="l"\n--8<-- "snippets/latin.py"\n```\n'
     with pytest.raises(ScanError, match=r"docs/index.md:2: snippets/latin.py is not UTF-8 text \(byte 10"):
         scan_markdown(text, "index.md", tmp_path)
+
+
+# --- what a killed build leaves in the temporary directory --------------------------------------------
+
+
+def test_scratch_of_a_dead_process_is_swept_and_a_live_ones_kept(tmp_path: Path) -> None:
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
+    left = tmp_path / f"floors-claims-{int(dead.stdout)}-abc.jsonl"
+    left.write_text("")
+    folder = tmp_path / f"floors-previous-{int(dead.stdout)}-xyz"
+    folder.mkdir()
+    (folder / "manifest.json").write_text("{}")
+    mine = tmp_path / f"{scratch.prefix('claims')}def.jsonl"
+    mine.write_text("")
+    assert scratch.sweep("claims", tmp_path) == [left]
+    assert scratch.sweep("previous", tmp_path) == [folder]
+    assert mine.exists() and not left.exists() and not folder.exists()

@@ -1,8 +1,10 @@
 """The published layout: `make publish` deploys editions with mike, and the root 404 lands every cited address.
 
-The end-to-end tests publish the real site twice (render-only, `FLOORS_EXEC=off`) into a
-throwaway git repository, serve its `gh-pages` tree the way GitHub Pages does (a miss gets
-the root `404.html` with status 404) and follow addresses with headless Chromium.
+The end-to-end tests publish the real site twice into a throwaway git repository (measured, as
+every edition must be: on the project's own proof cache, so a build of this run has usually run
+the proofs already, and never beside another build of the project), serve its `gh-pages` tree the
+way GitHub Pages does (a miss gets the root `404.html` with status 404) and follow addresses with
+headless Chromium.
 """
 
 from __future__ import annotations
@@ -32,13 +34,13 @@ from mkdocs.config import load_config
 from playwright.sync_api import Browser, Page, expect
 from pypdf import PdfReader
 
-from conftest import ROOT, once_per_run, run_dir
+from conftest import PROJECT_LOCK, ROOT, once_per_run, run_dir
 from pytorch_floors.anchors import page_url
 from pytorch_floors.citation import bibtex, edition_url
 from pytorch_floors.course_pack import PACK_DIR, pack_filename
 from pytorch_floors.floors import FLOORS, floor_for_page
 from pytorch_floors.handouts import EDITION_PDF, HANDOUT_DIR, handout_context, handouts
-from pytorch_floors.publish import main, publish, published_versions
+from pytorch_floors.publish import main, publish, published_versions, unmeasured
 from pytorch_floors.root404 import NOTE_KEY, layout_from, redirect_urls, render_root_404
 
 FIRST, SECOND = "2026.11", "2026.12"
@@ -108,10 +110,57 @@ def test_bibtex_names_the_edition_once_when_mike_already_put_it_in_site_url() ->
     assert f"https://s.org/{SECOND}/floors/3-boundary/" in bibtex(FLOORS[2], f"https://s.org/{SECOND}/", SECOND, 2026)
 
 
-@pytest.mark.parametrize("name", ["2026.13", "26.12", "2026-12", "latest"])
+@pytest.mark.parametrize("name", ["2026.13", "26.12", "2026-12", "latest", "\u0662\u0660\u0662\u0666.12", "0000.01"])
 def test_publish_refuses_an_edition_that_is_not_year_dot_month(name: str, tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match=r"expected YYYY\.MM"):
+    with pytest.raises(ValueError, match=r"expected YYYY\.MM in ASCII digits"):
         publish(name, repo=tmp_path)
+
+
+@pytest.mark.parametrize(("variable", "value"), [("FLOORS_EXEC", "off"), ("FLOORS_EXEC_ONLY", "floors/3-*")])
+def test_publish_refuses_a_build_told_not_to_measure(
+    variable: str, value: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(ValueError, match=f"{variable}.*an edition must"):
+        publish(SECOND, repo=tmp_path)
+
+
+def test_only_a_complete_build_report_is_an_edition() -> None:
+    complete = {"totals": {"blocks": 71, "ran": 3, "cached": 68, "skipped": 0, "failed": 0}}
+    assert unmeasured(complete) is None
+    render_only = {"totals": {"blocks": 71, "ran": 0, "cached": 0, "skipped": 71, "failed": 0}}
+    assert "0 ran, 0 came from the cache, 71 were skipped" in str(unmeasured(render_only))
+    assert unmeasured({"totals": {"blocks": 0}}) == "the build ran no block and no lab"
+    assert unmeasured({}) == "the build report has no totals"
+
+
+def _repo_with_site(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A committed project whose `mkdocs.yml` loads (its folders link to this project's)."""
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    for name, value in GIT_ENV.items():
+        monkeypatch.setenv(name, value)
+    _git(repo, "init", "-q", "-b", "main")
+    shutil.copy(ROOT / "mkdocs.yml", repo / "mkdocs.yml")
+    for folder in ("docs", "overrides", "snippets", "src"):  # what mkdocs.yml names must exist
+        (repo / folder).symlink_to(ROOT / folder)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "site")
+
+
+def test_publish_refuses_a_working_tree_that_differs_from_its_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _repo_with_site(tmp_path, monkeypatch)
+    (tmp_path / "draft.md").write_text("not committed\n")
+    with pytest.raises(ValueError, match=r"the working tree differs from its commit \(1 paths: draft.md\)"):
+        publish(SECOND, repo=tmp_path)
+
+
+def test_publish_refuses_an_edition_older_than_the_newest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _repo_with_site(tmp_path, monkeypatch)
+    _commit_edition(tmp_path, "2027.01", ["latest"], "")
+    with pytest.raises(ValueError, match=r"edition 2025\.01 is older than 2027\.01, the newest published"):
+        publish("2025.01", repo=tmp_path)
 
 
 def test_publish_stops_when_the_remote_cannot_be_read(tmp_path: Path) -> None:
@@ -121,9 +170,16 @@ def test_publish_stops_when_the_remote_cannot_be_read(tmp_path: Path) -> None:
         publish(SECOND, repo=tmp_path, push=True)
 
 
-def _commit_edition(repo: Path, edition: str, aliases: list[str], parent: str) -> str:
+COMPLETE_REPORT: dict[str, Any] = {"totals": {"blocks": 2, "ran": 1, "cached": 1, "skipped": 0, "failed": 0}}
+
+
+def _commit_edition(
+    repo: Path, edition: str, aliases: list[str], parent: str, report: dict[str, Any] | None = None
+) -> str:
     """A `gh-pages` commit as mike leaves one, by plumbing: `versions.json` and an edition folder without pages."""
     files = {"versions.json": json.dumps([{"version": edition, "aliases": aliases}]), f"{edition}/manifest.json": "{}"}
+    if report is not None:
+        files[f"{edition}/build-report.json"] = json.dumps(report)
     index = {**os.environ, "GIT_INDEX_FILE": str(repo / ".git/scratch-index")}
     for path, text in files.items():
         blob = _git(repo, "hash-object", "-w", "--stdin", stdin=text).strip()
@@ -133,18 +189,29 @@ def _commit_edition(repo: Path, edition: str, aliases: list[str], parent: str) -
     tree = subprocess.run(["git", "write-tree"], cwd=repo, env=index, capture_output=True, text=True, check=True).stdout
     commit = _git(repo, "commit-tree", tree.strip(), *(["-p", parent] if parent else []), "-m", "mike").strip()
     _git(repo, "update-ref", "refs/heads/gh-pages", commit)
+    (repo / ".git/scratch-index").unlink()
     return commit
 
 
-@pytest.mark.parametrize("first_edition", [True, False])
+@pytest.mark.parametrize(
+    "case",
+    [
+        (True, COMPLETE_REPORT, (FileNotFoundError, "build the site first")),
+        (False, COMPLETE_REPORT, (FileNotFoundError, "build the site first")),
+        (True, {"totals": {"blocks": 2, "ran": 0, "cached": 0, "skipped": 2}}, (ValueError, "is not measured")),
+        (False, None, (ValueError, "has no build report")),
+    ],
+)
 def test_a_publish_that_fails_after_mike_sets_the_branch_back(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], first_edition: bool
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    case: tuple[bool, dict[str, Any] | None, tuple[type[Exception], str]],
 ) -> None:
-    # Else the edition would count as published (frozen) without its handouts, and could never be made whole.
-    _git(tmp_path, "init", "-q", "-b", "main")
-    shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
-    for folder in ("docs", "overrides", "snippets", "src"):  # what mkdocs.yml names must exist
-        (tmp_path / folder).symlink_to(ROOT / folder)
+    # Else the edition would count as published (frozen) unmeasured or without its handouts, and could never
+    # be made whole.
+    first_edition, report, failure = case
+    _repo_with_site(tmp_path, monkeypatch)
     before = "" if first_edition else _commit_edition(tmp_path, FIRST, ["latest"], "")
     real_run = subprocess.run
 
@@ -153,14 +220,11 @@ def test_a_publish_that_fails_after_mike_sets_the_branch_back(
         if Path(args[0]).name != "mike":
             return real_run(args, **kwargs)  # type: ignore[call-overload]
         if args[1] == "deploy":
-            _commit_edition(tmp_path, SECOND, ["latest"], before)
+            _commit_edition(tmp_path, SECOND, ["latest"], before, report)
         return subprocess.CompletedProcess(args, 0)
 
     monkeypatch.setattr(subprocess, "run", mike)  # publish runs git and mike through it
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
-    for name, value in GIT_ENV.items():
-        monkeypatch.setenv(name, value)
-    with pytest.raises(FileNotFoundError, match="build the site first"):
+    with pytest.raises(failure[0], match=failure[1]):
         publish(SECOND, repo=tmp_path)
     after = subprocess.run(
         ["git", "rev-parse", "--verify", "--quiet", "refs/heads/gh-pages"],
@@ -237,7 +301,15 @@ def _publish(repo: Path, edition: str, cache: Path) -> str:
     done = subprocess.run(
         [sys.executable, "-m", "pytorch_floors.publish", edition, "--push"],
         cwd=repo,
-        env={**os.environ, **GIT_ENV, "FLOORS_EXEC": "off", "FLOORS_CACHE_DIR": str(cache), "NO_MKDOCS_2_WARNING": "1"},
+        # An edition is measured: the publish builds run every proof and lab, on the project's own cache (the
+        # builds of this run share it, one at a time), with claims advisory as for the site build beside tests.
+        env={
+            **os.environ,
+            **GIT_ENV,
+            "FLOORS_CACHE_DIR": str(cache),
+            "FLOORS_CLAIMS": "advisory",
+            "NO_MKDOCS_2_WARNING": "1",
+        },
         capture_output=True,
         text=True,
         timeout=900,
@@ -249,7 +321,8 @@ def _publish(repo: Path, edition: str, cache: Path) -> str:
 
 def _publish_two_editions(scratch: Path) -> dict[str, Any]:
     """Publish two editions of a copy of the project into a bare remote; extract what gh-pages holds."""
-    repo, remote, tree, cache = (scratch / name for name in ("project", "remote.git", "gh-pages", "cache"))
+    repo, remote, tree = (scratch / name for name in ("project", "remote.git", "gh-pages"))
+    cache = ROOT / ".cache"
     repo.mkdir(parents=True)
     _copy_project(repo)
     _git(scratch, "init", "-q", "--bare", str(remote))
@@ -274,7 +347,7 @@ def _publish_two_editions(scratch: Path) -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def published(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Published]:
-    made = once_per_run(run_dir(tmp_path_factory), "publish", _publish_two_editions)
+    made = once_per_run(run_dir(tmp_path_factory), "publish", _publish_two_editions, lock=PROJECT_LOCK)
     tree = Path(made["tree"])
     # Serve what was pushed (each worker serves the one published tree).
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(PagesHandler, directory=str(tree)))

@@ -4,12 +4,18 @@
 
 (`make publish EDITION=2026.12 [PUSH=1]`.) In the project's git repository it:
 
-1. refuses an edition name that is not `YYYY.MM`, or one already published (editions are frozen);
+1. refuses an edition name that is not `YYYY.MM` (ASCII digits, a year from 2000), one already
+   published (editions are frozen), one older than the newest published (`latest` names the
+   newest edition), a working tree that differs from its commit (the edition says which commit
+   it was built from), and a build told not to run every proof and lab (`FLOORS_EXEC=off`,
+   `FLOORS_EXEC_ONLY`);
 2. with `--push`, first fetches the remote's publishing branch, so mike builds on top of it;
 3. runs `mike deploy --update-aliases EDITION latest` with `FLOORS_EDITION` set, the build
    strict (`FLOORS_STRICT=true`, read by `strict:` in `mkdocs.yml`), linking its PDF handouts
    (`FLOORS_HANDOUTS=on`) and with `FLOORS_PREVIOUS_MANIFEST` naming the newest published
-   edition's manifest (for the "What changed" page), then `mike set-default latest`;
+   edition's manifest (for the "What changed" page), then `mike set-default latest`, and reads the
+   deployed edition's `build-report.json`: every block and lab must have run or come from the
+   cache (`unmeasured`), else the edition is not published;
 4. prints the deployed edition's handouts with headless Chromium and commits them, with the
    course packs rewritten to hold each floor's PDF, into the edition's folder (`write_edition_handouts`);
 5. commits the root `404.html` (`pytorch_floors.root404`), rendered for the editions now published;
@@ -22,6 +28,7 @@ step from 3 on fails, the branch is set back to where it was, so the edition can
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -29,16 +36,103 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 from mkdocs.config import load_config
 
+from pytorch_floors import scratch as scratch_names
 from pytorch_floors.changes import MANIFEST_NAME, load_edition_manifest
 from pytorch_floors.course_pack import PACK_DIR
 from pytorch_floors.handouts import HANDOUT_DIR, print_and_pack
-from pytorch_floors.root404 import EDITION_PATTERN, layout_from, redirect_urls, render_root_404
+from pytorch_floors.root404 import layout_from, redirect_urls, render_root_404
 
-__all__ = ["main", "publish", "published_versions", "write_edition_handouts", "write_root_404"]
+__all__ = [
+    "main",
+    "parse_edition",
+    "publish",
+    "published_versions",
+    "unmeasured",
+    "write_edition_handouts",
+    "write_root_404",
+]
+
+_EDITION = re.compile(r"(?P<year>[0-9]{4})\.(?P<month>0[1-9]|1[0-2])", re.ASCII)
+_FIRST_YEAR = 2000
+
+
+def parse_edition(name: str) -> tuple[int, int]:
+    """Read an edition's name as (year, month), refusing anything but `YYYY.MM` in ASCII digits.
+
+    Args:
+        name: The edition, such as `2026.12`.
+
+    Returns:
+        The year and month, which order editions.
+
+    Raises:
+        ValueError: For `2026.13`, `26.12`, `latest`, `0000.01`, or digits of another script (`٢٠٢٦.12`).
+    """
+    match = _EDITION.fullmatch(name)
+    if match is None or int(match["year"]) < _FIRST_YEAR:
+        raise ValueError(
+            f"edition {name!r}: expected YYYY.MM in ASCII digits, a year from {_FIRST_YEAR}, such as 2026.12"
+        )
+    return int(match["year"]), int(match["month"])
+
+
+def unmeasured(report: Mapping[str, object]) -> str | None:
+    """Why a build report does not describe a measured edition, or `None` when it does.
+
+    Args:
+        report: A parsed `build-report.json`.
+
+    Returns:
+        What is missing: blocks or labs skipped (a render-only build) or failed, or no block at all.
+    """
+    totals = report.get("totals")
+    if not isinstance(totals, dict):
+        return "the build report has no totals"
+    counts = {key: totals.get(key, 0) for key in ("blocks", "ran", "cached", "skipped", "failed")}
+    if not all(isinstance(value, int) for value in counts.values()):
+        return f"the build report's totals are not counts: {counts}"
+    if counts["blocks"] == 0:
+        return "the build ran no block and no lab"
+    if counts["skipped"] or counts["failed"] or counts["ran"] + counts["cached"] != counts["blocks"]:
+        return (
+            f"of its {counts['blocks']} blocks and labs, {counts['ran']} ran, {counts['cached']} came from the cache, "
+            f"{counts['skipped']} were skipped and {counts['failed']} failed; an edition shows measurements only"
+        )
+    return None
+
+
+def _refuse_unmeasured_settings(environ: dict[str, str] | os._Environ[str]) -> None:
+    if environ.get("FLOORS_EXEC", "").strip().lower() in {"off", "false", "0", "no"}:
+        raise ValueError("FLOORS_EXEC=off renders without running: an edition must show measurements; unset it")
+    if environ.get("FLOORS_EXEC_ONLY", "").strip():
+        raise ValueError("FLOORS_EXEC_ONLY runs only some pages: an edition must run every proof and lab; unset it")
+
+
+def _refuse_dirty_tree(repo: Path) -> None:
+    changed = _git(repo, "status", "--porcelain", "--untracked-files=normal").stdout.splitlines()
+    if changed:
+        shown = ", ".join(line[3:] for line in changed[:3]) + (", ..." if len(changed) > 3 else "")
+        raise ValueError(
+            f"the working tree differs from its commit ({len(changed)} paths: {shown}); an edition is built from a "
+            "commit and says which: commit or stash the changes first"
+        )
+
+
+def _refuse_older_than_published(edition: str, versions: list[dict[str, object]]) -> None:
+    dated = []
+    for entry in versions:
+        with contextlib.suppress(ValueError):  # an entry that is not an edition (a hand-made alias) is not dated
+            dated.append((parse_edition(str(entry["version"])), str(entry["version"])))
+    if dated and max(dated)[0] > parse_edition(edition):
+        raise ValueError(
+            f"edition {edition} is older than {max(dated)[1]}, the newest published; `latest` names the newest "
+            "edition, so editions are published in order"
+        )
 
 
 def _git(
@@ -101,7 +195,7 @@ def write_root_404(repo: Path, branch: str, config_file: Path) -> bool:
 def _commit_blobs(repo: Path, branch: str, blobs: dict[str, str], message: str) -> bool:
     """Commit files (path on the branch -> blob id) onto `branch`; `False`, with no commit, if it holds them already."""
     # A scratch index, so the checkout's own index and working tree stay untouched.
-    with tempfile.TemporaryDirectory(prefix="floors-publish-") as scratch:
+    with tempfile.TemporaryDirectory(prefix=scratch_names.prefix("publish")) as scratch:
         env = {**os.environ, "GIT_INDEX_FILE": str(Path(scratch) / "index")}
         _git(repo, "read-tree", branch, env=env)
         listing = "".join(f"100644 {blob}\t{path}\n" for path, blob in blobs.items())
@@ -131,7 +225,7 @@ def write_edition_handouts(repo: Path, branch: str, edition: str) -> list[str]:
     Returns:
         The paths committed on the branch, `<edition>/pdf/…` and `<edition>/packs/…`.
     """
-    with tempfile.TemporaryDirectory(prefix="floors-handouts-") as scratch:
+    with tempfile.TemporaryDirectory(prefix=scratch_names.prefix("handouts")) as scratch:
         archive = Path(scratch) / "edition.tar"
         _git(repo, "archive", "--format=tar", f"--output={archive}", branch, f"{edition}/")
         with tarfile.open(archive) as tar:
@@ -170,6 +264,17 @@ def _previous_manifest(repo: Path, refs: list[str], scratch: Path) -> Path | Non
     return None
 
 
+def _refuse_unmeasured_build(repo: Path, branch: str, edition: str) -> None:
+    """Stop unless the deployed edition's build report shows every block and lab run or cached."""
+    path = f"{branch}:{edition}/build-report.json"
+    shown = _git(repo, "show", path, check=False)
+    if shown.returncode != 0:
+        raise ValueError(f"the deployed edition has no build report ({path}): nothing says it was measured")
+    problem = unmeasured(json.loads(shown.stdout))
+    if problem is not None:
+        raise ValueError(f"edition {edition} is not measured: {problem}")
+
+
 def _set_back(repo: Path, branch: str, before: str) -> None:
     """Return `branch` to its commit before this publish (or remove it): a half-made edition must not stay frozen."""
     if before:
@@ -192,15 +297,20 @@ def publish(edition: str, *, repo: Path, push: bool = False, remote: str = "orig
     Raises:
         ValueError: On a malformed or already published edition.
     """
-    if not re.fullmatch(EDITION_PATTERN, edition):
-        raise ValueError(f"edition {edition!r}: expected YYYY.MM, such as 2026.12")
+    parse_edition(edition)
+    _refuse_unmeasured_settings(os.environ)
+    for kind in ("publish", "handouts", "previous"):
+        scratch_names.sweep(kind)  # what a killed publish left behind
     if push:
         _fetch(repo, remote, branch)
+    _refuse_dirty_tree(repo)
     config_file = repo / "mkdocs.yml"
     latest = load_config(config_file=str(config_file)).extra["version"]["default"]
     for ref in (branch, f"{remote}/{branch}"):
-        if any(entry["version"] == edition for entry in published_versions(repo, ref)):
+        versions = published_versions(repo, ref)
+        if any(entry["version"] == edition for entry in versions):
             raise ValueError(f"edition {edition} is already published on {ref}, and published editions never change")
+        _refuse_older_than_published(edition, versions)
     # mike starts mkdocs by name: it must be the one beside this interpreter.
     tools = Path(sys.executable).parent
     env = {
@@ -213,7 +323,7 @@ def publish(edition: str, *, repo: Path, push: bool = False, remote: str = "orig
     where = ["--remote", remote, "--branch", branch]
     before = _git(repo, "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}", check=False).stdout.strip()
     try:
-        with tempfile.TemporaryDirectory(prefix="floors-previous-") as scratch:
+        with tempfile.TemporaryDirectory(prefix=scratch_names.prefix("previous")) as scratch:
             previous = _previous_manifest(repo, [branch, f"{remote}/{branch}"], Path(scratch))
             # The "What changed" page compares with the newest edition already published (none: a first edition).
             env.pop("FLOORS_PREVIOUS_MANIFEST", None)
@@ -223,6 +333,7 @@ def publish(edition: str, *, repo: Path, push: bool = False, remote: str = "orig
             for args in (["deploy", "--update-aliases", edition, latest], ["set-default", latest]):
                 print(f"publish: mike {' '.join(args)}", flush=True)
                 subprocess.run([str(tools / "mike"), *args, *where], cwd=repo, env=env, check=True)
+        _refuse_unmeasured_build(repo, branch, edition)
         handouts = write_edition_handouts(repo, branch, edition)
         print(f"publish: {len(handouts)} handouts and course packs committed in {edition}/ on {branch}", flush=True)
         wrote = write_root_404(repo, branch, config_file)

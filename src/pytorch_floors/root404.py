@@ -27,7 +27,7 @@ from pytorch_floors.gauge import render_gauge
 
 __all__ = ["EDITION_PATTERN", "NOTE_KEY", "Layout", "layout_from", "redirect_urls", "render_root_404"]
 
-EDITION_PATTERN = r"^\d{4}\.(0[1-9]|1[0-2])$"
+EDITION_PATTERN = r"^[0-9]{4}\.(0[1-9]|1[0-2])$"
 """An edition's name, `YYYY.MM`: a first path segment of this form names an edition, published or not."""
 
 NOTE_KEY = "floors-edition-note"

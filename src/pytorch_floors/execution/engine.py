@@ -13,6 +13,7 @@ from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
+from pytorch_floors import scratch
 from pytorch_floors.claims import CHANNEL, Claim, ClaimFormatError, parse_claims
 from pytorch_floors.execution.cache import OutputCache, machine_fingerprint
 from pytorch_floors.execution.duration import format_seconds
@@ -47,7 +48,7 @@ def shown_marker(block_id: str) -> str:
 @contextmanager
 def _claims_channel() -> Iterator[Path]:
     """An empty file for one block's claims (see `pytorch_floors.claims`), removed afterwards."""
-    descriptor, name = tempfile.mkstemp(prefix="floors-claims-", suffix=".jsonl")
+    descriptor, name = tempfile.mkstemp(prefix=scratch.prefix("claims"), suffix=".jsonl")
     os.close(descriptor)
     try:
         yield Path(name)
@@ -136,6 +137,7 @@ class Engine:
         self.page = ""
         self.page_url = ""
         self._sessions: dict[str, _Session] = {}
+        scratch.sweep("claims")  # what a killed build left behind
 
     @property
     def total(self) -> int:

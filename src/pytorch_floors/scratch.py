@@ -1,0 +1,62 @@
+"""Scratch files and folders in the temporary directory, named after the process that made them.
+
+A build or publish stopped by SIGKILL (or the kernel's OOM killer) runs no `finally`, so the scratch
+it made stays behind. Each name carries its maker's process id; the next one to make scratch of the
+same kind removes what dead processes left. Standard library only (the engine imports it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+__all__ = ["prefix", "sweep"]
+
+
+def prefix(kind: str) -> str:
+    """The name prefix of this process's scratch of one kind (`floors-claims-4242-`).
+
+    Args:
+        kind: What the scratch is for, a word (`claims`, `previous`, `handouts`).
+
+    Returns:
+        The prefix to give `tempfile`.
+    """
+    return f"floors-{kind}-{os.getpid()}-"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's live process
+    return True
+
+
+def sweep(kind: str, directory: Path | None = None) -> list[Path]:
+    """Remove the scratch of one kind that processes no longer alive left behind.
+
+    Args:
+        kind: As given to `prefix`.
+        directory: Where to look (default: the temporary directory).
+
+    Returns:
+        What was removed.
+    """
+    folder = Path(directory or tempfile.gettempdir())
+    pattern = re.compile(rf"floors-{re.escape(kind)}-(\d+)-")
+    removed = []
+    for path in folder.glob(f"floors-{kind}-*"):
+        match = pattern.match(path.name)
+        if match is None or _alive(int(match[1])):
+            continue
+        with contextlib.suppress(FileNotFoundError):  # another sweeper was first
+            shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+            removed.append(path)
+    return removed
