@@ -7,7 +7,7 @@ export NO_MKDOCS_2_WARNING := 1
 # Tools that start other tools by name (mike starts mkdocs) must find the ones in .venv.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: anchors setup serve build check patterns publish pdf test lint typecheck pytest browser bench clean
+.PHONY: anchors setup serve build check patterns publish pdf test lint typecheck pytest pytest-patterns pytest-rest browser bench clean
 
 $(STAMP): requirements.txt pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
@@ -56,9 +56,13 @@ typecheck: setup
 
 # The pattern tests time proofs, so they run alone; the rest runs on two workers, which share one
 # build of the site, one publish and one printing (tests/conftest.py: once_per_run).
-pytest: setup browser
+pytest-patterns: setup
 	$(BIN)/pytest -m patterns
+
+pytest-rest: setup browser
 	$(BIN)/pytest -m "not patterns" -n 2 --dist worksteal
+
+pytest: pytest-patterns pytest-rest
 
 ## check: the fast lane: lint, types and the tests that build no site and time nothing (in-process engine, units)
 check: lint typecheck
@@ -68,8 +72,13 @@ check: lint typecheck
 patterns: setup
 	$(BIN)/pytest -m patterns -q
 
-## test: set up, then lint, type-check and run every test (unit, build, browser)
-test: lint typecheck pytest
+# make test's phases, in order: each runs whatever failed before it, and the last line lists the failures.
+PHASES := lint typecheck pytest-patterns pytest-rest
+
+## test: set up, then lint, type-check and run every test (unit, build, browser), every phase even after a failure
+test: setup browser
+	@failed=""; for phase in $(PHASES); do $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $$phase || failed="$$failed $$phase"; done; \
+	if [ -n "$$failed" ]; then echo "make test: failed phases:$$failed"; exit 1; fi; echo "make test: every phase passed"
 
 ## bench: build benchmarks (cold, warm, render-only) for bench/build.py
 bench: setup

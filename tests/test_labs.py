@@ -14,7 +14,7 @@ import nbformat
 import pytest
 from mkdocs_jupyter.nbconvert2 import nb2html  # type: ignore[import-untyped]
 
-from conftest import ROOT, Build, FixtureSite, project_build, run_mkdocs
+from conftest import ROOT, Build, FixtureSite, needs_build, project_build, run_mkdocs
 from pytorch_floors.floors import FLOORS, Floor
 from pytorch_floors.lab_install import install_line
 from pytorch_floors.lab_launch import notebook_names
@@ -108,9 +108,7 @@ def lab_site(tmp_path_factory: pytest.TempPathFactory) -> Build:
     # Claims advisory, as for the session's site (see `built_site`): this build reads the claims the
     # proofs' cached outputs were measured with, beside other tests, and runs none itself.
     env = {"FLOORS_EXEC_ONLY": "labs/*", "FLOORS_CLAIMS": "advisory"}
-    build = project_build(tmp_path_factory, "labs-site", env, timeout=900)
-    assert build.returncode == 0, build.log[-6000:]
-    return build
+    return needs_build(project_build(tmp_path_factory, "labs-site", env, timeout=900), "labs-site")
 
 
 def lab_page(build: Build, floor: Floor) -> str:

@@ -1,0 +1,59 @@
+"""A failure is reported once and names itself; one failed phase or build hides nothing else."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import conftest
+from conftest import ROOT, Build, needs_build, trimmed_log
+
+
+def test_a_failed_shared_build_is_one_line_per_test_and_one_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(conftest, "FAILED_BUILDS", tmp_path / "failed-builds")
+    log = "\n".join(
+        ["INFO - start", "ERROR - docs/labs/6-kernels.py: a cell failed", *[f"INFO - line {n}" for n in range(200)]]
+    )
+    failed = Build(1, log, tmp_path / "site", 1.0)
+    messages = []
+    for _ in range(3):
+        with pytest.raises(pytest.fail.Exception) as raised:
+            needs_build(failed, "site")
+        messages.append(str(raised.value))
+    assert messages == ["needs the shared build 'site', which failed (its log is at the end of this run)"] * 3
+    (written,) = (tmp_path / "failed-builds").glob("*.log")
+    text = written.read_text()
+    assert text.startswith("ERROR - docs/labs/6-kernels.py: a cell failed\n...")
+    assert text.count("\n") < 50, "trimmed to the errors and the last lines"
+    assert needs_build(Build(0, "", tmp_path, 1.0), "site").returncode == 0
+
+
+def test_the_trimmed_log_keeps_every_error_line() -> None:
+    log = "\n".join(["ERROR - one", *["INFO"] * 100, "ERROR - two", *["INFO"] * 50])
+    assert re.findall(r"ERROR - \w+", trimmed_log(log)) == ["ERROR - one", "ERROR - two"]
+
+
+def test_make_test_runs_every_phase_and_lists_what_failed(tmp_path: Path) -> None:
+    """`make test`'s phases run whatever failed before them; the last line lists every phase that failed."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    # The same recipe, with phases that fail or pass on purpose (no venv, no tests run).
+    fake = tmp_path / "Makefile"
+    phases = re.search(r"^PHASES := (.+)$", makefile, re.M)
+    assert phases, "the Makefile names its test phases in PHASES"
+    names = phases[1].split()
+    recipe = makefile[makefile.index("## test:") :].split("\n\n", 1)[0]
+    rules = "\n".join(
+        f"{name}:\n\t@echo ran {name}; {'false' if i % 2 == 0 else 'true'}" for i, name in enumerate(names)
+    )
+    fake.write_text(f"PHASES := {' '.join(names)}\n{rules}\nsetup browser:\n\t@true\n{recipe}\n")
+    done = subprocess.run(["make", "-s", "-f", str(fake), "test"], capture_output=True, text=True, check=False)
+    assert done.returncode != 0
+    for name in names:
+        assert f"ran {name}" in done.stdout, f"phase {name} did not run after an earlier one failed"
+    failed = [name for i, name in enumerate(names) if i % 2 == 0]
+    assert done.stdout.strip().splitlines()[-1] == f"make test: failed phases: {' '.join(failed)}"
