@@ -5,6 +5,9 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import subprocess
+import time
+import urllib.request
 from html import unescape
 from pathlib import Path
 from typing import Any
@@ -13,6 +16,7 @@ import jupytext
 import nbformat
 import pytest
 from mkdocs_jupyter.nbconvert2 import nb2html  # type: ignore[import-untyped]
+from test_execution import start_serve
 
 from conftest import ROOT, Build, FixtureSite, needs_build, project_build, run_mkdocs
 from pytorch_floors.floors import FLOORS, Floor
@@ -347,3 +351,68 @@ def test_a_lab_shows_neither_the_builds_secrets_nor_its_paths(fixture_site: Fixt
     assert "token None <env> ~" in html, "the environment and home directory are named, not shown"
     assert str(fixture_site.root) not in html and str(Path.home()) + "/" not in html
     assert "\u202e" not in html and "\\u202e" in html
+
+
+LAB_CONFIG = """\
+site_name: Fixture
+site_url: https://example.invalid/
+theme:
+  name: material
+  font: false
+plugins:
+  - mkdocs-jupyter:
+      include: ["labs/*.py"]
+      execute: true
+      allow_errors: false
+  - floors
+"""
+
+
+def _lab_fixture(fixture_site: FixtureSite, lab: str) -> None:
+    fixture_site.write("mkdocs.yml", LAB_CONFIG)
+    config = (Path(ROOT) / "jupyter" / "jupyter_nbconvert_config.json").read_text(encoding="utf-8")
+    fixture_site.write("jupyter/jupyter_nbconvert_config.json", config)
+    fixture_site.write("requirements.txt", (Path(ROOT) / "requirements.txt").read_text(encoding="utf-8"))
+    fixture_site.page("index.md", "# Home\n")
+    fixture_site.write("docs/labs/1-program.py", lab)
+
+
+FAILING_LAB = (
+    "# %% [markdown]\n# # Lab 1 · Your program\n\n# %%\nprint('before')\n\n"
+    "# %%\nraise ValueError('a cell that fails')\n\n# %%\nprint('after the failure')\n"
+)
+
+
+@pytest.mark.build
+def test_serve_shows_a_failing_lab_cell_on_its_page_and_keeps_serving(fixture_site: FixtureSite) -> None:
+    _lab_fixture(fixture_site, FAILING_LAB)
+    port, server = start_serve(fixture_site.root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/labs/1-program/", timeout=5) as response:
+                    page = unescape(response.read().decode())
+                break
+            except OSError:
+                assert server.poll() is None, "mkdocs serve exited"
+                assert time.monotonic() < deadline, "mkdocs serve did not answer"
+                time.sleep(0.5)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as response:
+            assert response.status == 200, "the server keeps serving the other pages"
+    finally:
+        server.terminate()
+        log = server.communicate(timeout=30)[0]
+    assert 'class="admonition failure floors-proof-failure" role="alert"' in page
+    assert "docs/labs/1-program.py › cell 3: ValueError: a cell that fails" in page
+    assert "after the failure" in page, "the cells after the failing one ran too"
+    assert "lab failed: docs/labs/1-program.py › cell 3" in log
+    assert not list((fixture_site.root / ".cache" / "mkdocs-jupyter").rglob("*.json")), "a failed lab is not cached"
+
+
+@pytest.mark.build
+def test_a_build_still_stops_on_a_failing_lab_cell(fixture_site: FixtureSite) -> None:
+    _lab_fixture(fixture_site, FAILING_LAB)
+    build = run_mkdocs(fixture_site.root, fixture_site.root / "site", timeout=300)
+    assert build.returncode != 0
+    assert "a cell that fails" in build.log

@@ -11,20 +11,73 @@ output is scrubbed of machine paths and reordering controls the way a proof's ou
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from jupyter_client.manager import AsyncKernelManager
+from nbclient.exceptions import CellExecutionError
 from nbconvert.preprocessors import ExecutePreprocessor
 from traitlets import Type
 
 from pytorch_floors.execution.output import PathScrubber, escape_bidi
 from pytorch_floors.execution.sandbox import PASSED_THROUGH
 
-__all__ = ["PROJECT_DIR", "LabExecutePreprocessor", "NarrowKernelManager", "kernel_environment", "scrub_outputs"]
+__all__ = [
+    "PROJECT_DIR",
+    "CellError",
+    "LabExecutePreprocessor",
+    "NarrowKernelManager",
+    "keep_going",
+    "kernel_environment",
+    "scrub_outputs",
+    "take_errors",
+]
 
 PROJECT_DIR = "FLOORS_PROJECT_DIR"
 """Set in the build's environment (not the kernel's) by `labs.configure_jupyter`: the path pages must not show."""
+
+
+@dataclass(frozen=True)
+class CellError:
+    """A cell of a lab that raised while the lab executed with errors allowed (`mkdocs serve`).
+
+    Attributes:
+        cell: The cell's index in the notebook (0-based), as nbconvert numbers it.
+        error: The exception's name and message (`WrongAnswer: ...`), scrubbed.
+    """
+
+    cell: int
+    error: str
+
+
+_errors: list[CellError] = []
+_keep_going = False
+
+
+def keep_going(enabled: bool) -> None:
+    """Under `mkdocs serve`, record a failing cell and run on, instead of stopping the build.
+
+    The lab's page then shows the cell's traceback where it failed, and the build records the lab as
+    failed (`take_errors`). The rendered notebook's cache key is unchanged, so serve and build share
+    cached labs; the build drops an entry made with a failure, so no later build shows it.
+
+    Args:
+        enabled: Whether failing cells are recorded rather than raised.
+    """
+    global _keep_going  # noqa: PLW0603  (one setting for the build process, as nbconvert builds executors itself)
+    _keep_going = enabled
+
+
+def take_errors() -> list[CellError]:
+    """The cell errors recorded since the last call, and forget them (one lab renders at a time).
+
+    Returns:
+        The errors, in the order the cells ran.
+    """
+    taken = list(_errors)
+    _errors.clear()
+    return taken
 
 
 def kernel_environment(build_env: dict[str, str] | os._Environ[str]) -> dict[str, str]:
@@ -87,12 +140,16 @@ def scrub_outputs(cell: Any, scrub: PathScrubber) -> None:
 
 
 class LabExecutePreprocessor(ExecutePreprocessor):
-    """nbconvert's executor, with `NarrowKernelManager` kernels and every executed cell's outputs scrubbed."""
+    """nbconvert's executor: `NarrowKernelManager` kernels, outputs scrubbed, failing cells recorded under serve.
+
+    Every executed cell's outputs are scrubbed; with `keep_going`, a failing cell is recorded
+    (`take_errors`) and the run goes on.
+    """
 
     kernel_manager_class = Type(NarrowKernelManager, config=True)
 
     def preprocess_cell(self, cell: Any, resources: Any, index: int) -> tuple[Any, Any]:
-        """Execute one cell, then scrub what it printed.
+        """Execute one cell, then scrub what it printed and record an error it raised.
 
         Args:
             cell: The cell.
@@ -102,7 +159,16 @@ class LabExecutePreprocessor(ExecutePreprocessor):
         Returns:
             The cell and the resources.
         """
-        cell, resources = super().preprocess_cell(cell, resources, index)  # type: ignore[no-untyped-call]
         project = os.environ.get(PROJECT_DIR)
-        scrub_outputs(cell, PathScrubber(Path(project) if project else Path.cwd()))
+        scrub = PathScrubber(Path(project) if project else Path.cwd())
+        try:
+            cell, resources = super().preprocess_cell(cell, resources, index)  # type: ignore[no-untyped-call]
+        except CellExecutionError as error:
+            scrub_outputs(cell, scrub)
+            if not _keep_going:
+                raise
+            # The cell's outputs hold its traceback; the build reads the failure and shows it above the lab.
+            _errors.append(CellError(index, scrub(f"{error.ename}: {error.evalue}")))
+            return cell, self.resources
+        scrub_outputs(cell, scrub)
         return cell, resources

@@ -187,6 +187,8 @@ def keep_run_time(floor: Floor, source: str, seconds: float, launch: Launch) -> 
 def run_seconds(floor: Floor, source: str, launch: Launch) -> float | None:
     """How long the lab took to execute in this build, or `None` when this build did not execute it.
 
+    A lab whose cell failed under `mkdocs serve` ran to its end: its time is that run's.
+
     A lab that ran has its time recorded by the build and kept (`keep_run_time`) beside
     mkdocs-jupyter's cache, keyed on the lab's source, so a later build that takes the executed
     notebook from the cache states the time of the run that made it.
@@ -201,7 +203,7 @@ def run_seconds(floor: Floor, source: str, launch: Launch) -> float | None:
     times_path = launch.times
     if times_path is None:
         raise PluginError(f"docs/{floor.lab}: configure_launch must run before the lab pages render")
-    if record.status == "ran" and record.seconds is not None:
+    if record.status in {"ran", "failed"} and record.seconds is not None:
         return record.seconds
     key = _time_key(floor, source)
     times = _read_times(times_path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import os
 import re
@@ -24,7 +25,7 @@ from pytorch_floors.execution.imports import sources_digest
 from pytorch_floors.floors import FLOORS, Floor, floor_for_page
 from pytorch_floors.lab_cells import student_notebook
 from pytorch_floors.lab_install import install_line
-from pytorch_floors.lab_kernel import PROJECT_DIR
+from pytorch_floors.lab_kernel import PROJECT_DIR, keep_going
 from pytorch_floors.lab_launch import Launch, download_box, notebook_names, with_install_cell
 from pytorch_floors.section_cite import published_edition
 
@@ -33,6 +34,7 @@ __all__ = [
     "finish_lab_page",
     "fold_answers",
     "jupyter_environment",
+    "lab_failure_banner",
     "labs_fingerprint",
     "publish_notebooks",
 ]
@@ -107,7 +109,12 @@ def labs_fingerprint(project_dir: Path, docs_dir: Path, facts: TorchFacts | None
 
 
 def configure_jupyter(
-    config: MkDocsConfig, project_dir: Path, cache_root: Path, facts: TorchFacts | None = None
+    config: MkDocsConfig,
+    project_dir: Path,
+    cache_root: Path,
+    facts: TorchFacts | None = None,
+    *,
+    serving: bool = False,
 ) -> None:
     """Key mkdocs-jupyter's cache on the environment and give executed cells a time limit.
 
@@ -131,6 +138,8 @@ def configure_jupyter(
         project_dir: The project root.
         cache_root: The build's cache directory (`.cache` unless `FLOORS_CACHE_DIR` says otherwise).
         facts: The build's torch facts, if it has them (asking a block's process again costs a second).
+        serving: This is `mkdocs serve`: a lab's failing cell is shown on its page and recorded
+            (`lab_kernel.keep_going`), and the server goes on serving, as it does for a failing proof.
     """
     plugin = config.plugins.get(PLUGIN)
     if plugin is None:
@@ -147,8 +156,25 @@ def configure_jupyter(
     if only:
         skipped = [floor.lab for floor in FLOORS if not fnmatch(floor.lab, only)]
         plugin.config["execute_ignore"] = [*plugin.config.get("execute_ignore", []), *skipped]
+    keep_going(serving)
     plugin.config["cache_dir"] = str(cache_root / "mkdocs-jupyter" / digest)
     os.environ.update(jupyter_environment(jupyter_dir, os.environ))
+
+
+def lab_failure_banner(failure: str) -> str:
+    """The alert a lab's page opens with when a cell failed under `mkdocs serve` (the cell shows its traceback).
+
+    Args:
+        failure: Which cells failed, and how.
+
+    Returns:
+        The banner's HTML.
+    """
+    return (
+        '<div class="admonition failure floors-proof-failure" role="alert">'
+        '<p class="admonition-title">A cell of this lab failed to run</p>'
+        f"<pre><code>{html.escape(failure)}</code></pre></div>"
+    )
 
 
 def _lab_floor(page: Page) -> Floor | None:

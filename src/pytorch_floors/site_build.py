@@ -42,8 +42,9 @@ from pytorch_floors.execution.scan import ScanError, not_utf8, scan_markdown
 from pytorch_floors.floors import FLOORS, MAP_PAGE, floor_for_page
 from pytorch_floors.gauge import page_gauges, render_gauge
 from pytorch_floors.handouts import cite_links_html, handout_context
+from pytorch_floors.lab_kernel import take_errors
 from pytorch_floors.lab_launch import configure_launch, keep_run_time
-from pytorch_floors.labs import configure_jupyter, finish_lab_page, publish_notebooks
+from pytorch_floors.labs import configure_jupyter, finish_lab_page, lab_failure_banner, publish_notebooks
 from pytorch_floors.listings import listing_language
 from pytorch_floors.provenance import collect, of_outputs
 from pytorch_floors.search_scope import narrow_search
@@ -239,7 +240,7 @@ class SiteBuild:
             machine=machine_fingerprint(facts),
         )
         self.fence_bound = _bind_fence(config, self.engine)
-        configure_jupyter(config, project_dir, cache_root, facts)
+        configure_jupyter(config, project_dir, cache_root, facts, serving=serving)
         _labs_follow(config, settings)
         self.jupyter_cache = cache_root / "mkdocs-jupyter"
         self.files: Files | None = None
@@ -310,6 +311,7 @@ class SiteBuild:
         engine = self.engine
         engine.begin_page(page.file.src_uri, page.url)
         self.notebook_clock = (time.perf_counter(), self._cache_files())
+        take_errors()  # a lab's errors are those recorded while its page renders
         floor = floor_for_page(page.file.src_uri)
         if floor is not None and page.file.src_uri == floor.page:
             if markdown.lstrip().startswith("# "):
@@ -360,7 +362,18 @@ class SiteBuild:
             # mkdocs-jupyter executes the notebook while rendering the page; a new cache file means it ran.
             started, before = self.notebook_clock
             executed = engine.execute and (engine.only is None or fnmatch(floor.lab, engine.only))
-            status: Status = "skipped" if not executed else "ran" if self._cache_files() - before else "cached"
+            made = self._cache_files() - before
+            status: Status = "skipped" if not executed else "ran" if made else "cached"
+            errors = take_errors()
+            failure = None
+            if errors:
+                # Only under serve (`lab_kernel.keep_going`): the page shows the error, and nothing caches it.
+                status = "failed"
+                failure = "; ".join(f"docs/{floor.lab} › cell {e.cell + 1}: {e.error}" for e in errors)
+                for path in made:
+                    path.unlink()
+                log.error("lab failed: %s", failure)
+                html = lab_failure_banner(failure) + html
             engine.records.append(
                 BlockResult(
                     page.file.src_uri,
@@ -368,6 +381,7 @@ class SiteBuild:
                     floor.lab,
                     status,
                     time.perf_counter() - started if status != "cached" else None,
+                    error=failure,
                 )
             )
             if status == "ran":
