@@ -7,7 +7,7 @@ export NO_MKDOCS_2_WARNING := 1
 # Tools that start other tools by name (mike starts mkdocs) must find the ones in .venv.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: anchors setup serve build check patterns publish pdf test lint typecheck pytest pytest-patterns pytest-rest browser bench clean
+.PHONY: anchors setup serve build check patterns publish pdf test lint typecheck pytest pytest-patterns pytest-rest browser bench machines clean
 
 $(STAMP): requirements.txt pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
@@ -79,6 +79,10 @@ PHASES := lint typecheck pytest-patterns pytest-rest
 test: setup browser
 	@failed=""; for phase in $(PHASES); do $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $$phase || failed="$$failed $$phase"; done; \
 	if [ -n "$$failed" ]; then echo "make test: failed phases:$$failed"; exit 1; fi; echo "make test: every phase passed"
+
+## machines: build the site strictly as four kinds of machine (as-is, one core scalar, loaded, spawn) and print the table
+machines: setup
+	$(BIN)/python bench/machines.py
 
 ## bench: build benchmarks (cold, warm, render-only) for bench/build.py
 bench: setup

@@ -1,0 +1,179 @@
+"""Machine tiers: the whole site built strictly as four kinds of machine would build it.
+
+Run with `make machines` (or `python bench/machines.py [--tier NAME ...]`). Each tier builds the
+site with `mkdocs build --strict`, its own empty proof cache and its own site folder (in a scratch
+directory, so your tree and cache are untouched), and the script prints one table: tier, build
+result, claims held / missed / not applicable, labs' self-checks passed / not graded, and time.
+
+- `as-is`: a laptop or workstation as it is; this machine, nothing changed.
+- `one-core-scalar`: a single-vCPU CI runner, an old or throttled CPU; `taskset -c 0`,
+  `OMP_NUM_THREADS=1`, `MKL_NUM_THREADS=1`, `ATEN_CPU_CAPABILITY=default`.
+- `loaded`: a shared JupyterHub, Colab's free tier, a busy CI host; two CPU hogs (`yes`) run
+  beside the build.
+- `spawn`: macOS and Windows Python, where the fork server is not the default;
+  `FLOORS_START_METHOD=spawn`.
+
+Every tier must pass: a claim that cannot apply says so ("not applicable") and a lab check that
+cannot grade says "not graded on this machine", while a genuine contradiction fails the build.
+The claims are strict here (no `FLOORS_CLAIMS=advisory`): these tiers are what the site promises
+to hold on. The counts of lab checks come from the lab pages this script's own build wrote.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+from pytorch_floors.floors import FLOORS  # noqa: E402  (the registry names the lab pages)
+
+
+@dataclass(frozen=True)
+class Tier:
+    """One kind of machine: extra environment, a CPU affinity, and CPU hogs beside the build."""
+
+    name: str
+    stands_for: str
+    env: dict[str, str] = field(default_factory=dict)
+    cpus: str | None = None
+    hogs: int = 0
+
+
+TIERS = (
+    Tier("as-is", "a laptop or workstation as it is"),
+    Tier(
+        "one-core-scalar",
+        "a single-vCPU runner with scalar kernels",
+        {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "ATEN_CPU_CAPABILITY": "default"},
+        cpus="0",
+    ),
+    Tier("loaded", "a shared JupyterHub or a busy CI host", hogs=2),
+    Tier("spawn", "macOS or Windows Python (no fork server)", {"FLOORS_START_METHOD": "spawn"}),
+)
+
+
+@dataclass
+class Outcome:
+    """What one tier's build did."""
+
+    tier: Tier
+    passed: bool
+    seconds: float
+    claims: tuple[int, int, int] = (0, 0, 0)  # held, missed, not applicable
+    labs: tuple[int, int] = (0, 0)  # self-checks passed, not graded
+    problem: str = ""
+
+
+@contextlib.contextmanager
+def _hogs(count: int) -> Iterator[None]:
+    """`count` processes that keep a core busy each, for as long as the block lasts."""
+    hogs = [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) for _ in range(count)]
+    try:
+        yield
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+
+
+def _lab_checks(site: Path) -> tuple[int, int]:
+    passed = not_graded = 0
+    for floor in FLOORS:
+        page = site / floor.lab.removesuffix(".py") / "index.html"
+        text = page.read_text(encoding="utf-8") if page.is_file() else ""
+        passed += len(re.findall(r"self-check passed", text))
+        not_graded += len(re.findall(r"not graded on this machine", text))
+    return passed, not_graded
+
+
+def run_tier(tier: Tier, scratch: Path) -> Outcome:
+    """Build the site strictly as `tier`, into `scratch`."""
+    site, cache = scratch / f"site-{tier.name}", scratch / f"cache-{tier.name}"
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)]
+    if tier.cpus is not None:
+        command = ["taskset", "-c", tier.cpus, *command]
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "FLOORS_CACHE_DIR": str(cache), **tier.env}
+    env.pop("FLOORS_CLAIMS", None)
+    start = time.perf_counter()
+    with _hogs(tier.hogs):
+        done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - start
+    log = scratch / f"build-{tier.name}.log"
+    log.write_text(done.stdout + done.stderr, encoding="utf-8")
+    outcome = Outcome(tier, done.returncode == 0, seconds)
+    report = site / "build-report.json"
+    if report.is_file():
+        totals = json.loads(report.read_text(encoding="utf-8"))["totals"]
+        outcome.claims = (
+            int(totals.get("claims_held", 0)),
+            int(totals.get("claims_not_held", 0)),
+            int(totals.get("claims_not_applicable", 0)),
+        )
+        outcome.labs = _lab_checks(site)
+    if not outcome.passed:
+        errors = [line for line in (done.stdout + done.stderr).splitlines() if line.startswith(("ERROR", "WARNING"))]
+        outcome.problem = errors[0] if errors else f"exit code {done.returncode}; see {log}"
+    return outcome
+
+
+def table(outcomes: list[Outcome]) -> str:
+    """The Markdown table the script prints."""
+    rows = [
+        "| tier | stands for | build | claims held / missed / n.a. | lab checks passed / not graded | time |",
+        "|---|---|---|---|---|---|",
+    ]
+    for o in outcomes:
+        held, missed, not_applicable = o.claims
+        result = "passed" if o.passed else f"FAILED: {o.problem}"
+        rows.append(
+            f"| {o.tier.name} | {o.tier.stands_for} | {result} | {held} / {missed} / {not_applicable} "
+            f"| {o.labs[0]} / {o.labs[1]} | {o.seconds:.0f} s |"
+        )
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Build every tier (or those named) and print the table; exit 1 if any tier failed."""
+    parser = argparse.ArgumentParser(prog="python bench/machines.py", description=__doc__.splitlines()[0])
+    parser.add_argument("--tier", action="append", choices=[t.name for t in TIERS], help="only this tier (repeatable)")
+    parser.add_argument("--keep", action="store_true", help="keep the scratch directory (sites, logs)")
+    args = parser.parse_args(argv)
+    chosen = [t for t in TIERS if not args.tier or t.name in args.tier]
+    scratch = Path(tempfile.mkdtemp(prefix="floors-machines-"))
+    outcomes = []
+    try:
+        for tier in chosen:
+            print(f"machines: building as {tier.name} ({tier.stands_for})", flush=True)
+            outcomes.append(run_tier(tier, scratch))
+            print(table(outcomes[-1:]).splitlines()[-1], flush=True)
+    finally:
+        if not args.keep:
+            shutil.rmtree(scratch, ignore_errors=True)
+        else:
+            print(f"machines: sites and logs kept in {scratch}")
+    cpu = next((line.split(":", 1)[1].strip() for line in _lscpu() if line.startswith("Model name")), "unknown CPU")
+    print(f"\nmachines: {cpu}, {os.cpu_count()} cores\n")
+    print(table(outcomes))
+    return 0 if all(o.passed for o in outcomes) else 1
+
+
+def _lscpu() -> list[str]:
+    done = subprocess.run(["lscpu"], capture_output=True, text=True, check=False)
+    return done.stdout.splitlines()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
