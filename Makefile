@@ -37,9 +37,9 @@ pdf: setup browser
 	FLOORS_HANDOUTS=on $(BIN)/mkdocs build --strict
 	$(BIN)/python -m pytorch_floors.handouts --site site
 
-## browser: make sure Debian's chromium is there for the browser tests (never a downloaded one)
+## browser: make sure Debian's chromium is there for the browser tests (never a downloaded one); FLOORS_CHROMIUM names another
 browser:
-	@command -v chromium >/dev/null || { \
+	@test -n "$$FLOORS_CHROMIUM" || command -v chromium >/dev/null || { \
 	  echo "installing Debian's chromium for the browser tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
@@ -50,6 +50,7 @@ anchors: build
 lint: setup
 	$(BIN)/ruff check src tests bench snippets
 	$(BIN)/ruff format --check src tests bench snippets
+	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
 
 typecheck: setup
 	$(BIN)/mypy

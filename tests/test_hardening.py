@@ -28,12 +28,18 @@ from pytorch_floors.standalone import BundleError, bundle
 
 SECRET = "ghp_fake123floors"
 
+linux_only = pytest.mark.skipif(
+    not sys.platform.startswith("linux"),
+    reason="reads /proc and relies on the child subreaper, which only Linux has (macOS ends a block's group only)",
+)
+
 
 @pytest.fixture
 def pages(tmp_path: Path) -> Iterator[Pages]:
     yield make_pages(tmp_path)
 
 
+@linux_only
 def test_a_block_cannot_read_the_builds_secrets_through_proc(pages: Pages, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GITHUB_TOKEN", SECRET)
     restart_fork_server()  # the server must start while the token is in the build's environment
@@ -53,6 +59,7 @@ def test_a_block_cannot_read_the_builds_secrets_through_proc(pages: Pages, monke
     assert SECRET not in html
 
 
+@linux_only
 def test_a_process_that_leaves_the_blocks_group_still_ends_with_the_block(pages: Pages) -> None:
     pages.render(
         """\
@@ -67,6 +74,7 @@ def test_a_process_that_leaves_the_blocks_group_still_ends_with_the_block(pages:
     assert not _alive(pages.root / "pids")
 
 
+@linux_only
 def test_a_double_forked_daemon_ends_with_the_block(pages: Pages) -> None:
     pages.render(
         """\
@@ -249,6 +257,7 @@ def method_pages(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: py
     runner.end_all()
 
 
+@linux_only
 def test_every_start_method_keeps_the_engines_guarantees(method_pages: Pages, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GITHUB_TOKEN", SECRET)
     (method_pages.root / "snippets").mkdir()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import functools
 import http.server
+import os
 import shutil
 import sys
 import threading
@@ -198,9 +199,12 @@ def print_handouts(site_dir: Path, *, paper: str = "A4", chromium: str | None = 
     from playwright.sync_api import sync_playwright  # noqa: PLC0415
     from pypdf import PdfReader, PdfWriter  # noqa: PLC0415
 
-    executable = chromium or shutil.which("chromium")
+    # FLOORS_CHROMIUM names another Chromium-based browser where Debian's is not to be had (macOS, Ubuntu's snap).
+    executable = chromium or os.environ.get("FLOORS_CHROMIUM") or shutil.which("chromium")
     if executable is None:
-        raise FileNotFoundError("chromium not found: run `make browser` (apt-get install chromium)")
+        raise FileNotFoundError(
+            "chromium not found: run `make browser` (apt-get install chromium) or set FLOORS_CHROMIUM"
+        )
     items = handouts()
     for item in items:
         if not (site_dir / item.url / "index.html").is_file():
