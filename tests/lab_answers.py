@@ -1,7 +1,12 @@
 """Known-wrong answers and suggested changes for each lab, used by `test_lab_grading.py`.
 
 `PLANTED[floor key][exercise anchor]` is a wrong answer put into that exercise's solution cell,
-with the mistake it stands for and a fragment of the message its self-check must give.
+with the mistake it stands for and a fragment of the message its self-check must give. A mistake
+that only a clear measurement can show has `ungraded`: fragments of the lines the check prints
+when this machine's run cannot tell it from the right answer ("not graded on this machine: ...",
+"not applicable: one core ..."); only then may the check pass it.
+`MISTYPED[floor key][exercise anchor]` is an answer of the wrong type (a number written as a
+string, a dtype as its name): its check must say which type it expects ("... should be ...").
 `CHANGES[floor key][exercise anchor]` lists the parts of the exercise's suggested "Change", one
 `Change` per configuration a student is asked to try: `says` quotes the words of the lab's
 **Change** prompt that the part carries out, `edits` is text replaced in the lab's code cells,
@@ -20,6 +25,7 @@ class Wrong:
     mistake: str
     source: str
     message: str
+    ungraded: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -31,6 +37,7 @@ class Change:
 
 PLANTED: dict[str, dict[str, Wrong]] = {}
 CHANGES: dict[str, dict[str, list[Change]]] = {}
+MISTYPED: dict[str, dict[str, Wrong]] = {}
 
 PLANTED["1-program"] = {
     "bytes-per-tensor": Wrong(
@@ -425,7 +432,12 @@ PLANTED["6-kernels"] = {
         'ridge = memory_gbps / peak_gflops\nBOUND = {"add": "memory", "matmul": "compute"}\n',
         "the roofs meet at",
     ),
-    "dtype-kernels": Wrong("a multiply is a multiply, whatever the dtype", "PREDICTED_RATIO = 1\n", "not 1"),
+    "dtype-kernels": Wrong(
+        "a multiply is a multiply, whatever the dtype: only the bytes differ",
+        'FASTER = torch.float32\nGAP = "small"\n',
+        "a large gap, not a small one",
+        ungraded=("too close to 2 times to call the gap",),
+    ),
 }
 CHANGES["6-kernels"] = {
     "matmul-gflops": [
@@ -438,7 +450,12 @@ CHANGES["6-kernels"] = {
         Change(
             "**Change** `SIZES` to find where the rate drops",
             edits={"SIZES = [2**k for k in range(6, 23, 2)]": "SIZES = [2**k for k in range(6, 24)]"},
-        )
+        ),
+        # Sizes that start above the caches' smallest level: no tiny add to show the fixed cost (issue).
+        Change(
+            "**Change** `SIZES` to find where the rate drops",
+            edits={"SIZES = [2**k for k in range(6, 23, 2)]": "SIZES = [2**k for k in range(14, 25)]"},
+        ),
     ],
     "roofline": [
         Change(
@@ -607,7 +624,12 @@ CHANGES["8-chip"] = {
         Change(
             "**Change** `SIZES_KIB` to find the steps in the curve",
             edits={"SIZES_KIB = [4, 32, 256, 2048, 16384, 65536]": "SIZES_KIB = [4, 16, 64, 512, 1024, 8192, 32768]"},
-        )
+        ),
+        # From 512 KiB up: no tiny copy to show the fixed cost (issue).
+        Change(
+            "**Change** `SIZES_KIB` to find the steps in the curve",
+            edits={"SIZES_KIB = [4, 32, 256, 2048, 16384, 65536]": "SIZES_KIB = [512, 1024, 2048, 8192, 65536]"},
+        ),
     ],
     "threads": [
         Change(
@@ -621,4 +643,242 @@ CHANGES["8-chip"] = {
             },
         )
     ],
+}
+
+# The mistakes that only a clear measurement shows: on a run that cannot show them, the check must
+# say why it does not grade them (issue: passed as right on two loaded cores).
+PLANTED_ALONE += [
+    (
+        "8-chip",
+        "wall-vs-cpu",
+        Wrong(
+            "one thread's CPU time for many threads",
+            'PREDICTED_CPU_PER_WALL = {"sleep": 0, "matmul, at most": 1}\n',
+            "beyond your bound of 1",
+            ungraded=("not graded on this machine: the matmuls used only", "not applicable: one core"),
+        ),
+    ),
+    (
+        "8-chip",
+        "threads",
+        Wrong(
+            "threads buy nothing",
+            "def max_speedup(threads):\n    return 1\n",
+            "beyond your bound of 1",
+            ungraded=("not graded on this machine: the matmul sped up too little", "not applicable: one core"),
+        ),
+    ),
+    (
+        "8-chip",
+        "threads",
+        Wrong(
+            "threads help by the square root of their number",
+            "def max_speedup(threads):\n    return threads**0.5\n",
+            "beyond your bound of",
+            ungraded=("not graded on this machine: the matmul sped up too little", "not applicable: one core"),
+        ),
+    ),
+    (
+        "2-python",
+        "on-disk",
+        Wrong("an empty name, part of every name (issue)", 'PYTHON_SHARE = 5\nLARGEST = ""\n', "LARGEST is empty"),
+    ),
+    (
+        "2-python",
+        "on-disk",
+        Wrong("a part that every library's name has", 'PYTHON_SHARE = 5\nLARGEST = "lib"\n', "is also part of"),
+    ),
+]
+
+MISTYPED["1-program"] = {
+    "bytes-per-tensor": Wrong(
+        "the guess written as a string",
+        'MY_GUESS = "200704"\n\ndef predicted_bytes(shape, dtype):\n    return math.prod(shape) * dtype.itemsize\n',
+        "MY_GUESS should be a number of bytes (an int such as 1024), not the string '200704'",
+    ),
+    "type-promotion": Wrong(
+        "dtypes written as their names (issue: 'you said float16, it is torch.float16')",
+        "PREDICTED = {\n"
+        '    "int64 tensor + float32 tensor": "float32",\n'
+        '    "float16 tensor + float32 tensor": "float32",\n'
+        '    "float32 tensor + Python float": "float32",\n'
+        '    "int64 tensor + Python float": "float32",\n'
+        '    "float16 tensor + Python int": "float16",\n'
+        "}\n",
+        "PREDICTED['int64 tensor + float32 tensor'] should be a dtype such as torch.float32 (written without quotes),"
+        " not the string 'float32'",
+    ),
+    "numpy-sharing": Wrong(
+        "True and False written as strings",
+        "SHARES = {\n"
+        '    "torch.as_tensor(big)": "True",\n'
+        '    "torch.as_tensor(big, dtype=torch.float64)": "False",\n'
+        '    "torch.as_tensor(big.T)": "True",\n'
+        '    "torch.as_tensor(big[:, ::2])": "True",\n'
+        '    "torch.as_tensor(big.view(np.int32))": "True",\n'
+        "}\n",
+        "SHARES['torch.as_tensor(big)'] should be True or False (without quotes), not the string 'True'",
+    ),
+    "line-by-line": Wrong(
+        "yes and no for True and False",
+        "GROWS = {\n"
+        '    "x = torch.randn(...)": "yes",\n'
+        '    "model = nn.Linear(...)": "no",\n'
+        '    "loss = cross_entropy(model(x), y)": "yes",\n'
+        '    "loss.backward() (with its forward)": "yes",\n'
+        '    "optimizer.step()": "no",\n'
+        "}\n",
+        "GROWS['x = torch.randn(...)'] should be True or False (without quotes), not the string 'yes'",
+    ),
+}
+MISTYPED["2-python"] = {
+    "on-disk": Wrong(
+        "the percent sign kept",
+        'PYTHON_SHARE = "5 %"\nLARGEST = "torch_cpu"\n',
+        "PYTHON_SHARE should be a number of percent",
+    ),
+    "python-or-compiled": Wrong(
+        "C++ for compiled",
+        "PREDICTED_KIND = {\n"
+        '    "torch.relu": "C++",\n'
+        '    "torch.nn.functional.relu": "Python",\n'
+        '    "torch.Tensor.__add__": "C++",\n'
+        '    "torch.Tensor.__rsub__": "Python",\n'
+        '    "torch.Tensor.__len__": "Python",\n'
+        '    "torch.Tensor.item": "C++",\n'
+        "}\n",
+        "PREDICTED_KIND['torch.relu'] should be \"Python\" or \"compiled\", not 'C++'",
+    ),
+    "import-cost": Wrong("the factor as a string", 'PREDICTED_FACTOR = "1e6"\n', "PREDICTED_FACTOR should be a number"),
+    "torch-function": Wrong(
+        "the names in one string",
+        'PREDICTED_CALLS = "linear, cross_entropy, backward"\n',
+        "PREDICTED_CALLS should be a list of strings",
+    ),
+}
+MISTYPED["3-boundary"] = {
+    "what-the-floor-buys": Wrong(
+        "the count as a string", 'PREDICTED_CALLS = "30"\n', "PREDICTED_CALLS should be a number"
+    ),
+    "argument-parsing": Wrong(
+        "the position for the name",
+        "PREDICTED_WORD = {'torch.add(a1, \"two\")': 2}\n",
+        "should be a string, an argument's name",
+    ),
+    "rejected-call": Wrong(
+        "the factor with its x", 'PREDICTED_FACTOR = "10x"\n', "PREDICTED_FACTOR should be a number"
+    ),
+    "batch-the-crossings": Wrong(
+        "the speed-up as a string", 'PREDICTED_SPEEDUP = "200"\n', "PREDICTED_SPEEDUP should be a number"
+    ),
+}
+MISTYPED["4-dispatcher"] = {
+    "dispatch-keys": Wrong(
+        "True and False written as strings",
+        'DIFFERS = {"sparse": "True", "bool": "False", "complex": "False", "complex, conj()": "True"}\n',
+        "DIFFERS['sparse'] should be True or False",
+    ),
+    "op-log": Wrong(
+        "the counts as strings",
+        'PREDICTED_OPS = {"forward": "4", "backward": "9", "step": "4"}\n',
+        "PREDICTED_OPS['forward'] should be a number of operators",
+    ),
+    "schemas": Wrong(
+        "0 and 1 for False and True",
+        'MUTATES = {"aten.addmm.default": 0, "aten.add.Tensor": 0, "aten.add_.Tensor": 1, "aten.add.out": 1}\n'
+        "PREDICTED_OVERLOADS = 10\n",
+        "MUTATES['aten.addmm.default'] should be True or False (without quotes), not the int 0",
+    ),
+    "meta-device": Wrong(
+        "the bytes written out as text",
+        'def predicted_parameter_bytes(features):\n    return f"{4 * (features * features + features):,} bytes"\n',
+        "predicted_parameter_bytes(50000) should be a number of bytes",
+    ),
+}
+MISTYPED["5-autograd"] = {
+    "walk-the-graph": Wrong(
+        "the counts as strings",
+        'PREDICTED_LEAVES = {"one layer": "2", "a square layer used twice": "4", "first layer frozen": "2"}\n',
+        "PREDICTED_LEAVES['one layer'] should be a number of leaves",
+    ),
+    "saved-tensors": Wrong(
+        "the formula written as text",
+        'def predicted_per_example(hidden):\n    return "4 * 784 + 4 * 10 + 8"\n',
+        "predicted_per_example(None) should be a number of bytes",
+    ),
+    "micro-batches": Wrong("the ratio as a string", 'PREDICTED_RATIO = "4"\n', "PREDICTED_RATIO should be a number"),
+    "no-grad": Wrong(
+        "one total instead of a dict by mode",
+        "def predicted_saved(batch, hidden):\n    return batch * (4 * (784 + hidden + 10) + 8) + 4 * 10 * hidden + 4\n",
+        "predicted_saved(256, 128) should be a dict of bytes by mode",
+    ),
+}
+MISTYPED["6-kernels"] = {
+    "matmul-gflops": Wrong(
+        "the formula written as text",
+        'def matmul_flops(n):\n    return "2n^3"\n',
+        "matmul_flops(16) should be a number",
+    ),
+    "add-bandwidth": Wrong(
+        "the bytes with their unit",
+        'def add_bytes(n):\n    return f"{12 * n} bytes"\n',
+        "add_bytes(64) should be a number of bytes",
+    ),
+    "roofline": Wrong(
+        "the ridge formatted as text",
+        'ridge = f"{peak_gflops / memory_gbps:.1f}"\nBOUND = {"add": "memory", "matmul": "compute"}\n',
+        "ridge should be a number",
+    ),
+    "dtype-kernels": Wrong(
+        "the dtype written as its name",
+        'FASTER = "float32"\nGAP = "large"\n',
+        "FASTER should be a dtype, torch.float32 or torch.int64 (without quotes), not the string 'float32'",
+    ),
+}
+MISTYPED["7-memory"] = {
+    "strides": Wrong(
+        "a one-dimensional stride as a bare number",
+        'PREDICTED_STRIDES = {"base": (6, 1), "base.t()": (1, 6), "base[1:, ::2]": (6, 2), "base[2]": 1}\n',
+        "PREDICTED_STRIDES['base[2]'] should be a tuple of ints",
+    ),
+    "view-vs-copy": Wrong(
+        "True and False written as strings",
+        'IS_VIEW = {"x.diagonal()": "True", "x.flatten()": "True", "x.t().flatten()": "False", "x[x > 0]": "False"}\n',
+        "IS_VIEW['x.diagonal()'] should be True or False",
+    ),
+    "contiguous": Wrong(
+        "yes for True",
+        'VIEW_FAILS = "yes"\nRESHAPE_SHARES = {"x.reshape(-1)": True, "x.t().reshape(-1)": False}\n',
+        "VIEW_FAILS should be True or False (without quotes), not the string 'yes'",
+    ),
+    "training-step-memory": Wrong(
+        "the formulas written as text",
+        "def predicted_step_bytes(batch, hidden):\n"
+        "    n_params = 784 * hidden + hidden + hidden * 10 + 10\n"
+        '    return {"parameters": 4 * n_params, "gradients": 4 * n_params,\n'
+        '            "optimizer state": "2 * 4 * n_params + 16", "activations": "4 * batch * 1050 + 8 * batch + 4"}\n',
+        "predicted_step_bytes(64, 256)['optimizer state'] should be a number of bytes",
+    ),
+}
+MISTYPED["8-chip"] = {
+    "launch-vs-completion": Wrong(
+        "the share as a string (issue: a TypeError)",
+        'PREDICTED_SHARE = "0.3"\n',
+        "PREDICTED_SHARE should be a number (a float such as 0.3), not the string '0.3'",
+    ),
+    "wall-vs-cpu": Wrong(
+        "a ratio as a string",
+        'PREDICTED_CPU_PER_WALL = {"sleep": "0", "matmul, at most": DEFAULT_THREADS}\n',
+        "PREDICTED_CPU_PER_WALL['sleep'] should be a number",
+    ),
+    "bandwidth-vs-size": Wrong(
+        "the formula written as text",
+        'def copy_bytes(buffer_bytes):\n    return "2 * buffer_bytes"\n',
+        "copy_bytes(4096) should be a number of bytes",
+    ),
+    "threads": Wrong(
+        "the speedup with its x",
+        'def max_speedup(threads):\n    return f"{threads}x"\n',
+        "max_speedup(1) should be a number",
+    ),
 }

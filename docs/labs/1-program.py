@@ -28,14 +28,15 @@
 # %% [markdown]
 # ## Setup <a id="setup"></a>
 #
-# Run this first. `require`, `expect` and `within` are what the self-checks use to grade your
-# answers. `best_time` returns the seconds of one call of a function: the fastest of
+# Run this first. `require`, `expect`, `expect_type` and `within` are what the self-checks use to
+# grade your answers (`expect_type` says which type an answer should have when it has another). `best_time` returns the seconds of one call of a function: the fastest of
 # fifteen short batches (other programs can only slow a batch down, and a short one often escapes them). The
 # lab runs PyTorch on one CPU thread so that timings stay steady when other programs share the
 # machine.
 
 # %%
 import math
+import numbers
 import time
 
 import numpy as np
@@ -94,6 +95,18 @@ def expect(ok, message):
         raise WrongAnswer(message)
 
 
+def expect_type(name, value, types, wanted):
+    """Stop unless the answer called `name` is one of `types`, saying that it should be `wanted`.
+
+    True and False do not count as numbers here, although Python treats them as 1 and 0.
+    """
+    types = types if isinstance(types, tuple) else (types,)
+    if isinstance(value, types) and (bool in types or not isinstance(value, bool)):
+        return
+    kind = "string" if isinstance(value, str) else type(value).__name__
+    raise WrongAnswer(f"{name} should be {wanted}, not the {kind} {value!r}")
+
+
 def within(predicted, measured, factor):
     """True when a positive `predicted` is within `factor` times `measured`, either way."""
     return isinstance(predicted, (int, float)) and predicted > 0 and measured / factor <= predicted <= measured * factor
@@ -147,6 +160,9 @@ actual = torch.randn(64, 784).untyped_storage().nbytes()
 # %%
 # SELF-CHECK: your guess and your formula against the bytes the storage really holds.
 require(MY_GUESS=MY_GUESS, predicted_bytes=predicted_bytes(SHAPE, DTYPES[0]))
+expect_type("MY_GUESS", MY_GUESS, numbers.Real, "a number of bytes (an int such as 1024)")
+for dtype in sizes:
+    expect_type(f"predicted_bytes({SHAPE}, {dtype})", predicted_bytes(SHAPE, dtype), numbers.Real, "a number of bytes")
 expect(
     MY_GUESS == actual,
     f"torch.randn(64, 784) holds {actual:,} bytes, not {MY_GUESS:,}: count its elements, then the bytes of each",
@@ -212,6 +228,8 @@ for name, (left, right) in PAIRS.items():
 # %%
 # SELF-CHECK: every predicted dtype against the dtype the sum really has.
 require(PREDICTED={name: PREDICTED.get(name) for name in PAIRS})
+for name in PAIRS:
+    expect_type(f"PREDICTED[{name!r}]", PREDICTED[name], torch.dtype, "a dtype such as torch.float32 (written without quotes)")
 wrong = [f"{name}: you said {PREDICTED[name]}, it is {dtype}" for name, dtype in results.items() if PREDICTED[name] != dtype]
 expect(not wrong, "not what PyTorch did:\n  " + "\n  ".join(wrong))
 print(f"self-check passed: all {len(results)} predictions right")
@@ -284,6 +302,8 @@ for name, row in times.items():
 # %%
 # SELF-CHECK: your answers against NumPy's test of shared memory; the times agree: flat when shared, growing when copied.
 require(SHARES={name: SHARES.get(name) for name in CONVERSIONS})
+for name in CONVERSIONS:
+    expect_type(f"SHARES[{name!r}]", SHARES[name], bool, "True or False (without quotes)")
 for name, really in shares.items():
     verb = "shares the array's memory" if really else "holds a copy"
     expect(SHARES[name] == really, f"{name}: you said {SHARES[name]}, but it {verb} (np.shares_memory says {really})")
@@ -386,11 +406,13 @@ for line in growth:
 
 # %%
 # SELF-CHECK: a line "grows" when it took more than twice as long at the larger batch.
-require(GROWS=GROWS)
+require(GROWS={line: GROWS.get(line) for line in growth})
+for line in growth:
+    expect_type(f"GROWS[{line!r}]", GROWS[line], bool, "True or False (without quotes)")
 expect(LARGE >= 8 * SMALL, "make LARGE at least 8 times SMALL, or no line has room to grow")
 for line, factor in growth.items():
     if 1.5 < factor < 3:
-        print(f"({line}: {factor:.1f}x is too close to call on this run; not graded)")
+        print(f"not graded on this machine: {line} took {factor:.1f}x as long, too close to 2x to call on this run")
         continue
     expect(GROWS[line] == (factor > 2), f"{line}: you said grows={GROWS[line]}, but it took {factor:.1f}x as long")
 print("self-check passed: you know which lines scale with the batch")

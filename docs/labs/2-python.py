@@ -28,12 +28,13 @@
 # %% [markdown]
 # ## Setup <a id="setup"></a>
 #
-# Run this first. `require`, `expect` and `within` are what the self-checks use to grade your
-# answers. `TORCH_DIR` is where the package is installed; the lab prints paths relative to
+# Run this first. `require`, `expect`, `expect_type` and `within` are what the self-checks use to
+# grade your answers (`expect_type` says which type an answer should have when it has another). `TORCH_DIR` is where the package is installed; the lab prints paths relative to
 # it.
 
 # %%
 import inspect
+import numbers
 import subprocess
 import sys
 import time
@@ -73,6 +74,18 @@ def expect(ok, message):
         raise WrongAnswer(message)
 
 
+def expect_type(name, value, types, wanted):
+    """Stop unless the answer called `name` is one of `types`, saying that it should be `wanted`.
+
+    True and False do not count as numbers here, although Python treats them as 1 and 0.
+    """
+    types = types if isinstance(types, tuple) else (types,)
+    if isinstance(value, types) and (bool in types or not isinstance(value, bool)):
+        return
+    kind = "string" if isinstance(value, str) else type(value).__name__
+    raise WrongAnswer(f"{name} should be {wanted}, not the {kind} {value!r}")
+
+
 def within(predicted, measured, factor):
     """True when a positive `predicted` is within `factor` times `measured`, either way."""
     return isinstance(predicted, (int, float)) and predicted > 0 and measured / factor <= predicted <= measured * factor
@@ -85,7 +98,8 @@ print(f"torch {torch.__version__}, Python {sys.version.split()[0]}")
 # ## Exercise 1 · What torch is on disk <a id="on-disk"></a>
 #
 # **Predict** what share of the installed package's bytes is Python source (`.py` files), in
-# percent, and which file is the largest. Write both into the answer cell, then **run** the
+# percent, and which file is the largest: a part of its name that picks it out (`lib` or `.so`
+# would fit the second largest file too). Write both into the answer cell, then **run** the
 # measurement: it walks the installed package and adds up file sizes by kind.
 #
 # **Change** `KINDS` to split out more suffixes (`.pyi` stubs, `.h` headers), and change `TOP` to
@@ -94,11 +108,14 @@ print(f"torch {torch.__version__}, Python {sys.version.split()[0]}")
 # %% tags=["answer"]
 # YOUR ANSWER
 PYTHON_SHARE = None  # percent of the package's bytes that are Python source
-LARGEST = None  # a part of the largest file's name, as a string (for example "libfoo")
+LARGEST = None  # a part of the largest file's name, as a string (for example "foo" for libfoo.so)
 
 # %% tags=["solution"]
-PYTHON_SHARE = 5  # a thin layer: a few percent
-LARGEST = "libtorch_cpu"  # every CPU kernel and the dispatcher live in this one library
+# The kernels of the device the build is for: on a CPU build, every CPU kernel and the dispatcher live
+# in libtorch_cpu; a CUDA build (what Colab installs) adds libtorch_cuda, larger still, and so leaves
+# the Python layer a smaller share. The dot ends the name: libtorch_cuda_linalg is another library.
+PYTHON_SHARE = 2 if torch.version.cuda else 5  # a thin layer: a few percent
+LARGEST = "torch_cuda." if torch.version.cuda else "torch_cpu."
 
 # %%
 KINDS = {".py": "Python source", ".so": "compiled library", ".dll": "compiled library", ".dylib": "compiled library"}
@@ -119,20 +136,28 @@ for path in largest_files[:TOP]:
     print(f"  {path.stat().st_size / 1e6:8.1f} MB  {path.relative_to(TORCH_DIR).as_posix()}")
 
 # %%
-# SELF-CHECK: your share within a factor of 3 of the measured one; the largest file named.
+# SELF-CHECK: your share within a factor of 3 of the measured one; the largest file of your install named,
+# by a part of its name that the second largest file's name does not share.
 require(PYTHON_SHARE=PYTHON_SHARE, LARGEST=LARGEST)
+expect_type("PYTHON_SHARE", PYTHON_SHARE, numbers.Real, "a number of percent (such as 30)")
+expect_type("LARGEST", LARGEST, str, 'a string, a part of the file\'s name (such as "foo")')
 share = 100 * bytes_by_kind["Python source"] / total
 expect(within(PYTHON_SHARE, share, 3), f"Python source is {share:.1f} % of the bytes, not about {PYTHON_SHARE} %")
-expect(LARGEST in largest_files[0].name, f"the largest file is {largest_files[0].name}, which does not contain {LARGEST!r}")
-print(f"self-check passed: Python is {share:.1f} % of torch; the largest file is {largest_files[0].name}")
+largest, runner_up = largest_files[0].name, largest_files[1].name
+expect(LARGEST.strip() != "", "LARGEST is empty: write a part of the largest file's name")
+expect(LARGEST in largest, f"the largest file is {largest}, which does not contain {LARGEST!r}")
+expect(LARGEST not in runner_up, f"{LARGEST!r} is also part of {runner_up}, the second largest file: name the largest one")
+print(f"self-check passed: Python is {share:.1f} % of torch; the largest file is {largest}")
 
 # %% [markdown]
 # <details class="success"><summary>What to notice</summary>
 #
-# The Python files are a thin layer; the bulk is a few shared libraries under `lib/`, led by
-# `libtorch_cpu` (all CPU kernels and the dispatcher) and `libtorch_python` (the bindings between
-# the two worlds). On a CUDA build, the CUDA libraries dwarf even those. Headers under `include/`
-# are there so that C++ extensions can compile against the same code.
+# The Python files are a thin layer; the bulk is a few shared libraries under `lib/`. On a CPU
+# build they are led by `libtorch_cpu` (all CPU kernels and the dispatcher) and `libtorch_python`
+# (the bindings between the two worlds); a CUDA build adds `libtorch_cuda`, the CUDA kernels,
+# larger still. Which file is the largest depends on the build you installed, so the self-check
+# compares your answer with your own list. Headers under `include/` are there so that C++
+# extensions can compile against the same code.
 #
 # </details>
 
@@ -189,6 +214,9 @@ print("\ntorch.Tensor's bases:", [f"{c.__module__}.{c.__qualname__}" for c in to
 # %%
 # SELF-CHECK: your classification against inspect's.
 require(PREDICTED_KIND={name: PREDICTED_KIND.get(name) for name in NAMES})
+for name in NAMES:
+    expect_type(f"PREDICTED_KIND[{name!r}]", PREDICTED_KIND[name], str, 'the string "Python" or "compiled"')
+    expect(PREDICTED_KIND[name] in ("Python", "compiled"), f'PREDICTED_KIND[{name!r}] should be "Python" or "compiled", not {PREDICTED_KIND[name]!r}')
 wrong = [f"{name}: you said {PREDICTED_KIND[name]}, it is {kind}" for name, kind in kind_of.items() if PREDICTED_KIND[name] != kind]
 expect(not wrong, "these are not what you predicted:\n  " + "\n  ".join(wrong))
 print(f"self-check passed: all {len(kind_of)} functions classified")
@@ -250,6 +278,7 @@ print(f"import {MODULE} again in this process: {again * 1e6:.1f} µs: {factor:,.
 # %%
 # SELF-CHECK: your factor within a hundred times of the measured one (this is about orders of magnitude).
 require(PREDICTED_FACTOR=PREDICTED_FACTOR)
+expect_type("PREDICTED_FACTOR", PREDICTED_FACTOR, numbers.Real, "a number (such as 1000 or 1e6)")
 expect(within(PREDICTED_FACTOR, factor, 100), f"the fresh import took {factor:,.0f} times longer, not about {PREDICTED_FACTOR:,.0f}")
 print(f"self-check passed: the first import costs {factor:,.0f} times the second")
 
@@ -320,6 +349,9 @@ public = [name for name in recorder.names if not name.startswith("_")]
 # %%
 # SELF-CHECK: your list against the public names in the mode's record.
 require(PREDICTED_CALLS=PREDICTED_CALLS)
+expect_type("PREDICTED_CALLS", PREDICTED_CALLS, (list, tuple), 'a list of strings (such as ["linear"])')
+for index, name in enumerate(PREDICTED_CALLS):
+    expect_type(f"PREDICTED_CALLS[{index}]", name, str, 'a string, a function\'s name (such as "linear")')
 expect(list(PREDICTED_CALLS) == public, f"the mode recorded {public} (leaving out names that start with _), not {list(PREDICTED_CALLS)}")
 print(f"self-check passed: you predicted all {len(public)} public calls in order")
 

@@ -31,13 +31,14 @@
 # %% [markdown]
 # ## Setup <a id="setup"></a>
 #
-# Run this first. `require`, `expect` and `within` are what the self-checks use to grade your
-# answers. `best_time` calls a function in batches long enough to be timed reliably and
+# Run this first. `require`, `expect`, `expect_type` and `within` are what the self-checks use to
+# grade your answers (`expect_type` says which type an answer should have when it has another). `best_time` calls a function in batches long enough to be timed reliably and
 # returns the time of one call, in seconds, from the fastest batch (other programs can only slow
 # a batch down). The lab runs PyTorch on one CPU thread so that timings stay steady when other
 # programs share the machine.
 
 # %%
+import numbers
 import time
 
 import torch
@@ -70,6 +71,18 @@ def expect(ok, message):
     """Stop with `message` unless `ok`."""
     if not ok:
         raise WrongAnswer(message)
+
+
+def expect_type(name, value, types, wanted):
+    """Stop unless the answer called `name` is one of `types`, saying that it should be `wanted`.
+
+    True and False do not count as numbers here, although Python treats them as 1 and 0.
+    """
+    types = types if isinstance(types, tuple) else (types,)
+    if isinstance(value, types) and (bool in types or not isinstance(value, bool)):
+        return
+    kind = "string" if isinstance(value, str) else type(value).__name__
+    raise WrongAnswer(f"{name} should be {wanted}, not the {kind} {value!r}")
 
 
 def within(predicted, measured, factor):
@@ -142,6 +155,7 @@ print(f"\none torch.add costs {calls:.0f} empty Python calls")
 # %%
 # SELF-CHECK: your count within a factor of 4 of the measured one.
 require(PREDICTED_CALLS=PREDICTED_CALLS)
+expect_type("PREDICTED_CALLS", PREDICTED_CALLS, numbers.Real, "a number of calls (such as 5)")
 expect(within(PREDICTED_CALLS, calls, 4), f"one torch.add cost {calls:.0f} Python calls here, not about {PREDICTED_CALLS}")
 print(f"self-check passed: the crossing costs about {calls:.0f} Python calls")
 
@@ -200,6 +214,8 @@ print(f"\nwithout alpha {without_alpha * 1e9:.0f} ns, with alpha=2 {with_alpha *
 # %%
 # SELF-CHECK: every call was rejected by the parser, and each message names what you predicted.
 require(PREDICTED_WORD={call: PREDICTED_WORD.get(call) for call in WRONG_CALLS})
+for call in WRONG_CALLS:
+    expect_type(f"PREDICTED_WORD[{call!r}]", PREDICTED_WORD[call], str, 'a string, an argument\'s name (such as "input")')
 for call, message in messages.items():
     expect(message is not None, f"{call} did not raise: the parser accepted it; pass an argument the signature rejects")
     word = PREDICTED_WORD[call]
@@ -279,6 +295,7 @@ print(f"\none refused call costs {refused_factor:.1f} accepted calls")
 # %%
 # SELF-CHECK: the call was refused; your factor is within a factor of 3 of the measured one.
 require(PREDICTED_FACTOR=PREDICTED_FACTOR)
+expect_type("PREDICTED_FACTOR", PREDICTED_FACTOR, numbers.Real, "a number (such as 3)")
 expect(refusal is not None, "the call in rejected() was accepted: make a call that torch refuses")
 expect(
     within(PREDICTED_FACTOR, refused_factor, 3),
@@ -360,6 +377,7 @@ print(f"one batched sum:      {batched_t * 1e3:.3f} ms  ({verdict})")
 # %%
 # SELF-CHECK: your speed-up within a factor of 5 of the measured one.
 require(PREDICTED_SPEEDUP=PREDICTED_SPEEDUP)
+expect_type("PREDICTED_SPEEDUP", PREDICTED_SPEEDUP, numbers.Real, "a number (such as 2, or 0.5 for twice as slow)")
 expect(within(PREDICTED_SPEEDUP, speedup, 5), f"the batched sum was {verdict}, not {PREDICTED_SPEEDUP}x faster")
 print(f"self-check passed: the batched sum is {verdict}")
 

@@ -30,10 +30,11 @@
 # %% [markdown]
 # ## Setup <a id="setup"></a>
 #
-# Run this first. `require`, `expect` and `within` are what the self-checks use to grade your
-# answers. `keys` shows a tensor's dispatch key set as a readable string.
+# Run this first. `require`, `expect`, `expect_type` and `within` are what the self-checks use to
+# grade your answers (`expect_type` says which type an answer should have when it has another). `keys` shows a tensor's dispatch key set as a readable string.
 
 # %%
+import numbers
 import time
 from collections import Counter
 
@@ -68,6 +69,18 @@ def expect(ok, message):
     """Stop with `message` unless `ok`."""
     if not ok:
         raise WrongAnswer(message)
+
+
+def expect_type(name, value, types, wanted):
+    """Stop unless the answer called `name` is one of `types`, saying that it should be `wanted`.
+
+    True and False do not count as numbers here, although Python treats them as 1 and 0.
+    """
+    types = types if isinstance(types, tuple) else (types,)
+    if isinstance(value, types) and (bool in types or not isinstance(value, bool)):
+        return
+    kind = "string" if isinstance(value, str) else type(value).__name__
+    raise WrongAnswer(f"{name} should be {wanted}, not the {kind} {value!r}")
 
 
 def within(predicted, measured, factor):
@@ -131,6 +144,8 @@ for name, ks in key_sets.items():
 # %%
 # SELF-CHECK: your answers against the key sets the dispatcher reports.
 require(DIFFERS={name: DIFFERS.get(name) for name in TENSORS})
+for name in TENSORS:
+    expect_type(f"DIFFERS[{name!r}]", DIFFERS[name], bool, "True or False (without quotes)")
 for name, ks in key_sets.items():
     really = ks != plain_keys
     expect(DIFFERS[name] == really, f"{name}: you said differs={DIFFERS[name]}, but its keys are {ks}")
@@ -155,7 +170,8 @@ print(f"self-check passed: all {len(key_sets)} key sets predicted")
 # `TorchDispatchMode` sits *below* autograd: it sees each operator as the dispatcher runs it.
 # The measurement logs the operators of the forward pass, the backward pass and the optimiser
 # step separately. **Predict** how many operators each phase runs (the forward is two Python
-# calls, `linear` and `cross_entropy`), then **run** it.
+# calls, `linear` and `cross_entropy`; the optimiser puts its step between two markers of the
+# profiler, which the mode logs as operators too), then **run** it.
 #
 # **Change** `OPTIMIZER` to `torch.optim.Adam` and predict the step again.
 
@@ -164,7 +180,11 @@ print(f"self-check passed: all {len(key_sets)} key sets predicted")
 PREDICTED_OPS = {"forward": None, "backward": None, "step": None}
 
 # %% tags=["solution"]
-PREDICTED_OPS = {"forward": 4, "backward": 10, "step": 2}
+PREDICTED_OPS = {
+    "forward": 2 + 2,  # linear: a transposed view of the weight, then addmm; cross_entropy: log-softmax, then the loss
+    "backward": 1 + 4 + 4,  # a seed gradient of 1, a backward for each forward operator, and a few views to shape the results
+    "step": 2 + 2,  # one add_ for each parameter (weight and bias), between the profiler's two markers
+}
 
 # %%
 class OpLog(TorchDispatchMode):
@@ -201,7 +221,9 @@ for phase, ops in phases.items():
 
 # %%
 # SELF-CHECK: each predicted count within a factor of 2 of the operators logged.
-require(PREDICTED_OPS=PREDICTED_OPS)
+require(PREDICTED_OPS={phase: PREDICTED_OPS.get(phase) for phase in phases})
+for phase in phases:
+    expect_type(f"PREDICTED_OPS[{phase!r}]", PREDICTED_OPS[phase], numbers.Real, "a number of operators (such as 3)")
 for phase, ops in phases.items():
     expect(within(PREDICTED_OPS[phase], len(ops), 2), f"{phase}: {len(ops)} operators ran, not about {PREDICTED_OPS[phase]}")
 print("self-check passed: " + ", ".join(f"{phase} {len(ops)}" for phase, ops in phases.items()))
@@ -256,6 +278,9 @@ print(f"\naten.add has {len(add_overloads)} overloads: {', '.join(add_overloads)
 # %%
 # SELF-CHECK: your answers against the schemas' write annotations; the overload count within a factor of 2.
 require(MUTATES={name: MUTATES.get(name) for name in mutates}, PREDICTED_OVERLOADS=PREDICTED_OVERLOADS)
+for name in mutates:
+    expect_type(f"MUTATES[{name!r}]", MUTATES[name], bool, "True or False (without quotes)")
+expect_type("PREDICTED_OVERLOADS", PREDICTED_OVERLOADS, numbers.Real, "a number of overloads (such as 3)")
 for name, really in mutates.items():
     expect(MUTATES[name] == really, f"{name}: you said mutates={MUTATES[name]}; its schema says {really}")
 expect(
@@ -319,6 +344,7 @@ print(f"built and ran on meta in {elapsed * 1e3:.1f} ms")
 require(predicted_parameter_bytes=predicted_parameter_bytes(FEATURES))
 described = sum(p.nbytes for p in big.parameters())
 guess = predicted_parameter_bytes(FEATURES)
+expect_type(f"predicted_parameter_bytes({FEATURES})", guess, numbers.Real, "a number of bytes")
 expect(guess == described, f"the parameters would take {described:,} bytes, not {guess:,}")
 expect(out.shape == (8, FEATURES) and out.is_meta, "shape inference runs, data does not")
 print(f"self-check passed: {described / 1e9:.1f} GB described, none allocated")

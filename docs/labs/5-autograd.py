@@ -28,11 +28,13 @@
 # %% [markdown]
 # ## Setup <a id="setup"></a>
 #
-# Run this first. `require`, `expect` and `within` are what the self-checks use to grade your
-# answers. `saved_bytes` runs a function while counting the bytes autograd saves for the
+# Run this first. `require`, `expect`, `expect_type` and `within` are what the self-checks use to
+# grade your answers (`expect_type` says which type an answer should have when it has another). `saved_bytes` runs a function while counting the bytes autograd saves for the
 # backward pass (each distinct storage counted once).
 
 # %%
+import numbers
+
 import torch
 
 
@@ -63,6 +65,18 @@ def expect(ok, message):
     """Stop with `message` unless `ok`."""
     if not ok:
         raise WrongAnswer(message)
+
+
+def expect_type(name, value, types, wanted):
+    """Stop unless the answer called `name` is one of `types`, saying that it should be `wanted`.
+
+    True and False do not count as numbers here, although Python treats them as 1 and 0.
+    """
+    types = types if isinstance(types, tuple) else (types,)
+    if isinstance(value, types) and (bool in types or not isinstance(value, bool)):
+        return
+    kind = "string" if isinstance(value, str) else type(value).__name__
+    raise WrongAnswer(f"{name} should be {wanted}, not the {kind} {value!r}")
 
 
 def within(predicted, measured, factor):
@@ -153,6 +167,8 @@ for name, model in MODELS.items():
 # %%
 # SELF-CHECK: your counts against the graphs; the leaves are exactly the tensors that require grad.
 require(PREDICTED_LEAVES={name: PREDICTED_LEAVES.get(name) for name in MODELS})
+for name in MODELS:
+    expect_type(f"PREDICTED_LEAVES[{name!r}]", PREDICTED_LEAVES[name], numbers.Real, "a number of leaves (such as 3)")
 for name, found in leaves.items():
     expect(PREDICTED_LEAVES[name] == len(found), f"{name}: the graph has {len(found)} AccumulateGrad leaves, not {PREDICTED_LEAVES[name]}")
     expect({id(t) for t in found} == {id(t) for t in wanted[name]}, f"{name}: the leaves should be the tensors that require grad")
@@ -212,6 +228,8 @@ for hidden in HIDDENS:
 # %%
 # SELF-CHECK: your formula against the measured bytes per example, for every width you tried.
 require(predicted_per_example=predicted_per_example(None))
+for hidden in per_example:
+    expect_type(f"predicted_per_example({hidden})", predicted_per_example(hidden), numbers.Real, "a number of bytes")
 for hidden, measured in per_example.items():
     expect(measured is not None, "the saved bytes should grow by the same amount for every added example")
     guess = predicted_per_example(hidden)
@@ -274,6 +292,7 @@ print(f"|grad| of the full batch {full.norm():.4f}, accumulated over {MICRO_BATC
 # %%
 # SELF-CHECK: your ratio within 1 % of the measured one; and the accumulated gradient is that multiple of the full one.
 require(PREDICTED_RATIO=PREDICTED_RATIO)
+expect_type("PREDICTED_RATIO", PREDICTED_RATIO, numbers.Real, "a number (such as 0.5)")
 expect(
     abs(PREDICTED_RATIO - ratio) <= 0.01 * ratio,
     f"the accumulated gradient's norm is {ratio:.3f} times the full batch's, not {PREDICTED_RATIO}",
@@ -300,7 +319,8 @@ print(f"self-check passed: accumulating gives {ratio:.3f} times the full batch's
 # For evaluation you do not need a graph. The measurement runs the same two-layer forward pass
 # with recording on, under `torch.no_grad()` and under `torch.inference_mode()`, and counts what
 # each saves. **Predict** the saved bytes of each, as formulas of `BATCH` and `HIDDEN` (look back
-# at Exercise 2; one more tensor is saved once per model, not per example), then **run** it.
+# at Exercise 2; two more tensors are saved once per model, not per example: one as large as a
+# weight, and one float32 number), then **run** it.
 #
 # **Change** `BATCH` and `HIDDEN`: your formulas must still hold.
 
@@ -342,6 +362,11 @@ for name, (out, nbytes) in modes.items():
 # SELF-CHECK: your formulas against the bytes counted; with recording off there is no graph.
 require(predicted_saved=predicted_saved(BATCH, HIDDEN))
 guess = predicted_saved(BATCH, HIDDEN)
+call = f"predicted_saved({BATCH}, {HIDDEN})"
+expect_type(call, guess, dict, 'a dict of bytes by mode: {"recording": ..., "no_grad": ..., "inference_mode": ...}')
+require(**{call: {name: guess.get(name) for name in modes}})
+for name in modes:
+    expect_type(f"{call}[{name!r}]", guess[name], numbers.Real, "a number of bytes")
 for name, (out, nbytes) in modes.items():
     expect(guess[name] == nbytes, f"{name}: {nbytes:,} bytes were saved, your formula gives {guess[name]:,}")
     expect((out.grad_fn is None) == (name != "recording"), f"{name}: a graph exactly when recording")
@@ -350,9 +375,11 @@ print("self-check passed: you can predict what a forward pass keeps alive")
 # %% [markdown]
 # <details class="success"><summary>What to notice</summary>
 #
-# With recording on, the forward pass saves activations in proportion to the batch, plus one
-# tensor per model: the second layer's weight, which its backward needs to send the gradient on to
-# the hidden layer (the first layer's weight is not saved, because `x` needs no gradient). Under
+# With recording on, the forward pass saves activations in proportion to the batch, plus two
+# tensors per model. One is the second layer's weight, which its backward needs to send the
+# gradient on to the hidden layer (the first layer's weight is not saved, because `x` needs no
+# gradient). The other is a float32 scalar, 4 bytes: the loss's *total weight*, the number of
+# targets it divided by to take the mean, which its backward divides by again. Under
 # `no_grad` or `inference_mode` it saves nothing and the result has no `grad_fn`, whatever the
 # batch. `inference_mode` goes further: its tensors carry no autograd dispatch keys at all (see
 # Lab 4), so they skip the autograd layer entirely, but they can never be used in a graph later.

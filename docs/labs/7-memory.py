@@ -29,13 +29,14 @@
 # %% [markdown]
 # ## Setup <a id="setup"></a>
 #
-# Run this first. `require`, `expect` and `within` are what the self-checks use to grade your
-# answers. `best_time` returns the seconds of one call of a function (the fastest of
+# Run this first. `require`, `expect`, `expect_type` and `within` are what the self-checks use to
+# grade your answers (`expect_type` says which type an answer should have when it has another). `best_time` returns the seconds of one call of a function (the fastest of
 # fifteen short batches); `same_storage` tells whether two tensors share their bytes. The lab runs PyTorch on one CPU
 # thread so that timings stay steady when other programs share the machine.
 
 # %%
 import itertools
+import numbers
 import time
 
 import torch
@@ -68,6 +69,18 @@ def expect(ok, message):
     """Stop with `message` unless `ok`."""
     if not ok:
         raise WrongAnswer(message)
+
+
+def expect_type(name, value, types, wanted):
+    """Stop unless the answer called `name` is one of `types`, saying that it should be `wanted`.
+
+    True and False do not count as numbers here, although Python treats them as 1 and 0.
+    """
+    types = types if isinstance(types, tuple) else (types,)
+    if isinstance(value, types) and (bool in types or not isinstance(value, bool)):
+        return
+    kind = "string" if isinstance(value, str) else type(value).__name__
+    raise WrongAnswer(f"{name} should be {wanted}, not the {kind} {value!r}")
 
 
 def within(predicted, measured, factor):
@@ -137,6 +150,11 @@ for name, v in VIEWS.items():
 # %%
 # SELF-CHECK: your strides against PyTorch's; and the stride formula finds every element of every view.
 require(PREDICTED_STRIDES={name: PREDICTED_STRIDES.get(name) for name in VIEWS})
+for name in VIEWS:
+    stride = PREDICTED_STRIDES[name]
+    expect_type(f"PREDICTED_STRIDES[{name!r}]", stride, (tuple, list), "a tuple of ints, one per dimension, such as (6, 1) or (1,)")
+    for number in stride:
+        expect_type(f"each number in PREDICTED_STRIDES[{name!r}]", number, numbers.Integral, "an int")
 flat = base.flatten()  # base is contiguous: its storage order is this flat order
 for name, v in VIEWS.items():
     expect(tuple(PREDICTED_STRIDES[name]) == v.stride(), f"{name}: the stride is {v.stride()}, not {PREDICTED_STRIDES[name]}")
@@ -197,6 +215,8 @@ for name, row in times.items():
 # %%
 # SELF-CHECK: your answers against the storages; a view's cost does not grow with the size, a copy's does.
 require(IS_VIEW={name: IS_VIEW.get(name) for name in OPS})
+for name in OPS:
+    expect_type(f"IS_VIEW[{name!r}]", IS_VIEW[name], bool, "True or False (without quotes)")
 small, large = min(SIDES), max(SIDES)
 for name, really in shares.items():
     expect(IS_VIEW[name] == really, f"{name}: you said view={IS_VIEW[name]}, but it {'shares' if really else 'does not share'} x's storage")
@@ -257,7 +277,10 @@ for name, flat in reshaped.items():
 
 # %%
 # SELF-CHECK: your answers against what view and reshape did; reshape copies exactly when view fails.
-require(VIEW_FAILS=VIEW_FAILS, RESHAPE_SHARES=RESHAPE_SHARES)
+require(VIEW_FAILS=VIEW_FAILS, RESHAPE_SHARES={name: RESHAPE_SHARES.get(name) for name in reshaped})
+expect_type("VIEW_FAILS", VIEW_FAILS, bool, "True or False (without quotes)")
+for name in reshaped:
+    expect_type(f"RESHAPE_SHARES[{name!r}]", RESHAPE_SHARES[name], bool, "True or False (without quotes)")
 failed = view_error is not None
 expect(VIEW_FAILS == failed, f"x.t().view(-1) {'raised' if failed else 'worked'} for SHAPE {SHAPE}: x.t() is {'not ' * (not xt.is_contiguous())}contiguous")
 for name, flat in reshaped.items():
@@ -285,8 +308,9 @@ print("self-check passed: contiguity decides view or copy")
 # **gradients**, the optimiser's **state** (two moments per parameter, plus a step counter per
 # parameter tensor), and the **activations** saved by the forward pass for the backward pass.
 # **Predict** the last two lines as formulas of `BATCH` and `HIDDEN` (in bytes; float32 is 4
-# bytes per number, the targets are int64), then **run** the measurement: it adds up the real
-# tensors. (Lab 5 measured what the forward pass saves.)
+# bytes per number, the targets are int64, and the loss saves one float32 number for its
+# backward, whatever the batch), then **run** the measurement: it adds up the real tensors.
+# (Lab 5 measured what the forward pass saves.)
 #
 # **Change** `BATCH` and `HIDDEN`. Which lines grow with the batch, which with the model?
 
@@ -311,7 +335,7 @@ def predicted_step_bytes(batch, hidden):
         "parameters": 4 * n_params,
         "gradients": 4 * n_params,
         "optimizer state": 2 * 4 * n_params + 4 * 4,  # exp_avg, exp_avg_sq; a float32 step per tensor
-        "activations": 4 * batch * (784 + hidden + 10) + 8 * batch + 4,  # input, ReLU output, log-probs, targets, a scalar
+        "activations": 4 * batch * (784 + hidden + 10) + 8 * batch + 4,  # input, ReLU output, log-probs, targets; the loss's total weight
     }
 
 
@@ -364,6 +388,11 @@ else:
 # SELF-CHECK: every line of your prediction against the bytes of the real tensors.
 predicted = predicted_step_bytes(BATCH, HIDDEN)
 require(predicted_step_bytes=predicted)
+call = f"predicted_step_bytes({BATCH}, {HIDDEN})"
+expect_type(call, predicted, dict, "a dict of bytes by line, as the answer cell returns")
+require(**{call: {line: predicted.get(line) for line in measured}})
+for line in measured:
+    expect_type(f"{call}[{line!r}]", predicted[line], numbers.Real, "a number of bytes")
 for line, nbytes in measured.items():
     expect(predicted[line] == nbytes, f"{line}: the step holds {nbytes:,} bytes, your formula gives {predicted[line]:,}")
 print(f"self-check passed: you predicted all {sum(measured.values()):,} bytes of the step")
@@ -374,9 +403,11 @@ print(f"self-check passed: you predicted all {sum(measured.values()):,} bytes of
 # Parameters, gradients and Adam's two moments make four copies of the model's size, whatever
 # the batch. The activations grow with the batch: the input (kept for the first layer's weight
 # gradient), the hidden layer after the ReLU (one tensor, saved by the ReLU for its own backward
-# and by the second layer for its weight gradient), the log-probabilities, the integer targets
-# and one scalar of the loss. The pre-ReLU values are not kept: the ReLU's backward only needs to
-# know where its output is positive. For small models and large batches, activations dominate;
+# and by the second layer for its weight gradient), the log-probabilities and the integer
+# targets. The `+ 4` is the one activation that does not grow with the batch: the loss's *total
+# weight*, a float32 scalar holding the number of targets it divided by to take the mean, which
+# its backward divides by again. The pre-ReLU values are not kept: the ReLU's backward only needs
+# to know where its output is positive. For small models and large batches, activations dominate;
 # for large models the four-copies rule does. On a GPU, the caching allocator's peak adds the
 # temporary buffers of the backward pass and rounding to its block sizes.
 #
