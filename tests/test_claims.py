@@ -19,10 +19,12 @@ import pytest
 from test_engine import Pages, make_pages
 from test_standalone import bare_python
 
-from conftest import ROOT, FixtureSite
-from pytorch_floors.claims import CHANNEL, Claim, ClaimFormatError, claim, parse_claims
+from conftest import ROOT, FixtureSite, claims_problem
+from pytorch_floors.claims import CHANNEL, Claim, ClaimFormatError, claim, not_applicable, parse_claims
 from pytorch_floors.execution.claim_policy import claims_summary
+from pytorch_floors.execution.fence import claims_html
 from pytorch_floors.execution.report import report_html, report_json
+from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.floors import FLOORS
 from pytorch_floors.plugin import FloorsPlugin
 from pytorch_floors.standalone import bundle
@@ -105,7 +107,9 @@ def test_advisory_claims_are_shown_and_counted_but_do_not_warn(
     assert "Did not hold on this machine:" in html
     records = advisory.engine.records
     assert json.loads(report_json(records, {}, advisory=True))["claims_policy"] == "advisory"
-    assert claims_summary(records, advisory=True) == "claims: 2 checked, 1 held, 1 did not hold (advisory)"
+    assert claims_summary(records, advisory=True) == (
+        "claims: 2 checked, 1 held, 1 did not hold, 0 not applicable on this machine (advisory)"
+    )
 
 
 def test_the_policy_is_a_plugin_option_read_strictly(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -136,11 +140,155 @@ def test_the_report_lists_every_claim_with_page_block_and_result_and_totals(page
         ("index.md", "sums", "one plus one is three", "did not hold on this machine"),
     ]
     html = report_html(records, report_template())
-    assert "2 claims checked: 1 held, 1 did not hold on this machine." in html
+    assert "2 claims checked: 1 held, 1 did not hold on this machine, 0 not applicable on this machine." in html
     rows = html[html.index("floors-report--claims") :]
     # The one that did not hold comes first, and says so in words.
     assert rows.index("one plus one is three") < rows.index("one plus one is two")
     assert "<strong>did not hold</strong>" in rows
+
+
+# --- a claim that cannot apply on this machine: shown and counted apart, failing nothing -------------
+
+NOT_APPLICABLE_PROOF = """\
+from pytorch_floors.claims import claim, not_applicable
+
+cores = 1
+claim("one plus one is two", held=1 + 1 == 2)
+claim("two threads sum faster than one", held=False, detail="x1.00", applies=cores > 1, why_not="one core.")
+not_applicable("a CUDA copy overlaps compute", why="no CUDA device")
+"""
+
+NOT_APPLICABLE_PAGE = """\
+    ```python exec="1" id="lanes"
+    --8<-- "snippets/lanes.py"
+    ```
+    """
+
+
+@pytest.fixture
+def lanes(tmp_path: Path) -> Iterator[Pages]:
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "lanes.py").write_text(NOT_APPLICABLE_PROOF, encoding="utf-8")
+    yield make_pages(tmp_path)
+
+
+def test_a_claim_that_cannot_apply_is_shown_in_words_and_warns_nothing(
+    lanes: Pages, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    html = lanes.render(NOT_APPLICABLE_PAGE)
+    [result] = lanes.engine.records
+    assert result.status == "ran", lanes.engine.failures
+    assert [(c.statement, c.outcome, c.why_not) for c in result.claims] == [
+        ("one plus one is two", "held", ""),
+        ("two threads sum faster than one", "not applicable", "one core"),
+        ("a CUDA copy overlaps compute", "not applicable", "no CUDA device"),
+    ]
+    assert result.claims_missed == ()
+    claims = html[html.index('<div class="floors-claims') :]
+    assert "1 of 1 held; 2 not applicable on this machine" in claims
+    assert (
+        '<strong class="floors-claim__verdict">Not applicable on this machine:</strong> one core. '
+        '<span class="floors-claim__unchecked">Not checked: two threads sum faster than one</span>'
+    ) in claims
+    assert "Not applicable on this machine:</strong> no CUDA device." in claims
+    assert "floors-claims--missed" not in claims and "Did not hold" not in claims
+    # Nothing for --strict to fail on, and nothing logged as a claim that did not hold.
+    assert warnings(caplog) == []
+    assert not [r for r in caplog.records if "claim did not hold" in r.getMessage()]
+
+
+def test_the_report_counts_held_missed_and_not_applicable_apart(lanes: Pages) -> None:
+    lanes.render(NOT_APPLICABLE_PAGE)
+    records = lanes.engine.records
+    data = json.loads(report_json(records, {}))
+    totals = data["totals"]
+    assert (totals["claims"], totals["claims_held"], totals["claims_not_held"], totals["claims_not_applicable"]) == (
+        3,
+        1,
+        0,
+        2,
+    )
+    assert [(c["outcome"], c["result"]) for c in data["claims"]] == [
+        ("held", "held"),
+        ("not applicable", "not applicable on this machine: one core"),
+        ("not applicable", "not applicable on this machine: no CUDA device"),
+    ]
+    assert (
+        claims_summary(records, advisory=True)
+        == "claims: 3 checked, 1 held, 0 did not hold, 2 not applicable on this machine"
+    )
+    # The report's partial gets the claims that applied, and those that could not apart, and lists both.
+    html = report_html(records, report_template())
+    assert "3 claims checked: 1 held, 0 did not hold on this machine, 2 not applicable on this machine." in html
+    assert html.count('class="floors-report__claim--not-applicable"') == 2
+    assert "not applicable on this machine: no CUDA device" in html
+
+
+def test_held_missed_and_not_applicable_side_by_side() -> None:
+    claims = (
+        Claim("held", True),
+        Claim("missed", False),
+        Claim("elsewhere", True, applies=False, why_not="one core"),
+    )
+    result = BlockResult("index.md", "b", None, "ran", 1.0, claims=claims)
+    html = claims_html(result)
+    assert "1 of 2 held; 1 not applicable on this machine" in html
+    assert "Did not hold on this machine:</strong> missed" in html and "floors-claims--missed" in html
+    assert [c.outcome for c in claims] == ["held", "missed", "not applicable"]
+    assert [c.missed for c in claims] == [False, True, False]
+    assert claims_summary([result], advisory=False) == (
+        "claims: 3 checked, 1 held, 1 did not hold, 1 not applicable on this machine"
+    )
+
+
+def test_the_pattern_tests_accept_a_claim_that_cannot_apply_but_fail_one_that_missed() -> None:
+    elsewhere = Claim("two threads sum faster", True, applies=False, why_not="one core")
+    assert claims_problem("p.py", [Claim("held", True), elsewhere]) is None
+    assert claims_problem("p.py", [elsewhere]) is None
+    problem = claims_problem("p.py", [elsewhere, Claim("one plus one is three", False, "got 2", 6)])
+    assert problem == "p.py: claims that did not hold: ['one plus one is three (got 2) at line 6']"
+    assert claims_problem("p.py", []) == "p.py states no claim"
+
+
+def test_the_channel_stays_readable_both_ways() -> None:
+    # A line written before `applies` existed is a claim that applies.
+    [old] = parse_claims('{"statement": "s", "held": false, "detail": "d", "line": 3, "file": "f.py"}\n')
+    assert old == Claim("s", False, "d", 3, "f.py") and old.applies and old.outcome == "missed"
+    # A claim that does not apply writes `held: true`: a reader that knows only `held` fails nothing on it.
+    line = json.loads(json.dumps(Claim("t", True, "", 1, "f.py", False, "no CUDA device").__dict__))
+    assert line["held"] is True and line["applies"] is False and line["why_not"] == "no CUDA device"
+    assert parse_claims(json.dumps(line) + "\n")[0].outcome == "not applicable"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"statement": "s", "held": true, "applies": "no"}',
+        '{"statement": "s", "held": true, "applies": false}',
+        '{"statement": "s", "held": true, "applies": false, "why_not": "  "}',
+        '{"statement": "s", "held": false, "applies": false, "why_not": "one core"}',
+    ],
+)
+def test_parse_claims_refuses_a_not_applicable_claim_that_is_malformed(line: str) -> None:
+    with pytest.raises(ClaimFormatError):
+        parse_claims(line + "\n")
+
+
+def test_a_claim_that_does_not_apply_must_say_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(CHANNEL, raising=False)
+    with pytest.raises(ValueError, match="needs why_not"):
+        claim("two threads sum faster", held=True, applies=False)
+    with pytest.raises(ValueError, match="needs why_not"):
+        not_applicable("a CUDA copy overlaps compute", why=" ")
+
+
+def test_claim_returns_true_only_for_a_claim_checked_and_held(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(CHANNEL, raising=False)
+    assert claim("checked", held=True) is True
+    assert claim("checked, missed", held=False) is False
+    assert claim("not checked", held=True, applies=False, why_not="one core") is False
+    assert not_applicable("not checked either", why="no CUDA device") is False
 
 
 # --- cached blocks keep the claims measured with their output ---------------------------------------
@@ -264,6 +412,18 @@ def test_standalone_a_claim_prints_one_line(tmp_path: Path) -> None:
     )
 
 
+def test_standalone_a_claim_that_cannot_apply_prints_why(tmp_path: Path) -> None:
+    script = tmp_path / "lanes.py"
+    script.write_text(NOT_APPLICABLE_PROOF, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != CHANNEL}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, check=True)
+    assert done.stdout == (
+        "claim held: one plus one is two\n"
+        "claim not applicable on this machine: one core (not checked: two threads sum faster than one) (x1.00)\n"
+        "claim not applicable on this machine: no CUDA device (not checked: a CUDA copy overlaps compute)\n"
+    )
+
+
 def test_a_downloaded_proof_checks_its_claims_without_the_package(tmp_path: Path) -> None:
     download = tmp_path / "sums.py"
     download.write_text(bundle(PROOF, "snippets/sums.py", PACKAGE_DIR), encoding="utf-8")
@@ -288,7 +448,7 @@ def test_a_strict_build_fails_on_a_claim_that_did_not_hold_unless_advisory(fixtu
     # Advisory: the strict build passes (the run is cached now), and the page and the report still say it.
     advisory = fixture_site.build(strict=True, env={"FLOORS_CLAIMS": "advisory"})
     assert advisory.returncode == 0, advisory.log[-3000:]
-    assert "claims: 2 checked, 1 held, 1 did not hold (advisory)" in advisory.log
+    assert "claims: 2 checked, 1 held, 1 did not hold, 0 not applicable on this machine (advisory)" in advisory.log
     assert "Did not hold on this machine:</strong> one plus one is three" in advisory.page("")
     report = json.loads((advisory.site / "build-report.json").read_text(encoding="utf-8"))
     assert report["claims_policy"] == "advisory" and report["totals"]["claims_not_held"] == 1

@@ -85,3 +85,25 @@ def test_trace_layers_and_source_links(load_proof: Callable[[str], ModuleType]) 
         "VariableFallbackKernel.cpp#L" + (table["ADInplaceOrView"].rpartition(":")[2])
     )
     assert proof.source_link("c10/core/TensorImpl.h").endswith(f"{torch.version.git_version}/c10/core/TensorImpl.h")
+
+
+def test_the_trace_visits_the_keys_the_dispatch_order_proof_prints(load_proof: Callable[[str], ModuleType]) -> None:
+    """The trace of `a + b` and the dispatch-order walk compute the call's keys the same way (thread sets applied)."""
+    trace = load_proof("4-dispatcher/trace_add.py")
+    order = load_proof("4-dispatcher/dispatch_order.py")
+    a = torch.ones(3, requires_grad=True)
+    walked = [key for key, _, _ in order.walk("aten::add.Tensor", a)]
+    assert trace.call_keys(a, torch.ones(2, 1, dtype=torch.float64)) == walked
+    visited = [entry.split()[0] for entry in trace.trace()[2].seen.split(" > ")]
+    assert visited == walked and "AutocastCPU" not in visited
+    _, excluded = trace.thread_sets()
+    assert "AutocastCPU" in excluded
+
+
+def test_the_meta_model_is_sized_from_the_machines_memory(load_proof: Callable[[str], ModuleType]) -> None:
+    proof = load_proof("4-dispatcher/meta_run.py")
+    memory = proof.machine_memory()
+    assert memory is None or memory > 1 << 28
+    depth = proof.depth_for(1 << 30)
+    assert 4 * depth * (proof.WIDTH**2 + proof.WIDTH) > 2 * (1 << 30) > 4 * (depth - 1) * (proof.WIDTH**2 + proof.WIDTH)
+    assert proof.depth_for(None) == 32

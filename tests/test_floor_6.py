@@ -57,3 +57,24 @@ def test_roofline_legend_names_each_size(load_proof: Loader) -> None:
     assert proof.legend("matmul", sorted(points, key=lambda p: p.intensity)) == (
         "matmul: n = 16, n = 64 (left to right)"
     )
+
+
+def test_which_code_ran_a_reduced_precision_product_is_said_from_the_measurement(load_proof: Loader) -> None:
+    """The page's sentence about bfloat16 and float16 comes from the library log, whichever way it went."""
+    proof = load_proof("6-kernels/dtypes.py")
+    rates = {"matmul float32": 100.0, "matmul bfloat16": 0.9, "matmul float16": 20.0}
+    libraries = {"bfloat16": "neither: ATen's own loop", "float16": "oneDNN matmul (gemm:jit:f16)"}
+    sentences, fell_back = proof.reduced_precision(libraries, rates)
+    assert sentences == [
+        "bfloat16: no library logged it, so ATen's own fallback gemm ran, at 0.009x the float32 rate",
+        "float16: oneDNN has a kernel for this processor, and it ran at 0.2x the float32 rate",
+    ]
+    assert fell_back == ["bfloat16"]
+
+
+def test_the_capability_settings_and_the_distance_from_one(load_proof: Loader) -> None:
+    proof = load_proof("6-kernels/capability.py")
+    assert proof.settings()[0] == "default" and proof.settings()[-1] == ""
+    assert proof.log_distance(2.0) == pytest.approx(proof.log_distance(0.5))
+    # The matmul claim: a factor nearer 1 than the add's square root.
+    assert proof.log_distance(1.65) < proof.log_distance(2.8) / 2 < proof.log_distance(1.7)

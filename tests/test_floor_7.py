@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from types import ModuleType
 
 import pytest
 import torch
 
+from conftest import ROOT
 from pytorch_floors.claims import Claim
 from pytorch_floors.measure import detect_device
 
@@ -57,3 +59,24 @@ def test_cuda_allocator_counters(load_proof: Loader) -> None:
         assert after_del[0] == start[0] and after_del[1] == after_alloc[1]
     else:
         assert torch.cuda.memory_allocated() == 0 and torch.cuda.memory_reserved() == 0
+
+
+def test_the_page_names_the_units_the_proofs_print() -> None:
+    """Where the page says which units this site counts in, it names every kind the proofs print."""
+    root = ROOT
+    printed = " ".join(path.read_text(encoding="utf-8") for path in (root / "snippets").glob("*/*.py"))
+    binary = "binary=True" in printed or re.search(r"\b(KiB|MiB|GiB)\b", printed) is not None
+    decimal = re.search(r"\b(kB|MB|GB)\b", printed) is not None
+    page = (root / "docs" / "floors" / "7-memory.md").read_text(encoding="utf-8")
+    sentences = [s for s in re.split(r"(?<=[.;])\s+", " ".join(page.split())) if "this site" in s.lower()]
+    assert sentences, "floor 7 says which units this site counts in"
+    for sentence in sentences:
+        assert ("binary" in sentence) == binary and ("decimal" in sentence) == decimal, sentence
+
+
+def test_the_meta_model_is_sized_past_the_machines_memory(load_proof: Loader) -> None:
+    proof = load_proof("7-memory/meta_accounting.py")
+    block = 4 * proof.formula_parameters(1)
+    blocks = proof.blocks_for(10 * block)
+    assert blocks * block > 2 * 10 * block >= (blocks - 1) * block
+    assert proof.blocks_for(None) == 4

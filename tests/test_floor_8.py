@@ -72,3 +72,25 @@ def test_worker_stream_hands_errors_to_synchronize(load_proof: Loader) -> None:
         stream.synchronize()
     assert "shapes cannot be multiplied" in str(raised.value.__cause__)
     stream.close()
+
+
+def test_the_sweep_reaches_past_the_last_level_cache(load_proof: Loader) -> None:
+    proof = load_proof("8-chip/bandwidth_vs_size.py")
+    caches = [("L1 data", 48 << 10), ("L2 unified", 2 << 20), ("L3 unified", 260 << 20)]
+    sweep = proof.sizes(caches)
+    assert sweep[: len(proof.SIZES)] == proof.SIZES and sweep[-1] >= 2 * (260 << 20)
+    assert proof.fits(32 << 10, caches) == "L1 data" and proof.fits(sweep[-1], caches) == "main memory"
+    assert proof.sizes([]) == proof.SIZES
+
+
+def test_the_memory_ceiling_tensors_outgrow_the_largest_cache(load_proof: Loader) -> None:
+    proof = load_proof("8-chip/memory_ceiling.py")
+    cache = proof.largest_cache()
+    numel = proof.main_memory_numel(torch.device("cpu"))
+    assert numel >= proof.MAIN_MEMORY and (cache is None or 4 * numel >= 2 * cache)
+
+
+def test_thread_timing_reports_the_cores_it_got(load_proof: Loader) -> None:
+    proof = load_proof("8-chip/thread_scaling.py")
+    seconds, cores = proof.timed(lambda: sum(range(20000)), samples=2, min_sample_seconds=0.005)
+    assert seconds > 0 and 0 < cores < 1.5  # one Python thread gets at most one core

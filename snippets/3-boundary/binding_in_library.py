@@ -124,6 +124,7 @@ def main() -> None:
     print()
     print(f"Search 2: torch/{lib.relative_to(TORCH_DIR)} ({human_bytes(len(data))} of machine code and data)")
     tables = elf_symbols(data)
+    exported, found, bindings, bindings_local = [], [], [], 0
     if ".dynsym" in tables:
         exported = [s for s in tables[".dynsym"] if NAME.encode() in s.name]
         print(f"  exported symbol table (.dynsym): {len(tables['.dynsym']):,} symbols, {len(exported)} named {NAME}")
@@ -155,14 +156,21 @@ def main() -> None:
         held=bool(signatures) and all(s.startswith("randn(") and "size" in s for s in signatures),
         detail=f"{len(signatures)} strings",
     )
-    if ".dynsym" in tables:
-        claim(f"the binding is never exported ({NAME} is not in .dynsym)", held=not exported)
-    if ".symtab" in tables:
-        claim(
-            "every THPVariable_ binding is a local (static) function, over a thousand of them",
-            held=len(bindings) > 1000 and bindings_local == len(bindings) and bool(found),
-            detail=f"{bindings_local:,} of {len(bindings):,} local",
-        )
+    not_elf = "the library is not an ELF file (a macOS or Windows build): its symbol tables were not read"
+    claim(
+        f"the binding is never exported ({NAME} is not in .dynsym)",
+        held=".dynsym" in tables and not exported,
+        applies=".dynsym" in tables,
+        why_not=not_elf if not tables else "the library has no .dynsym table",
+    )
+    symbols = ".symtab" in tables
+    claim(
+        "every THPVariable_ binding is a local (static) function, over a thousand of them",
+        held=symbols and len(bindings) > 1000 and bindings_local == len(bindings) and bool(found),
+        detail=f"{bindings_local:,} of {len(bindings):,} local" if symbols else "",
+        applies=symbols,
+        why_not=not_elf if not tables else "this build's library is stripped: it has no full symbol table",
+    )
 
 
 if __name__ == "__main__":

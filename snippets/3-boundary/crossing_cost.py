@@ -146,8 +146,9 @@ def main() -> None:
     claim("the crossover lies between 256 and a million elements", held=256 < cross < 1 << 20, detail=f"{cross:,.0f}")
     claim(
         "past the crossover the time grows with the element count",
-        # 4x the data: the time must grow clearly, but a loaded machine blurs the exact slope.
-        held=into[-1][1] > 100 * floor and 1.5 < t_b / t_a < 16.0,
+        # 4x the data: the time must grow clearly. No upper bound: the last step can also leave the caches
+        # (the page's "step up"), and a loaded machine steepens it further (17.5x was seen beside two CPU hogs).
+        held=into[-1][1] > 100 * floor and t_b / t_a > 1.5,
         detail=f"{t_b / t_a:.1f}x the time for {n_b // n_a}x the data",
     )
 

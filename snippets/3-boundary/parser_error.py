@@ -29,7 +29,15 @@ CALLS: dict[str, Callable[[], object]] = {
     # the same two positional arguments, a float first or a float second
     "torch.randn(64.0, 784)": lambda: torch.randn(64.0, 784),
     "torch.randn(64, 784.0)": lambda: torch.randn(64, 784.0),
+    # one argument: a count only one of randn's signatures accepts
+    'torch.randn("64")': lambda: torch.randn("64"),
 }
+
+
+def required_count(signature: str) -> int:
+    """How many arguments a listed signature needs: those without a default (`= ...`)."""
+    inside = signature.strip().removeprefix("(").removesuffix(")")
+    return sum(1 for part in inside.split(", ") if part != "*" and "=" not in part)
 
 
 def main() -> None:
@@ -42,10 +50,14 @@ def main() -> None:
         print(f"TypeError: {message.rstrip()}")
         if signatures:
             print(f"[no signature matched: all {len(signatures)} offered]")
-        else:
+        elif "failed to unpack" in message:
             print("[a signature matched; converting one element of 'size' failed afterwards]")
+        else:
+            print("[one signature fits this many arguments: the parser re-parsed against it and named the argument]")
         print()
-    (bad_dtype, full), _, (_, float_first), (float_second, none) = offered.values()
+    (bad_dtype, full), _, (_, float_first), (float_second, none), (one_argument, none_listed) = offered.values()
+    needs = [required_count(signature) for signature in full]
+    print(f"randn's signatures need at least {' and '.join(map(str, needs))} arguments")
     claim(
         "no signature matched: the parser lists every signature it holds",
         held="invalid combination of arguments" in bad_dtype and len(full) >= 2,
@@ -54,6 +66,11 @@ def main() -> None:
     claim(
         "same argument count, different errors: a float first lists every signature, a float second blames one element",
         held=float_first == full and none == [] and "pos 2" in float_second,
+    )
+    claim(
+        "one argument fits only the signature without a required generator, so its error names the argument",
+        held=sum(1 for need in needs if need <= 1) == 1 and none_listed == [] and "argument 'size'" in one_argument,
+        detail=f"required counts {needs}",
     )
 
 

@@ -38,6 +38,12 @@ def accelerator_example() -> tuple[str, torch.Tensor] | None:
     return f'torch.ones(3, device="{device.type}")', torch.ones(3, device=device)
 
 
+def keys_of(keyset: str) -> list[str]:
+    """The names in a printed key set such as `DispatchKeySet(AutocastCPU, AutocastCUDA)`."""
+    inside = keyset[keyset.index("(") + 1 : keyset.rindex(")")]
+    return [name.strip() for name in inside.split(",") if name.strip()]
+
+
 def tls_sets() -> tuple[str, str]:
     """This thread's include and exclude sets (added to / removed from every tensor's keys)."""
     return str(torch._C._dispatch_tls_local_include_set()), str(torch._C._dispatch_tls_local_exclude_set())
@@ -79,6 +85,10 @@ def main() -> None:
     claim(
         "a tensor made under inference_mode has no autograd keys",
         held=not any(key.startswith("Autograd") for key in table["made under torch.inference_mode()"]),
+    )
+    claim(
+        "AutocastCPU is on a CPU tensor, but sits in the thread's excluded set",
+        held="AutocastCPU" in plain and "AutocastCPU" in keys_of(exclude),
     )
 
 

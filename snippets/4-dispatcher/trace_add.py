@@ -56,17 +56,50 @@ def registration_source(entry: str) -> str | None:
     return source_link(path, line)
 
 
+def key_names(keys: torch._C.DispatchKeySet) -> list[str]:
+    """The names in a key set, lowest priority first (the order torch prints them)."""
+    inside = str(keys).removeprefix("DispatchKeySet(").removesuffix(")")
+    return [name for name in inside.split(", ") if name]
+
+
+def call_keys(*tensors: torch.Tensor) -> list[str]:
+    """The keys the dispatcher considers for a call on `tensors` here and now, highest priority first.
+
+    The tensors' keys ORed together, plus this thread's included keys, minus its excluded keys
+    (the computation of `DispatchKeyExtractor`), then read off from the highest priority down.
+    """
+    keys = torch._C._dispatch_keys(tensors[0])
+    for tensor in tensors[1:]:
+        keys = keys | torch._C._dispatch_keys(tensor)
+    keys = (keys | torch._C._dispatch_tls_local_include_set()) - torch._C._dispatch_tls_local_exclude_set()
+    order = []
+    while True:
+        key = keys.highestPriorityTypeId()
+        name = torch._C._dispatch_key_name(key)
+        if name == "Undefined":
+            return order
+        order.append(name)
+        keys = keys.remove(key)
+
+
+def thread_sets() -> tuple[list[str], list[str]]:
+    """The names in this thread's included and excluded key sets."""
+    return (
+        key_names(torch._C._dispatch_tls_local_include_set()),
+        key_names(torch._C._dispatch_tls_local_exclude_set()),
+    )
+
+
 def trace() -> list[Step]:
     """Run `a + b` with `a` requiring grad and collect, layer by layer, what can be observed of it."""
     a = torch.randn(3, requires_grad=True)
     b = torch.randn(2, 1, dtype=torch.float64)
     c = a + b
-    keys = torch._C._dispatch_keys(a)
     table = dispatch_table()
     # DispatchKeySet(CPU, ADInplaceOrView, AutogradCPU, AutocastCPU): printed lowest priority first
-    order = str(keys).removeprefix("DispatchKeySet(").removesuffix(")").split(", ")
+    order = key_names(torch._C._dispatch_keys(a) | torch._C._dispatch_keys(b))
     skip = {"kernel": "kernel", "fallthrough": "skip"}
-    visited = [f"{key} {skip[table[key].split()[0]]}" for key in reversed(order) if key in table]
+    visited = [f"{key} {skip[table[key].split()[0]]}" for key in call_keys(a, b) if key in table]
     method = torch.Tensor.__add__
     promoted = f"{tuple(c.shape)} {str(c.dtype).removeprefix('torch.')}"
     same_keys = torch._C._dispatch_keys(torch.ones(3, dtype=torch.int64)) == torch._C._dispatch_keys(torch.ones(3))
@@ -76,7 +109,7 @@ def trace() -> list[Step]:
             f"Tensor.__add__ is a {type(method).__name__} of {method.__objclass__.__name__}",
             "tools/autograd/templates/python_variable_methods.cpp",
         ),
-        Step("2. key set", f"a's keys: {', '.join(order)}", "c10/core/DispatchKeySet.h"),
+        Step("2. key set", f"a's and b's keys: {', '.join(order)}", "c10/core/DispatchKeySet.h"),
         Step("3. dispatch table", " > ".join(visited), "aten/src/ATen/core/dispatch/Dispatcher.h"),
         Step(
             "4. autograd kernel",
@@ -86,7 +119,7 @@ def trace() -> list[Step]:
         ),
         Step(
             "5. redispatch",
-            "below autograd, ADInplaceOrView falls through to the CPU kernel",
+            "below autograd, ADInplaceOrView and BackendSelect fall through to CPU",
             "aten/src/ATen/core/VariableFallbackKernel.cpp",
         ),
         Step(
@@ -146,18 +179,38 @@ def main() -> None:
     for step in steps:
         lines.append(f"{step.layer:<20} {step.seen}")
         lines.append(f"{'':<20} {step.where}")
+        if step.layer == "2. key set":
+            included, excluded = thread_sets()
+            tensor_keys = step.seen.split(": ", 1)[1].split(", ")
+            dropped = [key for key in tensor_keys if key in excluded]
+            lines.append(f"{'':<20} the thread adds {', '.join(included)}; of the tensors' keys it excludes")
+            lines.append(f"{'':<20} {', '.join(dropped) or 'none'} (its default excluded set)")
     lines.append("")
     lines.append("where the dispatcher says each kernel of aten::add.Tensor was registered:")
+    visited_keys = [entry.split()[0] for entry in steps[2].seen.split(" > ")]
     for key, entry in dispatch_table().items():
-        if key in {"CPU", "AutogradCPU", "ADInplaceOrView", "AutocastCPU", "Meta"}:
+        if key in {"CPU", "AutogradCPU", "ADInplaceOrView", "BackendSelect", "AutocastCPU", "Meta"}:
             note = " (generated at build time: in no repository)" if registration_source(entry) is None else ""
+            if key not in visited_keys and key != "Meta":
+                note += " (not visited by this call: the thread excludes the key)"
             lines.append(f"   {key:<16} {entry}{note}")
     show(draw(steps), text="\n".join(lines), name="trace_add")
     table = dispatch_table()
     visited = steps[2].seen.split(" > ")
+    tensor_keys = steps[1].seen.split(": ", 1)[1].split(", ")
+    _, excluded = thread_sets()
     claim(
         "the autograd kernel runs first and the backend kernel last",
-        held=visited.index("AutogradCPU kernel") < visited.index("CPU kernel") == len(visited) - 1,
+        held=visited.index("AutogradCPU kernel") == 0 and visited.index("CPU kernel") == len(visited) - 1,
+    )
+    claim(
+        "AutocastCPU is on the tensors, but the thread's default excluded set holds it, so the call skips it",
+        held="AutocastCPU" in tensor_keys and "AutocastCPU" in excluded and not any("Autocast" in v for v in visited),
+        detail=" > ".join(visited),
+    )
+    claim(
+        "between autograd and the CPU kernel, ADInplaceOrView and BackendSelect are fallthroughs",
+        held=visited == ["AutogradCPU kernel", "ADInplaceOrView skip", "BackendSelect skip", "CPU kernel"],
     )
     claim("autograd records AddBackward0", held="AddBackward0" in steps[3].seen)
     claim("TensorIterator broadcasts and promotes to (2, 3) float64", held="(2, 3) float64" in steps[5].seen)

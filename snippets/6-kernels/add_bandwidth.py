@@ -60,12 +60,13 @@ def main() -> None:
         log_x=True,
     )
     show(svg, text="\n".join(lines), name="add_bandwidth")
-    if device.type == "cpu":
-        claim(
-            "an add from cache runs faster than one from main memory",
-            held=best[2] > 1.5 * last[2],
-            detail=f"{best[2] / last[2]:.1f}x",
-        )
+    claim(
+        "an add from cache runs faster than one from main memory",
+        held=best[2] > 1.5 * last[2],
+        detail=f"{best[2] / last[2]:.1f}x",
+        applies=device.type == "cpu",
+        why_not=f"this claim is about a CPU's caches, and the proof ran on {device.type}",
+    )
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Account for a large matrix and a multi-billion-parameter model on the meta device, using no memory."""
+"""Account for a large matrix, and a model larger than this machine's memory, on the meta device, using no memory."""
 
 from __future__ import annotations
 
@@ -24,6 +24,22 @@ def resident_bytes() -> int:
     except OSError:
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         return peak if sys.platform == "darwin" else peak * 1024
+
+
+def machine_memory() -> int | None:
+    """Bytes of physical memory this machine has (POSIX `sysconf`), or None where it cannot tell."""
+    try:
+        pages, size = os.sysconf("SC_PHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):  # no sysconf (Windows), or no such name
+        return None
+    return pages * size if pages > 0 and size > 0 else None
+
+
+def blocks_for(memory: int | None, d_model: int = D_MODEL, hidden: int = HIDDEN) -> int:
+    """Feed-forward blocks whose float32 parameters take more than twice `memory` (4 when it is unknown)."""
+    if memory is None:
+        return 4
+    return max(1, 2 * memory // (4 * formula_parameters(1, d_model, hidden)) + 1)
 
 
 def big_matrix(dtype: torch.dtype = torch.float32) -> torch.Tensor:
@@ -72,8 +88,11 @@ def main() -> None:
     half = big_matrix(torch.bfloat16)
     print(f"  the same matrix in bfloat16: {human_bytes(tensor_bytes(half))}")
     print()
-    blocks = 4
+    memory = machine_memory()
+    blocks = blocks_for(memory)
     result = account(blocks)
+    if memory is not None:
+        print(f"This machine's memory (os.sysconf): {human_bytes(memory)}; a model over twice that size:")
     print(f"A stack of {blocks} feed-forward blocks, Linear({D_MODEL}, {HIDDEN}) + GELU + Linear({HIDDEN}, {D_MODEL}):")
     print(f"  parameters counted on meta: {result['parameters']}  (formula: {result['formula']})")
     print(f"  float32 bytes accounted:    {result['bytes']} = {human_bytes(result['bytes'])}")
@@ -88,6 +107,13 @@ def main() -> None:
         "building it on meta allocates almost nothing",
         held=result["rss_growth"] < result["bytes"] / 100,
         detail=f"{human_bytes(result['rss_growth'])} for {human_bytes(result['bytes'])}",
+    )
+    claim(
+        "a model larger than this machine's memory is built and counted on meta",
+        held=memory is not None and result["bytes"] > memory and result["devices"] == 1,
+        detail=f"{human_bytes(result['bytes'])} against {human_bytes(memory)} of memory" if memory else "",
+        applies=memory is not None,
+        why_not="this system does not report its physical memory through os.sysconf",
     )
 
 

@@ -39,7 +39,9 @@ def _claims_template() -> Template:
 
 
 def claims_html(result: BlockResult | None) -> str:
-    """The claims a block checked, for the page: each with whether it held, in words.
+    """The claims a block checked, for the page: each with its outcome in words.
+
+    Held, did not hold on this machine, or not applicable on this machine and why.
 
     Args:
         result: The block's result in this build.
@@ -49,10 +51,13 @@ def claims_html(result: BlockResult | None) -> str:
     """
     if result is None or not result.claims:
         return ""
+    outcomes = [c.outcome for c in result.claims]
     return _claims_template().render(
         claims=result.claims,
-        held=sum(1 for c in result.claims if c.held),
-        missed=bool(result.claims_missed),
+        held=outcomes.count("held"),
+        applied=len(outcomes) - outcomes.count("not applicable"),
+        not_applicable=outcomes.count("not applicable"),
+        missed="missed" in outcomes,
         cached=result.status == "cached",
     )
 

@@ -1,4 +1,7 @@
-"""The build report: every executed block, its time and its cache status; every claim and whether it held."""
+"""The build report: every executed block, its time and its cache status; every claim and its outcome.
+
+A claim held, did not hold, or was not applicable on this machine; the three are counted apart.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ from dataclasses import asdict
 
 from jinja2 import Template
 
+from pytorch_floors.execution.claim_policy import count_claims
 from pytorch_floors.execution.fence import format_seconds
 from pytorch_floors.execution.result import BlockResult
 
@@ -24,6 +28,9 @@ def _claim_rows(records: Sequence[BlockResult]) -> list[dict[str, str | int | bo
             "status": record.status,
             "statement": claim.statement,
             "held": claim.held,
+            "outcome": claim.outcome,
+            "applies": claim.applies,
+            "why_not": claim.why_not,
             "result": claim.verdict,
             "detail": claim.detail,
             "file": claim.file,
@@ -50,9 +57,12 @@ def report_json(records: Sequence[BlockResult], provenance: dict[str, str | int]
         totals[status] = sum(1 for r in records if r.status == status)
     totals["seconds_ran"] = round(sum(r.seconds or 0 for r in records if r.status == "ran"), 3)
     claims = _claim_rows(records)
-    totals["claims"] = len(claims)
-    totals["claims_held"] = sum(1 for c in claims if c["held"])
-    totals["claims_not_held"] = len(claims) - totals["claims_held"]
+    counts = count_claims([claim for record in records for claim in record.claims])
+    totals["claims"] = counts.checked
+    totals["claims_held"] = counts.held
+    # Those that applied here and did not hold; a claim that does not apply is counted apart and fails nothing.
+    totals["claims_not_held"] = counts.missed
+    totals["claims_not_applicable"] = counts.not_applicable
     # The outputs are on the pages; the report says what ran, where, how long it took and what it showed.
     blocks = [{k: v for k, v in asdict(r).items() if k not in {"output", "claims"}} for r in records]
     document = {
@@ -86,10 +96,14 @@ def report_html(records: Sequence[BlockResult], template: Template) -> str:
         }
         for record in sorted(records, key=lambda r: -(r.seconds or 0))
     ]
-    claims = _claim_rows(records)
+    rows_of_claims = _claim_rows(records)
+    # `claims` are those that applied (the partial counts them as held or not); those that could not
+    # apply here are passed apart, so a partial that predates them still counts right.
+    claims = [c for c in rows_of_claims if c["applies"]]
     return template.render(
         claims=claims,
         claims_held=sum(1 for c in claims if c["held"]),
+        claims_not_applicable=[c for c in rows_of_claims if not c["applies"]],
         total=len(records),
         ran=len(ran),
         ran_time=format_seconds(sum(r.seconds or 0 for r in ran)),
