@@ -229,23 +229,32 @@ def test_lab_pages_are_light_and_link_only_the_project_stylesheet(lab_site: Buil
         assert html.count("stylesheets/labs.css") == 1, floor.lab
 
 
+LAB_CONFIG = """\
+site_name: Fixture
+site_url: https://example.invalid/
+theme:
+  name: material
+  font: false
+plugins:
+  - mkdocs-jupyter:
+      include: ["labs/*.py"]
+      execute: true
+      allow_errors: false
+  - floors
+"""
+
+
+def _lab_fixture(fixture_site: FixtureSite, lab: str) -> None:
+    fixture_site.write("mkdocs.yml", LAB_CONFIG)
+    config = (Path(ROOT) / "jupyter" / "jupyter_nbconvert_config.json").read_text(encoding="utf-8")
+    fixture_site.write("jupyter/jupyter_nbconvert_config.json", config)
+    fixture_site.write("requirements.txt", (Path(ROOT) / "requirements.txt").read_text(encoding="utf-8"))
+    fixture_site.page("index.md", "# Home\n")
+    fixture_site.write("docs/labs/1-program.py", lab)
+
+
 def test_cell_time_limit_stops_the_build(fixture_site: FixtureSite) -> None:
-    fixture_site.write(
-        "mkdocs.yml",
-        """\
-        site_name: Fixture
-        site_url: https://example.invalid/
-        theme:
-          name: material
-          font: false
-        plugins:
-          - mkdocs-jupyter:
-              include: ["labs/*.py"]
-              execute: true
-              allow_errors: false
-          - floors
-        """,
-    )
+    fixture_site.write("mkdocs.yml", LAB_CONFIG)
     fixture_site.write("jupyter/jupyter_nbconvert_config.json", json.dumps({"NotebookClient": {"timeout": 3}}))
     fixture_site.page("index.md", "# Home\n")
     fixture_site.write(
@@ -315,28 +324,8 @@ def test_lab_section_titles_in_the_search_index_carry_no_permalink_mark(lab_site
 
 @pytest.mark.build
 def test_a_lab_shows_neither_the_builds_secrets_nor_its_paths(fixture_site: FixtureSite) -> None:
-    fixture_site.write(
-        "mkdocs.yml",
-        """\
-        site_name: Fixture
-        site_url: https://example.invalid/
-        theme:
-          name: material
-          font: false
-        plugins:
-          - mkdocs-jupyter:
-              include: ["labs/*.py"]
-              execute: true
-              allow_errors: false
-          - floors
-        """,
-    )
-    config = (Path(ROOT) / "jupyter" / "jupyter_nbconvert_config.json").read_text(encoding="utf-8")
-    fixture_site.write("jupyter/jupyter_nbconvert_config.json", config)
-    fixture_site.write("requirements.txt", (Path(ROOT) / "requirements.txt").read_text(encoding="utf-8"))
-    fixture_site.page("index.md", "# Home\n")
-    fixture_site.write(
-        "docs/labs/1-program.py",
+    _lab_fixture(
+        fixture_site,
         "# %% [markdown]\n# # Lab 1 · Your program\n\n# %%\nimport os, sys\n\n"
         "print('token', os.environ.get('GITHUB_TOKEN'), sys.prefix, os.path.expanduser('~'), os.getcwd())\n"
         "print(open('/proc/self/environ', 'rb').read().decode(errors='replace'))\n"
@@ -351,30 +340,6 @@ def test_a_lab_shows_neither_the_builds_secrets_nor_its_paths(fixture_site: Fixt
     assert "token None <env> ~" in html, "the environment and home directory are named, not shown"
     assert str(fixture_site.root) not in html and str(Path.home()) + "/" not in html
     assert "\u202e" not in html and "\\u202e" in html
-
-
-LAB_CONFIG = """\
-site_name: Fixture
-site_url: https://example.invalid/
-theme:
-  name: material
-  font: false
-plugins:
-  - mkdocs-jupyter:
-      include: ["labs/*.py"]
-      execute: true
-      allow_errors: false
-  - floors
-"""
-
-
-def _lab_fixture(fixture_site: FixtureSite, lab: str) -> None:
-    fixture_site.write("mkdocs.yml", LAB_CONFIG)
-    config = (Path(ROOT) / "jupyter" / "jupyter_nbconvert_config.json").read_text(encoding="utf-8")
-    fixture_site.write("jupyter/jupyter_nbconvert_config.json", config)
-    fixture_site.write("requirements.txt", (Path(ROOT) / "requirements.txt").read_text(encoding="utf-8"))
-    fixture_site.page("index.md", "# Home\n")
-    fixture_site.write("docs/labs/1-program.py", lab)
 
 
 FAILING_LAB = (
