@@ -23,19 +23,20 @@ setup: $(STAMP)
 serve: setup
 	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
 
-## build: set up, then build the site strictly into site/
+## build: set up, then build the site strictly into site/, and verify every page and block came from the floors plugin
 build: setup
 	$(BIN)/mkdocs build --strict
+	$(BIN)/python -m pytorch_floors verify site
 
 ## publish: deploy the site as edition EDITION=YYYY.MM into gh-pages with mike, with the root 404 (PUSH=1 pushes)
 publish: setup
 	@test -n "$(EDITION)" || { echo "usage: make publish EDITION=YYYY.MM [PUSH=1]"; exit 1; }
-	$(BIN)/python -m pytorch_floors.publish $(EDITION) $(if $(filter 1,$(PUSH)),--push)
+	$(BIN)/python -m pytorch_floors publish $(EDITION) $(if $(filter 1,$(PUSH)),--push)
 
 ## pdf: build, then print Part 0, each floor and the whole edition to PDF in site/pdf/ (headless chromium)
 pdf: setup browser
 	FLOORS_HANDOUTS=on $(BIN)/mkdocs build --strict
-	$(BIN)/python -m pytorch_floors.handouts --site site
+	$(BIN)/python -m pytorch_floors handouts --site site
 
 ## browser: make sure Debian's chromium is there for the browser tests (never a downloaded one); FLOORS_CHROMIUM names another
 browser:
@@ -45,7 +46,7 @@ browser:
 
 ## anchors: build, then append the site's new section anchors to anchors.lock (never removes one)
 anchors: build
-	$(BIN)/python -m pytorch_floors.anchors update --site site
+	$(BIN)/python -m pytorch_floors anchors update --site site
 
 lint: setup
 	$(BIN)/ruff check src tests bench snippets

@@ -40,7 +40,7 @@ from typing import BinaryIO
 
 from playwright.sync_api import Response, sync_playwright
 
-from pytorch_floors.handouts import CHROMIUM_ARGS
+from pytorch_floors.editions.handouts import CHROMIUM_ARGS
 
 PAGES = ["", "floors/3-boundary/", "floors/4-dispatcher/", "labs/4-dispatcher/"]
 CHROMIUM = "/usr/bin/chromium"

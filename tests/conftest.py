@@ -24,9 +24,9 @@ from filelock import FileLock
 from playwright.sync_api import Browser, sync_playwright
 
 from pytorch_floors.claims import CHANNEL, Claim, parse_claims
-from pytorch_floors.execution.runner import BlockProcess, BlockRequest, end_all
-from pytorch_floors.execution.sandbox import block_environment
-from pytorch_floors.handouts import CHROMIUM_ARGS
+from pytorch_floors.editions.handouts import CHROMIUM_ARGS
+from pytorch_floors.execution.process.runner import BlockProcess, BlockRequest, end_all
+from pytorch_floors.execution.process.sandbox import block_environment
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -154,12 +154,7 @@ markdown_extensions:
   - pymdownx.snippets:
       base_path: [!relative $config_dir]
       check_paths: true
-  - pymdownx.superfences:
-      custom_fences:
-        - name: python
-          class: python
-          validator: !!python/name:markdown_exec.validator
-          format: !!python/name:pytorch_floors.execution.formatter
+  - pymdownx.superfences
 """
 
 

@@ -2,7 +2,7 @@
 
 import re
 
-from pytorch_floors.section_cite import add_section_controls, control_template
+from pytorch_floors.render.headings import add_section_controls, control_template
 
 HEADING = '<h2 id="what-you-see">What you see &amp; why<a class="headerlink" href="#what-you-see">&para;</a></h2>'
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, Build, FixtureSite
-from pytorch_floors.anchors import (
+from pytorch_floors.editions.anchors import (
     CITABLE_PAGES,
     apply_aliases,
     read_aliases,
@@ -20,8 +20,8 @@ from pytorch_floors.anchors import (
     unresolved,
     update_lock,
 )
-from pytorch_floors.citation import bibtex, cite_page_html, edition
 from pytorch_floors.floors import FLOORS
+from pytorch_floors.render.citation import bibtex, cite_page_html, edition
 
 HEADING = re.compile(r"^(#{2,4})\s+(.*)$")
 LOCK = ROOT / "anchors.lock"

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from conftest import ROOT, Build
-from pytorch_floors.anchors import read_lock
-from pytorch_floors.changes import (
+from pytorch_floors.editions.anchors import read_lock
+from pytorch_floors.editions.manifest import (
     MANIFEST_NAME,
     ManifestRecorder,
     build_manifest,

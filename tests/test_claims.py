@@ -21,13 +21,13 @@ from test_standalone import bare_python
 
 from conftest import ROOT, FixtureSite, claims_problem
 from pytorch_floors.claims import CHANNEL, Claim, ClaimFormatError, claim, not_applicable, parse_claims
+from pytorch_floors.execution.bundle import bundle
 from pytorch_floors.execution.claim_policy import claims_summary
-from pytorch_floors.execution.fence import claims_html
 from pytorch_floors.execution.report import report_html, report_json
 from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.floors import FLOORS
-from pytorch_floors.plugin import FloorsPlugin
-from pytorch_floors.standalone import bundle
+from pytorch_floors.plugin.plugin import FloorsPlugin
+from pytorch_floors.render.proof_frame import claims_html
 
 PACKAGE_DIR = ROOT / "src" / "pytorch_floors"
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from pytorch_floors.course_pack import PACK_DIR, pack_filename, write_packs
+from pytorch_floors.editions.course_pack import PACK_DIR, pack_filename, write_packs
+from pytorch_floors.editions.handouts import handout_context
 from pytorch_floors.floors import FLOORS
-from pytorch_floors.handouts import handout_context
-from pytorch_floors.lab_launch import notebook_names
+from pytorch_floors.labs.launch import notebook_names
 
 
 def _fake_site(site: Path) -> None:

@@ -24,12 +24,13 @@ import pytest
 from markdown import Markdown
 
 from conftest import ROOT
-from pytorch_floors.execution import BlockResult, Engine, OutputCache, ProofFailure, formatter, scan_markdown
+from pytorch_floors.execution import BlockResult, Engine, OutputCache, ProofFailure, scan_markdown
 from pytorch_floors.execution.cache import machine_fingerprint
-from pytorch_floors.execution.fence import format_seconds
+from pytorch_floors.execution.duration import format_seconds
+from pytorch_floors.execution.process.runner import end_all
+from pytorch_floors.execution.provenance import collect, of_outputs
 from pytorch_floors.execution.report import report_html, report_json
-from pytorch_floors.execution.runner import end_all
-from pytorch_floors.provenance import collect, of_outputs
+from pytorch_floors.plugin.fence import formatter
 
 
 @dataclass
@@ -326,7 +327,7 @@ def test_the_fork_server_preloads_torch_and_not_the_build(pages: Pages) -> None:
         """\
         ```python exec="1" id="modules"
         import sys
-        names = ("torch", "mkdocs", "markdown", "jinja2", "markdown_exec", "pytorch_floors.execution.fence")
+        names = ("torch", "mkdocs", "markdown", "jinja2", "markdown_exec", "pytorch_floors.plugin.fence")
         loaded = [m for m in names if m in sys.modules]
         print("loaded:", " ".join(loaded))
         ```

@@ -15,8 +15,8 @@ import pytest
 from test_engine import gone
 
 from conftest import Build, FixtureSite
-from pytorch_floors import labs
 from pytorch_floors.floors import FLOORS
+from pytorch_floors.labs import notebooks as labs
 
 PROOF = '''\
 """A proof that counts its runs in a file, so a test can tell a run from a cache hit."""
@@ -356,9 +356,7 @@ def test_notebook_cache_is_keyed_on_the_environment(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(labs, "machine_fingerprint", lambda facts=None: machine)
 
     def cache_dir() -> object:
-        config = FakeConfig(tmp_path / "docs")
-        labs.configure_jupyter(config, tmp_path, tmp_path / "cache")  # type: ignore[arg-type]
-        return config.plugins["mkdocs-jupyter"].config["cache_dir"]
+        return labs.jupyter_cache_dir(tmp_path, tmp_path / "docs", tmp_path / "cache")
 
     first = cache_dir()
     assert str(first).startswith(str(tmp_path / "cache" / "mkdocs-jupyter"))
@@ -375,15 +373,6 @@ def test_notebook_cache_is_keyed_on_the_environment(monkeypatch: pytest.MonkeyPa
     first = cache_dir()
     (tmp_path / "requirements.txt").write_text("torch==2.13.0\nnbconvert==9\n", encoding="utf-8")
     assert cache_dir() != first, "other pinned versions render the labs again"
-    monkeypatch.setenv("FLOORS_EXEC_ONLY", "labs/3-*")
-    config = FakeConfig(tmp_path / "docs")
-    labs.configure_jupyter(config, tmp_path, tmp_path / "cache")  # type: ignore[arg-type]
-    ignored = config.plugins["mkdocs-jupyter"].config["execute_ignore"]
-    assert ignored == [f.lab for f in FLOORS if f.number != 3]
-    monkeypatch.setenv("FLOORS_EXEC", "off")
-    config = FakeConfig(tmp_path / "docs")
-    labs.configure_jupyter(config, tmp_path, tmp_path / "cache")  # type: ignore[arg-type]
-    assert config.plugins["mkdocs-jupyter"].config["execute"] is False
 
 
 def start_serve(root: Path, **popen: Any) -> tuple[int, subprocess.Popen[Any]]:

@@ -5,7 +5,7 @@ import pytest
 
 from conftest import Build
 from pytorch_floors.floors import FLOORS, MAP_PAGE, Floor
-from pytorch_floors.gauge import page_gauges, render_depth_bar, render_gauge
+from pytorch_floors.render.gauge import page_gauges, render_depth_bar, render_gauge
 
 
 class GaugeParser(HTMLParser):

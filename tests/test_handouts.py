@@ -16,10 +16,9 @@ from playwright.sync_api import Browser
 from pypdf import PdfReader
 
 from conftest import PUBLIC_URL, Build, once_per_run, run_dir
-from pytorch_floors.anchors import CITABLE_PAGES
-from pytorch_floors.course_pack import PACK_DIR
-from pytorch_floors.floors import FLOORS, MAP_PAGE
-from pytorch_floors.handouts import (
+from pytorch_floors.editions.anchors import CITABLE_PAGES
+from pytorch_floors.editions.course_pack import PACK_DIR
+from pytorch_floors.editions.handouts import (
     EDITION_PDF,
     HANDOUT_DIR,
     MARGINS,
@@ -28,6 +27,7 @@ from pytorch_floors.handouts import (
     handout_context,
     handouts,
 )
+from pytorch_floors.floors import FLOORS, MAP_PAGE
 
 ITEMS = handouts()
 
@@ -146,7 +146,7 @@ def printed(built_site: Build, chromium_path: str, tmp_path_factory: pytest.Temp
 
     def make(_: Path) -> dict[str, Any]:
         env = {**os.environ, "FLOORS_EDITION": "2026.12"}
-        command = [sys.executable, "-m", "pytorch_floors.handouts", "--site", str(built_site.site)]
+        command = [sys.executable, "-m", "pytorch_floors", "handouts", "--site", str(built_site.site)]
         subprocess.run([*command, "--chromium", chromium_path], env=env, check=True, capture_output=True, text=True)
         names = [item.filename for item in ITEMS] + [EDITION_PDF]
         return {name: str(built_site.site / HANDOUT_DIR / name) for name in names}

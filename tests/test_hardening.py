@@ -17,14 +17,14 @@ import psutil
 import pytest
 from test_engine import Pages, make_pages
 
-from pytorch_floors import scratch
-from pytorch_floors.execution import OutputCache, runner
+from pytorch_floors.execution import OutputCache
+from pytorch_floors.execution.bundle import BundleError, bundle
 from pytorch_floors.execution.cache import CacheError
 from pytorch_floors.execution.options import OptionError, parse_timeout
 from pytorch_floors.execution.output import PathScrubber, clean_text
-from pytorch_floors.execution.runner import restart_fork_server
+from pytorch_floors.execution.process import runner, scratch
+from pytorch_floors.execution.process.runner import restart_fork_server
 from pytorch_floors.execution.scan import ScanError, scan_markdown
-from pytorch_floors.standalone import BundleError, bundle
 
 SECRET = "ghp_fake123floors"
 

@@ -38,7 +38,7 @@ from lab_answers import CHANGES, MISTYPED, PLANTED, PLANTED_ALONE, Change, Wrong
 
 from conftest import ROOT
 from pytorch_floors.floors import FLOORS, Floor
-from pytorch_floors.lab_cells import SELF_CHECK, exercises, student_notebook, with_answers
+from pytorch_floors.labs.cells import SELF_CHECK, exercises, student_notebook, with_answers
 
 
 @dataclass(frozen=True)

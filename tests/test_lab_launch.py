@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from types import SimpleNamespace
 
 import jupytext
 import pytest
-from mkdocs.exceptions import PluginError
 
 from conftest import ROOT
+from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.result import BlockResult, Status
 from pytorch_floors.floors import FLOORS
-from pytorch_floors.lab_launch import (
+from pytorch_floors.labs.launch import (
     COLAB,
     INSTALL_CELL_TAG,
     PUBLISH_BRANCH,
@@ -81,11 +80,8 @@ def test_the_install_cell_comes_first_and_leaves_the_lab_untouched() -> None:
 
 def _build(cache_dir: Path, status: Status, seconds: float | None) -> Launch:
     """One build's launch settings as `run_seconds` reads them: the settings and the lab's record."""
-    jupyter = SimpleNamespace(config={"cache_dir": str(cache_dir)})
     record = BlockResult(FLOORS[0].lab, "notebook", FLOORS[0].lab, status, seconds)
-    config_file = str(ROOT / "mkdocs.yml")
-    config = SimpleNamespace(repo_url=REPO, plugins={"mkdocs-jupyter": jupyter}, config_file_path=config_file)
-    return configure_launch(config, [record])  # type: ignore[arg-type]
+    return configure_launch(REPO, cache_dir, ROOT, [record])
 
 
 def test_a_cached_lab_states_the_run_time_of_the_run_that_filled_the_cache(tmp_path: Path) -> None:
@@ -98,7 +94,7 @@ def test_a_cached_lab_states_the_run_time_of_the_run_that_filled_the_cache(tmp_p
         stale.unlink()
     cached = _build(cache_dir, "cached", None)
     assert run_seconds(FLOORS[0], "lab source", cached) == 12.3
-    with pytest.raises(PluginError, match="has no run time for it"):
+    with pytest.raises(FloorsError, match="has no run time for it"):
         run_seconds(FLOORS[0], "edited lab source", cached)
 
 

@@ -20,9 +20,9 @@ from test_execution import start_serve
 
 from conftest import ROOT, Build, FixtureSite, needs_build, project_build, run_mkdocs
 from pytorch_floors.floors import FLOORS, Floor
-from pytorch_floors.lab_install import install_line
-from pytorch_floors.lab_launch import notebook_names
-from pytorch_floors.labs import fold_answers, jupyter_environment
+from pytorch_floors.labs.install import install_line
+from pytorch_floors.labs.launch import notebook_names
+from pytorch_floors.labs.notebooks import fold_answers, jupyter_environment
 
 DOCS: Path = Path(ROOT) / "docs"
 HEADING = re.compile(r"^(#{2,4}) (?P<text>.+?) <a id=\"(?P<id>[^\"]+)\"></a>$")

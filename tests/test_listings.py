@@ -12,7 +12,7 @@ from markdown_exec import code_block
 from pygments.lexers import PythonLexer
 
 from conftest import ROOT
-from pytorch_floors.listings import KEPT_TOKEN_CLASSES, LISTING_LANGUAGE, ListingFilter, listing_language
+from pytorch_floors.render.listings import KEPT_TOKEN_CLASSES, LISTING_LANGUAGE, ListingFilter, listing_language
 
 PROOF = Path(ROOT) / "snippets" / "4-dispatcher" / "op_schema.py"
 

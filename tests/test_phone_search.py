@@ -5,8 +5,8 @@ The built index is checked in `test_phone.py` (`test_no_folded_answer_of_a_lab_i
 
 from material.plugins.search.plugin import Parser
 
-from pytorch_floors.search_scope import narrow_search
-from pytorch_floors.site_build import _leave_out_of_search
+from pytorch_floors.plugin.build import _leave_out_of_search
+from pytorch_floors.render.search_scope import narrow_search
 
 # A lab's markdown cell as mkdocs-jupyter renders it: the prompt, then the folded answer (with a code
 # block in it), then the next exercise's prose.

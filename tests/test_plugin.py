@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import textwrap
+import time
+import urllib.request
 from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
@@ -19,10 +23,11 @@ from mkdocs.config import load_config
 from mkdocs.exceptions import Abort, PluginError
 
 from conftest import FIXTURE_CONFIG, ROOT, FixtureSite
-from pytorch_floors.execution.fence import formatter
 from pytorch_floors.floors import FLOORS
-from pytorch_floors.plugin import FloorsPlugin
-from pytorch_floors.site_build import Settings, _first_docstring_line, _labs_follow
+from pytorch_floors.plugin.build import _first_docstring_line, _labs_follow
+from pytorch_floors.plugin.config import Settings
+from pytorch_floors.plugin.fence import formatter
+from pytorch_floors.plugin.plugin import FloorsPlugin
 
 VARIABLES = ("FLOORS_EXEC", "FLOORS_EXEC_CACHE", "FLOORS_CACHE_DIR", "FLOORS_EXEC_TIMEOUT", "FLOORS_EXEC_ONLY")
 
@@ -175,15 +180,32 @@ def test_two_builds_in_one_process_share_no_state(tmp_path: Path, clean_env: pyt
     assert "columns None" in page and "columns 40" not in page
 
 
-def test_executed_blocks_without_the_fence_stop_the_build(
+def test_the_plugin_registers_the_fence_itself(tmp_path: Path, clean_env: pytest.MonkeyPatch) -> None:
+    """As markdown-exec's plugin does in on_config: a mkdocs.yml without SuperFences still runs its proofs."""
+    config_file = _project(tmp_path, '```python exec="1" id="found"\nprint(6 * 7)\n```\n')
+    text = config_file.read_text().replace("  - pymdownx.superfences\n", "")
+    assert "superfences" not in text
+    config_file.write_text(text, encoding="utf-8")
+    build(load_config(str(config_file), site_dir=str(tmp_path / "site")))
+    report = json.loads((tmp_path / "site" / "build-report.json").read_text())
+    assert [(b["block_id"], b["status"]) for b in report["blocks"]] == [("found", "ran")]
+    assert "42" in (tmp_path / "site" / "index.html").read_text()
+
+
+def test_a_python_fence_of_another_formatter_stops_the_build(
     tmp_path: Path, clean_env: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """The proofs would render as markdown-exec's in-process runs (or as plain code), and no record would say so."""
     config_file = _project(tmp_path, '```python exec="1" id="lost"\nprint(1)\n```\n')
-    text = config_file.read_text().split("  - pymdownx.superfences:")[0]
-    config_file.write_text(text, encoding="utf-8")
+    fence = (
+        "  - pymdownx.superfences:\n      custom_fences:\n        - name: python\n          class: python\n"
+        "          validator: !!python/name:markdown_exec.validator\n"
+        "          format: !!python/name:markdown_exec.formatter\n"
+    )
+    config_file.write_text(config_file.read_text().replace("  - pymdownx.superfences\n", fence), encoding="utf-8")
     with pytest.raises(Abort):
         build(load_config(str(config_file), site_dir=str(tmp_path / "site")))
-    assert "no custom fence formatted by pytorch_floors.execution.formatter" in caplog.text
+    assert "the floors plugin registers that fence" in caplog.text
 
 
 # --- the MkDocs process never imports torch; serve rebuilds with the package's new code ------------
@@ -193,11 +215,11 @@ import json, sys
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
-import pytorch_floors.plugin
+import pytorch_floors.plugin.plugin
 
 
 def main():
-    results = {"plugin": pytorch_floors.plugin.__file__, "torch": []}
+    results = {"plugin": pytorch_floors.plugin.plugin.__file__, "torch": []}
     config = load_config(sys.argv[1])
     config.plugins.on_startup(command="serve", dirty=False)
     build(config)
@@ -263,11 +285,14 @@ def test_the_build_process_never_imports_torch(tmp_path: Path) -> None:
 
 @pytest.mark.build
 def test_serve_rebuilds_with_the_packages_new_code(tmp_path: Path) -> None:
-    # A copy of the package, first on the path, so the test may edit it.
-    copy = tmp_path / "src" / "pytorch_floors"
+    """A real `mkdocs serve`: an edit of the package restarts it, and the page shows the new code's output.
+
+    Both halves must see the edit: the proof (run by the proof server) and the build's own code.
+    """
+    copy = tmp_path / "src" / "pytorch_floors"  # a copy of the package, first on the path, for the test to edit
     shutil.copytree(ROOT / "src" / "pytorch_floors", copy, ignore=shutil.ignore_patterns("__pycache__"))
     project = tmp_path / "project"
-    _project(
+    config_file = _project(
         project,
         """\
         <!-- floors:handouts -->
@@ -278,22 +303,48 @@ def test_serve_rebuilds_with_the_packages_new_code(tmp_path: Path) -> None:
         ```
         """,
     )
-    (copy / "__init__.py").write_text((copy / "__init__.py").read_text() + '\nMARKER = "before"\n')
+    config_file.write_text(config_file.read_text() + "watch: [../src]\n", encoding="utf-8")
+    init = copy / "__init__.py"
+    init.write_text(init.read_text() + '\nMARKER = "before"\n')
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    log = tmp_path / "serve.log"
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(tmp_path / "src"), "FLOORS_EXEC_CACHE": "off"}
+    with log.open("w") as output:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
+            cwd=project,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
 
-    def edit() -> None:
-        # The package's __init__ is preloaded by the proof server; site_build runs in the MkDocs process.
-        init = copy / "__init__.py"
+        def page_once(*wanted: str) -> str:
+            deadline = time.monotonic() + 180
+            text = ""
+            while time.monotonic() < deadline and server.poll() is None:
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as response:
+                        text = response.read().decode()
+                except OSError:
+                    text = ""
+                if all(w in text for w in wanted):
+                    return text
+                time.sleep(0.5)
+            raise AssertionError(f"the served page never showed {wanted}:\n{log.read_text()[-6000:]}")
+
+        page_once("marker before", "This build has no PDFs")
         init.write_text(init.read_text().replace('MARKER = "before"', 'MARKER = "after!"'))
-        site_build = copy / "site_build.py"
-        site_build.write_text(site_build.read_text().replace("This build has no PDFs", "Edited: no PDFs"))
-
-    env = {"PYTHONPATH": str(tmp_path / "src"), "FLOORS_EXEC_CACHE": "off"}
-    result = _run_builds(project, env, edit)
-    assert result["plugin"] == str(copy / "plugin.py")
-    assert "marker before" in result["first"] and "This build has no PDFs" in result["first"]
-    assert "marker after!" in result["second"], "the proof ran the package's old code"
-    assert "Edited: no PDFs" in result["second"], "the build ran the package's old code"
-    assert result["torch"] == [False, False]
+        build_module = copy / "plugin" / "build.py"
+        build_module.write_text(build_module.read_text().replace("This build has no PDFs", "Edited: no PDFs"))
+        page_once("marker after!", "Edited: no PDFs")
+        assert "mkdocs serve starts again" in log.read_text()
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
 
 
 def test_the_labs_follow_the_execute_and_only_options(clean_env: pytest.MonkeyPatch) -> None:

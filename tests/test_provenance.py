@@ -2,7 +2,7 @@ import platform
 
 import torch
 
-from pytorch_floors.provenance import collect
+from pytorch_floors.execution.provenance import collect
 
 
 def test_provenance_reports_the_running_process() -> None:

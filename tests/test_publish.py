@@ -35,13 +35,14 @@ from playwright.sync_api import Browser, Page, expect
 from pypdf import PdfReader
 
 from conftest import PROJECT_LOCK, ROOT, once_per_run, run_dir
-from pytorch_floors.anchors import page_url
-from pytorch_floors.citation import bibtex, edition_url
-from pytorch_floors.course_pack import PACK_DIR, pack_filename
+from pytorch_floors.editions.anchors import page_url
+from pytorch_floors.editions.course_pack import PACK_DIR, pack_filename
+from pytorch_floors.editions.handouts import EDITION_PDF, HANDOUT_DIR, handout_context, handouts
+from pytorch_floors.editions.publish import main, publish, published_versions, unmeasured
+from pytorch_floors.editions.root404 import NOTE_KEY, layout_from, redirect_urls, render_root_404
 from pytorch_floors.floors import FLOORS, floor_for_page
-from pytorch_floors.handouts import EDITION_PDF, HANDOUT_DIR, handout_context, handouts
-from pytorch_floors.publish import main, publish, published_versions, unmeasured
-from pytorch_floors.root404 import NOTE_KEY, layout_from, redirect_urls, render_root_404
+from pytorch_floors.plugin.site_config import read_site_facts
+from pytorch_floors.render.citation import bibtex, edition_url
 
 FIRST, SECOND = "2026.11", "2026.12"
 MARKER = "Only the second edition has this sentence."
@@ -113,7 +114,7 @@ def test_bibtex_names_the_edition_once_when_mike_already_put_it_in_site_url() ->
 @pytest.mark.parametrize("name", ["2026.13", "26.12", "2026-12", "latest", "\u0662\u0660\u0662\u0666.12", "0000.01"])
 def test_publish_refuses_an_edition_that_is_not_year_dot_month(name: str, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"expected YYYY\.MM in ASCII digits"):
-        publish(name, repo=tmp_path)
+        publish(name, repo=tmp_path, read_site=read_site_facts)
 
 
 @pytest.mark.parametrize(("variable", "value"), [("FLOORS_EXEC", "off"), ("FLOORS_EXEC_ONLY", "floors/3-*")])
@@ -122,7 +123,7 @@ def test_publish_refuses_a_build_told_not_to_measure(
 ) -> None:
     monkeypatch.setenv(variable, value)
     with pytest.raises(ValueError, match=f"{variable}.*an edition must"):
-        publish(SECOND, repo=tmp_path)
+        publish(SECOND, repo=tmp_path, read_site=read_site_facts)
 
 
 def test_only_a_complete_build_report_is_an_edition() -> None:
@@ -153,21 +154,21 @@ def test_publish_refuses_a_working_tree_that_differs_from_its_commit(
     _repo_with_site(tmp_path, monkeypatch)
     (tmp_path / "draft.md").write_text("not committed\n")
     with pytest.raises(ValueError, match=r"the working tree differs from its commit \(1 paths: draft.md\)"):
-        publish(SECOND, repo=tmp_path)
+        publish(SECOND, repo=tmp_path, read_site=read_site_facts)
 
 
 def test_publish_refuses_an_edition_older_than_the_newest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _repo_with_site(tmp_path, monkeypatch)
     _commit_edition(tmp_path, "2027.01", ["latest"], "")
     with pytest.raises(ValueError, match=r"edition 2025\.01 is older than 2027\.01, the newest published"):
-        publish("2025.01", repo=tmp_path)
+        publish("2025.01", repo=tmp_path, read_site=read_site_facts)
 
 
 def test_publish_stops_when_the_remote_cannot_be_read(tmp_path: Path) -> None:
     _git(tmp_path, "init", "-q")
     _git(tmp_path, "remote", "add", "origin", str(tmp_path / "missing.git"))
     with pytest.raises(RuntimeError, match="cannot read the remote 'origin'"):
-        publish(SECOND, repo=tmp_path, push=True)
+        publish(SECOND, repo=tmp_path, read_site=read_site_facts, push=True)
 
 
 COMPLETE_REPORT: dict[str, Any] = {"totals": {"blocks": 2, "ran": 1, "cached": 1, "skipped": 0, "failed": 0}}
@@ -196,8 +197,9 @@ def _commit_edition(
 @pytest.mark.parametrize(
     "case",
     [
-        (True, COMPLETE_REPORT, (FileNotFoundError, "build the site first")),
-        (False, COMPLETE_REPORT, (FileNotFoundError, "build the site first")),
+        # A measured report beside no pages: an edition no floors build made (`verify`).
+        (True, COMPLETE_REPORT, (ValueError, "is not verified.*not a built site")),
+        (False, COMPLETE_REPORT, (ValueError, "is not verified.*not a built site")),
         (True, {"totals": {"blocks": 2, "ran": 0, "cached": 0, "skipped": 2}}, (ValueError, "is not measured")),
         (False, None, (ValueError, "has no build report")),
     ],
@@ -225,7 +227,7 @@ def test_a_publish_that_fails_after_mike_sets_the_branch_back(
 
     monkeypatch.setattr(subprocess, "run", mike)  # publish runs git and mike through it
     with pytest.raises(failure[0], match=failure[1]):
-        publish(SECOND, repo=tmp_path)
+        publish(SECOND, repo=tmp_path, read_site=read_site_facts)
     after = subprocess.run(
         ["git", "rev-parse", "--verify", "--quiet", "refs/heads/gh-pages"],
         cwd=tmp_path,
@@ -299,7 +301,7 @@ def _copy_project(into: Path) -> None:
 
 def _publish(repo: Path, edition: str, cache: Path) -> str:
     done = subprocess.run(
-        [sys.executable, "-m", "pytorch_floors.publish", edition, "--push"],
+        [sys.executable, "-m", "pytorch_floors", "publish", edition, "--push"],
         cwd=repo,
         # An edition is measured: the publish builds run every proof and lab, on the project's own cache (the
         # builds of this run share it, one at a time), with claims advisory as for the site build beside tests.
@@ -408,7 +410,7 @@ def test_a_published_edition_carries_its_pdfs_and_its_pages_and_packs_hold_them(
 @pytest.mark.slow
 def test_a_published_edition_is_frozen(published: Published, capsys: pytest.CaptureFixture[str]) -> None:
     before = _git(published.repo, "rev-parse", "gh-pages")
-    assert main([FIRST, "--repo", str(published.repo)]) == 1
+    assert main([FIRST, "--repo", str(published.repo)], read_site=read_site_facts) == 1
     assert f"edition {FIRST} is already published on gh-pages" in capsys.readouterr().err
     assert _git(published.repo, "rev-parse", "gh-pages") == before
 

@@ -6,8 +6,8 @@ from material.plugins.search.plugin import Parser
 from mkdocs.utils.meta import get_data
 
 from conftest import ROOT
-from pytorch_floors.search_scope import narrow_search
-from pytorch_floors.site_build import _leave_out_of_search
+from pytorch_floors.plugin.build import _leave_out_of_search
+from pytorch_floors.render.search_scope import narrow_search
 
 # The shape mkdocs-jupyter gives a markdown cell and a code cell: the code cell's input holds the
 # clipboard button (a <div> inside a <div>) before the highlighted code.

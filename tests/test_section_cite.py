@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import re
 from html import unescape
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from conftest import ROOT
 from pytorch_floors.floors import FLOORS
-from pytorch_floors.section_cite import add_section_controls, control_template, pin_to_edition, section_citation
+from pytorch_floors.render.headings import add_section_controls, control_template, pinned_site_url, section_citation
 
 PAGE = "https://pytorch-floors.github.io/2026.12/floors/3-boundary/"
 HEADINGS = (
@@ -72,26 +71,15 @@ def test_part_0_sections_are_cited_as_part_0() -> None:
     assert "Part 0" in cite.plain and cite.bibtex.startswith("@misc{pytorchfloors202612-part0-the-map,")
 
 
-def _config(site_url: str) -> Any:
-    return SimpleNamespace(site_url=site_url, extra={})
-
-
-def test_an_edition_build_pins_site_url_to_the_edition(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("FLOORS_EDITION", "2026.12")
-    config = _config("https://pytorch-floors.github.io/")
-    pin_to_edition(config)
-    assert config.site_url == "https://pytorch-floors.github.io/2026.12/"
-    assert config.extra["floors_edition"] == "2026.12"
+def test_an_edition_build_pins_site_url_to_the_edition() -> None:
+    pinned = pinned_site_url("https://pytorch-floors.github.io/", "2026.12")
+    assert pinned == "https://pytorch-floors.github.io/2026.12/"
     # mike already builds with the edition's root: pinning it again changes nothing.
-    pin_to_edition(config)
-    assert config.site_url == "https://pytorch-floors.github.io/2026.12/"
+    assert pinned_site_url(pinned, "2026.12") == pinned
 
 
-def test_other_builds_keep_the_site_url(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("FLOORS_EDITION", raising=False)
-    config = _config("https://pytorch-floors.github.io/")
-    pin_to_edition(config)
-    assert config.site_url == "https://pytorch-floors.github.io/" and "floors_edition" not in config.extra
+def test_other_builds_keep_the_site_url() -> None:
+    assert pinned_site_url("https://pytorch-floors.github.io/", None) == "https://pytorch-floors.github.io/"
 
 
 def test_an_edition_build_pins_canonical_links_copies_and_says_its_edition(fixture_site: Any) -> None:

@@ -9,8 +9,8 @@ import pytest
 
 import pytorch_floors
 from conftest import ROOT, Build
+from pytorch_floors.execution.bundle import bundle
 from pytorch_floors.floors import FLOORS, Floor
-from pytorch_floors.standalone import bundle
 
 pytestmark = pytest.mark.slow
 

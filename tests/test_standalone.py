@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from conftest import ROOT, Build
-from pytorch_floors.standalone import BundleError, bundle, helper_modules
+from pytorch_floors.execution.bundle import BundleError, bundle, helper_modules
 
 PACKAGE_DIR = ROOT / "src" / "pytorch_floors"
 DOWNLOAD = re.compile(r'<a href="(?P<href>[^"]+\.py)" download>')

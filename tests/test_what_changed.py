@@ -7,10 +7,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mkdocs.exceptions import PluginError
 
 from conftest import ROOT, FixtureSite
-from pytorch_floors.what_changed import MARKER, NO_PREVIOUS, PAGE, previous_manifest, site_href, what_changed_markdown
+from pytorch_floors.editions.what_changed import (
+    MARKER,
+    NO_PREVIOUS,
+    PAGE,
+    previous_manifest,
+    site_href,
+    what_changed_markdown,
+)
+from pytorch_floors.errors import FloorsError
 
 EDITIONS = ROOT / "tests" / "fixtures" / "editions"
 
@@ -46,7 +53,7 @@ def test_sections_link_to_their_sources(anchor: str, href: str) -> None:
 
 def test_an_unreadable_previous_manifest_stops_the_build(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("FLOORS_PREVIOUS_MANIFEST", str(tmp_path / "nowhere.json"))
-    with pytest.raises(PluginError, match=r"FLOORS_PREVIOUS_MANIFEST=.*nowhere\.json"):
+    with pytest.raises(FloorsError, match=r"FLOORS_PREVIOUS_MANIFEST=.*nowhere\.json"):
         previous_manifest()
     monkeypatch.delenv("FLOORS_PREVIOUS_MANIFEST")
     assert previous_manifest() is None

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 from pytorch_floors._lazy import lazy_attributes
 
 if TYPE_CHECKING:
+    from pytorch_floors.execution.provenance import Provenance, collect
     from pytorch_floors.floors import FLOORS, MAP_PAGE, Floor, floor_by_number, floor_for_page
-    from pytorch_floors.gauge import render_gauge
     from pytorch_floors.measure import (
         Timing,
         cuda_event_seconds,
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
         time_call,
     )
     from pytorch_floors.plot import Series, bar_chart, line_chart
-    from pytorch_floors.provenance import Provenance, collect
+    from pytorch_floors.render.gauge import render_gauge
 
 __version__ = "0.1.0"
 
@@ -37,11 +37,11 @@ _LAZY = {
     "FLOORS": "pytorch_floors.floors",
     "Floor": "pytorch_floors.floors",
     "MAP_PAGE": "pytorch_floors.floors",
-    "Provenance": "pytorch_floors.provenance",
+    "Provenance": "pytorch_floors.execution.provenance",
     "Series": "pytorch_floors.plot",
     "Timing": "pytorch_floors.measure",
     "bar_chart": "pytorch_floors.plot",
-    "collect": "pytorch_floors.provenance",
+    "collect": "pytorch_floors.execution.provenance",
     "cuda_event_seconds": "pytorch_floors.measure",
     "detect_device": "pytorch_floors.measure",
     "floor_by_number": "pytorch_floors.floors",
@@ -49,7 +49,7 @@ _LAZY = {
     "human_bytes": "pytorch_floors.measure",
     "human_seconds": "pytorch_floors.measure",
     "line_chart": "pytorch_floors.plot",
-    "render_gauge": "pytorch_floors.gauge",
+    "render_gauge": "pytorch_floors.render.gauge",
     "same_storage": "pytorch_floors.measure",
     "seconds_per_call": "pytorch_floors.measure",
     "storage_bytes": "pytorch_floors.measure",

@@ -1,8 +1,8 @@
 """Executing the site's proofs: cached, isolated per page, time-limited, failing loudly.
 
 markdown-exec runs code blocks inside the build process with no cache, no time
-limit and errors that only warn; this subpackage keeps its fences and rendering
-and replaces how the code runs.
+limit and errors that only warn; this subpackage replaces how the code runs, and
+knows nothing of MkDocs or Markdown (the plugin's fence hands it each block).
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ if TYPE_CHECKING:
     from pytorch_floors.execution.cache import OutputCache
     from pytorch_floors.execution.engine import Engine, ProofFailure
     from pytorch_floors.execution.facts import TorchFacts, torch_facts
-    from pytorch_floors.execution.fence import formatter
     from pytorch_floors.execution.result import BlockResult, Status
     from pytorch_floors.execution.scan import ExecBlock, ScanError, scan_markdown
 
@@ -29,7 +28,6 @@ _LAZY = {
     "ScanError": "pytorch_floors.execution.scan",
     "Status": "pytorch_floors.execution.result",
     "TorchFacts": "pytorch_floors.execution.facts",
-    "formatter": "pytorch_floors.execution.fence",
     "scan_markdown": "pytorch_floors.execution.scan",
     "torch_facts": "pytorch_floors.execution.facts",
 }
@@ -47,7 +45,6 @@ __all__ = [
     "ScanError",
     "Status",
     "TorchFacts",
-    "formatter",
     "scan_markdown",
     "torch_facts",
 ]

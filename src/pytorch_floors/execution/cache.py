@@ -21,7 +21,7 @@ from typing import Any, Literal, get_type_hints
 
 from pytorch_floors.claims import Claim, ClaimFormatError, parse_claims
 from pytorch_floors.execution.facts import TorchFacts, torch_facts
-from pytorch_floors.provenance import Provenance, cpu_model
+from pytorch_floors.execution.provenance import Provenance, cpu_model
 
 __all__ = ["CacheError", "CacheMode", "OutputCache", "machine_fingerprint"]
 

@@ -13,16 +13,16 @@ from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
-from pytorch_floors import scratch
 from pytorch_floors.claims import CHANNEL, Claim, ClaimFormatError, parse_claims
 from pytorch_floors.execution.cache import OutputCache, machine_fingerprint
 from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.imports import sources_digest
 from pytorch_floors.execution.options import OptionError, parse_timeout
 from pytorch_floors.execution.output import PathScrubber, clean_text, html_problem
+from pytorch_floors.execution.process import scratch
+from pytorch_floors.execution.process.runner import BlockProcess, BlockRequest, BlockTimeout, WorkerDied
+from pytorch_floors.execution.process.sandbox import block_environment
 from pytorch_floors.execution.result import BlockResult
-from pytorch_floors.execution.runner import BlockProcess, BlockRequest, BlockTimeout, WorkerDied
-from pytorch_floors.execution.sandbox import block_environment
 from pytorch_floors.execution.scan import ExecBlock
 
 __all__ = ["Engine", "ProofFailure", "shown_marker"]

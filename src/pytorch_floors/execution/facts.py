@@ -13,12 +13,12 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
-from pytorch_floors.execution.runner import BlockProcess, BlockRequest
-from pytorch_floors.execution.sandbox import block_environment
+from pytorch_floors.execution.process.runner import BlockProcess, BlockRequest
+from pytorch_floors.execution.process.sandbox import block_environment
 
 __all__ = ["FactsError", "TorchFacts", "torch_facts"]
 
-_CODE = "from pytorch_floors.execution.worker import print_torch_facts\nprint_torch_facts()\n"
+_CODE = "from pytorch_floors.execution.process.worker import print_torch_facts\nprint_torch_facts()\n"
 
 
 class FactsError(RuntimeError):

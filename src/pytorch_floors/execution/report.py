@@ -12,7 +12,7 @@ from dataclasses import asdict
 from jinja2 import Template
 
 from pytorch_floors.execution.claim_policy import count_claims
-from pytorch_floors.execution.fence import format_seconds
+from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.result import BlockResult
 
 __all__ = ["report_html", "report_json"]
@@ -41,16 +41,25 @@ def _claim_rows(records: Sequence[BlockResult]) -> list[dict[str, str | int | bo
     ]
 
 
-def report_json(records: Sequence[BlockResult], provenance: dict[str, str | int], *, advisory: bool = False) -> str:
+def report_json(
+    records: Sequence[BlockResult],
+    provenance: dict[str, str | int],
+    *,
+    advisory: bool = False,
+    build_id: str = "",
+    planned: Sequence[tuple[str, str]] = (),
+) -> str:
     """The build report as JSON.
 
     Args:
         records: One record per executed block.
         provenance: The build's provenance fields.
         advisory: Claims that did not hold were logged as advisory (not failing a strict build).
+        build_id: The build's id, which every page of the build carries (`editions.verify`).
+        planned: Every block and lab the build planned, as `(page, block id)`.
 
     Returns:
-        A JSON document with `provenance`, `totals`, `claims_policy`, `claims` and `blocks`.
+        A JSON document with `build`, `provenance`, `totals`, `claims_policy`, `claims` and `blocks`.
     """
     totals: dict[str, float] = {"blocks": len(records)}
     for status in ("ran", "cached", "skipped", "failed"):
@@ -66,6 +75,7 @@ def report_json(records: Sequence[BlockResult], provenance: dict[str, str | int]
     # The outputs are on the pages; the report says what ran, where, how long it took and what it showed.
     blocks = [{k: v for k, v in asdict(r).items() if k not in {"output", "claims"}} for r in records]
     document = {
+        "build": {"id": build_id, "planned": [{"page": page, "block_id": block_id} for page, block_id in planned]},
         "provenance": provenance,
         "totals": totals,
         "claims_policy": "advisory" if advisory else "warn",

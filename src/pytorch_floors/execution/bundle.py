@@ -2,7 +2,7 @@
 
 Proofs import their helpers from this package (`from pytorch_floors.measure import time_call`), so
 that every page times and draws the same way. A reader who downloads one proof does not have the
-package. [`bundle`][pytorch_floors.standalone.bundle] writes the file behind each download link:
+package. [`bundle`][pytorch_floors.execution.bundle.bundle] writes the file behind each download link:
 the proof, unchanged, with the helper modules it imports carried inside it as source text and
 registered in `sys.modules` before the proof's own code runs. The proof's imports then resolve
 to that embedded copy; nothing is renamed, so no name in the proof can clash with a helper's.

@@ -19,26 +19,23 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from html import unescape
-from pathlib import Path
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
-from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.structure.pages import Page
+from jinja2 import Template
 
-from pytorch_floors.anchors import CITABLE_PAGES
-from pytorch_floors.citation import SITE_TITLE, edition, edition_url
+from pytorch_floors.editions.anchors import CITABLE_PAGES
 from pytorch_floors.floors import MAP_TITLE, floor_for_page
+from pytorch_floors.render.citation import SITE_TITLE, edition, edition_url
+from pytorch_floors.render.templates import template
 
 __all__ = [
     "SectionCitation",
     "add_section_controls",
     "finish_headings",
-    "pin_to_edition",
+    "pinned_site_url",
     "published_edition",
     "section_citation",
 ]
 
-CONTROL_TEMPLATE = Path(__file__).parent / "templates" / "floors-cite.html"
 """The control's template. It ships with the package, so every site using the hook has it."""
 
 _HEADING = re.compile(r'<h([234]) id="(?P<id>[^"]+)"(?P<attrs>[^>]*)>(?P<body>.*?)</h\1>', re.S)
@@ -67,20 +64,20 @@ def published_edition() -> str | None:
     return os.environ.get("FLOORS_EDITION") or None
 
 
-def pin_to_edition(config: MkDocsConfig) -> None:
-    """In an edition build, point `site_url` at the edition's root and tell the templates the edition.
+def pinned_site_url(site_url: str | None, name: str | None) -> str | None:
+    """In an edition build, the edition's root: what the build's `site_url` becomes.
 
     Everything derived from `site_url` (canonical links, the sitemap, copied links and citations)
-    then carries the edition. Other builds are left alone: they are not published under an edition.
+    then carries the edition. Other builds keep theirs: they are not published under an edition.
 
     Args:
-        config: The site's configuration, changed in place.
+        site_url: The site's `site_url`.
+        name: The edition this build publishes (`published_edition()`), if any.
+
+    Returns:
+        The `site_url` to build with.
     """
-    name = published_edition()
-    if name is None:
-        return
-    config.site_url = edition_url(config.site_url or "/", name)
-    config.extra["floors_edition"] = name
+    return site_url if name is None else edition_url(site_url or "/", name)
 
 
 def section_citation(src_uri: str, page_url: str, anchor: str, title: str, name: str) -> SectionCitation:
@@ -152,25 +149,26 @@ def add_section_controls(
     return _HEADING.sub(add, html)
 
 
-def finish_headings(html: str, page: Page, config: MkDocsConfig) -> str:
-    """The hook's entry point: give a Markdown page's headings their controls (labs keep nbconvert's own).
+def finish_headings(html: str, *, src_uri: str, page_url: str, site_url: str | None) -> str:
+    """Give a Markdown page's headings their controls (labs keep nbconvert's own).
 
     Args:
         html: The page's rendered content.
-        page: The page.
-        config: The site's configuration (its `site_url`, already pinned by `pin_to_edition`).
+        src_uri: The page's source, relative to `docs/`.
+        page_url: The page's URL, relative to the site.
+        site_url: The site's `site_url` (already pinned by `pinned_site_url`).
 
     Returns:
         The content with the controls.
     """
-    if not page.file.src_uri.endswith(".md"):
+    if not src_uri.endswith(".md"):
         return html
     return add_section_controls(
         html,
-        src_uri=page.file.src_uri,
-        page_url=f"{(config.site_url or '/').rstrip('/')}/{page.url}",
+        src_uri=src_uri,
+        page_url=f"{(site_url or '/').rstrip('/')}/{page_url}",
         name=edition(),
-        citable=page.file.src_uri in CITABLE_PAGES,
+        citable=src_uri in CITABLE_PAGES,
         template=control_template(),
     )
 
@@ -178,5 +176,4 @@ def finish_headings(html: str, page: Page, config: MkDocsConfig) -> str:
 @cache
 def control_template() -> Template:
     """The control's template, autoescaped (its values are headings' words and URLs)."""
-    env = Environment(loader=FileSystemLoader(CONTROL_TEMPLATE.parent), autoescape=True, undefined=StrictUndefined)
-    return env.get_template(CONTROL_TEMPLATE.name)
+    return template("floors-cite.html")

@@ -6,68 +6,32 @@ run goes through the build's [`Engine`][pytorch_floors.execution.engine.Engine]
 (cache, isolation, time limit), output is shown as verbatim console text unless
 the block declares `html="1"`, and a failure becomes a visible banner plus a
 recorded error that fails the build, instead of a traceback quietly rendered
-into the page. The plugin binds each build's engine to the formatter
-(`functools.partial(formatter, engine=...)` as the custom fence's `format`), so
-no engine outlives its build in a module global.
+into the page. The plugin registers the fence in `on_config`, as markdown-exec's own
+plugin does, bound to that build's engine (`functools.partial(formatter, engine=...)`),
+so no engine outlives its build in a module global.
 """
 
 from __future__ import annotations
 
-from functools import cache
+import functools
 from html import escape
-from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 from markdown import Markdown
-from markdown_exec import MarkdownConverter, base_format, code_block
+from markdown_exec import MarkdownConverter, base_format, code_block, validator
+from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.utils import get_relative_url
 
+from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.engine import Engine, ProofFailure, shown_marker
-from pytorch_floors.execution.result import BlockResult
-from pytorch_floors.listings import LISTING_LANGUAGE
+from pytorch_floors.render.listings import LISTING_LANGUAGE
+from pytorch_floors.render.proof_frame import claims_html, failure_banner
 
-__all__ = ["claims_html", "format_seconds", "formatter"]
+__all__ = ["FENCE", "formatter", "register_fence"]
 
-
-@cache
-def _claims_template() -> Template:
-    templates = Path(__file__).resolve().parent.parent / "templates"
-    env = Environment(loader=FileSystemLoader(templates), autoescape=True, undefined=StrictUndefined)
-    return env.get_template("proof_claims.html")
-
-
-def claims_html(result: BlockResult | None) -> str:
-    """The claims a block checked, for the page: each with its outcome in words.
-
-    Held, did not hold on this machine, or not applicable on this machine and why.
-
-    Args:
-        result: The block's result in this build.
-
-    Returns:
-        The rendered partial, or nothing when the block stated no claims.
-    """
-    if result is None or not result.claims:
-        return ""
-    outcomes = [c.outcome for c in result.claims]
-    return _claims_template().render(
-        claims=result.claims,
-        held=outcomes.count("held"),
-        applied=len(outcomes) - outcomes.count("not applicable"),
-        not_applicable=outcomes.count("not applicable"),
-        missed="missed" in outcomes,
-        cached=result.status == "cached",
-    )
-
-
-def _failure_banner(failure: ProofFailure) -> str:
-    return (
-        '<div class="admonition failure floors-proof-failure" role="alert">'
-        '<p class="admonition-title">This proof failed to run</p>'
-        f"<pre><code>{escape(str(failure))}</code></pre></div>"
-    )
+FENCE = "python"
+"""The fence name of executed blocks: ```` ```python exec="1" id="…" ````."""
 
 
 def formatter(  # noqa: PLR0917  (SuperFences' signature)
@@ -121,9 +85,9 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
     try:
         output = str(base_format(language=language, run=run, code=source, md=md, source="", **run_options))
     except ProofFailure as failure:
-        return _failure_banner(failure)
+        return failure_banner(failure)
     except Exception as error:  # SuperFences would swallow it and render the source as plain text
-        return _failure_banner(engine.fail_unexpectedly(block_id, error))
+        return failure_banner(engine.fail_unexpectedly(block_id, error))
     block = engine.block(block_id)
     result = engine.result_for(block_id)
     claims = claims_html(result)
@@ -138,7 +102,7 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
         return marker + output + claims
     proof = block.proofs[0]
     converter = MarkdownConverter(md, update_toc=False)
-    # Collapsed under the output, the proof source is lightly highlighted (see `pytorch_floors.listings`).
+    # Collapsed under the output, the proof source is lightly highlighted (see `pytorch_floors.render.listings`).
     listing = str(converter.convert(code_block(LISTING_LANGUAGE, source)))
     href = get_relative_url(proof, engine.page_url) if engine.page_url else proof
     timing = ""
@@ -152,4 +116,33 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
         f'<p class="floors-proof__meta"><a href="{escape(href)}" download>Download and run it</a> '
         f"<code>python {escape(proof)}</code> {timing}</p>"
         f'<div class="floors-proof__output">{output}</div>{claims}</div>'
+    )
+
+
+def register_fence(config: MkDocsConfig, engine: Engine) -> None:
+    """Make SuperFences run the site's `python` fences through this build's engine.
+
+    `mkdocs.yml` need not declare the fence; one that names this module's `formatter` is
+    replaced by the bound one, and a `python` fence of another formatter is refused: the pages'
+    proofs would render without running.
+
+    Args:
+        config: The build's configuration, changed in place.
+        engine: The build's engine.
+
+    Raises:
+        FloorsError: `mkdocs.yml` gives the `python` fence another formatter.
+    """
+    if "pymdownx.superfences" not in config.markdown_extensions:
+        config.markdown_extensions.append("pymdownx.superfences")
+    fences = config.mdx_configs.setdefault("pymdownx.superfences", {}).setdefault("custom_fences", [])
+    for fence in fences:
+        if fence.get("name") == FENCE and fence.get("format") is not formatter:
+            raise FloorsError(
+                f"mkdocs.yml: pymdownx.superfences declares a {FENCE!r} fence formatted by {fence.get('format')!r}; "
+                "remove it: the floors plugin registers that fence, so the proofs run"
+            )
+    fences[:] = [fence for fence in fences if fence.get("name") != FENCE]
+    fences.append(
+        {"name": FENCE, "class": FENCE, "validator": validator, "format": functools.partial(formatter, engine=engine)}
     )

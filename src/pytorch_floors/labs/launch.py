@@ -27,12 +27,11 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
-from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.exceptions import PluginError
 
+from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.floors import Floor
+from pytorch_floors.render.templates import template
 
 __all__ = [
     "COLAB",
@@ -59,7 +58,6 @@ PUBLISH_BRANCH = "gh-pages"
 INSTALL_CELL_TAG = "install"
 """The tag of the notebooks' first cell, which installs the pinned versions."""
 
-_TEMPLATE = Path(__file__).parent / "templates" / "lab-download.html"
 _GITHUB = re.compile(r"https://github\.com/(?P<owner>[\w.-]+)/(?P<repo>[\w.-]+?)(?:\.git)?/?")
 # Not a `.json` name: mkdocs-jupyter deletes every `*.json` of its cache folder that its build did not use.
 _TIMES = "floors-run-times.tsv"
@@ -125,28 +123,30 @@ def with_install_cell(notebook: Any, install: str) -> Any:
     return launched
 
 
-def configure_launch(config: MkDocsConfig, records: list[BlockResult]) -> Launch:
-    """The build's repository and where mkdocs-jupyter caches its runs (call after `configure_jupyter`).
+def configure_launch(
+    repo_url: str | None, jupyter_cache: Path | None, project_dir: Path, records: list[BlockResult]
+) -> Launch:
+    """The build's repository and where the labs' run times are kept.
 
     Args:
-        config: The site's configuration.
+        repo_url: The site's repository, if it names one.
+        jupyter_cache: The executed labs' folder (`labs.notebooks.jupyter_cache_dir`), if labs run.
+        project_dir: The project root (its `requirements.txt` pins what a lab installs).
         records: The build's block results (the engine's list, read as lab pages render).
 
     Returns:
         The build's launch settings.
 
     Raises:
-        PluginError: A `repo_url` that is not a GitHub repository's.
+        FloorsError: A `repo_url` that is not a GitHub repository's.
     """
-    if config.repo_url:
+    if repo_url:
         try:
-            github_repository(config.repo_url)
+            github_repository(repo_url)
         except ValueError as error:
-            raise PluginError(str(error)) from None
-    plugin = config.plugins.get("mkdocs-jupyter")
-    times = Path(plugin.config["cache_dir"]) / _TIMES if plugin is not None else None
-    requirements = Path(config.config_file_path).parent / "requirements.txt"
-    return Launch(config.repo_url, times, records, requirements)
+            raise FloorsError(str(error)) from None
+    times = jupyter_cache / _TIMES if jupyter_cache is not None else None
+    return Launch(repo_url, times, records, project_dir / "requirements.txt")
 
 
 def _read_times(path: Path) -> dict[str, float]:
@@ -194,7 +194,7 @@ def run_seconds(floor: Floor, source: str, launch: Launch) -> float | None:
     notebook from the cache states the time of the run that made it.
 
     Raises:
-        PluginError: A cached lab whose run time was never kept (the cache predates it).
+        FloorsError: A cached lab whose run time was never kept (the cache predates it).
     """
     records = [r for r in launch.records if r.page == floor.lab and r.block_id == "notebook"]
     if not records or records[-1].status == "skipped":
@@ -202,13 +202,13 @@ def run_seconds(floor: Floor, source: str, launch: Launch) -> float | None:
     record = records[-1]
     times_path = launch.times
     if times_path is None:
-        raise PluginError(f"docs/{floor.lab}: configure_launch must run before the lab pages render")
+        raise FloorsError(f"docs/{floor.lab}: configure_launch must run before the lab pages render")
     if record.status in {"ran", "failed"} and record.seconds is not None:
         return record.seconds
     key = _time_key(floor, source)
     times = _read_times(times_path)
     if key not in times:
-        raise PluginError(
+        raise FloorsError(
             f"docs/{floor.lab}: the executed notebook came from mkdocs-jupyter's cache, which has no run time "
             f"for it in {times_path}; delete {times_path.parent} to run the lab again"
         )
@@ -245,8 +245,7 @@ def lab_links(floor: Floor, repo_url: str | None, edition: str | None) -> LabLin
 
 @cache
 def _template() -> Any:
-    env = Environment(loader=FileSystemLoader(_TEMPLATE.parent), autoescape=True, undefined=StrictUndefined)
-    return env.get_template(_TEMPLATE.name)
+    return template("lab-download.html")
 
 
 def download_box(floor: Floor, install: str, source: str, edition: str | None, launch: Launch) -> str:

@@ -6,9 +6,9 @@ of a floor page's DOM (4,294 of floor 4's 5,527 elements), which slows every pag
 code that a reader opens rarely and can download.
 
 So proof sources are highlighted as the language `python-listing`: Python, with the Pygments
-filter [`ListingFilter`][pytorch_floors.listings.ListingFilter] on its lexer. The plugin adds that
+filter [`ListingFilter`][pytorch_floors.render.listings.ListingFilter] on its lexer. The plugin adds that
 language to `pymdownx.highlight`'s `extend_pygments_lang` option
-([`listing_language`][pytorch_floors.listings.listing_language]). The filter keeps the token
+([`listing_language`][pytorch_floors.render.listings.listing_language]). The filter keeps the token
 kinds that carry the shape of the code (keywords, strings, comments, whose colours Material
 defines in both palettes) and turns every other token into plain text; whitespace between two
 tokens of one kept kind joins them, and Pygments writes a run of tokens of one kind as one span.

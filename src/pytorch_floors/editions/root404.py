@@ -21,9 +21,9 @@ from urllib.parse import urlsplit
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
-from pytorch_floors.anchors import page_url
+from pytorch_floors.editions.anchors import page_url
 from pytorch_floors.floors import MAP_PAGE
-from pytorch_floors.gauge import render_gauge
+from pytorch_floors.render.gauge import render_gauge
 
 __all__ = ["EDITION_PATTERN", "NOTE_KEY", "Layout", "layout_from", "redirect_urls", "render_root_404"]
 

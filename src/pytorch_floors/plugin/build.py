@@ -1,6 +1,6 @@
 """One site build: the registry drives the navigation, titles and gauge; proofs run through the engine.
 
-The [`floors` plugin][pytorch_floors.plugin.FloorsPlugin] creates a `SiteBuild` in `on_config`
+The [`floors` plugin][pytorch_floors.plugin.plugin.FloorsPlugin] creates a `SiteBuild` in `on_config`
 and hands it every later event of that build. Everything a build gathers (its engine and
 records, the files, the provenance, the manifest) lives on this object and ends with it, so a
 second build in the same process (`mkdocs serve`) starts from nothing.
@@ -9,14 +9,14 @@ second build in the same process (`mkdocs serve`) starts from nothing.
 from __future__ import annotations
 
 import ast
-import functools
 import json
 import logging
+import os
 import time
-from dataclasses import dataclass
+import uuid
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 from markdown_exec import markdown_config
@@ -26,36 +26,45 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
-from pytorch_floors.anchors import CITABLE_PAGES, apply_aliases, read_aliases, read_lock
-from pytorch_floors.changes import ManifestRecorder
-from pytorch_floors.citation import cite_page_html, edition
-from pytorch_floors.course_pack import write_packs
-from pytorch_floors.execution.cache import CacheError, CacheMode, OutputCache, machine_fingerprint
+from pytorch_floors.editions.anchors import CITABLE_PAGES, apply_aliases, read_aliases, read_lock
+from pytorch_floors.editions.course_pack import write_packs
+from pytorch_floors.editions.handouts import cite_links_html, handout_context
+from pytorch_floors.editions.manifest import ManifestRecorder
+from pytorch_floors.editions.what_changed import PAGE as WHAT_CHANGED_PAGE
+from pytorch_floors.editions.what_changed import fill
+from pytorch_floors.execution.bundle import BundleError, bundle
+from pytorch_floors.execution.cache import CacheError, OutputCache, machine_fingerprint
 from pytorch_floors.execution.claim_policy import claims_summary
 from pytorch_floors.execution.engine import Engine
 from pytorch_floors.execution.facts import torch_facts
-from pytorch_floors.execution.fence import formatter
+from pytorch_floors.execution.process.runner import end_all
+from pytorch_floors.execution.provenance import collect, of_outputs
 from pytorch_floors.execution.report import report_html, report_json
 from pytorch_floors.execution.result import BlockResult, Status
-from pytorch_floors.execution.runner import end_all
 from pytorch_floors.execution.scan import ScanError, not_utf8, scan_markdown
 from pytorch_floors.floors import FLOORS, MAP_PAGE, floor_for_page
-from pytorch_floors.gauge import page_gauges, render_gauge
-from pytorch_floors.handouts import cite_links_html, handout_context
-from pytorch_floors.lab_kernel import take_errors
-from pytorch_floors.lab_launch import configure_launch, keep_run_time
-from pytorch_floors.labs import configure_jupyter, finish_lab_page, lab_failure_banner, publish_notebooks
-from pytorch_floors.listings import listing_language
-from pytorch_floors.provenance import collect, of_outputs
-from pytorch_floors.search_scope import narrow_search
-from pytorch_floors.section_cite import finish_headings, pin_to_edition
-from pytorch_floors.standalone import BundleError, bundle
-from pytorch_floors.what_changed import fill, render_last
+from pytorch_floors.labs.kernel import keep_going, take_errors
+from pytorch_floors.labs.launch import configure_launch, keep_run_time
+from pytorch_floors.labs.notebooks import (
+    JUPYTER_DIR,
+    finish_lab_page,
+    jupyter_cache_dir,
+    jupyter_environment,
+    lab_failure_banner,
+    publish_notebooks,
+)
+from pytorch_floors.plugin.config import Settings
+from pytorch_floors.plugin.fence import register_fence
+from pytorch_floors.render.citation import cite_page_html, edition
+from pytorch_floors.render.gauge import page_gauges, render_gauge
+from pytorch_floors.render.headings import finish_headings, pinned_site_url, published_edition
+from pytorch_floors.render.listings import listing_language
+from pytorch_floors.render.search_scope import narrow_search
 
-if TYPE_CHECKING:
-    from pytorch_floors.plugin import FloorsConfig
+__all__ = ["SiteBuild"]
 
-__all__ = ["Settings", "SiteBuild"]
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
+"""The package's folder: what a downloaded proof bundles the helpers it imports from."""
 
 log = logging.getLogger("mkdocs.plugins.pytorch_floors")
 
@@ -65,49 +74,6 @@ EDITION_MARKER = "<!-- floors:edition -->"
 BIBTEX_MARKER = "<!-- floors:bibtex -->"
 HANDOUTS_MARKER = "<!-- floors:handouts -->"
 NO_HANDOUTS = "*This build has no PDFs: `make pdf` builds the site with them.*"
-
-
-@dataclass(frozen=True)
-class Settings:
-    """The plugin's options, validated (see [`FloorsConfig`][pytorch_floors.plugin.FloorsConfig]).
-
-    Attributes:
-        execute: Run blocks and labs; `False` renders without running them (render-only build).
-        cache: `on` reads and writes the output cache, `off` bypasses it, `refresh` rewrites it.
-        cache_dir: Where the caches live, if not `.cache` in the project.
-        timeout: The default per-block limit in seconds.
-        only: A glob of pages (relative to `docs/`) whose blocks and labs run, if not all.
-        handouts: Link the PDF handouts (`make pdf` builds them).
-        advisory_claims: Log a claim that did not hold as INFO, not as a WARNING that fails `--strict`.
-    """
-
-    execute: bool = True
-    cache: CacheMode = "on"
-    cache_dir: str | None = None
-    timeout: float = 120.0
-    only: str | None = None
-    handouts: bool = False
-    advisory_claims: bool = False
-
-    @classmethod
-    def of(cls, options: FloorsConfig) -> Settings:
-        """Read the plugin's validated options.
-
-        Args:
-            options: The plugin's configuration.
-
-        Returns:
-            The settings.
-        """
-        return cls(
-            execute=options.execute,
-            cache=options.cache,
-            cache_dir=options.cache_dir,
-            timeout=options.timeout,
-            only=options.only,
-            handouts=options.handouts,
-            advisory_claims=options.claims == "advisory",
-        )
 
 
 def _fill_nav(nav: list[Any], docs_dir: Path) -> None:
@@ -121,22 +87,6 @@ def _fill_nav(nav: list[Any], docs_dir: Path) -> None:
                 entry[title] = [{f"Lab {f.number} · {f.title}": f.lab} for f in FLOORS if (docs_dir / f.lab).is_file()]
             elif isinstance(value, list):
                 _fill_nav(value, docs_dir)
-
-
-def _bind_fence(config: MkDocsConfig, engine: Engine) -> bool:
-    """Make SuperFences' executed fence run through this build's engine; say whether there is one."""
-    bound = False
-    for fence in config.mdx_configs.get("pymdownx.superfences", {}).get("custom_fences", []):
-        format_ = fence.get("format")
-        target = format_.func if isinstance(format_, functools.partial) else format_
-        # Compared by name: `mkdocs.yml` names the formatter of the modules imported when it was read.
-        if (getattr(target, "__module__", None), getattr(target, "__qualname__", None)) == (
-            formatter.__module__,
-            formatter.__qualname__,
-        ):
-            fence["format"] = functools.partial(formatter, engine=engine)
-            bound = True
-    return bound
 
 
 def _first_docstring_line(path: Path) -> str:
@@ -188,15 +138,18 @@ def _leave_out_of_search(html: str) -> str:
     return html
 
 
-def _labs_follow(config: MkDocsConfig, settings: Settings) -> None:
-    """Give mkdocs-jupyter, which executes the labs, the plugin's `execute` and `only` settings.
+def _labs_follow(config: MkDocsConfig, settings: Settings, cache_dir: Path | None = None) -> None:
+    """Give mkdocs-jupyter, which executes the labs, the plugin's `execute` and `only` settings and its cache.
 
-    `configure_jupyter` reads only the `FLOORS_*` variables; set in `mkdocs.yml`, the options must
-    reach the labs too. The patterns are merged as a set, so a setting given both ways applies once.
+    The settings are the plugin's, read once (from `mkdocs.yml` or the `FLOORS_*` variables): the
+    labs run or are skipped exactly as the proofs are. The patterns are merged as a set, so a
+    pattern `mkdocs.yml` already ignores is listed once.
     """
     jupyter = config.plugins.get("mkdocs-jupyter")
     if jupyter is None:
         return
+    if cache_dir is not None:
+        jupyter.config["cache_dir"] = str(cache_dir)
     if not settings.execute:
         jupyter.config["execute"] = False
     if settings.only:
@@ -220,11 +173,16 @@ class SiteBuild:
         """
         self.serving = serving
         self.settings = settings
+        # Every page of this build carries it, and so does the report: `verify` matches them.
+        self.build_id = uuid.uuid4().hex
+        self.planned_labs: list[str] = []
         project_dir = Path(config.config_file_path).parent.resolve()
-        pin_to_edition(config)
+        name = published_edition()
+        config.site_url = pinned_site_url(config.site_url, name)
+        if name is not None:
+            config.extra["floors_edition"] = name
         _fill_nav(config.nav or [], Path(config.docs_dir))
         listing_language(config.mdx_configs)
-        markdown_config.save(config.markdown_extensions, config.mdx_configs)
         cache_root = Path(settings.cache_dir) if settings.cache_dir else project_dir / ".cache"
         # Torch's facts come from a block's process: the build itself never imports torch.
         facts = torch_facts()
@@ -239,9 +197,17 @@ class SiteBuild:
             advisory_claims=settings.advisory_claims,
             machine=machine_fingerprint(facts),
         )
-        self.fence_bound = _bind_fence(config, self.engine)
-        configure_jupyter(config, project_dir, cache_root, facts, serving=serving)
-        _labs_follow(config, settings)
+        register_fence(config, self.engine)
+        markdown_config.save(config.markdown_extensions, config.mdx_configs)
+        labs_run = config.plugins.get("mkdocs-jupyter") is not None
+        lab_cache = jupyter_cache_dir(project_dir, Path(config.docs_dir), cache_root, facts) if labs_run else None
+        _labs_follow(config, settings, lab_cache)
+        keep_going(serving)
+        # nbconvert finds the project's templates and configuration through these variables; they are
+        # set for this build only, and `close` puts the build process's own back.
+        jupyter_env = jupyter_environment(project_dir / JUPYTER_DIR, os.environ) if labs_run else {}
+        self._saved_env = {name: os.environ.get(name) for name in jupyter_env}
+        os.environ.update(jupyter_env)
         self.jupyter_cache = cache_root / "mkdocs-jupyter"
         self.files: Files | None = None
         self.notebook_clock: tuple[float, set[Path]] = (time.perf_counter(), set())
@@ -250,12 +216,18 @@ class SiteBuild:
         except ValueError as error:
             raise PluginError(str(error)) from None
         self.manifest = ManifestRecorder(read_lock(project_dir / "anchors.lock"), self.aliases)
-        self.launch = configure_launch(config, self.engine.records)
+        self.launch = configure_launch(config.repo_url, lab_cache, project_dir, self.engine.records)
 
     def close(self) -> None:
         """End the processes of the build's blocks (at its end, and when it stops with an error)."""
         self.engine.end_page()
         end_all()
+        for name, value in self._saved_env.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        self._saved_env = {}
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         """Plan every executed block of the site and publish the proof scripts for download.
@@ -277,24 +249,26 @@ class SiteBuild:
                 raise PluginError(str(error)) from None
             if blocks:
                 engine.planned[file.src_uri] = blocks
-        if engine.planned and not self.fence_bound:
-            raise PluginError(
-                "pages have executed blocks, but pymdownx.superfences in mkdocs.yml has no custom fence formatted "
-                "by pytorch_floors.execution.formatter: they would render without running"
-            )
         snippets = engine.project_dir / "snippets"
         for path in sorted(snippets.rglob("*.py")) if snippets.is_dir() else []:
             # The download carries the helpers it imports, so it runs without this package.
             uri = path.relative_to(engine.project_dir).as_posix()
             try:
-                content = bundle(path.read_text(encoding="utf-8"), uri, Path(__file__).parent)
+                content = bundle(path.read_text(encoding="utf-8"), uri, PACKAGE_DIR)
             except BundleError as error:
                 raise PluginError(str(error)) from None
             except UnicodeDecodeError as error:
                 raise PluginError(f"{uri}: {not_utf8(error)}") from None
             files.append(File.generated(config, uri, content=content))
         self.files = files
-        render_last(files)  # "What changed" compares with every citable page this build records
+        # "What changed" renders last: it compares with every citable page this build records.
+        what_changed = files.get_file_from_path(WHAT_CHANGED_PAGE)
+        if what_changed is not None:
+            files.remove(what_changed)
+            files.append(what_changed)
+        if config.plugins.get("mkdocs-jupyter") is not None:
+            labs = {floor.lab for floor in FLOORS}
+            self.planned_labs = [f.src_uri for f in files.documentation_pages() if f.src_uri in labs]
         log.info("proofs: %d executed blocks planned on %d pages", engine.total, len(engine.planned))
         return files
 
@@ -397,7 +371,7 @@ class SiteBuild:
                 html = apply_aliases(html, self.aliases.get(page.url, {}))
             except ValueError as error:
                 raise PluginError(f"docs/{page.file.src_uri}: {error}") from None
-        return finish_headings(html, page, config)
+        return finish_headings(html, src_uri=page.file.src_uri, page_url=page.url, site_url=config.site_url)
 
     def _files(self) -> Files:
         if self.files is None:
@@ -413,6 +387,7 @@ class SiteBuild:
             return get_relative_url(file.url, page.url) if file else src
 
         context.update(page_gauges(page.file.src_uri, url_of))
+        context["floors_build_id"] = self.build_id
         context["floors_handout"] = handout_context(page.file.src_uri, page.url)
         context["floors_handout_links"] = self.settings.handouts
         # The page states what its outputs were measured on: for cached ones, the run that produced them.
@@ -435,6 +410,7 @@ class SiteBuild:
                 return f"{root}/{file.url if file else src}"
 
             context["floors_building"] = render_gauge(None, lambda f: absolute(f.page))
+            context["floors_build_id"] = self.build_id
             context["floors_provenance"] = None
         return context
 
@@ -453,7 +429,13 @@ class SiteBuild:
                 log.error(message)
             else:
                 raise PluginError(message)
-        return finish_lab_page(output, page, self.launch)
+        return finish_lab_page(
+            output,
+            src_uri=page.file.src_uri,
+            source=Path(page.file.abs_src_path or ""),
+            page_url=page.url,
+            launch=self.launch,
+        )
 
     def on_post_build(self, config: MkDocsConfig) -> None:
         """Write the build report as JSON and summarise the proofs in one log line.
@@ -463,9 +445,17 @@ class SiteBuild:
         """
         engine = self.engine
         engine.end_page()
-        publish_notebooks(config, self.launch)
+        publish_notebooks(Path(config.site_dir), Path(config.docs_dir), self.launch)
         write_packs(Path(config.site_dir))  # without PDFs: `make pdf` packs again once it has printed them
-        report = report_json(engine.records, self.provenance.as_dict(), advisory=engine.advisory_claims)
+        planned = [(page, block.block_id) for page, blocks in engine.planned.items() for block in blocks]
+        planned += [(lab, "notebook") for lab in self.planned_labs]
+        report = report_json(
+            engine.records,
+            self.provenance.as_dict(),
+            advisory=engine.advisory_claims,
+            build_id=self.build_id,
+            planned=planned,
+        )
         Path(config.site_dir, "build-report.json").write_text(report, encoding="utf-8")
         try:
             self.manifest.write(Path(config.site_dir), edition())

@@ -10,7 +10,7 @@ with two digests, taken from the HTML the build renders anyway:
   `null` when the section has none.
 
 A timing line ("ran in 0.12 s") is left out of both, so rebuilding the same edition gives
-the same manifest. `python -m pytorch_floors.changes` compares a manifest with a previous
+the same manifest. `python -m pytorch_floors changes` compares a manifest with a previous
 edition's and renders a Markdown page: sections added, reworded, with changed outputs,
 removed, and anchors kept as aliases after a rename.
 """
@@ -29,7 +29,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from pytorch_floors.anchors import page_url
+from pytorch_floors.editions.anchors import page_url
 from pytorch_floors.floors import MAP_PAGE, MAP_TITLE, floor_for_page
 
 __all__ = [
@@ -395,7 +395,7 @@ def main(argv: list[str] | None = None) -> int:
     Returns:
         The exit status.
     """
-    parser = argparse.ArgumentParser(prog="python -m pytorch_floors.changes", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m pytorch_floors changes", description=main.__doc__)
     since = parser.add_mutually_exclusive_group(required=True)
     since.add_argument("--since", metavar="EDITION", help="an edition published on the gh-pages branch")
     since.add_argument("--since-file", metavar="PATH", type=Path, help="an earlier edition's manifest.json")
@@ -421,7 +421,3 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(page)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

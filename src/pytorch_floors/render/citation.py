@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import os
 from datetime import date
-from pathlib import Path
-
-from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from pytorch_floors.floors import FLOORS, Floor
+from pytorch_floors.render.templates import template
 
 __all__ = ["bibtex", "cite_page_html", "edition"]
 
 SITE_TITLE = "PyTorch Floors"
-_TEMPLATES = Path(__file__).parent / "templates"
 
 
 def edition(today: date | None = None) -> str:
@@ -98,5 +95,4 @@ def cite_page_html(site_url: str, name: str, year: int) -> str:
         for anchor, floor in cited
     ]
     entries = "\n\n".join(bibtex(floor, site_url, name, year) for _, floor in cited)
-    environment = Environment(loader=FileSystemLoader(_TEMPLATES), autoescape=select_autoescape(["html"]))
-    return environment.get_template("cite_entries.html").render(rows=rows, entries=entries)
+    return template("cite_entries.html").render(rows=rows, entries=entries)

@@ -21,7 +21,7 @@ from nbconvert.preprocessors import ExecutePreprocessor
 from traitlets import Type
 
 from pytorch_floors.execution.output import PathScrubber, escape_bidi
-from pytorch_floors.execution.sandbox import PASSED_THROUGH
+from pytorch_floors.execution.process.sandbox import PASSED_THROUGH
 
 __all__ = [
     "PROJECT_DIR",

@@ -6,7 +6,7 @@ newest edition already on `gh-pages`. Without it the page says so: a first editi
 compare with, and a local build compares only when told what with.
 
 The page compares with the manifest this very build records, so it must render after every
-citable page: `render_last` moves it to the end of the build's pages.
+citable page: the plugin moves it to the end of the build's pages.
 """
 
 from __future__ import annotations
@@ -16,12 +16,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import Files
+from pytorch_floors.editions.manifest import ManifestRecorder, build_manifest, compare, render_markdown
+from pytorch_floors.errors import FloorsError
 
-from pytorch_floors.changes import ManifestRecorder, build_manifest, compare, render_markdown
-
-__all__ = ["MARKER", "PAGE", "fill", "previous_manifest", "render_last", "site_href", "what_changed_markdown"]
+__all__ = ["MARKER", "PAGE", "fill", "previous_manifest", "site_href", "what_changed_markdown"]
 
 PAGE = "what-changed.md"
 """Source path of the page, relative to `docs/`."""
@@ -42,7 +40,7 @@ def previous_manifest() -> dict[str, Any] | None:
     """The previous edition's manifest named by `FLOORS_PREVIOUS_MANIFEST`, or `None` when it is not set.
 
     Raises:
-        PluginError: The variable names a file that cannot be read as a manifest.
+        FloorsError: The variable names a file that cannot be read as a manifest.
     """
     path = os.environ.get("FLOORS_PREVIOUS_MANIFEST")
     if not path:
@@ -50,7 +48,7 @@ def previous_manifest() -> dict[str, Any] | None:
     try:
         manifest: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
-        raise PluginError(f"FLOORS_PREVIOUS_MANIFEST={path}: {error}") from None
+        raise FloorsError(f"FLOORS_PREVIOUS_MANIFEST={path}: {error}") from None
     return manifest
 
 
@@ -72,27 +70,19 @@ def what_changed_markdown(previous: dict[str, Any] | None, current: dict[str, An
     return render_markdown(compare(previous, current), href=site_href)
 
 
-def render_last(files: Files) -> None:
-    """Move the page to the end of the build's pages, so every citable page is recorded before it renders."""
-    page = files.get_file_from_path(PAGE)
-    if page is not None:
-        files.remove(page)
-        files.append(page)
-
-
 def fill(markdown: str, src_uri: str, recorder: ManifestRecorder, edition: str) -> str:
     """The hook's entry point: on the page, replace the marker with the comparison.
 
     Raises:
-        PluginError: An unreadable previous manifest or one of another format.
+        FloorsError: An unreadable previous manifest or one of another format.
     """
     if src_uri != PAGE:
         return markdown
     if MARKER not in markdown:
-        raise PluginError(f"docs/{PAGE}: the page must hold {MARKER}")
+        raise FloorsError(f"docs/{PAGE}: the page must hold {MARKER}")
     try:
         current = build_manifest(edition, recorder.pages, recorder.lock, recorder.aliases)
         page = what_changed_markdown(previous_manifest(), current)
     except ValueError as error:
-        raise PluginError(f"docs/{PAGE}: {error}") from None
+        raise FloorsError(f"docs/{PAGE}: {error}") from None
     return markdown.replace(MARKER, page)

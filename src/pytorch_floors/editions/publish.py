@@ -1,6 +1,6 @@
 """Publish an edition: a strict build deployed with mike into `gh-pages`, then the root 404.
 
-    python -m pytorch_floors.publish 2026.12 [--push] [--remote origin] [--branch gh-pages]
+    python -m pytorch_floors publish 2026.12 [--push] [--remote origin] [--branch gh-pages]
 
 (`make publish EDITION=2026.12 [PUSH=1]`.) In the project's git repository it:
 
@@ -18,7 +18,7 @@
    cache (`unmeasured`), else the edition is not published;
 4. prints the deployed edition's handouts with headless Chromium and commits them, with the
    course packs rewritten to hold each floor's PDF, into the edition's folder (`write_edition_handouts`);
-5. commits the root `404.html` (`pytorch_floors.root404`), rendered for the editions now published;
+5. commits the root `404.html` (`pytorch_floors.editions.root404`), rendered for the editions now published;
 6. with `--push`, pushes the branch. Without it, nothing leaves the machine.
 
 Steps 4 and 5 write the branch with git plumbing (a scratch index), never checking it out. If any
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import json
 import os
 import re
@@ -36,18 +37,19 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
-from mkdocs.config import load_config
-
-from pytorch_floors import scratch as scratch_names
-from pytorch_floors.changes import MANIFEST_NAME, load_edition_manifest
-from pytorch_floors.course_pack import PACK_DIR
-from pytorch_floors.handouts import HANDOUT_DIR, print_and_pack
-from pytorch_floors.root404 import layout_from, redirect_urls, render_root_404
+from pytorch_floors.editions.course_pack import PACK_DIR
+from pytorch_floors.editions.handouts import HANDOUT_DIR, print_and_pack
+from pytorch_floors.editions.manifest import MANIFEST_NAME, load_edition_manifest
+from pytorch_floors.editions.root404 import layout_from, redirect_urls, render_root_404
+from pytorch_floors.editions.verify import verify_site
+from pytorch_floors.execution.process import scratch as scratch_names
 
 __all__ = [
+    "SiteFacts",
     "main",
     "parse_edition",
     "publish",
@@ -144,6 +146,13 @@ def _git(
     return done
 
 
+def _git_bytes(repo: Path, *args: str) -> bytes:
+    done = subprocess.run(["git", *args], cwd=repo, capture_output=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)} failed in {repo}:\n{done.stderr.decode(errors='replace').strip()}")
+    return done.stdout
+
+
 def _has_ref(repo: Path, ref: str) -> bool:
     return _git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False).returncode == 0
 
@@ -164,29 +173,50 @@ def published_versions(repo: Path, ref: str) -> list[dict[str, object]]:
     return loaded
 
 
-def write_root_404(repo: Path, branch: str, config_file: Path) -> bool:
+@dataclass(frozen=True)
+class SiteFacts:
+    """What publishing needs of the site's `mkdocs.yml`.
+
+    Attributes:
+        config_file: The file they were read from.
+        site_name: The site's name.
+        site_url: The site's root URL.
+        latest: The alias the newest edition is published under (`extra.version.default`).
+        redirect_maps: The redirects plugin's old page -> new page.
+        overrides: The theme's overrides folder (it holds the root 404's template), if any.
+    """
+
+    config_file: Path
+    site_name: str
+    site_url: str
+    latest: str
+    redirect_maps: Mapping[str, str]
+    overrides: Path | None
+
+
+def write_root_404(repo: Path, branch: str, site: SiteFacts) -> bool:
     """Commit the root `404.html` on the publishing branch for the editions it holds.
 
     Args:
         repo: The git repository.
         branch: The publishing branch.
-        config_file: The site's `mkdocs.yml` (site name and URL, redirect maps, the `latest` alias).
+        site: The site's facts from `mkdocs.yml` (name and URL, redirect maps, the `latest` alias).
 
     Returns:
         Whether a commit was made (`False` when the branch already holds this very page).
     """
-    config = load_config(config_file=str(config_file))
-    redirects = config.plugins["redirects"].config["redirect_maps"] if "redirects" in config.plugins else {}
     layout = layout_from(
-        site_name=config.site_name,
-        site_url=config.site_url or "/",
-        latest=config.extra["version"]["default"],
+        site_name=site.site_name,
+        site_url=site.site_url,
+        latest=site.latest,
         versions_json=published_versions(repo, branch),
-        redirects=redirect_urls(redirects),
+        redirects=redirect_urls(site.redirect_maps),
     )
-    if config.theme.custom_dir is None:
-        raise ValueError(f"{config_file}: theme.custom_dir must name the overrides folder holding the 404 template")
-    html = render_root_404(layout, Path(config.theme.custom_dir))
+    if site.overrides is None:
+        raise ValueError(
+            f"{site.config_file}: theme.custom_dir must name the overrides folder holding the 404 template"
+        )
+    html = render_root_404(layout, site.overrides)
     blob = _git(repo, "hash-object", "-w", "--stdin", stdin=html).stdout.strip()
     message = f"Root 404.html for editions {', '.join(layout.versions)} (latest: {layout.latest_version})"
     return _commit_blobs(repo, branch, {"404.html": blob}, message)
@@ -273,6 +303,13 @@ def _refuse_unmeasured_build(repo: Path, branch: str, edition: str) -> None:
     problem = unmeasured(json.loads(shown.stdout))
     if problem is not None:
         raise ValueError(f"edition {edition} is not measured: {problem}")
+    with tempfile.TemporaryDirectory(prefix=scratch_names.prefix("verify")) as scratch:
+        tree = _git_bytes(repo, "archive", "--format=tar", branch, edition)
+        with tarfile.open(fileobj=io.BytesIO(tree)) as archive:
+            archive.extractall(scratch, filter="data")
+        check = verify_site(Path(scratch) / edition)
+    if not check.passed:
+        raise ValueError(f"edition {edition} is not verified: " + "; ".join(check.problems))
 
 
 def _set_back(repo: Path, branch: str, before: str) -> None:
@@ -284,12 +321,21 @@ def _set_back(repo: Path, branch: str, before: str) -> None:
     print(f"publish: {branch} set back to {before or 'nothing (it did not exist)'}", file=sys.stderr, flush=True)
 
 
-def publish(edition: str, *, repo: Path, push: bool = False, remote: str = "origin", branch: str = "gh-pages") -> None:
+def publish(
+    edition: str,
+    *,
+    repo: Path,
+    read_site: Callable[[Path], SiteFacts],
+    push: bool = False,
+    remote: str = "origin",
+    branch: str = "gh-pages",
+) -> None:
     """Deploy the site in `repo` as a frozen edition, move `latest` to it and write the root 404.
 
     Args:
         edition: The edition's name, `YYYY.MM`.
         repo: The project's git repository (holds `mkdocs.yml`).
+        read_site: Reads the facts of a `mkdocs.yml` (the plugin's `read_site_facts`: MkDocs reads it).
         push: Push the branch to `remote` when done (and fetch it first).
         remote: The git remote.
         branch: The publishing branch.
@@ -299,13 +345,13 @@ def publish(edition: str, *, repo: Path, push: bool = False, remote: str = "orig
     """
     parse_edition(edition)
     _refuse_unmeasured_settings(os.environ)
-    for kind in ("publish", "handouts", "previous"):
+    for kind in ("publish", "handouts", "previous", "verify"):
         scratch_names.sweep(kind)  # what a killed publish left behind
     if push:
         _fetch(repo, remote, branch)
     _refuse_dirty_tree(repo)
-    config_file = repo / "mkdocs.yml"
-    latest = load_config(config_file=str(config_file)).extra["version"]["default"]
+    site = read_site(repo / "mkdocs.yml")
+    latest = site.latest
     for ref in (branch, f"{remote}/{branch}"):
         versions = published_versions(repo, ref)
         if any(entry["version"] == edition for entry in versions):
@@ -336,7 +382,7 @@ def publish(edition: str, *, repo: Path, push: bool = False, remote: str = "orig
         _refuse_unmeasured_build(repo, branch, edition)
         handouts = write_edition_handouts(repo, branch, edition)
         print(f"publish: {len(handouts)} handouts and course packs committed in {edition}/ on {branch}", flush=True)
-        wrote = write_root_404(repo, branch, config_file)
+        wrote = write_root_404(repo, branch, site)
         print(f"publish: root 404.html {'committed' if wrote else 'unchanged'} on {branch}", flush=True)
     except BaseException:
         _set_back(repo, branch, before)
@@ -346,9 +392,17 @@ def publish(edition: str, *, repo: Path, push: bool = False, remote: str = "orig
         print(f"publish: pushed {branch} to {remote}", flush=True)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Command line: `python -m pytorch_floors.publish EDITION [--push]`."""
-    parser = argparse.ArgumentParser(prog="python -m pytorch_floors.publish", description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None, *, read_site: Callable[[Path], SiteFacts]) -> int:
+    """Command line: `python -m pytorch_floors publish EDITION [--push]`.
+
+    Args:
+        argv: Arguments (default: `sys.argv[1:]`).
+        read_site: Reads the facts of a `mkdocs.yml`.
+
+    Returns:
+        The exit status.
+    """
+    parser = argparse.ArgumentParser(prog="python -m pytorch_floors publish", description=__doc__.splitlines()[0])
     parser.add_argument("edition", help="the edition to publish, YYYY.MM")
     parser.add_argument("--push", action="store_true", help="fetch the publishing branch first and push it at the end")
     parser.add_argument("--remote", default="origin")
@@ -356,13 +410,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repo", type=Path, default=Path.cwd(), help="the project's git repository (default: here)")
     args = parser.parse_args(argv)
     try:
-        publish(args.edition, repo=args.repo.resolve(), push=args.push, remote=args.remote, branch=args.branch)
+        publish(
+            args.edition,
+            repo=args.repo.resolve(),
+            read_site=read_site,
+            push=args.push,
+            remote=args.remote,
+            branch=args.branch,
+        )
     except (ValueError, RuntimeError, subprocess.CalledProcessError) as error:
         # mike and mkdocs have printed their own account above; this line says which step stopped.
         print(f"publish: {args.edition} not published: {error}", file=sys.stderr)
         return 1
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

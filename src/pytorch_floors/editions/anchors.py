@@ -9,15 +9,14 @@ before the renamed section, so the old link still lands there without JavaScript
 Removing a page needs a redirect (`redirect_maps` of mkdocs-redirects), which writes
 an HTML page at the old URL. Each heading's link-and-cite control lives in `section_cite`.
 
-Run `python -m pytorch_floors.anchors update` after a strict build to append new
-anchors to the lock, and `python -m pytorch_floors.anchors check` to compare.
+Run `python -m pytorch_floors anchors update` after a strict build to append new
+anchors to the lock, and `python -m pytorch_floors anchors check` to compare.
 """
 
 from __future__ import annotations
 
 import argparse
 import re
-import sys
 from collections.abc import Iterable
 from html import escape
 from pathlib import Path
@@ -208,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     Returns:
         The exit status.
     """
-    parser = argparse.ArgumentParser(prog="python -m pytorch_floors.anchors", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m pytorch_floors anchors", description=main.__doc__)
     parser.add_argument("command", choices=["update", "check"])
     parser.add_argument("--site", type=Path, default=Path("site"), help="the built site (default: site)")
     parser.add_argument("--lock", type=Path, default=Path("anchors.lock"), help="the lock file")
@@ -223,7 +222,3 @@ def main(argv: list[str] | None = None) -> int:
     for entry in missing:
         print(f"missing: {entry}")
     return 1 if missing else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

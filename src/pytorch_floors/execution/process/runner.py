@@ -31,9 +31,9 @@ from multiprocessing import forkserver
 from multiprocessing.context import ForkServerContext, SpawnContext
 from typing import Any
 
-from pytorch_floors.execution import worker
-from pytorch_floors.execution.sandbox import block_environment
-from pytorch_floors.execution.worker import BlockRequest, kill_descendants
+from pytorch_floors.execution.process import worker
+from pytorch_floors.execution.process.sandbox import block_environment
+from pytorch_floors.execution.process.worker import BlockRequest, kill_descendants
 
 __all__ = [
     "START_METHOD",
@@ -127,7 +127,7 @@ def fork_server() -> ForkServerContext | SpawnContext:
     if _context is None:
         if start_method() == "forkserver":
             server = multiprocessing.get_context("forkserver")
-            server.set_forkserver_preload(["torch", "pytorch_floors.execution.worker"])
+            server.set_forkserver_preload(["torch", "pytorch_floors.execution.process.worker"])
             _context = server
         else:
             _context = multiprocessing.get_context("spawn")

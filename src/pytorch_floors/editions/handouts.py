@@ -1,6 +1,6 @@
 """Print and PDF handouts: Part 0 and each floor as a PDF, and the whole edition as one PDF with contents.
 
-`make pdf` builds the site, then runs `python -m pytorch_floors.handouts`, which serves the
+`make pdf` builds the site, then runs `python -m pytorch_floors handouts`, which serves the
 built site on 127.0.0.1 (a free port), opens each page in headless Debian Chromium and
 prints it with the site's print stylesheet (`docs/stylesheets/print.css`). Requests to any
 other host are refused, so printing needs no network. The PDFs land in the site's `pdf/`
@@ -16,7 +16,6 @@ import functools
 import http.server
 import os
 import shutil
-import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,12 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from jinja2 import Environment, FileSystemLoader, select_autoescape
-
-from pytorch_floors.anchors import page_url
-from pytorch_floors.citation import edition as current_edition
-from pytorch_floors.course_pack import PACK_DIR, pack_filename, write_packs
+from pytorch_floors.editions.anchors import page_url
+from pytorch_floors.editions.course_pack import PACK_DIR, pack_filename, write_packs
 from pytorch_floors.floors import FLOORS, MAP_PAGE, MAP_TITLE, floor_for_page
+from pytorch_floors.render.citation import edition as current_edition
+from pytorch_floors.render.templates import template
 
 if TYPE_CHECKING:
     from playwright.sync_api import Route
@@ -63,7 +61,6 @@ CHROMIUM_ARGS = [
 """Headless Chromium without network chatter, as the handouts and the browser tests launch it."""
 # Margins of the printed page; print.css's @page matches them for the browser's own Print.
 MARGINS = {"top": "14mm", "bottom": "16mm", "left": "13mm", "right": "13mm"}
-_TEMPLATES = Path(__file__).parent / "templates"
 
 
 @dataclass(frozen=True)
@@ -131,10 +128,6 @@ def handout_context(src_uri: str, from_url: str) -> dict[str, str] | None:
     return None  # a floor's lab page: the lab is not a handout
 
 
-def _environment() -> Environment:
-    return Environment(loader=FileSystemLoader(_TEMPLATES), autoescape=select_autoescape(["html"]))
-
-
 def cite_links_html(from_url: str) -> str:
     """The Cite page's list of PDFs: the whole edition, Part 0 and every floor.
 
@@ -146,7 +139,7 @@ def cite_links_html(from_url: str) -> str:
     """
     links = [(item.title, _relative(f"{HANDOUT_DIR}/{item.filename}", from_url)) for item in handouts()]
     edition = _relative(f"{HANDOUT_DIR}/{EDITION_PDF}", from_url)
-    return _environment().get_template("handout_links.html").render(edition=edition, links=links)
+    return template("handout_links.html").render(edition=edition, links=links)
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -176,7 +169,7 @@ def serve(site_dir: Path) -> Iterator[str]:
 
 
 def _contents_html(edition: str, entries: list[tuple[str, int]]) -> str:
-    return _environment().get_template("handout_contents.html").render(edition=edition, entries=entries)
+    return template("handout_contents.html").render(edition=edition, entries=entries)
 
 
 def print_handouts(site_dir: Path, *, paper: str = "A4", chromium: str | None = None, edition: str = "") -> list[Path]:
@@ -292,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     Returns:
         The exit status.
     """
-    parser = argparse.ArgumentParser(prog="python -m pytorch_floors.handouts", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m pytorch_floors handouts", description=main.__doc__)
     parser.add_argument("--site", type=Path, default=Path("site"), help="the built site (default: site)")
     parser.add_argument("--paper", default="A4", choices=["A4", "Letter"], help="paper size (default: A4)")
     parser.add_argument("--chromium", help="the browser (default: chromium on the PATH)")
@@ -308,7 +301,3 @@ def main(argv: list[str] | None = None) -> int:
     for path in packs:
         print(f"{path}: {path.stat().st_size / 1024:.0f} KiB")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -8,31 +8,28 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
 import jupytext
 import nbformat
-from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.exceptions import PluginError
-from mkdocs.structure.pages import Page
-from mkdocs.utils import get_relative_url
 
+from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.cache import machine_fingerprint
 from pytorch_floors.execution.facts import TorchFacts
 from pytorch_floors.execution.imports import sources_digest
 from pytorch_floors.floors import FLOORS, Floor, floor_for_page
-from pytorch_floors.lab_cells import student_notebook
-from pytorch_floors.lab_install import install_line
-from pytorch_floors.lab_kernel import PROJECT_DIR, keep_going
-from pytorch_floors.lab_launch import Launch, download_box, notebook_names, with_install_cell
-from pytorch_floors.section_cite import published_edition
+from pytorch_floors.labs.cells import student_notebook
+from pytorch_floors.labs.install import install_line
+from pytorch_floors.labs.kernel import PROJECT_DIR
+from pytorch_floors.labs.launch import Launch, download_box, notebook_names, with_install_cell
+from pytorch_floors.render.headings import published_edition
+from pytorch_floors.render.urls import relative_url
 
 __all__ = [
-    "configure_jupyter",
     "finish_lab_page",
     "fold_answers",
+    "jupyter_cache_dir",
     "jupyter_environment",
     "lab_failure_banner",
     "labs_fingerprint",
@@ -108,23 +105,19 @@ def labs_fingerprint(project_dir: Path, docs_dir: Path, facts: TorchFacts | None
     }
 
 
-def configure_jupyter(
-    config: MkDocsConfig,
+def jupyter_cache_dir(
     project_dir: Path,
+    docs_dir: Path,
     cache_root: Path,
     facts: TorchFacts | None = None,
-    *,
-    serving: bool = False,
-) -> None:
-    """Key mkdocs-jupyter's cache on the environment and give executed cells a time limit.
+) -> Path:
+    """Where mkdocs-jupyter keeps this environment's executed labs: a folder keyed on the environment.
 
     mkdocs-jupyter keys its cache on the notebook file and render options only, so a
     torch upgrade or a change in a module a lab imports would reuse stale outputs. Pointing its
-    cache at a directory named after [`labs_fingerprint`][pytorch_floors.labs.labs_fingerprint]
+    cache at a directory named after [`labs_fingerprint`][pytorch_floors.labs.notebooks.labs_fingerprint]
     (torch, Python, CPU, accelerator, the labs' imports, the pinned versions) makes any of
     those changes a cache miss.
-    `FLOORS_EXEC=off` (the render-only build) turns notebook execution off too, and
-    `FLOORS_EXEC_ONLY` leaves the labs it does not match unexecuted, as it does proofs.
     Labs execute with `lab_kernel.LabExecutePreprocessor` (named in the nbconvert configuration): a
     kernel with a proof's narrow environment, and outputs scrubbed of machine paths.
     The per-cell time limit and the code cells' `<code>` element come from
@@ -134,31 +127,20 @@ def configure_jupyter(
     `JUPYTER_PATH`; the rendered pages are cached, so the cache is keyed on that folder too.
 
     Args:
-        config: The MkDocs configuration (after plugins are loaded).
         project_dir: The project root.
+        docs_dir: The site's pages.
         cache_root: The build's cache directory (`.cache` unless `FLOORS_CACHE_DIR` says otherwise).
         facts: The build's torch facts, if it has them (asking a block's process again costs a second).
-        serving: This is `mkdocs serve`: a lab's failing cell is shown on its page and recorded
-            (`lab_kernel.keep_going`), and the server goes on serving, as it does for a failing proof.
+
+    Returns:
+        The folder to give mkdocs-jupyter as its `cache_dir`.
     """
-    plugin = config.plugins.get(PLUGIN)
-    if plugin is None:
-        return
     jupyter_dir = project_dir / JUPYTER_DIR
-    fingerprint = labs_fingerprint(project_dir, Path(config.docs_dir), facts)
+    fingerprint = labs_fingerprint(project_dir, docs_dir, facts)
     key = hashlib.sha256(json.dumps(fingerprint, sort_keys=True).encode())
     for path in sorted(p for p in jupyter_dir.rglob("*") if p.is_file()):
         key.update(path.relative_to(jupyter_dir).as_posix().encode() + b"\0" + path.read_bytes())
-    digest = key.hexdigest()[:16]
-    if os.environ.get("FLOORS_EXEC", "on") == "off":
-        plugin.config["execute"] = False
-    only = os.environ.get("FLOORS_EXEC_ONLY")
-    if only:
-        skipped = [floor.lab for floor in FLOORS if not fnmatch(floor.lab, only)]
-        plugin.config["execute_ignore"] = [*plugin.config.get("execute_ignore", []), *skipped]
-    keep_going(serving)
-    plugin.config["cache_dir"] = str(cache_root / "mkdocs-jupyter" / digest)
-    os.environ.update(jupyter_environment(jupyter_dir, os.environ))
+    return cache_root / "mkdocs-jupyter" / key.hexdigest()[:16]
 
 
 def lab_failure_banner(failure: str) -> str:
@@ -177,9 +159,9 @@ def lab_failure_banner(failure: str) -> str:
     )
 
 
-def _lab_floor(page: Page) -> Floor | None:
-    floor = floor_for_page(page.file.src_uri)
-    return floor if floor is not None and page.file.src_uri == floor.lab else None
+def _lab_floor(src_uri: str) -> Floor | None:
+    floor = floor_for_page(src_uri)
+    return floor if floor is not None and src_uri == floor.lab else None
 
 
 def _plain(html: str) -> str:
@@ -209,13 +191,12 @@ def _stable_heading_ids(html: str) -> str:
     return _TOC_LINK.sub(relink, html)
 
 
-def _install_line(page: Page, launch: Launch) -> str:
+def _install_line(src_uri: str, lab: str, launch: Launch) -> str:
     """The pinned `pip install` line of the packages the lab imports; a loud failure if one is not pinned."""
     try:
-        lab = Path(page.file.abs_src_path or "").read_text(encoding="utf-8")
         return install_line(lab, launch.requirements.read_text(encoding="utf-8"), launch.owners)
     except LookupError as error:
-        raise PluginError(f"docs/{page.file.src_uri}: {error}") from None
+        raise FloorsError(f"docs/{src_uri}: {error}") from None
 
 
 _DIV_TAG = re.compile(r"<div\b|</div>")
@@ -254,12 +235,12 @@ def fold_answers(notebook_html: str) -> str:
     return _fold(notebook_html, _OUTPUTS, "Output: open it after you have predicted", skip=1)
 
 
-def _download_box(floor: Floor, page: Page, launch: Launch) -> str:
-    source = Path(page.file.abs_src_path or "").read_text(encoding="utf-8")
-    return download_box(floor, _install_line(page, launch), source, published_edition(), launch)
+def _download_box(floor: Floor, source: Path, launch: Launch) -> str:
+    lab = source.read_text(encoding="utf-8")
+    return download_box(floor, _install_line(floor.lab, lab, launch), lab, published_edition(), launch)
 
 
-def finish_lab_page(output: str, page: Page, launch: Launch) -> str:
+def finish_lab_page(output: str, *, src_uri: str, source: Path, page_url: str, launch: Launch) -> str:
     """Post-process a rendered lab page (called for every page; others pass through).
 
     On a lab page (a floor's `labs/N-slug.py`), this
@@ -277,24 +258,26 @@ def finish_lab_page(output: str, page: Page, launch: Launch) -> str:
 
     Args:
         output: The page's final HTML.
-        page: The page.
+        src_uri: The page's source, relative to `docs/` (`labs/4-dispatcher.py`).
+        source: The page's source file.
+        page_url: The page's URL, relative to the site.
         launch: The build's launch settings (repository, kept run times, records).
 
     Returns:
         The HTML to write.
     """
-    floor = _lab_floor(page)
+    floor = _lab_floor(src_uri)
     if floor is None or "jupyter-wrapper" not in output:
         return output
 
     start = output.find("<article")
     end = output.find("</article>", start)
     article = output[start:end]
-    notebook = fold_answers(article).replace("</h1>", "</h1>" + _download_box(floor, page, launch), 1)
+    notebook = fold_answers(article).replace("</h1>", "</h1>" + _download_box(floor, source, launch), 1)
     output = output[:start] + notebook + output[end:]
     if LABS_CSS not in output:
         output = output.replace(
-            "</head>", f'<link rel="stylesheet" href="{get_relative_url(LABS_CSS, page.url)}"></head>', 1
+            "</head>", f'<link rel="stylesheet" href="{relative_url(LABS_CSS, page_url)}"></head>', 1
         )
     return _stable_heading_ids(output)
 
@@ -313,7 +296,7 @@ def _notebook(lab: Any, floor: Floor, *, student: bool, install: str) -> str:
     return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def publish_notebooks(config: MkDocsConfig, launch: Launch) -> None:
+def publish_notebooks(site_dir: Path, docs_dir: Path, launch: Launch) -> None:
     """Write each lab as two downloadable `.ipynb` files into the built site.
 
     For each floor whose lab exists, the percent-format source is converted with jupytext into
@@ -323,11 +306,10 @@ def publish_notebooks(config: MkDocsConfig, launch: Launch) -> None:
     as `labs/N-slug/N-slug-solutions.ipynb` (`lab_launch.notebook_names`).
 
     Args:
-        config: The MkDocs configuration.
+        site_dir: The built site.
+        docs_dir: The site's pages.
         launch: The build's launch settings (where the pinned versions are read).
     """
-    site_dir = Path(config.site_dir)
-    docs_dir = Path(config.docs_dir)
     for floor in FLOORS:
         source = docs_dir / floor.lab
         if not source.is_file():

@@ -18,7 +18,7 @@ import zipfile
 from pathlib import Path
 
 from pytorch_floors.floors import FLOORS, Floor
-from pytorch_floors.lab_launch import notebook_names
+from pytorch_floors.labs.launch import notebook_names
 
 __all__ = ["PACK_DIR", "pack_filename", "pack_members", "write_packs"]
 

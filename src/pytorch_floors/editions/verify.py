@@ -1,0 +1,183 @@
+"""A guard against a site built without its proofs: every page marked by the plugin, every block recorded.
+
+A static-site engine that does not know the `floors` plugin (Zensical skips unknown plugins
+without a word) would still build every page, with every proof shown as plain code and no output.
+`python -m pytorch_floors verify SITE_DIR` fails unless
+
+- the site has the build report the plugin writes (`build-report.json`);
+- every page carries the plugin's mark with that build's id (a page left from another build, or
+  rendered by a template the plugin never filled, has none);
+- every block and lab the build planned has exactly one record, none failed and none was skipped;
+- the report's totals agree with its records, and each page shows as many proofs as it planned.
+
+Redirect stubs (`mkdocs-redirects`) are counted apart: no template renders them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["MARK", "SiteCheck", "verify_site"]
+
+MARK = "pytorch-floors-build"
+"""The `<meta name=…>` every page of a floors build carries; its content is the build's id."""
+
+_MARK = re.compile(r'<meta name="' + MARK + r'" content="([0-9a-f]+)">')
+_REDIRECT = re.compile(r'<meta http-equiv="refresh"')
+_FRAME = '<div class="floors-proof"'
+_SHOWN = 10
+
+
+@dataclass
+class SiteCheck:
+    """What `verify_site` found.
+
+    Attributes:
+        pages: HTML pages checked (redirect stubs apart).
+        redirects: Redirect stubs.
+        blocks: Blocks and labs planned.
+        claims: Claims the report lists.
+        problems: Each thing that is wrong, in words; none when the site passes.
+    """
+
+    pages: int = 0
+    redirects: int = 0
+    blocks: int = 0
+    claims: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        """No problem found."""
+        return not self.problems
+
+    def summary(self) -> str:
+        """One line for a log."""
+        counts = (
+            f"{self.pages} pages (and {self.redirects} redirects), {self.blocks} planned blocks and labs, "
+            f"{self.claims} claims"
+        )
+        if self.passed:
+            return f"verified: {counts}; every page marked by the floors plugin, every block recorded"
+        return f"NOT verified ({len(self.problems)} problems): {counts}"
+
+
+def _listed(problems: list[str], what: str, items: list[str]) -> None:
+    if items:
+        shown = ", ".join(items[:_SHOWN]) + (f" and {len(items) - _SHOWN} more" if len(items) > _SHOWN else "")
+        problems.append(f"{len(items)} {what}: {shown}")
+
+
+def _page_html(site: Path, src_uri: str) -> Path:
+    """The built page of a source page (`floors/4-dispatcher.md` -> `floors/4-dispatcher/index.html`)."""
+    stem = src_uri.rsplit(".", 1)[0]
+    if stem == "index" or stem.endswith("/index"):
+        return site / stem.removesuffix("index") / "index.html"
+    return site / stem / "index.html"
+
+
+def _report(site: Path, check: SiteCheck) -> dict[str, Any] | None:
+    path = site / "build-report.json"
+    if not path.is_file():
+        check.problems.append(
+            "no build-report.json: the floors plugin did not run (an engine that skips unknown plugins builds this way)"
+        )
+        return None
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        check.problems.append(f"build-report.json cannot be read: {error}")
+        return None
+    if not isinstance(report, dict) or not isinstance(report.get("build"), dict):
+        check.problems.append("build-report.json has no `build` section: a report of another version of the plugin")
+        return None
+    return report
+
+
+def _check_marks(site: Path, build_id: str, check: SiteCheck) -> None:
+    unmarked, foreign = [], []
+    for path in sorted(site.rglob("*.html")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if _REDIRECT.search(text) and len(text) < 2048:
+            check.redirects += 1
+            continue
+        check.pages += 1
+        found = _MARK.search(text)
+        name = path.relative_to(site).as_posix()
+        if found is None:
+            unmarked.append(name)
+        elif found[1] != build_id:
+            foreign.append(name)
+    _listed(check.problems, "pages without the floors plugin's mark", unmarked)
+    _listed(check.problems, "pages marked by another build than the report's", foreign)
+
+
+def _check_records(site: Path, report: dict[str, Any], check: SiteCheck) -> None:
+    planned = Counter((entry["page"], entry["block_id"]) for entry in report["build"].get("planned", []))
+    blocks = report.get("blocks", [])
+    recorded = Counter((block["page"], block["block_id"]) for block in blocks)
+    check.blocks = sum(planned.values())
+    _listed(check.problems, "planned blocks without a record", sorted(f"{p} › {b}" for p, b in planned - recorded))
+    _listed(check.problems, "records of blocks never planned", sorted(f"{p} › {b}" for p, b in recorded - planned))
+    _listed(
+        check.problems,
+        "blocks recorded more than once",
+        sorted(f"{p} › {b}" for (p, b), n in recorded.items() if n > 1),
+    )
+    for status in ("failed", "skipped"):
+        _listed(
+            check.problems,
+            f"blocks {status}",
+            [f"{b['page']} › {b['block_id']}" for b in blocks if b["status"] == status],
+        )
+    totals = report.get("totals", {})
+    statuses = Counter(block["status"] for block in blocks)
+    expected = {"blocks": len(blocks), **{s: statuses.get(s, 0) for s in ("ran", "cached", "skipped", "failed")}}
+    claims = report.get("claims", [])
+    check.claims = len(claims)
+    outcomes = Counter(claim["outcome"] for claim in claims)
+    expected |= {
+        "claims": len(claims),
+        "claims_held": outcomes.get("held", 0),
+        "claims_not_held": outcomes.get("missed", 0),
+        "claims_not_applicable": outcomes.get("not applicable", 0),
+    }
+    wrong = [
+        f"{key} {totals.get(key)!r} (the records count {value})"
+        for key, value in expected.items()
+        if totals.get(key) != value
+    ]
+    _listed(check.problems, "totals that disagree with the records", wrong)
+    frames = Counter(page for page, _ in planned.elements() if page.endswith(".md"))
+    shown_wrong = []
+    for page, count in sorted(frames.items()):
+        html = _page_html(site, page)
+        shown = html.read_text(encoding="utf-8").count(_FRAME) if html.is_file() else 0
+        if shown != count:
+            shown_wrong.append(f"{page} shows {shown} of {count}")
+    _listed(check.problems, "pages that do not show every proof they planned", shown_wrong)
+
+
+def verify_site(site: Path) -> SiteCheck:
+    """Check a built site for the marks of a complete floors build.
+
+    Args:
+        site: The built site's folder.
+
+    Returns:
+        What was checked and every problem found.
+    """
+    check = SiteCheck()
+    if not (site / "index.html").is_file():
+        check.problems.append(f"{site} is not a built site (no index.html)")
+        return check
+    report = _report(site, check)
+    _check_marks(site, report["build"]["id"] if report else "", check)
+    if report is not None:
+        _check_records(site, report, check)
+    return check

@@ -1,0 +1,1 @@
+"""How a block's process starts, is isolated and is killed as a group."""

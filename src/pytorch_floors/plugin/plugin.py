@@ -1,0 +1,192 @@
+"""The `floors` MkDocs plugin: MkDocs' events, handed to a fresh build object for every build.
+
+Listed under `plugins:` in `mkdocs.yml` (declared as the `floors` entry point in
+`pyproject.toml`); its options are [`FloorsConfig`][pytorch_floors.plugin.config.FloorsConfig].
+
+The plugin holds no state of a build itself: `on_config` creates a
+[`SiteBuild`][pytorch_floors.plugin.build.SiteBuild], which owns the engine, the records and
+everything else one build gathers, and the other events hand over to it. MkDocs keeps one
+plugin object for the whole process (it has `on_startup`), so under `mkdocs serve`, or two
+builds in one process, nothing of one build reaches the next.
+
+When a file of this package changed since the process imported it (an edit under `mkdocs serve`),
+`mkdocs serve` starts again in the same process (`execv`, the same command line): the build, its
+templates and the proof server all import the new code, and no module is ever dropped from
+`sys.modules` by hand. The browser's live reload reconnects to the new server on its own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal, cast
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import Files
+from mkdocs.structure.nav import Navigation
+from mkdocs.structure.pages import Page
+from mkdocs.utils.templates import TemplateContext
+
+from pytorch_floors.errors import FloorsError
+from pytorch_floors.execution.process.runner import StartMethodError, end_all, start_method
+from pytorch_floors.plugin.build import SiteBuild
+from pytorch_floors.plugin.config import FloorsConfig, Settings
+
+__all__ = ["FloorsPlugin", "package_state"]
+
+log = logging.getLogger("mkdocs.plugins.pytorch_floors")
+
+_PACKAGE_DIR = Path(__file__).resolve().parent.parent
+
+
+def package_state() -> dict[str, tuple[int, int]]:
+    """Each file of this package with its modification time and size: what its imported modules were read from.
+
+    Returns:
+        Path relative to the package -> `(mtime_ns, size)`.
+    """
+    return {
+        path.relative_to(_PACKAGE_DIR).as_posix(): (path.stat().st_mtime_ns, path.stat().st_size)
+        for path in sorted(_PACKAGE_DIR.rglob("*"))
+        if path.is_file() and "__pycache__" not in path.parts
+    }
+
+
+def restart_serve(site_dir: str) -> None:
+    """Start this `mkdocs serve` again, in place, so every module is imported from the edited files.
+
+    Args:
+        site_dir: The site folder `mkdocs serve` made for itself; removed first, as its own exit
+            would have (only a folder under the temporary directory that MkDocs names `mkdocs_*`).
+    """
+    end_all()
+    site = Path(site_dir)
+    if site.parent == Path(tempfile.gettempdir()) and site.name.startswith("mkdocs_"):
+        shutil.rmtree(site, ignore_errors=True)
+    for handler in logging.getLogger().handlers:
+        handler.flush()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(sys.executable, [sys.executable, *sys.orig_argv[1:]])
+
+
+class FloorsPlugin(BasePlugin[FloorsConfig]):  # type: ignore[no-untyped-call]  # MkDocs' Config is untyped
+    """Runs the site's proofs and fills navigation, titles, gauge and reports from the floor registry."""
+
+    def __init__(self) -> None:
+        """Start with no build; remember which files the package's modules were imported from."""
+        self.serving = False
+        self._loaded = package_state()
+        self._build: SiteBuild | None = None
+
+    @property
+    def build(self) -> SiteBuild:
+        """The build in progress.
+
+        Raises:
+            RuntimeError: If an event arrives before `on_config` created the build.
+        """
+        if self._build is None:
+            raise RuntimeError("the floors plugin received a build event before on_config")
+        return self._build
+
+    def on_startup(self, *, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
+        """Remember whether this is `mkdocs serve`: there a failed proof shows a banner instead of stopping."""
+        self.serving = command == "serve"
+
+    def on_shutdown(self) -> None:
+        """End every block process still running, with everything it started (`mkdocs serve` stopped mid-build)."""
+        end_all()
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        """Start a new build, with its own engine, and register the executed fence bound to it.
+
+        Raises:
+            PluginError: A platform or start method the engine cannot keep its guarantees under, or
+                anything the build refuses while it starts.
+        """
+        if self._build is not None:
+            self._build.close()
+            self._build = None
+        if self.serving and package_state() != self._loaded:
+            log.info("pytorch_floors changed on disk: mkdocs serve starts again, so the build runs the new code")
+            restart_serve(config.site_dir)
+        settings = Settings.of(self.config)
+        with _as_plugin_error():
+            if settings.execute:
+                start_method()  # before anything runs
+            self._build = SiteBuild(config, settings, serving=self.serving)
+        return config
+
+    def on_files(self, files: Files, config: MkDocsConfig) -> Files:
+        """Plan every executed block of the site and publish the proof scripts for download."""
+        with _as_plugin_error():
+            return self.build.on_files(files, config)
+
+    def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        """Start the page's proofs afresh; give floor pages their title and description from the registry."""
+        with _as_plugin_error():
+            return self.build.on_page_markdown(markdown, page, config)
+
+    def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        """Close the page's proof processes; stop the build if one of its proofs failed (except under serve)."""
+        with _as_plugin_error():
+            return self.build.on_page_content(html, page, config)
+
+    def on_page_context(
+        self, context: TemplateContext, /, *, page: Page, config: MkDocsConfig, nav: Navigation
+    ) -> TemplateContext:
+        """Hand the gauge and the provenance to the `floors-header` partial; fill the build report page."""
+        # MkDocs types the context as a TypedDict; the build adds its own keys for the theme's partials.
+        with _as_plugin_error():
+            return cast(TemplateContext, self.build.on_page_context(cast(dict[str, Any], context), page, config))
+
+    def on_template_context(
+        self, context: TemplateContext, /, *, template_name: str, config: MkDocsConfig
+    ) -> TemplateContext:
+        """Give the 404 page the whole building's gauge."""
+        with _as_plugin_error():
+            return cast(
+                TemplateContext, self.build.on_template_context(cast(dict[str, Any], context), template_name, config)
+            )
+
+    def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
+        """Refuse a page that leaks the build machine's absolute paths."""
+        with _as_plugin_error():
+            return self.build.on_post_page(output, page)
+
+    def on_post_build(self, config: MkDocsConfig) -> None:
+        """Write the build report and the manifest; end the build's processes."""
+        try:
+            with _as_plugin_error():
+                self.build.on_post_build(config)
+        finally:
+            self.build.close()
+
+    def on_build_error(self, error: Exception) -> None:
+        """End the build's processes when the build stops with an error."""
+        if self._build is not None:
+            self._build.close()
+
+
+@contextlib.contextmanager
+def _as_plugin_error() -> Iterator[None]:
+    """Turn the domain's refusals ([`FloorsError`][pytorch_floors.errors.FloorsError]) into MkDocs' own.
+
+    MkDocs prints a `PluginError` as one line and stops the build; any other exception is a bug, and
+    keeps its traceback.
+    """
+    try:
+        yield
+    except StartMethodError as error:
+        raise PluginError(f"floors: {error}") from None
+    except FloorsError as error:
+        raise PluginError(str(error)) from None

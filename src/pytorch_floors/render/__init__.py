@@ -1,0 +1,1 @@
+"""Turning the build's typed results into HTML: gauge, proof frame, citations, headings, listings."""

@@ -1,0 +1,108 @@
+"""The package's boundaries, read from its source: only `plugin/` imports the documentation engine's world,
+and no module imports itself back at run time."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from conftest import ROOT
+
+PACKAGE = ROOT / "src" / "pytorch_floors"
+ENGINE_WORLD = {"mkdocs", "markdown", "markdown_exec", "pymdownx", "material", "mkdocs_jupyter", "properdocs"}
+"""What only the plugin may import: the static-site engine, its Markdown and its plugins."""
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(tree: ast.AST, module: str, *, runtime_only: bool) -> set[str]:
+    """Every module `tree` imports; with `runtime_only`, only those imported when the module loads."""
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test) and runtime_only:
+                continue
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) and runtime_only:
+                continue
+            if isinstance(child, ast.Import):
+                found.update(alias.name for alias in child.names)
+            elif isinstance(child, ast.ImportFrom):
+                # The package imports absolutely (`from pytorch_floors.x import y`): a relative one would hide here.
+                assert child.level == 0, f"{module}:{child.lineno}: a relative import"
+                found.add(child.module or "")
+                found.update(f"{child.module}.{alias.name}" for alias in child.names)
+            visit(child)
+
+    visit(tree)
+    return found
+
+
+def _sources() -> dict[str, ast.Module]:
+    return {
+        _module_name(path): ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if "__pycache__" not in path.parts
+    }
+
+
+def test_only_the_plugin_imports_the_engines_world() -> None:
+    sources = _sources()
+    assert "pytorch_floors.plugin.plugin" in sources and "pytorch_floors.execution.engine" in sources
+    leaks = {
+        module: sorted(
+            name for name in _imports(tree, module, runtime_only=False) if name.split(".")[0] in ENGINE_WORLD
+        )
+        for module, tree in sources.items()
+        if not module.startswith("pytorch_floors.plugin")
+    }
+    leaks = {module: names for module, names in leaks.items() if names}
+    assert leaks == {}, f"only pytorch_floors.plugin may import {sorted(ENGINE_WORLD)}: {leaks}"
+    # The check can see an import: the plugin has them.
+    plugin_imports = _imports(
+        sources["pytorch_floors.plugin.plugin"], "pytorch_floors.plugin.plugin", runtime_only=False
+    )
+    assert any(name.startswith("mkdocs") for name in plugin_imports)
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for target in sorted(graph.get(node, ())):
+            if state.get(target) == 1:
+                return [*path[path.index(target) :], target]
+            if target not in state and (found := visit(target)):
+                return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+def _runtime_graph(sources: dict[str, ast.Module]) -> dict[str, set[str]]:
+    return {
+        module: {name for name in _imports(tree, module, runtime_only=True) if name in sources and name != module}
+        for module, tree in sources.items()
+    }
+
+
+def test_no_module_imports_itself_back_at_run_time() -> None:
+    graph = _runtime_graph(_sources())
+    assert sum(len(targets) for targets in graph.values()) > len(graph), "the graph holds the package's imports"
+    assert _cycle(graph) is None, f"an import cycle: {' -> '.join(_cycle(graph) or [])}"
+
+
+def test_the_cycle_check_finds_a_cycle() -> None:
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) is None
