@@ -387,7 +387,6 @@ class SiteBuild:
             return get_relative_url(file.url, page.url) if file else src
 
         context.update(page_gauges(page.file.src_uri, url_of))
-        context["floors_build_id"] = self.build_id
         context["floors_handout"] = handout_context(page.file.src_uri, page.url)
         context["floors_handout_links"] = self.settings.handouts
         # The page states what its outputs were measured on: for cached ones, the run that produced them.
@@ -410,7 +409,6 @@ class SiteBuild:
                 return f"{root}/{file.url if file else src}"
 
             context["floors_building"] = render_gauge(None, lambda f: absolute(f.page))
-            context["floors_build_id"] = self.build_id
             context["floors_provenance"] = None
         return context
 

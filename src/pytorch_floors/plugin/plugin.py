@@ -35,12 +35,13 @@ from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils.templates import TemplateContext
 
+from pytorch_floors.editions.verify import MARK
 from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.process.runner import StartMethodError, end_all, start_method
 from pytorch_floors.plugin.build import SiteBuild
 from pytorch_floors.plugin.config import FloorsConfig, Settings
 
-__all__ = ["FloorsPlugin", "package_state"]
+__all__ = ["FloorsPlugin", "mark_page", "package_state"]
 
 log = logging.getLogger("mkdocs.plugins.pytorch_floors")
 
@@ -58,6 +59,18 @@ def package_state() -> dict[str, tuple[int, int]]:
         for path in sorted(_PACKAGE_DIR.rglob("*"))
         if path.is_file() and "__pycache__" not in path.parts
     }
+
+
+def mark_page(html: str, build_id: str) -> str:
+    """The page with this build's mark first in its `<head>`, which `python -m pytorch_floors verify` looks for.
+
+    The plugin writes it, not a theme template: a build that skipped the plugin has no mark, whatever its theme.
+    """
+    head = html.find("<head>")
+    if head < 0:
+        return html  # not a page (a redirect stub is written by its plugin, without a template)
+    at = head + len("<head>")
+    return f'{html[:at]}<meta name="{MARK}" content="{build_id}">{html[at:]}'
 
 
 def restart_serve(site_dir: str) -> None:
@@ -159,9 +172,13 @@ class FloorsPlugin(BasePlugin[FloorsConfig]):  # type: ignore[no-untyped-call]  
             )
 
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
-        """Refuse a page that leaks the build machine's absolute paths."""
+        """Refuse a page that leaks the build machine's absolute paths; mark the page as this build's."""
         with _as_plugin_error():
-            return self.build.on_post_page(output, page)
+            return mark_page(self.build.on_post_page(output, page), self.build.build_id)
+
+    def on_post_template(self, output_content: str, template_name: str, config: MkDocsConfig) -> str:
+        """Mark the pages rendered from a template alone (the 404 page) as this build's."""
+        return mark_page(output_content, self.build.build_id) if template_name.endswith(".html") else output_content
 
     def on_post_build(self, config: MkDocsConfig) -> None:
         """Write the build report and the manifest; end the build's processes."""

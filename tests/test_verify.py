@@ -1,0 +1,107 @@
+"""`python -m pytorch_floors verify`: a site passes only as a complete build of the floors plugin."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import Build, FixtureSite
+from pytorch_floors.editions.verify import MARK, verify_site
+
+PROOF_PAGE = """\
+A sentence.
+
+```python exec="1" id="answer"
+--8<-- "snippets/answer.py"
+```
+"""
+
+
+ANSWER = '''"""The answer, printed."""
+
+print(6 * 7)
+'''
+
+
+def _verify(site: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytorch_floors", "verify", str(site)], capture_output=True, text=True, check=False
+    )
+
+
+@pytest.mark.slow
+def test_the_built_site_is_verified(built_site: Build) -> None:
+    done = _verify(built_site.site)
+    assert done.returncode == 0, done.stderr
+    check = verify_site(built_site.site)
+    report = json.loads((built_site.site / "build-report.json").read_text())
+    assert check.blocks == report["totals"]["blocks"] == len(report["blocks"]) > 0
+    assert check.claims == report["totals"]["claims"] > 0
+    assert check.pages > 1 and check.redirects >= 1
+
+
+@pytest.mark.build
+def test_a_site_built_without_the_plugin_fails(fixture_site: FixtureSite) -> None:
+    """As an engine that skips unknown plugins (Zensical) would build it: every page, no proof run."""
+    fixture_site.page("index.md", PROOF_PAGE)
+    fixture_site.write("snippets/answer.py", ANSWER)
+    fixture_site.write("mkdocs.yml", (fixture_site.root / "mkdocs.yml").read_text().replace("  - floors\n", "  []\n"))
+    assert "floors" not in (fixture_site.root / "mkdocs.yml").read_text()
+    built = fixture_site.build(strict=True)
+    assert built.returncode == 0, built.log
+    assert "6 * 7" in (built.site / "index.html").read_text(), "the proof is shown as code, never run"
+    done = _verify(built.site)
+    assert done.returncode == 1
+    assert "no build-report.json: the floors plugin did not run" in done.stderr
+    assert "pages without the floors plugin's mark" in done.stderr
+
+
+@pytest.mark.build
+def test_a_site_built_with_the_plugin_passes_and_each_kind_of_damage_fails(fixture_site: FixtureSite) -> None:
+    fixture_site.page("index.md", PROOF_PAGE)
+    fixture_site.write("snippets/answer.py", ANSWER)
+    built = fixture_site.build(strict=True, env={"FLOORS_EXEC_CACHE": "off"})
+    assert built.returncode == 0, built.log
+    site = built.site
+    assert verify_site(site).passed, verify_site(site).problems
+    report_path, page = site / "build-report.json", site / "index.html"
+    report, html = report_path.read_text(), page.read_text()
+
+    def problems_after(damage_report: str, damage_page: str) -> list[str]:
+        report_path.write_text(damage_report)
+        page.write_text(damage_page)
+        try:
+            return verify_site(site).problems
+        finally:
+            report_path.write_text(report)
+            page.write_text(html)
+
+    data = json.loads(report)
+    build_id = data["build"]["id"]
+    stale = html.replace(f'<meta name="{MARK}" content="{build_id}">', f'<meta name="{MARK}" content="0123abcd">')
+    assert any("marked by another build" in p for p in problems_after(report, stale))
+    unplanned = {
+        **data,
+        "build": {**data["build"], "planned": [*data["build"]["planned"], {"page": "index.md", "block_id": "gone"}]},
+    }
+    assert any(
+        "planned blocks without a record: index.md › gone" in p for p in problems_after(json.dumps(unplanned), html)
+    )
+    miscounted = {**data, "totals": {**data["totals"], "blocks": data["totals"]["blocks"] + 1}}
+    assert any("totals that disagree" in p for p in problems_after(json.dumps(miscounted), html))
+    skipped = {**data, "blocks": [{**b, "status": "skipped"} for b in data["blocks"]]}
+    found = problems_after(json.dumps(skipped), html)
+    assert any("blocks skipped: index.md › answer" in p for p in found)
+    frame = '<div class="floors-proof"'
+    assert frame in html
+    assert any("do not show every proof" in p for p in problems_after(report, html.replace(frame, "<div ")))
+    assert verify_site(site).passed
+
+
+def test_a_folder_that_is_no_site_fails(tmp_path: Path) -> None:
+    check = verify_site(tmp_path)
+    assert not check.passed and "not a built site" in check.problems[0]
