@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytorch_floors.execution.options import OptionError, validate_options
+from pytorch_floors.execution.snippet_target import included_lines, parse_target
 
 __all__ = ["ExecBlock", "ScanError", "not_utf8", "scan_markdown"]
 
@@ -166,14 +167,16 @@ def scan_markdown(text: str, page: str, project_dir: Path) -> list[ExecBlock]:
             for offset, body_line in enumerate(lines[index + 1 : end], start=index + 2):
                 include = _INCLUDE.match(body_line[len(indent) :] if body_line.startswith(indent) else body_line)
                 if include:
-                    path = include["path"]
+                    target = parse_target(include["path"])
+                    path = target.path
                     block.proofs.append(path)
                     source = project_dir / path
                     try:
-                        count = len(source.read_text(encoding="utf-8").splitlines()) if source.is_file() else 0
+                        # Split as pymdownx.snippets splits: a final newline leaves an empty last line, which counts.
+                        file_lines = source.read_text(encoding="utf-8").split("\n") if source.is_file() else []
                     except UnicodeDecodeError as error:
                         raise ScanError(f"docs/{page}:{offset}: {path} is {not_utf8(error)}") from None
-                    block.line_map.extend((path, n) for n in range(1, count + 1))
+                    block.line_map.extend((path, n) for n in included_lines(target, file_lines))
                 else:
                     block.line_map.append((f"docs/{page}", offset))
             blocks.append(block)
