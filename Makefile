@@ -3,11 +3,17 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# A second environment with ProperDocs 1.6.7 (a maintained fork of MkDocs 1.6) in place of MkDocs 1.6.1.
+PD_VENV := .venv-properdocs
+PD_BIN := $(PD_VENV)/bin
+PD_PACKAGES := $(PD_VENV)/.packages
+PD_STAMP := $(PD_VENV)/.installed
+PROPERDOCS := properdocs==1.6.7
 export NO_MKDOCS_2_WARNING := 1
 # Tools that start other tools by name (mike starts mkdocs) must find the ones in .venv.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: anchors setup serve build check patterns publish pdf test lint typecheck pytest pytest-patterns pytest-rest browser bench machines clean
+.PHONY: anchors setup serve build check patterns publish pdf test lint typecheck pytest pytest-patterns pytest-rest pytest-properdocs setup-properdocs browser bench machines clean
 
 $(STAMP): requirements.txt pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
@@ -18,6 +24,30 @@ $(STAMP): requirements.txt pyproject.toml
 
 ## setup: create .venv and install requirements.txt and the package
 setup: $(STAMP)
+
+# .venv's install (requirements.txt, resolved the same way), then MkDocs and the two packages only it needs swapped
+# for ProperDocs, which aliases the `mkdocs` module for Material and the plugins. Not `--no-deps` from an edited copy:
+# requirements.txt does not pin everything (torch's setuptools). `pip check` may then report only the `mkdocs`
+# those packages still declare; the last check proves no MkDocs distribution is left.
+$(PD_PACKAGES): requirements.txt
+	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
+	rm -rf $(PD_VENV)
+	$(PYTHON) -m venv $(PD_VENV)
+	$(PD_BIN)/python -m pip install --quiet --requirement requirements.txt
+	$(PD_BIN)/python -m pip uninstall --quiet --yes mkdocs mkdocs-get-deps mergedeep
+	$(PD_BIN)/python -m pip install --quiet --no-deps $(PROPERDOCS)
+	touch $(PD_PACKAGES)
+
+$(PD_STAMP): $(PD_PACKAGES) pyproject.toml
+	$(PD_BIN)/python -m pip install --quiet --no-deps --editable .
+	@$(PD_BIN)/python -m pip check | grep -v -e ' requires mkdocs, which is not installed\.$$' \
+	  && { echo "error: $(PD_VENV) has broken requirements (above)"; exit 1; } || true
+	@! $(PD_BIN)/python -m pip show mkdocs mkdocs-get-deps mergedeep 2>/dev/null | grep . \
+	  || { echo "error: $(PD_VENV) still holds an MkDocs package"; exit 1; }
+	touch $(PD_STAMP)
+
+## setup-properdocs: create .venv-properdocs: .venv's requirements with ProperDocs 1.6.7 in place of MkDocs 1.6.1
+setup-properdocs: $(PD_STAMP)
 
 ## serve: set up, then serve the site at http://127.0.0.1:8000 (rebuilds on edits)
 serve: setup
@@ -62,20 +92,24 @@ pytest-patterns: setup
 	$(BIN)/pytest -m patterns
 
 pytest-rest: setup browser
-	$(BIN)/pytest -m "not patterns" -n 2 --dist worksteal
+	$(BIN)/pytest -m "not patterns and not properdocs" -n 2 --dist worksteal
 
-pytest: pytest-patterns pytest-rest
+# The whole site built strictly with ProperDocs (from .venv-properdocs) and with MkDocs: the same pages, blocks, claims.
+pytest-properdocs: setup setup-properdocs
+	$(BIN)/pytest -m properdocs
+
+pytest: pytest-patterns pytest-rest pytest-properdocs
 
 ## check: the fast lane: lint, types and the tests that build no site and time nothing (in-process engine, units)
 check: lint typecheck
-	$(BIN)/pytest -m "not slow and not build and not browser and not patterns" -q
+	$(BIN)/pytest -m "not slow and not build and not browser and not patterns and not properdocs" -q
 
 ## patterns: run every proof as the build does and require each of its claims to hold (about two minutes)
 patterns: setup
 	$(BIN)/pytest -m patterns -q
 
 # make test's phases, in order: each runs whatever failed before it, and the last line lists the failures.
-PHASES := lint typecheck pytest-patterns pytest-rest
+PHASES := lint typecheck pytest-patterns pytest-rest pytest-properdocs
 
 ## test: set up, then lint, type-check and run every test (unit, build, browser), every phase even after a failure
 test: setup browser
