@@ -322,11 +322,11 @@ def proof_claims(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[
             report = process.run(request, 600)
         finally:
             process.close()
-        error = report["error"]
-        assert error is None, f"{relative} failed: {error['type']}: {error['message']}\n{error['traceback']}"
+        error = report.error
+        assert error is None, f"{relative} failed: {error.type}: {error.message}\n{error.traceback}"
         claims = parse_claims(channel.read_text(encoding="utf-8"))
         problem = claims_problem(relative, claims)
-        assert problem is None, f"{problem}\noutput:\n{report['output']}"
+        assert problem is None, f"{problem}\noutput:\n{report.output}"
         return claims
 
     yield run

@@ -12,7 +12,7 @@ import textwrap
 import time
 import types
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -43,7 +43,7 @@ class Pages:
     def render(self, body: str, page: str = "index.md", *, rendered: str | None = None) -> str:
         """Scan `body` as the page's source; render it, or `rendered` (what a hook turned it into)."""
         text = textwrap.dedent(body)
-        self.engine.planned[page] = scan_markdown(text, page, self.root)
+        self.engine.plan(page, scan_markdown(text, page, self.root))
         text = text if rendered is None else rendered
         self.engine.begin_page(page, page.removesuffix(".md") + "/")
         md = Markdown(
@@ -220,9 +220,9 @@ def test_a_planned_block_the_renderer_never_ran_fails(pages: Pages) -> None:
 
 
 def test_a_bad_timeout_that_reaches_the_engine_is_a_named_failure(pages: Pages) -> None:
-    pages.engine.planned["index.md"] = []
+    pages.engine.plan("index.md", [])
     with pytest.raises(ProofFailure, match="timeout must be a finite number"):
-        pages.engine.planned["index.md"] = scan_markdown('```python exec="1" id="t"\n```\n', "index.md", pages.root)
+        pages.engine.plan("index.md", scan_markdown('```python exec="1" id="t"\n```\n', "index.md", pages.root))
         pages.engine.begin_page("index.md", "")
         pages.engine.run("print(1)", {"id": "t", "extra": {"timeout": "inf"}})
     assert pages.status() == {"t": "failed"}
@@ -290,14 +290,36 @@ def test_processes_of_a_timed_out_block_end_with_it(pages: Pages) -> None:
 
 
 def test_a_session_process_and_its_children_end_at_shutdown(pages: Pages) -> None:
-    pages.engine.planned["index.md"] = scan_markdown(
-        '```python exec="1" id="a" session="s"\n```\n', "index.md", pages.root
-    )
+    pages.engine.plan("index.md", scan_markdown('```python exec="1" id="a" session="s"\n```\n', "index.md", pages.root))
     pages.engine.begin_page("index.md", "")
     pages.engine.run(SPAWNS, {"id": "a", "session": "s", "extra": {}})
     started = pids(pages.root / "children.txt")
     end_all()
     assert all(gone(pid) for pid in started)
+
+
+WRITES_PID = 'import os\nopen("pid", "w").write(str(os.getpid()))\n'
+
+
+def test_closing_a_build_ends_its_own_processes_and_no_other_builds(tmp_path: Path) -> None:
+    # Two builds in one process (the next `mkdocs serve` build, a test beside another): the build that
+    # ends used to kill every block process of the process, the other build's session too.
+    builds = []
+    for name in ("ending", "running"):
+        (tmp_path / name).mkdir()
+        pages = make_pages(tmp_path / name)
+        pages.engine.plan(
+            "index.md", scan_markdown('```python exec="1" id="a" session="s"\n```\n', "index.md", pages.root)
+        )
+        pages.engine.begin_page("index.md", "")
+        pages.engine.run(WRITES_PID, {"id": "a", "session": "s", "extra": {}})
+        builds.append((pages.engine, int((pages.root / "pid").read_text())))
+    (ending, ending_pid), (running, running_pid) = builds
+    ending.close()
+    assert gone(ending_pid)
+    assert not gone(running_pid, within=1.0)
+    running.close()
+    assert gone(running_pid)
 
 
 # --- nothing leaks into a block, and what it prints is what a terminal would show ------------------
@@ -474,17 +496,17 @@ def test_the_build_report_is_a_wrapped_table_with_breakable_paths() -> None:
 
 
 def test_a_cached_output_keeps_the_provenance_of_the_run_that_produced_it(tmp_path: Path) -> None:
-    earlier = {**collect().as_dict(), "built": "2026-01-02", "threads": 1}
+    earlier = replace(collect(), built="2026-01-02", threads=1)
     page = '```python exec="1" id="measured"\nprint(1)\n```\n'
     first = make_pages(tmp_path, provenance=earlier)
     first.render(page)
     today = collect()
-    second = make_pages(tmp_path, provenance=today.as_dict())
+    second = make_pages(tmp_path, provenance=today)
     second.render(page)
     [result] = second.engine.records
     assert result.status == "cached" and result.provenance == earlier
     shown = of_outputs([r.provenance for r in second.engine.records], today)
     assert [p.built for p in shown] == ["2026-01-02"] and shown[0].threads == 1
     assert of_outputs([None], today) == [today]
-    mixed = of_outputs([today.as_dict(), earlier, earlier], today)
+    mixed = of_outputs([today, earlier, earlier], today)
     assert [p.built for p in mixed] == ["2026-01-02", today.built]

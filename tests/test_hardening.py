@@ -390,3 +390,16 @@ def test_scratch_of_a_dead_process_is_swept_and_a_live_ones_kept(tmp_path: Path)
     assert scratch.sweep("claims", tmp_path) == [left]
     assert scratch.sweep("previous", tmp_path) == [folder]
     assert mine.exists() and not left.exists() and not folder.exists()
+
+
+@linux_only
+def test_a_failure_comes_back_typed_under_every_start_method(method_pages: Pages) -> None:
+    # The worker's reply and its error are records pickled across the pipe: under spawn the parent
+    # unpickles what a fresh interpreter built, under forkserver what a forked server's child did.
+    method_pages.render(
+        '```python exec="1" id="ok"\nprint("fine")\n```\n\n```python exec="1" id="bad"\nx = 1\n1 / x0\n```\n'
+    )
+    assert method_pages.status() == {"ok": "ran", "bad": "failed"}
+    [failure] = method_pages.engine.failures
+    assert str(failure) == "docs/index.md › block 'bad' (docs/index.md:7): NameError: name 'x0' is not defined"
+    assert 'File "docs/index.md", line 7' in failure.details

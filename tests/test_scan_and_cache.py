@@ -1,10 +1,19 @@
+import logging
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from markdown_exec import validator
 
+from pytorch_floors.execution import cache as cache_module
+from pytorch_floors.execution import imports
 from pytorch_floors.execution.cache import OutputCache, machine_fingerprint
 from pytorch_floors.execution.imports import local_imports, sources_digest
+from pytorch_floors.execution.options import BlockOptions, OptionError
 from pytorch_floors.execution.scan import ScanError, scan_markdown
 
 PAGE = """\
@@ -120,3 +129,154 @@ def test_a_block_depends_on_the_project_files_it_imports_and_no_others(tmp_path:
     moved.rename(tmp_path)
     (package / "units.py").write_text("MS = 0.001\n")
     assert sources_digest("from pkg import measure", roots) != before
+
+
+# --- a block's options, read once ---------------------------------------------------------------------
+
+
+def fence_options(**words: str) -> dict[str, Any]:
+    """What markdown-exec's validator hands the formatter (and so the engine) for a fence with these words."""
+    options: dict[str, Any] = {}
+    assert validator("python", {"exec": "1", **words}, options, {}, None)  # md is not read
+    return options
+
+
+def test_a_blocks_options_are_read_once_into_what_the_engine_uses() -> None:
+    options = fence_options(id="b", session="s", timeout="5", html="1", width="80", workdir="snippets")
+    parsed = BlockOptions.parse(options, default_timeout=120.0)
+    assert (parsed.id, parsed.timeout, parsed.session, parsed.html, parsed.width, parsed.workdir) == (
+        "b",
+        5.0,
+        "s",
+        True,
+        80,
+        "snippets",
+    )
+    plain = BlockOptions.parse(fence_options(id="a"), default_timeout=7.0)
+    assert (plain.timeout, plain.session, plain.html, plain.width, plain.workdir) == (7.0, "", False, None, None)
+    with pytest.raises(OptionError, match="timeout must be a finite number"):
+        BlockOptions.parse(fence_options(id="a", timeout="inf"), default_timeout=7.0)
+
+
+def test_the_cache_key_reads_every_option_but_id_and_timeout_as_it_always_did() -> None:
+    # The key is what decides whether a page's proofs run again: reading the options anew must not move it.
+    options = fence_options(id="b", session="s", timeout="5", html="1", result="json", source="above")
+    parsed = BlockOptions.parse(options, default_timeout=120.0)
+    assert parsed.keyed == {
+        "html": True,
+        "source": "above",
+        "result": "json",
+        "returncode": 0,
+        "session": "s",
+        "update_toc": True,
+        "tabs": options["tabs"],
+        "workdir": None,
+        "width": 0,
+        "extra": {},
+    }
+    machine = {"torch": "2"}
+    assert OutputCache.key("print(1)", parsed.keyed, [], "", machine) == (
+        "ca70b3e1b76d054464bd1fd6cd808f7f5b74d0fc3c10ebac61341af040bc11ec"
+    )
+
+
+# --- the import scan remembers files, not versions of files ----------------------------------------------
+
+
+def test_the_import_scan_remembers_one_version_of_each_file(tmp_path: Path) -> None:
+    # `mkdocs serve` rebuilds after every edit: remembering each file by its modification time kept
+    # every version of it, for the life of the process.
+    helper = tmp_path / "helper.py"
+    imports._parsed.clear()
+    imports._file_imports.clear()
+    digests = set()
+    for edit in range(1, 21):
+        helper.write_text(f"import os\nX = {edit}\n")
+        os.utime(helper, ns=(edit * 10**9, edit * 10**9))  # a new time even where the clock is coarse
+        digests.add(sources_digest("import helper", (tmp_path,)))
+    assert len(digests) == 20
+    assert len(imports._parsed) == 1 and len(imports._file_imports) == 1
+
+
+def test_the_import_scan_remembers_at_most_its_size_of_files(tmp_path: Path) -> None:
+    seen: list[str] = []
+
+    def name(path: Path, package: str) -> str:
+        seen.append(path.name)
+        return path.name
+
+    memo = imports._PerFile(name, size=2)
+    files = [tmp_path / f"m{n}.py" for n in range(3)]
+    for path in files:
+        path.write_text("")
+        memo(path)
+    memo(files[2])
+    assert len(memo) == 2 and seen == ["m0.py", "m1.py", "m2.py"]
+    memo(files[0])
+    assert seen[-1] == "m0.py" and len(memo) == 2
+
+
+# --- builds that share a cache ------------------------------------------------------------------------------
+
+HOLDER = """\
+import sys
+from pathlib import Path
+from pytorch_floors.execution.cache import OutputCache
+cache = OutputCache(Path(sys.argv[1]))
+cache.put("aa11", "theirs", 1.0)
+print("ready", flush=True)
+sys.stdin.read()
+"""
+
+
+@pytest.mark.parametrize("ends", ["exits", "is killed"])
+def test_a_prune_leaves_the_cache_alone_while_another_build_uses_it(
+    tmp_path: Path, ends: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Two builds sharing a cache: the one that finished first used to delete what the other had just written.
+    command = [sys.executable, "-c", HOLDER, str(tmp_path)]
+    holder = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "ready\n"
+        mine = OutputCache(tmp_path)
+        mine.put("bb22", "mine", 1.0)
+        with caplog.at_level(logging.INFO, logger="mkdocs.plugins.pytorch_floors"):
+            assert mine.prune() == 0
+        assert (tmp_path / "aa" / "aa11.json").is_file()
+        assert f"in use by another build (process {holder.pid})" in caplog.text
+    finally:
+        if ends == "exits":
+            holder.communicate("", timeout=30)
+        else:
+            holder.kill()
+            holder.wait(30)
+    assert mine.prune() == 1
+    assert not (tmp_path / "aa" / "aa11.json").exists() and (tmp_path / "bb" / "bb22.json").is_file()
+    assert [p.name for p in (tmp_path / ".builds").iterdir()] == [f"{os.getpid()}.lock"]
+    mine.close()
+    assert list((tmp_path / ".builds").iterdir()) == []
+
+
+PRUNER = """\
+import sys
+from filelock import FileLock
+with FileLock(sys.argv[1]):
+    print("ready", flush=True)
+    sys.stdin.read()
+"""
+
+
+def test_a_prune_waits_for_another_builds_prune(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    old = OutputCache(tmp_path)
+    old.put("aa11", "unused", 1.0)
+    old.close()
+    command = [sys.executable, "-c", PRUNER, str(tmp_path / ".prune.lock")]
+    pruning = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert pruning.stdout is not None and pruning.stdout.readline() == "ready\n"
+        monkeypatch.setattr(cache_module, "LOCK_WAIT", 0.2)
+        assert OutputCache(tmp_path).prune() == 0
+        assert (tmp_path / "aa" / "aa11.json").is_file()
+    finally:
+        pruning.communicate("", timeout=30)
+    assert OutputCache(tmp_path).prune() == 1

@@ -4,20 +4,30 @@ A block's output is reused only when everything that could change it is the
 same: its code (proof includes expanded), the earlier blocks of its session,
 its options, the project files it imports, and the machine (torch, Python, CPU, accelerator, threads).
 Torch's part of the environment comes from a block's process: the build never imports torch.
+
+Builds may share a cache (two checkouts, `mkdocs serve` beside `make build`), and a complete build
+prunes what it did not use. So a process that uses a cache holds a lock of its own in it
+(`.builds/PID.lock`, from its first read or write until its build ends), and a prune, under the
+cache's `.prune.lock`, leaves the cache alone while another process holds one: it would drop the
+entries that build reads and writes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
 import math
 import os
 import platform
+import weakref
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, get_type_hints
+from typing import Literal
+
+from filelock import BaseFileLock, FileLock, Timeout
 
 from pytorch_floors.claims import Claim, ClaimFormatError, parse_claims
 from pytorch_floors.execution.facts import TorchFacts, torch_facts
@@ -71,19 +81,33 @@ class CacheError(OSError):
     """The cache directory cannot be used as a build needs it (read-only, say); the message says what to do."""
 
 
-_PROVENANCE_TYPES = {name: (int if hint is int else str) for name, hint in get_type_hints(Provenance).items()}
+LOCK_WAIT = 60.0
+"""Seconds a build waits for another build's prune of the same cache (a prune takes milliseconds)."""
+
+_PRUNE_LOCK = ".prune.lock"
+_BUILDS = ".builds"
+
+_present: dict[tuple[Path, int], tuple[BaseFileLock, int]] = {}
+"""This process's lock in each cache it uses, by directory and process id, and how many open caches share it."""
 
 
-def _stored_provenance(stored: object) -> dict[str, str | int] | None:
+def _leave(where: tuple[Path, int]) -> None:
+    """One cache object of this process is done with its directory; the last one releases the lock."""
+    if where[1] != os.getpid() or where not in _present:
+        return  # a forked child: the lock is its parent's
+    lock, holders = _present[where]
+    if holders > 1:
+        _present[where] = (lock, holders - 1)
+        return
+    del _present[where]
+    lock.release()
+    with contextlib.suppress(OSError):
+        Path(lock.lock_file).unlink(missing_ok=True)
+
+
+def _stored_provenance(stored: object) -> Provenance | None:
     """The provenance of a cache entry: `None`, or every field of a `Provenance` with its type."""
-    if stored is None:
-        return None
-    if not isinstance(stored, dict) or set(stored) != {f.name for f in fields(Provenance)}:
-        raise ValueError("provenance is not a provenance record")
-    for name, value in stored.items():
-        if isinstance(value, bool) or not isinstance(value, _PROVENANCE_TYPES[name]):
-            raise ValueError(f"provenance field {name} is {value!r}")
-    return stored
+    return None if stored is None else Provenance.from_dict(stored)
 
 
 def _record(data: object) -> CachedOutput:
@@ -115,13 +139,13 @@ class CachedOutput:
     Attributes:
         output: What the block printed.
         seconds: How long the block took when it ran.
-        provenance: What the run was measured on (the build's provenance fields, date included).
+        provenance: What the run was measured on (the build's provenance, date included).
         claims: The patterns the run checked, and whether they held on its numbers.
     """
 
     output: str
     seconds: float
-    provenance: dict[str, str | int] | None = None
+    provenance: Provenance | None = None
     claims: tuple[Claim, ...] = ()
 
 
@@ -138,11 +162,19 @@ class OutputCache:
         self.directory = directory
         self.mode = mode
         self.used: set[str] = set()
+        self._marked = False
+        self._release: weakref.finalize[[tuple[Path, int]], OutputCache] | None = None
+
+    def close(self) -> None:
+        """Stop marking the cache as in use by this build (at its end), so another build may prune it."""
+        if self._release is not None:
+            self._release()
+        self._marked, self._release = False, None
 
     @staticmethod
     def key(
         code: str,
-        options: dict[str, Any],
+        options: Mapping[str, object],
         history: list[str],
         sources: str = "",
         machine: Mapping[str, str] | None = None,
@@ -161,7 +193,7 @@ class OutputCache:
         """
         env = dict(machine) if machine is not None else machine_fingerprint()
         payload = json.dumps(
-            {"code": code, "options": options, "history": history, "sources": sources, "env": env},
+            {"code": code, "options": dict(options), "history": history, "sources": sources, "env": env},
             sort_keys=True,
             default=str,
         )
@@ -169,6 +201,53 @@ class OutputCache:
 
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
+
+    def _mark_in_use(self) -> None:
+        """Hold this process's lock in the cache (once), so another build's prune leaves the cache alone.
+
+        It is taken under the prune lock: a build that starts while another prunes waits for the prune
+        to end. A cache where no lock can be written (read-only) is used unmarked.
+        """
+        if self._marked:
+            return
+        self._marked = True
+        where = (self.directory.absolute(), os.getpid())
+        if where in _present:
+            lock, holders = _present[where]
+            _present[where] = (lock, holders + 1)
+        else:
+            mine = FileLock(self.directory / _BUILDS / f"{os.getpid()}.lock")
+            try:
+                (self.directory / _BUILDS).mkdir(parents=True, exist_ok=True)
+                with FileLock(self.directory / _PRUNE_LOCK, timeout=LOCK_WAIT):
+                    mine.acquire(blocking=False)
+            except (OSError, Timeout) as error:
+                log.info(
+                    "proof cache %s: cannot mark it in use (%s); another build may prune it", self.directory, error
+                )
+                return
+            _present[where] = (mine, 1)
+        # Released by `close`, or when this object is collected (a test's cache) or the process exits.
+        self._release = weakref.finalize(self, _leave, where)
+
+    def _other_builds(self) -> list[str]:
+        """The process ids of the other builds using this cache now; the locks of builds that ended are removed.
+
+        Call with the prune lock held.
+        """
+        busy = []
+        for path in sorted((self.directory / _BUILDS).glob("*.lock")):
+            if path.stem == str(os.getpid()):
+                continue
+            probe = FileLock(path)
+            try:
+                probe.acquire(blocking=False)
+            except Timeout:
+                busy.append(path.stem)
+                continue
+            probe.release()
+            path.unlink(missing_ok=True)  # its process ended without a word (killed): nobody holds it
+        return busy
 
     def get(self, key: str) -> CachedOutput | None:
         """Return the stored output for `key`, if reading is enabled and it exists.
@@ -181,6 +260,7 @@ class OutputCache:
         """
         if self.mode != "on":
             return None
+        self._mark_in_use()
         self.used.add(key)
         path = self._path(key)
         try:
@@ -205,7 +285,7 @@ class OutputCache:
         key: str,
         output: str,
         seconds: float,
-        provenance: dict[str, str | int] | None = None,
+        provenance: Provenance | None = None,
         claims: tuple[Claim, ...] = (),
     ) -> None:
         """Store an output (atomically), unless the cache is off.
@@ -219,6 +299,7 @@ class OutputCache:
         """
         if self.mode == "off":
             return
+        self._mark_in_use()
         self.used.add(key)
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -228,7 +309,7 @@ class OutputCache:
                 {
                     "output": output,
                     "seconds": seconds,
-                    "provenance": provenance,
+                    "provenance": provenance.as_dict() if provenance is not None else None,
                     "claims": [claim.__dict__ for claim in claims],
                 }
             ),
@@ -239,21 +320,44 @@ class OutputCache:
     def prune(self) -> int:
         """Delete every entry this cache object neither read nor wrote (call after a complete build).
 
+        Nothing is deleted while another build uses the cache (holds its lock in `.builds/`): what it
+        reads and writes is not this build's to judge. A prune of another build, under way, is waited for.
+
         Returns:
             The number of entries deleted.
 
         Raises:
             CacheError: If an unused entry cannot be deleted (a read-only cache), saying what to do.
         """
+        if not self.directory.is_dir():
+            return 0
+        try:
+            with FileLock(self.directory / _PRUNE_LOCK, timeout=LOCK_WAIT):
+                busy = self._other_builds()
+                if busy:
+                    log.info(
+                        "proofs: the cache %s is in use by another build (process %s): nothing pruned",
+                        self.directory,
+                        ", ".join(busy),
+                    )
+                    return 0
+                return self._sweep()
+        except Timeout:
+            log.info("proofs: another build has been pruning the cache %s for long: nothing pruned", self.directory)
+            return 0
+        except OSError as error:
+            raise self._unwritable(error) from None
+
+    def _sweep(self) -> int:
         removed = 0
-        for path in self.directory.glob("??/*.json") if self.directory.is_dir() else []:
+        for path in self.directory.glob("??/*.json"):
             if path.stem not in self.used:
-                try:
-                    path.unlink(missing_ok=True)
-                except OSError as error:
-                    raise CacheError(
-                        f"the proof cache {self.directory} could not drop an unused entry ({error.strerror}); "
-                        "make it writable, or build with FLOORS_CACHE_DIR set to a writable directory"
-                    ) from None
+                path.unlink(missing_ok=True)
                 removed += 1
         return removed
+
+    def _unwritable(self, error: OSError) -> CacheError:
+        return CacheError(
+            f"the proof cache {self.directory} could not drop an unused entry ({error.strerror}); "
+            "make it writable, or build with FLOORS_CACHE_DIR set to a writable directory"
+        )

@@ -6,7 +6,7 @@ import logging
 import os
 import re
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatch
@@ -14,14 +14,23 @@ from pathlib import Path
 from typing import Any
 
 from pytorch_floors.claims import CHANNEL, Claim, ClaimFormatError, parse_claims
-from pytorch_floors.execution.cache import OutputCache, machine_fingerprint
+from pytorch_floors.execution.cache import CachedOutput, OutputCache, machine_fingerprint
 from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.imports import sources_digest
-from pytorch_floors.execution.options import OptionError, parse_timeout
+from pytorch_floors.execution.options import NO_ID, BlockOptions, OptionError
 from pytorch_floors.execution.output import PathScrubber, clean_text, html_problem
 from pytorch_floors.execution.process import scratch
-from pytorch_floors.execution.process.runner import BlockProcess, BlockRequest, BlockTimeout, WorkerDied
+from pytorch_floors.execution.process.runner import (
+    BlockError,
+    BlockProcess,
+    BlockReply,
+    BlockRequest,
+    BlockTimeout,
+    WorkerDied,
+    end,
+)
 from pytorch_floors.execution.process.sandbox import block_environment
+from pytorch_floors.execution.provenance import Provenance
 from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.execution.scan import ExecBlock
 
@@ -29,7 +38,6 @@ __all__ = ["Engine", "ProofFailure", "shown_marker"]
 
 log = logging.getLogger("mkdocs.plugins.pytorch_floors")
 
-_NOT_KEYED = {"id", "id_prefix", "timeout"}
 _MARKER = re.compile(r"<!-- floors-block:[^>]*? -->")
 
 
@@ -89,6 +97,34 @@ class _Session:
         self.limits.append((block_id, timeout))
 
 
+@dataclass(frozen=True)
+class _Job:
+    """One block of the current page on its way through `Engine.run`.
+
+    Attributes:
+        code: Its code, snippet includes expanded.
+        block: It as the page's scan found it.
+        options: Its options, read once.
+        session: Its session (a fresh, unnamed one outside a session).
+        key: Its cache key.
+        number: Its place among the build's blocks, for the log.
+        where: The page and block, for the log.
+    """
+
+    code: str
+    block: ExecBlock
+    options: BlockOptions
+    session: _Session
+    key: str
+    number: int
+    where: str
+
+    @property
+    def proof(self) -> str | None:
+        """The proof file it includes first, if any."""
+        return self.block.proofs[0] if self.block.proofs else None
+
+
 class Engine:
     """Runs a build's executed blocks: cached, isolated per page and session, time-limited."""
 
@@ -101,7 +137,7 @@ class Engine:
         default_timeout: float = 120.0,
         only: str | None = None,
         max_output: int = 1 << 20,
-        provenance: dict[str, str | int] | None = None,
+        provenance: Provenance | None = None,
         advisory_claims: bool = False,
         machine: Mapping[str, str] | None = None,
     ) -> None:
@@ -137,7 +173,35 @@ class Engine:
         self.page = ""
         self.page_url = ""
         self._sessions: dict[str, _Session] = {}
+        self._processes: set[BlockProcess] = set()  # this engine's, alive: what `close` ends
         scratch.sweep("claims")  # what a killed build left behind
+
+    def plan(self, page: str, blocks: Iterable[ExecBlock]) -> None:
+        """Plan a page's executed blocks, as its scan found them (before any page renders).
+
+        Args:
+            page: Source path relative to `docs/`.
+            blocks: The page's executed blocks, in page order.
+        """
+        self.planned[page] = list(blocks)
+
+    def record(self, result: BlockResult) -> None:
+        """Add a result to the build's records (the engine's own blocks, and what else the build ran: a lab).
+
+        Args:
+            result: The result.
+        """
+        self.records.append(result)
+
+    def close(self) -> None:
+        """End every process this engine started, with everything they started (at the end of its build).
+
+        Only this engine's: another build's engine in the same process keeps its own. The cache is
+        no longer marked in use by this build (another build may prune it).
+        """
+        self.end_page()
+        end(self._processes)
+        self.cache.close()
 
     @property
     def total(self) -> int:
@@ -253,7 +317,7 @@ class Engine:
         self._fail(failure, block.proofs[0] if block and block.proofs else None)
         return failure
 
-    def run(self, code: str, options: dict[str, Any]) -> str:
+    def run(self, code: str, options: Mapping[str, Any]) -> str:
         """Run (or fetch from the cache) one block of the current page.
 
         Any error on the way (a bad option, an unreadable or unwritable cache, a dead worker)
@@ -261,7 +325,7 @@ class Engine:
 
         Args:
             code: The block's code, snippet includes expanded.
-            options: The fence options as parsed by markdown-exec's validator.
+            options: The fence options as parsed by markdown-exec's validator (read once, into `BlockOptions`).
 
         Returns:
             What the block printed.
@@ -269,100 +333,135 @@ class Engine:
         Raises:
             ProofFailure: If the block raised, exited, crashed or timed out, or the engine failed.
         """
-        block_id = options.get("id") or "(no id)"
+        block_id = str(options.get("id") or NO_ID)
         try:
-            return self._run(code, options, block_id)
+            job = self._job(code, options, block_id)
+            cached = self.cache.get(job.key)
+            if cached is not None:
+                return self._use_cached(job, cached)
+            if not self._runs_here():
+                return self._skip(job)
+            return self._run_fresh(job)
         except ProofFailure:
             raise
         except Exception as error:
             raise self.fail_unexpectedly(block_id, error) from error
 
-    def _run(self, code: str, options: dict[str, Any], block_id: str) -> str:
-        """Run (or fetch from the cache) one block of the current page; `run` names any error.
-
-        Args:
-            code: The block's code, snippet includes expanded.
-            options: The fence options as parsed by markdown-exec's validator.
-            block_id: The block's id.
-
-        Returns:
-            What the block printed.
+    def _job(self, code: str, options: Mapping[str, Any], block_id: str) -> _Job:
+        """The block as scanned, its options read, its session and its cache key.
 
         Raises:
-            ProofFailure: If the block raised, exited, crashed or timed out.
+            ProofFailure: If the scan did not find the block, or its time limit is not one the engine can honour.
         """
-        extra = options.get("extra", {})
         block = self.block(block_id)
         if block is None:
             raise self._refuse(block_id, "the block was not found when the page was scanned (is it in an include?)")
         try:
-            timeout = parse_timeout(str(extra.get("timeout", self.default_timeout)))
+            parsed = BlockOptions.parse(options, default_timeout=self.default_timeout)
         except OptionError as error:
             raise self._refuse(block_id, str(error)) from None
-        proof = block.proofs[0] if block and block.proofs else None
-        session_name = options.get("session") or ""
-        session = self._sessions.setdefault(session_name, _Session()) if session_name else _Session()
-        keyed = {k: v for k, v in options.items() if k not in _NOT_KEYED and k != "extra"}
-        keyed["extra"] = {k: v for k, v in extra.items() if k not in _NOT_KEYED}
+        session = self._sessions.setdefault(parsed.session, _Session()) if parsed.session else _Session()
         sources = sources_digest("\n\n".join([*session.history, code]), self.import_roots)
         if self._machine is None:
             self._machine = machine_fingerprint()
-        key = self.cache.key(code, keyed, session.history, sources, self._machine)
-        number = len(self.records) + 1
-        where = f"docs/{self.page} › {block_id}"
-        cached = self.cache.get(key)
-        if cached is not None:
-            session.remember(code, block_id, timeout)
-            result = BlockResult(
-                self.page,
-                block_id,
-                proof,
-                "cached",
-                cached.seconds,
-                cached.output,
-                provenance=cached.provenance,
-                claims=cached.claims,
-            )
-            self.records.append(result)
-            log.info("proof %d/%d %s: cached (ran in %s)", number, self.total, where, format_seconds(cached.seconds))
-            self._judge(result)
-            return cached.output
-        if not self.execute or (self.only is not None and not fnmatch(self.page, self.only)):
-            session.remember(code, block_id, timeout)
-            self.records.append(BlockResult(self.page, block_id, proof, "skipped", None))
-            return "(execution disabled for this build)"
-        log.info("proof %d/%d %s: running (limit %g s)", number, self.total, where, timeout)
-        html = bool(options.get("html"))
-        workdir = self.project_dir / str(options.get("workdir") or ".")
-        if not workdir.is_dir():
-            raise self._refuse(block_id, f"workdir {options.get('workdir')!r} is not a directory of the project")
-        with _claims_channel() as channel:
-            request = BlockRequest(
-                code=code,
-                filename=f"<proof {self.page}#{block_id}>",
-                env={**block_environment(html=html, width=options.get("width") or None), CHANNEL: str(channel)},
-                cwd=str(workdir),
-                file=str(self.project_dir / proof) if proof else None,
-                max_output=self.max_output,
-                limit=timeout,
-            )
-            report = self._execute(
-                session, request, block=block, proof=proof, timeout=timeout, keep=bool(session_name), channel=channel
-            )
-            claims = self._claims(channel.read_text(encoding="utf-8"), request.filename, block, proof)
-        session.remember(code, block_id, timeout)
-        session.replayed = len(session.history)
-        if report["stderr"].strip():
-            log.debug("%s wrote to stderr (kept out of the page):\n%s", where, report["stderr"])
-        output = self._shown(report["output"], html=html, block=block, block_id=block_id, proof=proof)
-        self.cache.put(key, output, report["seconds"], self.provenance, claims)
-        result = BlockResult(
-            self.page, block_id, proof, "ran", report["seconds"], output, provenance=self.provenance, claims=claims
+        key = self.cache.key(code, parsed.keyed, session.history, sources, self._machine)
+        return _Job(
+            code, block, parsed, session, key, number=len(self.records) + 1, where=f"docs/{self.page} › {block_id}"
         )
-        self.records.append(result)
-        log.info("proof %d/%d %s: ran in %s", number, self.total, where, format_seconds(report["seconds"]))
+
+    def _runs_here(self) -> bool:
+        """Whether this build runs the current page's blocks (not a render-only build, not left out by `only`)."""
+        return self.execute and (self.only is None or fnmatch(self.page, self.only))
+
+    def _use_cached(self, job: _Job, cached: CachedOutput) -> str:
+        """Show a block's stored output, with the provenance and claims of the run that produced it."""
+        job.session.remember(job.code, job.block.block_id, job.options.timeout)
+        result = BlockResult(
+            self.page,
+            job.block.block_id,
+            job.proof,
+            "cached",
+            cached.seconds,
+            cached.output,
+            provenance=cached.provenance,
+            claims=cached.claims,
+        )
+        self.record(result)
+        log.info(
+            "proof %d/%d %s: cached (ran in %s)", job.number, self.total, job.where, format_seconds(cached.seconds)
+        )
+        self._judge(result)
+        return cached.output
+
+    def _skip(self, job: _Job) -> str:
+        """Record a block this build does not run."""
+        job.session.remember(job.code, job.block.block_id, job.options.timeout)
+        self.record(BlockResult(self.page, job.block.block_id, job.proof, "skipped", None))
+        return "(execution disabled for this build)"
+
+    def _run_fresh(self, job: _Job) -> str:
+        """Run a block in its session's process, then store, record and judge what it printed.
+
+        Raises:
+            ProofFailure: If it failed, its claims are malformed or its HTML would break the page.
+        """
+        log.info("proof %d/%d %s: running (limit %g s)", job.number, self.total, job.where, job.options.timeout)
+        workdir = self._workdir(job)
+        with _claims_channel() as channel:
+            request = self._request(job, workdir, channel)
+            reply = self._execute(job, request, channel)
+            claims = self._claims(channel.read_text(encoding="utf-8"), request.filename, job.block, job.proof)
+        job.session.remember(job.code, job.block.block_id, job.options.timeout)
+        job.session.replayed = len(job.session.history)
+        return self._ran(job, reply, claims)
+
+    def _request(self, job: _Job, workdir: Path, channel: Path) -> BlockRequest:
+        """What a block's process is sent: its code, its environment (its claims channel included) and directory."""
+        return BlockRequest(
+            code=job.code,
+            filename=f"<proof {self.page}#{job.block.block_id}>",
+            env={**block_environment(html=job.options.html, width=job.options.width), CHANNEL: str(channel)},
+            cwd=str(workdir),
+            file=str(self.project_dir / job.proof) if job.proof else None,
+            max_output=self.max_output,
+            limit=job.options.timeout,
+        )
+
+    def _ran(self, job: _Job, reply: BlockReply, claims: tuple[Claim, ...]) -> str:
+        """Store, record and judge what a block that ran printed; return what the page shows.
+
+        Raises:
+            ProofFailure: If its HTML output would break the page.
+        """
+        if reply.stderr.strip():
+            log.debug("%s wrote to stderr (kept out of the page):\n%s", job.where, reply.stderr)
+        output = self._shown(reply.output, html=job.options.html, block=job.block, proof=job.proof)
+        self.cache.put(job.key, output, reply.seconds, self.provenance, claims)
+        result = BlockResult(
+            self.page,
+            job.block.block_id,
+            job.proof,
+            "ran",
+            reply.seconds,
+            output,
+            provenance=self.provenance,
+            claims=claims,
+        )
+        self.record(result)
+        log.info("proof %d/%d %s: ran in %s", job.number, self.total, job.where, format_seconds(reply.seconds))
         self._judge(result)
         return output
+
+    def _workdir(self, job: _Job) -> Path:
+        """The directory a block runs in.
+
+        Raises:
+            ProofFailure: If it is not a directory of the project.
+        """
+        workdir = self.project_dir / (job.options.workdir or ".")
+        if not workdir.is_dir():
+            raise self._refuse(job.block.block_id, f"workdir {job.options.workdir!r} is not a directory of the project")
+        return workdir
 
     def _claims(self, text: str, filename: str, block: ExecBlock, proof: str | None) -> tuple[Claim, ...]:
         """The claims a run wrote to its channel, each pointing at its proof's file and line."""
@@ -392,7 +491,7 @@ class Engine:
             else:
                 log.warning("%s", message)
 
-    def _shown(self, output: str, *, html: bool, block: ExecBlock, block_id: str, proof: str | None) -> str:
+    def _shown(self, output: str, *, html: bool, block: ExecBlock, proof: str | None) -> str:
         """What a page may show of a block's output: scrubbed, cleaned and, for HTML, balanced."""
         output = self.sanitize(output)
         if not html:
@@ -400,72 +499,86 @@ class Engine:
         problem = html_problem(output)
         if problem:
             failure = ProofFailure(
-                self.page, block_id, self._location(block, []), f"its HTML output would break the page: {problem}"
+                self.page, block.block_id, self._location(block, []), f"its HTML output would break the page: {problem}"
             )
             self._fail(failure, proof)
             raise failure
         return output
 
-    def _execute(
-        self, session: _Session, request: BlockRequest, *, block: ExecBlock, proof: str | None, **limits: Any
-    ) -> dict[str, Any]:
-        timeout: float = limits["timeout"]
-        keep: bool = limits["keep"]
-        channel: Path = limits["channel"]
-        block_id = block.block_id
+    def _execute(self, job: _Job, request: BlockRequest, channel: Path) -> BlockReply:
+        """Run a block in its session's process, after the earlier blocks that process has not run yet.
+
+        A block outside a session gets a process of its own, closed afterwards; a session's process is
+        kept for its next block (and closed at the end of the page).
+
+        Raises:
+            ProofFailure: If it or a replayed block failed, timed out, or its process died.
+        """
+        session, block = job.session, job.block
         try:
             if session.process is None:
-                session.process = BlockProcess()
-            pending = zip(session.history[session.replayed :], session.limits[session.replayed :], strict=True)
-            for earlier, (earlier_id, earlier_limit) in pending:
-                replay = replace(request, code=earlier, filename=request.filename + " (earlier block)")
-                try:
-                    report = session.process.run(replay, earlier_limit)
-                except BlockTimeout:
-                    raise BlockTimeout(
-                        f"an earlier block of its session, '{earlier_id}', was replayed first and did not finish "
-                        f"within its own time limit of {earlier_limit:g} s"
-                    ) from None
-                if report["error"]:
-                    # Replaying cached blocks can fail too (a changed environment): record it like any failure.
-                    prefix = "an earlier block of its session failed: "
-                    failure = self._failure(block, block_id, report["error"], prefix)
-                    self._fail(failure, proof)
-                    raise failure
-            session.replayed = len(session.history)
+                session.process = BlockProcess(self._processes)
+            self._replay(job, session.process, request)
             # Claims of replayed blocks belong to those blocks' own (cached) results.
             channel.write_text("", encoding="utf-8")
-            report = session.process.run(request, timeout)
+            reply = session.process.run(request, job.options.timeout)
         except (BlockTimeout, WorkerDied) as error:
             session.process = None
-            summary = f"{type(error).__name__}: {error}"
-            failure = ProofFailure(self.page, block_id, self._location(block, []), summary)
-            self._fail(failure, proof)
+            failure = ProofFailure(
+                self.page, block.block_id, self._location(block, []), f"{type(error).__name__}: {error}"
+            )
+            self._fail(failure, job.proof)
             raise failure from None
         finally:
-            if not keep and session.process is not None:
+            if not job.options.session and session.process is not None:
                 session.process.close()
                 session.process = None
-        if report["error"]:
-            failure = self._failure(block, block_id, report["error"])
-            self._fail(failure, proof)
+        if reply.error is not None:
+            failure = self._failure(block, block.block_id, reply.error)
+            self._fail(failure, job.proof)
             raise failure
-        return report
+        return reply
 
-    def _location(self, block: ExecBlock | None, lines: list[int]) -> tuple[str, int]:
+    def _replay(self, job: _Job, process: BlockProcess, request: BlockRequest) -> None:
+        """Run the earlier blocks of the session that `process` has not run (they came from the cache).
+
+        Raises:
+            BlockTimeout: If one ran past its own limit.
+            ProofFailure: If one failed.
+        """
+        session = job.session
+        pending = zip(session.history[session.replayed :], session.limits[session.replayed :], strict=True)
+        for earlier, (earlier_id, earlier_limit) in pending:
+            replay = replace(request, code=earlier, filename=request.filename + " (earlier block)")
+            try:
+                reply = process.run(replay, earlier_limit)
+            except BlockTimeout:
+                raise BlockTimeout(
+                    f"an earlier block of its session, '{earlier_id}', was replayed first and did not finish "
+                    f"within its own time limit of {earlier_limit:g} s"
+                ) from None
+            if reply.error is not None:
+                # Replaying cached blocks can fail too (a changed environment): record it like any failure.
+                prefix = "an earlier block of its session failed: "
+                failure = self._failure(job.block, job.block.block_id, reply.error, prefix)
+                self._fail(failure, job.proof)
+                raise failure
+        session.replayed = len(session.history)
+
+    def _location(self, block: ExecBlock | None, lines: Sequence[int]) -> tuple[str, int]:
         if block is None:
             return (f"docs/{self.page}", lines[-1] if lines else 0)
         return block.locate(lines[-1]) if lines else (f"docs/{self.page}", block.fence_line)
 
-    def _failure(self, block: ExecBlock | None, block_id: str, error: dict[str, Any], prefix: str = "") -> ProofFailure:
-        summary = self.sanitize(f"{prefix}{error['type']}: {error['message']}")
+    def _failure(self, block: ExecBlock | None, block_id: str, error: BlockError, prefix: str = "") -> ProofFailure:
+        summary = self.sanitize(f"{prefix}{error.type}: {error.message}")
         return ProofFailure(
-            self.page, block_id, self._location(block, error["lines"]), summary, self._own_frames(block, error)
+            self.page, block_id, self._location(block, error.lines), summary, self._own_frames(block, error)
         )
 
-    def _own_frames(self, block: ExecBlock | None, error: dict[str, Any]) -> str:
+    def _own_frames(self, block: ExecBlock | None, error: BlockError) -> str:
         """The proof's own frames of a traceback, each pointing at its proof file and line."""
-        own = str(error.get("own_traceback") or "")
+        own = error.own_traceback
         if block is None or not own:
             return self.sanitize(own)
         lines = []
@@ -486,7 +599,7 @@ class Engine:
 
     def _fail(self, failure: ProofFailure, proof: str | None) -> None:
         self.failures.append(failure)
-        self.records.append(BlockResult(failure.page, failure.block_id, proof, "failed", None, error=str(failure)))
+        self.record(BlockResult(failure.page, failure.block_id, proof, "failed", None, error=str(failure)))
         if failure.details:
             # CI logs show ERROR lines only: the proof's own frames go with the failure line.
             log.error("%s\n%s", failure, failure.details.rstrip())

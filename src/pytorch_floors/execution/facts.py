@@ -68,17 +68,16 @@ def torch_facts(env: Mapping[str, str] | None = None, timeout: float = 120.0) ->
     )
     process = BlockProcess()
     try:
-        report = process.run(request, timeout)
+        reply = process.run(request, timeout)
     finally:
         process.close()
-    if report["error"]:
-        error = report["error"]
-        raise FactsError(f"asking torch about the machine failed: {error['type']}: {error['message']}")
+    if reply.error is not None:
+        raise FactsError(f"asking torch about the machine failed: {reply.error.type}: {reply.error.message}")
     try:
-        answer = json.loads(report["output"])
+        answer = json.loads(reply.output)
         expected = {field.name for field in fields(TorchFacts)}
         if not isinstance(answer, dict) or set(answer) != expected:
             raise ValueError(f"expected the fields {sorted(expected)}")
         return TorchFacts(**answer)
     except ValueError as error:
-        raise FactsError(f"torch's facts came back unreadable ({error}): {report['output'][:200]!r}") from None
+        raise FactsError(f"torch's facts came back unreadable ({error}): {reply.output[:200]!r}") from None

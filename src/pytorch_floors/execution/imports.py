@@ -9,10 +9,49 @@ from __future__ import annotations
 
 import ast
 import hashlib
-from functools import cache
+from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
+from typing import Generic, TypeVar
 
 __all__ = ["local_imports", "sources_digest"]
+
+_T = TypeVar("_T")
+
+
+class _PerFile(Generic[_T]):
+    """What `compute` makes of a file's current version, remembered per file, for at most `size` files.
+
+    An edited file replaces its entry (its modification time says it changed) instead of adding
+    one, so `mkdocs serve` rebuilding after every edit holds one entry per file, never one per edit;
+    past `size` files the least recently used go.
+    """
+
+    def __init__(self, compute: Callable[[Path, str], _T], size: int = 4096) -> None:
+        self._compute = compute
+        self._size = size
+        self._entries: OrderedDict[tuple[Path, str], tuple[int, _T]] = OrderedDict()
+
+    def __call__(self, path: Path, package: str = "") -> _T:
+        mtime_ns = path.stat().st_mtime_ns
+        key = (path, package)
+        entry = self._entries.get(key)
+        if entry is not None and entry[0] == mtime_ns:
+            self._entries.move_to_end(key)
+            return entry[1]
+        value = self._compute(path, package)
+        self._entries[key] = (mtime_ns, value)
+        self._entries.move_to_end(key)
+        while len(self._entries) > self._size:
+            self._entries.popitem(last=False)
+        return value
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def clear(self) -> None:
+        """Forget every file."""
+        self._entries.clear()
 
 
 def _is_type_checking(node: ast.AST) -> bool:
@@ -71,16 +110,20 @@ def _module_file(name: str, roots: tuple[Path, ...]) -> Path | None:
     return None
 
 
-@cache
-def _parsed(path: Path, mtime_ns: int) -> ast.AST:
+def _parse_file(path: Path, _package: str) -> ast.AST:
     return _tree(path.read_text(encoding="utf-8"))
 
 
-@cache
-def _file_imports(path: Path, mtime_ns: int, package: str) -> frozenset[str]:
+_parsed = _PerFile(_parse_file)
+
+
+def _imports_of_file(path: Path, package: str) -> frozenset[str]:
     # Every block of a page imports the same helpers: walking their trees once per file, not once
     # per block, took a warm build's import scan from about a second to a few milliseconds.
-    return frozenset(_imported_names(_parsed(path, mtime_ns), package))
+    return frozenset(_imported_names(_parsed(path), package))
+
+
+_file_imports = _PerFile(_imports_of_file)
 
 
 def _tree(code: str) -> ast.AST:
@@ -119,7 +162,7 @@ def local_imports(code: str, roots: tuple[Path, ...]) -> list[Path]:
             if path is None:
                 # `from package import name`: a lazily imported name resolves through the package's table.
                 parent = _module_file(".".join(parts[: depth - 1]), roots) if depth > 1 else None
-                lazy = _lazy_names(_parsed(parent, parent.stat().st_mtime_ns)) if parent else {}
+                lazy = _lazy_names(_parsed(parent)) if parent else {}
                 if parts[depth - 1] in lazy:
                     pending.append((lazy[parts[depth - 1]], ""))
                 continue
@@ -127,7 +170,7 @@ def local_imports(code: str, roots: tuple[Path, ...]) -> list[Path]:
                 continue
             found.add(path)
             package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-            pending.extend((imported, package) for imported in _file_imports(path, path.stat().st_mtime_ns, package))
+            pending.extend((imported, package) for imported in _file_imports(path, package))
     return sorted(found)
 
 

@@ -5,6 +5,9 @@ markdown-exec's validator accepts options this engine does not honour (`returnco
 `timout="300"` used to leave a block at the default limit without a word. Every
 option is checked here, once, when the page is scanned: an unknown option or a bad
 value is an error naming the page and line.
+
+When the page renders, the fence hands the engine the options as markdown-exec's validator
+parsed them (a dict); `BlockOptions.parse` reads that dict once into what the engine uses.
 """
 
 from __future__ import annotations
@@ -12,8 +15,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
-__all__ = ["ALLOWED", "MAX_TIMEOUT", "OptionError", "parse_timeout", "validate_options"]
+__all__ = ["ALLOWED", "MAX_TIMEOUT", "NO_ID", "BlockOptions", "OptionError", "parse_timeout", "validate_options"]
 
 MAX_TIMEOUT = 86_400.0
 """The longest time limit a block may ask for: a day (longer ones overflow the operating system's waits)."""
@@ -33,6 +38,13 @@ ALLOWED: dict[str, str] = {
     "workdir": "directory the block runs in, relative to the project",
 }
 """Every option an executed fence may carry, with what it does (shown in error messages)."""
+
+
+NO_ID = "(no id)"
+"""What names a block whose fence reached the engine without an id."""
+
+_NOT_KEYED = frozenset({"id", "id_prefix", "timeout"})
+"""Options that cannot change a block's output or how it renders: its cache key leaves them out."""
 
 
 class OptionError(ValueError):
@@ -92,3 +104,56 @@ def validate_options(options: Mapping[str, str]) -> None:
             known = ", ".join(sorted(ALLOWED))
             raise OptionError(f"unknown option {name}={value!r}; an executed block takes only: {known}")
         _check_value(name, value)
+
+
+@dataclass(frozen=True)
+class BlockOptions:
+    """An executed block's options, as the engine uses them: read once from what the fence hands over.
+
+    Attributes:
+        id: The block's id (`NO_ID` when the fence gave none).
+        timeout: Seconds it may run: its `timeout`, else the build's default.
+        session: The session whose namespace it shares, or `""` (a process of its own).
+        html: It prints HTML (a figure), shown as is, instead of console text.
+        width: The console width it sees as `COLUMNS`, or `None`.
+        workdir: The directory it runs in, relative to the project, or `None` (the project itself).
+        keyed: Every option that may change its output or how it renders, as its cache key reads them:
+            all but `id`, `id_prefix` and `timeout`, markdown-exec's own (`source`, `result`, `tabs`, ...)
+            and any this engine does not know included, so no option can change a page unseen by the key.
+    """
+
+    id: str
+    timeout: float
+    session: str = ""
+    html: bool = False
+    width: int | None = None
+    workdir: str | None = None
+    keyed: Mapping[str, object] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, options: Mapping[str, Any], *, default_timeout: float) -> BlockOptions:
+        """Read the options markdown-exec's validator parsed from a fence (`timeout` is among its `extra`).
+
+        Args:
+            options: The options, as the fence hands them to the engine.
+            default_timeout: The build's limit, for a block that sets none.
+
+        Returns:
+            The options.
+
+        Raises:
+            OptionError: If the time limit is not one the engine can honour.
+        """
+        extra: Mapping[str, Any] = options.get("extra") or {}
+        keyed: dict[str, object] = {k: v for k, v in options.items() if k not in _NOT_KEYED and k != "extra"}
+        keyed["extra"] = {k: v for k, v in extra.items() if k not in _NOT_KEYED}
+        width, workdir = options.get("width"), options.get("workdir")
+        return cls(
+            id=str(options.get("id") or NO_ID),
+            timeout=parse_timeout(str(extra.get("timeout", default_timeout))),
+            session=str(options.get("session") or ""),
+            html=bool(options.get("html")),
+            width=int(width) if width else None,
+            workdir=str(workdir) if workdir else None,
+            keyed=keyed,
+        )

@@ -9,9 +9,10 @@ from __future__ import annotations
 import os
 import platform
 import sys
-from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, fields
 from datetime import date
+from typing import get_type_hints
 
 from pytorch_floors.execution.facts import TorchFacts, torch_facts
 
@@ -80,8 +81,33 @@ class Provenance:
         """
         return asdict(self)
 
+    @classmethod
+    def from_dict(cls, stored: object) -> Provenance:
+        """Read back what `as_dict` wrote (a cache entry's JSON, say), every field with its type.
 
-def of_outputs(measured: Iterable[Mapping[str, str | int] | None], build: Provenance) -> list[Provenance]:
+        Args:
+            stored: The dictionary.
+
+        Returns:
+            The provenance.
+
+        Raises:
+            ValueError: If it is not a dictionary of exactly these fields, each of its type.
+        """
+        if not isinstance(stored, dict) or set(stored) != set(_FIELD_TYPES):
+            raise ValueError("provenance is not a provenance record")
+        for name, value in stored.items():
+            if isinstance(value, bool) or not isinstance(value, _FIELD_TYPES[name]):
+                raise ValueError(f"provenance field {name} is {value!r}")
+        return cls(**stored)
+
+
+_FIELD_TYPES: dict[str, type[str] | type[int]] = {
+    field.name: int if get_type_hints(Provenance)[field.name] is int else str for field in fields(Provenance)
+}
+
+
+def of_outputs(measured: Iterable[Provenance | None], build: Provenance) -> list[Provenance]:
     """The provenances of the outputs a page shows, oldest first.
 
     A cached output was measured by an earlier build, maybe on another day or machine: the page
@@ -94,11 +120,8 @@ def of_outputs(measured: Iterable[Mapping[str, str | int] | None], build: Proven
     Returns:
         Each distinct provenance once, oldest build date first; `[build]` when the page shows no output.
     """
-    distinct: dict[tuple[tuple[str, str | int], ...], Provenance] = {}
-    for fields in measured:
-        if fields:
-            distinct.setdefault(tuple(sorted(fields.items())), Provenance(**fields))  # type: ignore[arg-type]
-    return sorted(distinct.values(), key=lambda p: p.built) or [build]
+    distinct = dict.fromkeys(p for p in measured if p is not None)
+    return sorted(distinct, key=lambda p: p.built) or [build]
 
 
 def collect(facts: TorchFacts | None = None) -> Provenance:

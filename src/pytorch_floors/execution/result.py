@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pytorch_floors.claims import Claim
+
+if TYPE_CHECKING:
+    from pytorch_floors.execution.provenance import Provenance
 
 __all__ = ["BlockResult", "Status"]
 
@@ -35,7 +38,7 @@ class BlockResult:
     seconds: float | None
     output: str = ""
     error: str | None = None
-    provenance: dict[str, str | int] | None = None
+    provenance: Provenance | None = None
     claims: tuple[Claim, ...] = ()
 
     @property

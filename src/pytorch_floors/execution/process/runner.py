@@ -26,22 +26,24 @@ import os
 import signal
 import sys
 import types
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from multiprocessing import forkserver
 from multiprocessing.context import ForkServerContext, SpawnContext
-from typing import Any
 
 from pytorch_floors.execution.process import worker
 from pytorch_floors.execution.process.sandbox import block_environment
-from pytorch_floors.execution.process.worker import BlockRequest, kill_descendants
+from pytorch_floors.execution.process.worker import BlockError, BlockReply, BlockRequest, kill_descendants
 
 __all__ = [
     "START_METHOD",
+    "BlockError",
     "BlockProcess",
+    "BlockReply",
     "BlockRequest",
     "BlockTimeout",
     "StartMethodError",
     "WorkerDied",
+    "end",
     "end_all",
     "fork_server",
     "restart_fork_server",
@@ -54,6 +56,7 @@ START_METHOD = "FLOORS_START_METHOD"
 _METHODS = ("forkserver", "spawn")
 _context: ForkServerContext | SpawnContext | None = None
 _live: set[BlockProcess] = set()
+"""Every block process of this Python process still alive, whoever started it: what `end_all` ends."""
 
 
 class StartMethodError(ValueError):
@@ -150,10 +153,25 @@ def restart_fork_server() -> None:
     stop()
 
 
-def end_all() -> None:
-    """Kill every block process still alive, with its process group (at shutdown, under serve too)."""
-    for process in list(_live):
+def end(processes: Iterable[BlockProcess]) -> None:
+    """Kill these block processes, each with its process group.
+
+    Args:
+        processes: The processes (a set they leave as they end may be given: it is copied first).
+    """
+    for process in list(processes):
         process.kill()
+
+
+def end_all() -> None:
+    """Kill every block process of this Python process, whoever started it, with its process group.
+
+    For shutdown only (`mkdocs serve` stopped or restarted, the fork server stopped, a test session's
+    end): a build ends its own engine's processes (`Engine.close`), never another build's. At shutdown
+    no build may be left to ask, and processes start outside any engine too (`torch_facts`, the tests'
+    `proof_claims`), so the process keeps a set of them all.
+    """
+    end(_live)
 
 
 @contextlib.contextmanager
@@ -196,25 +214,33 @@ class BlockProcess:
     Blocks sent to one process share its namespace, the way a page session does.
     """
 
-    def __init__(self) -> None:
-        """Start the process."""
+    def __init__(self, owner: set[BlockProcess] | None = None) -> None:
+        """Start the process.
+
+        Args:
+            owner: The set of processes of whoever starts this one (an engine's): the process is in it
+                while it lives, so its owner can end what it started and nothing else (`end`).
+        """
         context = fork_server()
         self._conn, child_conn = context.Pipe()
         self._process = context.Process(target=worker.serve, args=(child_conn, os.getpid()), daemon=True)
         with _main_not_reimported(), _narrow_environment():
             self._process.start()
         child_conn.close()
+        self._owner = owner
         _live.add(self)
+        if owner is not None:
+            owner.add(self)
 
-    def run(self, request: BlockRequest, timeout: float) -> dict[str, Any]:
-        """Run one block and return the worker's report.
+    def run(self, request: BlockRequest, timeout: float) -> BlockReply:
+        """Run one block and return the worker's reply.
 
         Args:
             request: The block, its environment and directory.
             timeout: Seconds the block may take.
 
         Returns:
-            The report: `output`, `stderr`, `seconds`, and `error` (`None` on success).
+            The reply: what the block printed, how long it took, and why it failed (`error`, else `None`).
 
         Raises:
             BlockTimeout: If the block did not finish within `timeout` seconds.
@@ -225,13 +251,13 @@ class BlockProcess:
             if not self._conn.poll(timeout):
                 self.kill()
                 raise BlockTimeout(f"the block did not finish within its time limit of {timeout:g} s")
-            report: dict[str, Any] = self._conn.recv()
+            reply: BlockReply = self._conn.recv()
         except (EOFError, ConnectionError, OSError) as error:
             self._process.join(5)
             exitcode = self._process.exitcode
             self.kill()
             raise WorkerDied(_death(exitcode)) from error
-        return report
+        return reply
 
     def _kill_group(self) -> None:
         pid = self._process.pid
@@ -249,6 +275,8 @@ class BlockProcess:
         self._process.join(5)
         self._conn.close()
         _live.discard(self)
+        if self._owner is not None:
+            self._owner.discard(self)
 
     def close(self) -> None:
         """Ask the process to finish, then end whatever is left of its process group."""

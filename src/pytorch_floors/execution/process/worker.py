@@ -40,7 +40,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, BinaryIO
 
-__all__ = ["BlockRequest", "descendants", "kill_descendants", "print_torch_facts", "serve"]
+__all__ = ["BlockError", "BlockReply", "BlockRequest", "descendants", "kill_descendants", "print_torch_facts", "serve"]
 
 _PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 _WATCH_INTERVAL = 0.02
@@ -69,24 +69,70 @@ class BlockRequest:
     limit: float = 120.0
 
 
-def _describe(error: BaseException, filename: str) -> dict[str, Any]:
-    frames = [frame for frame in traceback.extract_tb(error.__traceback__) if frame.filename == filename]
-    lines = [frame.lineno for frame in frames]
-    if isinstance(error, SyntaxError) and error.filename == filename and error.lineno:
-        lines.append(error.lineno)
-    if isinstance(error, SystemExit):
-        message = f"the proof called sys.exit({error.code!r}); proofs must run to the end"
-    else:
-        message = str(error)
-    # The proof's own frames only: the engine's and the standard library's say nothing to its author.
-    own = traceback.StackSummary.from_list(frames).format()
-    return {
-        "type": type(error).__name__,
-        "message": message,
-        "lines": [line for line in lines if line is not None],
-        "traceback": "".join(traceback.format_exception(error)),
-        "own_traceback": "".join(own),
-    }
+@dataclass(frozen=True)
+class BlockError:
+    """Why a block failed, as its worker saw it.
+
+    Attributes:
+        type: The exception's class name (`ZeroDivisionError`), or the worker's own kind
+            (`OutputTooLarge`, `ThreadsLeftRunning`).
+        message: What went wrong, in one line.
+        lines: Lines of the block's code the traceback passes through, innermost last.
+        traceback: The whole traceback, for the log.
+        own_traceback: The block's own frames only: the engine's and the standard library's say
+            nothing to its author.
+    """
+
+    type: str
+    message: str
+    lines: tuple[int, ...] = ()
+    traceback: str = ""
+    own_traceback: str = ""
+
+    @classmethod
+    def of(cls, error: BaseException, filename: str) -> BlockError:
+        """Describe what a block raised (`SystemExit` included).
+
+        Args:
+            error: The exception.
+            filename: The block's filename, which tells its own frames from the others.
+
+        Returns:
+            The description.
+        """
+        frames = [frame for frame in traceback.extract_tb(error.__traceback__) if frame.filename == filename]
+        lines = [frame.lineno for frame in frames]
+        if isinstance(error, SyntaxError) and error.filename == filename and error.lineno:
+            lines.append(error.lineno)
+        if isinstance(error, SystemExit):
+            message = f"the proof called sys.exit({error.code!r}); proofs must run to the end"
+        else:
+            message = str(error)
+        return cls(
+            type=type(error).__name__,
+            message=message,
+            lines=tuple(line for line in lines if line is not None),
+            traceback="".join(traceback.format_exception(error)),
+            own_traceback="".join(traceback.StackSummary.from_list(frames).format()),
+        )
+
+
+@dataclass(frozen=True)
+class BlockReply:
+    """A worker's answer to one `BlockRequest`.
+
+    Attributes:
+        output: What the block wrote to file descriptor 1 (its prints, `os.write(1, ...)` and its
+            subprocesses' output alike), cut to the request's `max_output`.
+        stderr: What it wrote to descriptor 2 (kept out of the page).
+        seconds: Its wall time.
+        error: Why it failed (it raised, exited, printed too much or left threads running), or `None`.
+    """
+
+    output: str
+    stderr: str
+    seconds: float
+    error: BlockError | None = None
 
 
 def _parents() -> dict[int, int]:
@@ -252,13 +298,9 @@ def _read(sink: BinaryIO, limit: int) -> tuple[str, int]:
     return data.decode("utf-8", errors="replace"), size
 
 
-def _error(kind: str, message: str) -> dict[str, Any]:
-    return {"type": kind, "message": message, "lines": [], "traceback": "", "own_traceback": ""}
-
-
 def _run_one(
     request: BlockRequest, namespace: dict[str, Any], out: BinaryIO, err: BinaryIO, watch: _OutputWatch
-) -> dict[str, Any]:
+) -> BlockReply:
     os.environ.clear()
     os.environ.update(request.env)
     os.chdir(request.cwd)
@@ -266,7 +308,7 @@ def _run_one(
     sys.argv = [request.file or request.filename]
     if request.file is not None:
         namespace["__file__"] = request.file
-    error = None
+    error: BlockError | None = None
     before = set(threading.enumerate())
     start = time.perf_counter()
     watch.start(request.max_output)
@@ -275,7 +317,7 @@ def _run_one(
             compiled = compile(request.code, request.filename, "exec")
             exec(compiled, namespace)
         except BaseException as raised:
-            error = _describe(raised, request.filename)
+            error = BlockError.of(raised, request.filename)
         finally:
             watch.stop()
     except _OutputLimitReached:
@@ -292,17 +334,17 @@ def _run_one(
     stderr, _ = _read(err, request.max_output)
     if watch.overflowed:
         message = f"the block printed more than {request.max_output:,} bytes and was stopped as it wrote"
-        error = _error("OutputTooLarge", f"{message}; a page shows at most {request.max_output:,}")
+        error = BlockError("OutputTooLarge", f"{message}; a page shows at most {request.max_output:,}")
     elif size > request.max_output:
         message = f"the block printed {size:,} bytes"
-        error = _error("OutputTooLarge", f"{message}; a page shows at most {request.max_output:,}")
+        error = BlockError("OutputTooLarge", f"{message}; a page shows at most {request.max_output:,}")
     elif running and error is None:
-        error = _error(
+        error = BlockError(
             "ThreadsLeftRunning",
             f"the block ended with thread(s) still running ({', '.join(running)}); join the threads a block "
             "starts, or what they print later would land in another block's output",
         )
-    return {"output": output[: request.max_output], "stderr": stderr, "seconds": seconds, "error": error}
+    return BlockReply(output=output[: request.max_output], stderr=stderr, seconds=seconds, error=error)
 
 
 def print_torch_facts() -> None:
@@ -335,10 +377,10 @@ def print_torch_facts() -> None:
 def serve(conn: Connection, build_pid: int) -> None:
     """Run the `BlockRequest`s received on `conn` in one shared namespace until told to stop.
 
-    The reply to each is a dict with what the block wrote to file descriptor 1 (its own
+    The reply to each is a `BlockReply`: what the block wrote to file descriptor 1 (its own
     prints, `os.write(1, ...)` and its subprocesses' output alike), what it wrote to
     descriptor 2 (kept out of the page), its wall time and, when it raised anything at
-    all (`SystemExit` included) or printed too much, a description of the error.
+    all (`SystemExit` included) or printed too much, a `BlockError`.
 
     Args:
         conn: The parent's end of a pipe.
