@@ -24,6 +24,7 @@ from pytorch_floors.labs.launch import (
     lab_links,
     notebook_names,
     run_seconds,
+    run_times_file,
     with_install_cell,
 )
 
@@ -81,7 +82,7 @@ def test_the_install_cell_comes_first_and_leaves_the_lab_untouched() -> None:
 def _build(cache_dir: Path, status: Status, seconds: float | None) -> Launch:
     """One build's launch settings as `run_seconds` reads them: the settings and the lab's record."""
     record = BlockResult(FLOORS[0].lab, "notebook", FLOORS[0].lab, status, seconds)
-    return configure_launch(REPO, cache_dir, ROOT, [record])
+    return configure_launch(REPO, run_times_file(cache_dir.parent.parent, cache_dir), ROOT, [record])
 
 
 def test_a_cached_lab_states_the_run_time_of_the_run_that_filled_the_cache(tmp_path: Path) -> None:
@@ -89,9 +90,9 @@ def test_a_cached_lab_states_the_run_time_of_the_run_that_filled_the_cache(tmp_p
     first = _build(cache_dir, "ran", 12.34)
     keep_run_time(FLOORS[0], "lab source", 12.34, first)  # as the build does the moment the lab has run
     assert run_seconds(FLOORS[0], "lab source", first) == 12.34
-    # mkdocs-jupyter ends each build by deleting the *.json files of its cache folder that it did not use.
-    for stale in cache_dir.glob("*.json"):
-        stale.unlink()
+    # The times are the build's own records: mkdocs-jupyter's folder holds only what that tool wrote.
+    assert not cache_dir.exists()
+    assert first.times is not None and first.times.is_file() and cache_dir.parent not in first.times.parents
     cached = _build(cache_dir, "cached", None)
     assert run_seconds(FLOORS[0], "lab source", cached) == 12.3
     with pytest.raises(FloorsError, match="has no run time for it"):

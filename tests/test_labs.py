@@ -22,7 +22,7 @@ from conftest import ROOT, Build, FixtureSite, needs_build, project_build, run_m
 from pytorch_floors.floors import FLOORS, Floor
 from pytorch_floors.labs.install import install_line
 from pytorch_floors.labs.launch import notebook_names
-from pytorch_floors.labs.notebooks import fold_answers, jupyter_environment
+from pytorch_floors.labs.notebooks import jupyter_environment
 
 DOCS: Path = Path(ROOT) / "docs"
 HEADING = re.compile(r"^(#{2,4}) (?P<text>.+?) <a id=\"(?P<id>[^\"]+)\"></a>$")
@@ -280,19 +280,37 @@ def test_every_lab_import_is_pinned(floor: Floor) -> None:
     assert "torch==2.13.0" in line.split()
 
 
-def test_folding_closes_solutions_and_outputs_after_the_setup() -> None:
-    cell = '<div class="jp-Cell jp-CodeCell{tag}"><div class="jp-Cell-outputWrapper"><div>{text}</div></div></div>'
-    html = (
-        cell.format(tag="", text="setup")
-        + cell.format(tag=" celltag_solution", text="the answer")
-        + cell.format(tag="", text="measured")
-    )
-    folded = fold_answers(html)
-    assert folded.count('<details class="floors-fold">') == 3, "the solution cell, and two outputs after the setup"
-    assert folded.index("setup") < folded.index("<details"), "the setup's output stays open"
-    assert re.search(r"<summary>Solution</summary><div class=\"jp-Cell jp-CodeCell celltag_solution\">", folded)
-    assert folded.replace("</details>", "").count("</div>") == html.count("</div>"), "every element kept whole"
-    assert "<details" not in fold_answers(cell.format(tag="", text="setup only"))
+def test_the_template_folds_solutions_and_outputs_after_the_setup(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The project's nbconvert template folds them, where the cells' tags are visible (it was a regex over its HTML)."""
+    for name, value in jupyter_environment(Path(ROOT) / "jupyter", {}).items():
+        monkeypatch.setenv(name, value)
+
+    def code(source: str, printed: str | None = None, tags: tuple[str, ...] = ()) -> Any:
+        cell = nbformat.v4.new_code_cell(source, metadata={"tags": list(tags)} if tags else {})  # type: ignore[no-untyped-call]
+        if printed is not None:
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=printed)]  # type: ignore[no-untyped-call]
+        return cell
+
+    notebook = nbformat.v4.new_notebook()  # type: ignore[no-untyped-call]
+    notebook.cells = [
+        nbformat.v4.new_markdown_cell("# A lab"),  # type: ignore[no-untyped-call]
+        code("x = 1", "setup printed"),
+        code("answer = None", tags=("answer",)),
+        code("answer = 2", "the answer", tags=("solution",)),
+        code("print(answer)", "measured"),
+        code("pass"),
+    ]
+    path = tmp_path / "lab.ipynb"
+    path.write_text(nbformat.writes(notebook), encoding="utf-8")  # type: ignore[no-untyped-call]
+    html: str = nb2html(str(path), execute=False, no_prompt=True)
+    assert html.count("<summary>Solution</summary>") == 1
+    assert html.count("<summary>Output: open it after you have predicted</summary>") == 2, "all outputs but the setup's"
+    assert html.index("setup printed") < html.index("<details"), "the setup's output stays open"
+    solution = html.index("<summary>Solution</summary>")
+    assert html.index("celltag_solution") > solution and html.index("the answer") > solution
+    assert html.count("<details") == html.count("</details>") == 3
 
 
 def test_the_project_template_renders_valid_material_markup(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pytorch_floors.editions.anchors import page_url
 from pytorch_floors.editions.course_pack import PACK_DIR, pack_filename, write_packs
@@ -30,7 +30,7 @@ from pytorch_floors.render.citation import edition as current_edition
 from pytorch_floors.render.templates import template
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Route
+    from playwright.sync_api import Page, Route
 
 __all__ = [
     "CHROMIUM_ARGS",
@@ -172,6 +172,62 @@ def _contents_html(edition: str, entries: list[tuple[str, int]]) -> str:
     return template("handout_contents.html").render(edition=edition, entries=entries)
 
 
+def _browser(chromium: str | None) -> str:
+    # FLOORS_CHROMIUM names another Chromium-based browser where Debian's is not to be had (macOS, Ubuntu's snap).
+    executable = chromium or os.environ.get("FLOORS_CHROMIUM") or shutil.which("chromium")
+    if executable is None:
+        raise FileNotFoundError(
+            "chromium not found: run `make browser` (apt-get install chromium) or set FLOORS_CHROMIUM"
+        )
+    return executable
+
+
+def _print_parts(page: Page, root: str, items: list[Handout], out_dir: Path, options: dict[str, Any]) -> list[Path]:
+    """Print each handout's page to its own PDF."""
+    written = []
+    for item in items:
+        response = page.goto(root + item.url, wait_until="load")
+        if response is None or not response.ok:
+            raise RuntimeError(f"{item.src}: {root + item.url} did not load for printing")
+        page.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
+        path = out_dir / item.filename
+        page.pdf(path=str(path), **options)
+        written.append(path)
+    return written
+
+
+def _print_contents(
+    page: Page, items: list[Handout], lengths: list[int], *, edition: str, path: Path, options: dict[str, Any]
+) -> None:
+    """Print the contents page, numbering where each part starts once its own length is known."""
+    from pypdf import PdfReader  # noqa: PLC0415  (as in print_handouts)
+
+    # The contents page's own length sets where each part starts; it does not change once known.
+    length = 1
+    for _ in range(3):
+        starts = [length + 1 + sum(lengths[:index]) for index in range(len(items))]
+        page.set_content(_contents_html(edition, [(i.title, s) for i, s in zip(items, starts, strict=True)]))
+        page.pdf(path=str(path), **options)
+        printed = len(PdfReader(path).pages)
+        if printed == length:
+            return
+        length = printed
+    raise RuntimeError(f"the contents page kept changing length ({length} pages); cannot number the parts")
+
+
+def _join_edition(contents: Path, items: list[Handout], parts: list[Path], edition: str, whole: Path) -> None:
+    """The whole edition as one PDF: the contents, then each part as one bookmark with its headings under it."""
+    from pypdf import PdfWriter  # noqa: PLC0415  (as in print_handouts)
+
+    writer = PdfWriter()
+    writer.append(str(contents))
+    for item, path in zip(items, parts, strict=True):
+        writer.append(str(path), outline_item=item.title)
+    writer.add_metadata({"/Title": f"PyTorch Floors {edition}".strip()})
+    with whole.open("wb") as stream:
+        writer.write(stream)
+
+
 def print_handouts(site_dir: Path, *, paper: str = "A4", chromium: str | None = None, edition: str = "") -> list[Path]:
     """Print Part 0 and each floor to PDF, and the whole edition as one PDF with contents.
 
@@ -190,21 +246,18 @@ def print_handouts(site_dir: Path, *, paper: str = "A4", chromium: str | None = 
     """
     # Only printing needs a browser driver and a PDF library: a site build imports neither (0.3 s).
     from playwright.sync_api import sync_playwright  # noqa: PLC0415
-    from pypdf import PdfReader, PdfWriter  # noqa: PLC0415
+    from pypdf import PdfReader  # noqa: PLC0415
 
-    # FLOORS_CHROMIUM names another Chromium-based browser where Debian's is not to be had (macOS, Ubuntu's snap).
-    executable = chromium or os.environ.get("FLOORS_CHROMIUM") or shutil.which("chromium")
-    if executable is None:
-        raise FileNotFoundError(
-            "chromium not found: run `make browser` (apt-get install chromium) or set FLOORS_CHROMIUM"
-        )
+    executable = _browser(chromium)
     items = handouts()
     for item in items:
         if not (site_dir / item.url / "index.html").is_file():
             raise FileNotFoundError(f"{site_dir / item.url / 'index.html'} missing: build the site first")
     out_dir = site_dir / HANDOUT_DIR
     out_dir.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
+    contents = out_dir / ".contents.pdf"
+    # A tagged PDF with an outline: each heading becomes a bookmark, and screen readers can read it.
+    options = {"format": paper, "margin": MARGINS, "print_background": True, "outline": True, "tagged": True}
     with serve(site_dir) as root, sync_playwright() as playwright:
 
         def local_only(route: Route) -> None:
@@ -217,41 +270,13 @@ def print_handouts(site_dir: Path, *, paper: str = "A4", chromium: str | None = 
         browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         page = browser.new_page()
         page.route("**/*", local_only)
-        # A tagged PDF with an outline: each heading becomes a bookmark, and screen readers can read it.
-        options = {"format": paper, "margin": MARGINS, "print_background": True, "outline": True, "tagged": True}
-        for item in items:
-            response = page.goto(root + item.url, wait_until="load")
-            if response is None or not response.ok:
-                raise RuntimeError(f"{item.src}: {root + item.url} did not load for printing")
-            page.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
-            path = out_dir / item.filename
-            page.pdf(path=str(path), **options)  # type: ignore[arg-type]
-            written.append(path)
-        pages = [len(PdfReader(path).pages) for path in written]
-        # The contents page's own length sets where each part starts; it does not change once known.
-        contents = out_dir / ".contents.pdf"
-        length = 1
-        for _ in range(3):
-            starts = [length + 1 + sum(pages[:index]) for index in range(len(items))]
-            page.set_content(_contents_html(edition, [(i.title, s) for i, s in zip(items, starts, strict=True)]))
-            page.pdf(path=str(contents), **options)  # type: ignore[arg-type]
-            printed = len(PdfReader(contents).pages)
-            if printed == length:
-                break
-            length = printed
-        else:
-            raise RuntimeError(f"the contents page kept changing length ({length} pages); cannot number the parts")
+        written = _print_parts(page, root, items, out_dir, options)
+        lengths = [len(PdfReader(path).pages) for path in written]
+        _print_contents(page, items, lengths, edition=edition, path=contents, options=options)
         browser.close()
-    writer = PdfWriter()
-    writer.append(str(contents))
-    contents.unlink()
-    for item, path in zip(items, written, strict=True):
-        # Each part becomes one bookmark, with its page's headings nested under it.
-        writer.append(str(path), outline_item=item.title)
-    writer.add_metadata({"/Title": f"PyTorch Floors {edition}".strip()})
     whole = out_dir / EDITION_PDF
-    with whole.open("wb") as stream:
-        writer.write(stream)
+    _join_edition(contents, items, written, edition, whole)
+    contents.unlink()
     return [*written, whole]
 
 

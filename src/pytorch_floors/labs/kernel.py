@@ -11,6 +11,7 @@ output is scrubbed of machine paths and reordering controls the way a proof's ou
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,11 +28,12 @@ __all__ = [
     "PROJECT_DIR",
     "CellError",
     "LabExecutePreprocessor",
+    "LabRun",
     "NarrowKernelManager",
     "keep_going",
     "kernel_environment",
     "scrub_outputs",
-    "take_errors",
+    "take_runs",
 ]
 
 PROJECT_DIR = "FLOORS_PROJECT_DIR"
@@ -51,7 +53,21 @@ class CellError:
     error: str
 
 
+@dataclass(frozen=True)
+class LabRun:
+    """One execution of a lab, as the executor saw it (a lab taken from mkdocs-jupyter's cache has none).
+
+    Attributes:
+        seconds: How long the cells took to run, kernel start included.
+        errors: The cells that raised, when errors were allowed (`mkdocs serve`).
+    """
+
+    seconds: float
+    errors: tuple[CellError, ...]
+
+
 _errors: list[CellError] = []
+_runs: list[LabRun] = []
 _keep_going = False
 
 
@@ -59,7 +75,7 @@ def keep_going(enabled: bool) -> None:
     """Under `mkdocs serve`, record a failing cell and run on, instead of stopping the build.
 
     The lab's page then shows the cell's traceback where it failed, and the build records the lab as
-    failed (`take_errors`). The rendered notebook's cache key is unchanged, so serve and build share
+    failed (`take_runs`). The rendered notebook's cache key is unchanged, so serve and build share
     cached labs; the build drops an entry made with a failure, so no later build shows it.
 
     Args:
@@ -69,13 +85,17 @@ def keep_going(enabled: bool) -> None:
     _keep_going = enabled
 
 
-def take_errors() -> list[CellError]:
-    """The cell errors recorded since the last call, and forget them (one lab renders at a time).
+def take_runs() -> list[LabRun]:
+    """The lab executions since the last call, and forget them (one lab renders at a time).
+
+    The build asks after each lab page: a run means the lab executed in this build, none that
+    mkdocs-jupyter took it from its cache.
 
     Returns:
-        The errors, in the order the cells ran.
+        The runs, oldest first.
     """
-    taken = list(_errors)
+    taken = list(_runs)
+    _runs.clear()
     _errors.clear()
     return taken
 
@@ -143,10 +163,29 @@ class LabExecutePreprocessor(ExecutePreprocessor):
     """nbconvert's executor: `NarrowKernelManager` kernels, outputs scrubbed, failing cells recorded under serve.
 
     Every executed cell's outputs are scrubbed; with `keep_going`, a failing cell is recorded
-    (`take_errors`) and the run goes on.
+    (`take_runs`) and the run goes on.
     """
 
     kernel_manager_class = Type(NarrowKernelManager, config=True)
+
+    def preprocess(self, nb: Any, resources: Any = None, km: Any = None) -> tuple[Any, Any]:
+        """Execute the notebook, and record the run (`take_runs`): its time and its failing cells.
+
+        Args:
+            nb: The notebook.
+            resources: nbconvert's resources.
+            km: A kernel manager to use, if any.
+
+        Returns:
+            The executed notebook and the resources.
+        """
+        _errors.clear()
+        started = time.perf_counter()
+        try:
+            return super().preprocess(nb, resources, km)
+        finally:
+            _runs.append(LabRun(time.perf_counter() - started, tuple(_errors)))
+            _errors.clear()
 
     def preprocess_cell(self, cell: Any, resources: Any, index: int) -> tuple[Any, Any]:
         """Execute one cell, then scrub what it printed and record an error it raised.

@@ -46,6 +46,7 @@ __all__ = [
     "lab_links",
     "notebook_names",
     "run_seconds",
+    "run_times_file",
     "with_install_cell",
 ]
 
@@ -60,7 +61,6 @@ INSTALL_CELL_TAG = "install"
 
 _GITHUB = re.compile(r"https://github\.com/(?P<owner>[\w.-]+)/(?P<repo>[\w.-]+?)(?:\.git)?/?")
 # Not a `.json` name: mkdocs-jupyter deletes every `*.json` of its cache folder that its build did not use.
-_TIMES = "floors-run-times.tsv"
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ class Launch:
 
     Attributes:
         repo_url: The site's `repo_url`, from which Colab links are derived (`None`: no links).
-        times: The file that keeps lab run times beside mkdocs-jupyter's cache (`None`: no cache).
+        times: The file that keeps the labs' run times (`None`: labs do not run in this build).
         records: The build's block results, which grow as pages render (labs record their runs there).
         requirements: The project's `requirements.txt`, whose pins the install line and cell use.
     """
@@ -123,14 +123,27 @@ def with_install_cell(notebook: Any, install: str) -> Any:
     return launched
 
 
+def run_times_file(cache_root: Path, jupyter_cache: Path) -> Path:
+    """Where the labs' run times are kept: in the project's cache, under mkdocs-jupyter's key, not in its folder.
+
+    A cached notebook and the time of the run that made it are found by the same key, and that
+    tool's folder holds only what it wrote.
+
+    Args:
+        cache_root: The build's cache directory.
+        jupyter_cache: The executed labs' folder (`labs.notebooks.jupyter_cache_dir`).
+    """
+    return cache_root / "floors-labs" / f"{jupyter_cache.name}.tsv"
+
+
 def configure_launch(
-    repo_url: str | None, jupyter_cache: Path | None, project_dir: Path, records: list[BlockResult]
+    repo_url: str | None, run_times: Path | None, project_dir: Path, records: list[BlockResult]
 ) -> Launch:
     """The build's repository and where the labs' run times are kept.
 
     Args:
         repo_url: The site's repository, if it names one.
-        jupyter_cache: The executed labs' folder (`labs.notebooks.jupyter_cache_dir`), if labs run.
+        run_times: The file that keeps the labs' run times (`run_times_file`), if labs run.
         project_dir: The project root (its `requirements.txt` pins what a lab installs).
         records: The build's block results (the engine's list, read as lab pages render).
 
@@ -145,8 +158,7 @@ def configure_launch(
             github_repository(repo_url)
         except ValueError as error:
             raise FloorsError(str(error)) from None
-    times = jupyter_cache / _TIMES if jupyter_cache is not None else None
-    return Launch(repo_url, times, records, project_dir / "requirements.txt")
+    return Launch(repo_url, run_times, records, project_dir / "requirements.txt")
 
 
 def _read_times(path: Path) -> dict[str, float]:
@@ -163,7 +175,7 @@ def _time_key(floor: Floor, source: str) -> str:
 
 
 def keep_run_time(floor: Floor, source: str, seconds: float, launch: Launch) -> None:
-    """Keep a lab's run time beside mkdocs-jupyter's cache, the moment the lab has run.
+    """Keep a lab's run time in the build's own records, the moment the lab has run.
 
     mkdocs-jupyter caches the executed notebook as soon as it has run, while the page is only
     finished later (after every page's content): a build that fails in between must still leave

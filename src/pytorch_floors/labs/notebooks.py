@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import html
 import json
 import os
 import re
@@ -24,11 +23,11 @@ from pytorch_floors.labs.install import install_line
 from pytorch_floors.labs.kernel import PROJECT_DIR
 from pytorch_floors.labs.launch import Launch, download_box, notebook_names, with_install_cell
 from pytorch_floors.render.headings import published_edition
+from pytorch_floors.render.proof_frame import failure_banner
 from pytorch_floors.render.urls import relative_url
 
 __all__ = [
     "finish_lab_page",
-    "fold_answers",
     "jupyter_cache_dir",
     "jupyter_environment",
     "lab_failure_banner",
@@ -152,11 +151,7 @@ def lab_failure_banner(failure: str) -> str:
     Returns:
         The banner's HTML.
     """
-    return (
-        '<div class="admonition failure floors-proof-failure" role="alert">'
-        '<p class="admonition-title">A cell of this lab failed to run</p>'
-        f"<pre><code>{html.escape(failure)}</code></pre></div>"
-    )
+    return failure_banner(failure, "A cell of this lab failed to run")
 
 
 def _lab_floor(src_uri: str) -> Floor | None:
@@ -199,42 +194,6 @@ def _install_line(src_uri: str, lab: str, launch: Launch) -> str:
         raise FloorsError(f"docs/{src_uri}: {error}") from None
 
 
-_DIV_TAG = re.compile(r"<div\b|</div>")
-_SOLUTION_CELL = re.compile(r'<div class="jp-Cell [^"]*\bcelltag_solution\b[^"]*"')
-_OUTPUTS = re.compile(r'<div class="jp-Cell-outputWrapper"')
-
-
-def _element_end(html: str, start: int) -> int:
-    """The index just past the `</div>` that closes the `<div` opening at `start`."""
-    depth = 0
-    for tag in _DIV_TAG.finditer(html, start):
-        depth += 1 if tag[0] == "<div" else -1
-        if depth == 0:
-            return tag.end()
-    raise ValueError(f"unclosed <div> at offset {start}")
-
-
-def _fold(html: str, opening: re.Pattern[str], summary: str, skip: int = 0) -> str:
-    """Wrap each `<div>` element that `opening` finds (after the first `skip`) in a closed `<details>`."""
-    parts, position, seen = [], 0, 0
-    while match := opening.search(html, position):
-        end = _element_end(html, match.start())
-        seen += 1
-        if seen > skip:
-            parts += [html[position : match.start()], f'<details class="floors-fold"><summary>{summary}</summary>']
-            parts += [html[match.start() : end], "</details>"]
-        else:
-            parts.append(html[position:end])
-        position = end
-    return "".join(parts) + html[position:]
-
-
-def fold_answers(notebook_html: str) -> str:
-    """Fold what would answer a prediction: the solution cells, and every output after the setup cell's."""
-    notebook_html = _fold(notebook_html, _SOLUTION_CELL, "Solution")
-    return _fold(notebook_html, _OUTPUTS, "Output: open it after you have predicted", skip=1)
-
-
 def _download_box(floor: Floor, source: Path, launch: Launch) -> str:
     lab = source.read_text(encoding="utf-8")
     return download_box(floor, _install_line(floor.lab, lab, launch), lab, published_edition(), launch)
@@ -250,8 +209,6 @@ def finish_lab_page(output: str, *, src_uri: str, source: Path, page_url: str, l
       and the heading's permalink at it;
     - links `stylesheets/labs.css` (notebook cells in both palettes, download box) unless `extra_css`
       already does;
-    - folds the solution cells and every output after the setup cell's into closed `<details>`, so
-      the page does not answer its own "Predict" prompts before the reader opens them;
     - inserts the download links for the `.ipynb` (written by `publish_notebooks`) and the `.py`
       (copied by mkdocs-jupyter), and the pinned install line of what the lab imports, under the
       page title.
@@ -273,7 +230,8 @@ def finish_lab_page(output: str, *, src_uri: str, source: Path, page_url: str, l
     start = output.find("<article")
     end = output.find("</article>", start)
     article = output[start:end]
-    notebook = fold_answers(article).replace("</h1>", "</h1>" + _download_box(floor, source, launch), 1)
+    # The solutions and the outputs after the setup come folded from the project's nbconvert template.
+    notebook = article.replace("</h1>", "</h1>" + _download_box(floor, source, launch), 1)
     output = output[:start] + notebook + output[end:]
     if LABS_CSS not in output:
         output = output.replace(

@@ -12,7 +12,6 @@ import ast
 import json
 import logging
 import os
-import time
 import uuid
 from fnmatch import fnmatch
 from pathlib import Path
@@ -37,14 +36,13 @@ from pytorch_floors.execution.cache import CacheError, OutputCache, machine_fing
 from pytorch_floors.execution.claim_policy import claims_summary
 from pytorch_floors.execution.engine import Engine
 from pytorch_floors.execution.facts import torch_facts
-from pytorch_floors.execution.process.runner import end_all
 from pytorch_floors.execution.provenance import collect, of_outputs
 from pytorch_floors.execution.report import report_html, report_json
 from pytorch_floors.execution.result import BlockResult, Status
 from pytorch_floors.execution.scan import ScanError, not_utf8, scan_markdown
 from pytorch_floors.floors import FLOORS, MAP_PAGE, floor_for_page
-from pytorch_floors.labs.kernel import keep_going, take_errors
-from pytorch_floors.labs.launch import configure_launch, keep_run_time
+from pytorch_floors.labs.kernel import keep_going, take_runs
+from pytorch_floors.labs.launch import configure_launch, keep_run_time, run_times_file
 from pytorch_floors.labs.notebooks import (
     JUPYTER_DIR,
     finish_lab_page,
@@ -193,7 +191,7 @@ class SiteBuild:
             execute=settings.execute,
             default_timeout=settings.timeout,
             only=settings.only,
-            provenance=self.provenance.as_dict(),
+            provenance=self.provenance,
             advisory_claims=settings.advisory_claims,
             machine=machine_fingerprint(facts),
         )
@@ -210,18 +208,18 @@ class SiteBuild:
         os.environ.update(jupyter_env)
         self.jupyter_cache = cache_root / "mkdocs-jupyter"
         self.files: Files | None = None
-        self.notebook_clock: tuple[float, set[Path]] = (time.perf_counter(), set())
+        self.notebook_cache_before: set[Path] = set()
         try:
             self.aliases = read_aliases(project_dir / "anchors.aliases")
         except ValueError as error:
             raise PluginError(str(error)) from None
         self.manifest = ManifestRecorder(read_lock(project_dir / "anchors.lock"), self.aliases)
-        self.launch = configure_launch(config.repo_url, lab_cache, project_dir, self.engine.records)
+        times = run_times_file(cache_root, lab_cache) if lab_cache else None
+        self.launch = configure_launch(config.repo_url, times, project_dir, self.engine.records)
 
     def close(self) -> None:
         """End the processes of the build's blocks (at its end, and when it stops with an error)."""
-        self.engine.end_page()
-        end_all()
+        self.engine.close()
         for name, value in self._saved_env.items():
             if value is None:
                 os.environ.pop(name, None)
@@ -248,7 +246,7 @@ class SiteBuild:
             except ScanError as error:
                 raise PluginError(str(error)) from None
             if blocks:
-                engine.planned[file.src_uri] = blocks
+                engine.plan(file.src_uri, blocks)
         snippets = engine.project_dir / "snippets"
         for path in sorted(snippets.rglob("*.py")) if snippets.is_dir() else []:
             # The download carries the helpers it imports, so it runs without this package.
@@ -284,8 +282,8 @@ class SiteBuild:
         """
         engine = self.engine
         engine.begin_page(page.file.src_uri, page.url)
-        self.notebook_clock = (time.perf_counter(), self._cache_files())
-        take_errors()  # a lab's errors are those recorded while its page renders
+        self.notebook_cache_before = self._cache_files() if self.serving else set()
+        take_runs()  # a lab's run is the one recorded while its page renders
         floor = floor_for_page(page.file.src_uri)
         if floor is not None and page.file.src_uri == floor.page:
             if markdown.lstrip().startswith("# "):
@@ -333,34 +331,27 @@ class SiteBuild:
         html = engine.unshown(html)
         floor = floor_for_page(page.file.src_uri)
         if floor is not None and page.file.src_uri == floor.lab:
-            # mkdocs-jupyter executes the notebook while rendering the page; a new cache file means it ran.
-            started, before = self.notebook_clock
+            # mkdocs-jupyter executes the notebook while rendering the page, through the project's executor,
+            # which records the run; none means the notebook came from mkdocs-jupyter's cache.
+            runs = take_runs()
             executed = engine.execute and (engine.only is None or fnmatch(floor.lab, engine.only))
-            made = self._cache_files() - before
-            status: Status = "skipped" if not executed else "ran" if made else "cached"
-            errors = take_errors()
+            status: Status = "skipped" if not executed else "ran" if runs else "cached"
+            seconds = runs[-1].seconds if runs else None
+            errors = runs[-1].errors if runs else ()
             failure = None
             if errors:
-                # Only under serve (`lab_kernel.keep_going`): the page shows the error, and nothing caches it.
+                # Only under serve (`labs.kernel.keep_going`): the page shows the error. mkdocs-jupyter has just
+                # cached the failed run; that entry is dropped, so no later build takes it for a result.
                 status = "failed"
                 failure = "; ".join(f"docs/{floor.lab} › cell {e.cell + 1}: {e.error}" for e in errors)
-                for path in made:
+                for path in self._cache_files() - self.notebook_cache_before:
                     path.unlink()
                 log.error("lab failed: %s", failure)
                 html = lab_failure_banner(failure) + html
-            engine.records.append(
-                BlockResult(
-                    page.file.src_uri,
-                    "notebook",
-                    floor.lab,
-                    status,
-                    time.perf_counter() - started if status != "cached" else None,
-                    error=failure,
-                )
-            )
-            if status == "ran":
+            engine.record(BlockResult(page.file.src_uri, "notebook", floor.lab, status, seconds, error=failure))
+            if status == "ran" and seconds is not None:
                 source = Path(page.file.abs_src_path or "").read_text(encoding="utf-8")
-                keep_run_time(floor, source, time.perf_counter() - started, self.launch)
+                keep_run_time(floor, source, seconds, self.launch)
         html = narrow_search(_leave_out_of_search(html))
         failed = [f for f in engine.failures if f.page == page.file.src_uri]
         if failed and not self.serving:

@@ -14,7 +14,6 @@ so no engine outlives its build in a module global.
 from __future__ import annotations
 
 import functools
-from html import escape
 from typing import Any
 
 from markdown import Markdown
@@ -26,7 +25,7 @@ from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.engine import Engine, ProofFailure, shown_marker
 from pytorch_floors.render.listings import LISTING_LANGUAGE
-from pytorch_floors.render.proof_frame import claims_html, failure_banner
+from pytorch_floors.render.proof_frame import claims_html, failure_banner, proof_frame_html
 
 __all__ = ["FENCE", "formatter", "register_fence"]
 
@@ -104,18 +103,14 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
     converter = MarkdownConverter(md, update_toc=False)
     # Collapsed under the output, the proof source is lightly highlighted (see `pytorch_floors.render.listings`).
     listing = str(converter.convert(code_block(LISTING_LANGUAGE, source)))
-    href = get_relative_url(proof, engine.page_url) if engine.page_url else proof
-    timing = ""
-    if result is not None and result.seconds is not None:
-        cached = " (cached)" if result.status == "cached" else ""
-        timing = f'<span class="floors-proof__time">ran in {format_seconds(result.seconds)}{cached}</span>'
-    return (
-        f'{marker}<div class="floors-proof" data-proof="{escape(proof)}">'
-        f'<details class="floors-proof__source"><summary>Proof source: <code>{escape(proof)}</code></summary>'
-        f"{listing}</details>"
-        f'<p class="floors-proof__meta"><a href="{escape(href)}" download>Download and run it</a> '
-        f"<code>python {escape(proof)}</code> {timing}</p>"
-        f'<div class="floors-proof__output">{output}</div>{claims}</div>'
+    return marker + proof_frame_html(
+        proof=proof,
+        href=get_relative_url(proof, engine.page_url) if engine.page_url else proof,
+        listing=listing,
+        output=output,
+        claims=claims,
+        seconds=format_seconds(result.seconds) if result is not None and result.seconds is not None else None,
+        cached=result is not None and result.status == "cached",
     )
 
 

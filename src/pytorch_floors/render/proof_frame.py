@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from functools import cache
-from html import escape
 
 from jinja2 import Template
 
@@ -11,7 +10,7 @@ from pytorch_floors.execution.engine import ProofFailure
 from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.render.templates import template
 
-__all__ = ["claims_html", "failure_banner"]
+__all__ = ["claims_html", "failure_banner", "proof_frame_html"]
 
 
 @cache
@@ -43,10 +42,33 @@ def claims_html(result: BlockResult | None) -> str:
     )
 
 
-def failure_banner(failure: ProofFailure) -> str:
-    """The alert shown in place of a failed proof's output: what failed, where, and why."""
-    return (
-        '<div class="admonition failure floors-proof-failure" role="alert">'
-        '<p class="admonition-title">This proof failed to run</p>'
-        f"<pre><code>{escape(str(failure))}</code></pre></div>"
+def failure_banner(failure: ProofFailure | str, title: str = "This proof failed to run") -> str:
+    """The alert shown in place of what failed to run: what failed, where, and why.
+
+    Args:
+        failure: The failure (a proof's, or a lab's cells' in words).
+        title: The alert's title.
+    """
+    return template("failure_banner.html").render(title=title, failure=str(failure))
+
+
+def proof_frame_html(
+    *, proof: str, href: str, listing: str, output: str, claims: str, seconds: str | None, cached: bool
+) -> str:
+    """A proof's frame: its source folded, its download link and command, its output and its claims.
+
+    Args:
+        proof: The proof's path in the project (`snippets/3-boundary/crossing_cost.py`).
+        href: The download link, relative to the page.
+        listing: The highlighted source (HTML).
+        output: The block's rendered output (HTML).
+        claims: The claims' partial (`claims_html`).
+        seconds: How long it ran, in words (`1.2 s`), or `None` when no time is known.
+        cached: The output came from the cache.
+
+    Returns:
+        The frame's HTML.
+    """
+    return template("proof_frame.html").render(
+        proof=proof, href=href, listing=listing, output=output, claims=claims, seconds=seconds, cached=cached
     )
