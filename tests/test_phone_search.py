@@ -5,7 +5,6 @@ The built index is checked in `test_phone.py` (`test_no_folded_answer_of_a_lab_i
 
 from material.plugins.search.plugin import Parser
 
-from pytorch_floors.plugin.build import _leave_out_of_search
 from pytorch_floors.render.search_scope import narrow_search
 
 # A lab's markdown cell as mkdocs-jupyter renders it: the prompt, then the folded answer (with a code
@@ -35,7 +34,7 @@ def indexed_text(html: str) -> str:
 
 
 def test_a_labs_folded_answers_leave_the_index_and_its_prose_stays() -> None:
-    text = indexed_text(narrow_search(_leave_out_of_search(LAB)))
+    text = indexed_text(narrow_search(LAB))
     for prose in ("Exercise 1", "which keys a sparse tensor carries", "Exercise 2", "logs every operator"):
         assert prose in text, (prose, text)
     for answer in ("What to notice", "swaps the backend key", "_schema", "The dtype is not a key"):

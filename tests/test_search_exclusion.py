@@ -6,7 +6,7 @@ from material.plugins.search.plugin import Parser
 from mkdocs.utils.meta import get_data
 
 from conftest import ROOT
-from pytorch_floors.plugin.build import _leave_out_of_search
+from pytorch_floors.render.proof_frame import proof_frame_html
 from pytorch_floors.render.search_scope import narrow_search
 
 # The shape mkdocs-jupyter gives a markdown cell and a code cell: the code cell's input holds the
@@ -31,7 +31,7 @@ def indexed_text(html: str) -> str:
 
 
 def test_lab_code_outputs_and_copy_notices_stay_out_of_the_index_while_prose_stays() -> None:
-    text = indexed_text(_leave_out_of_search(LAB))
+    text = indexed_text(narrow_search(LAB))
     assert "Setup" in text and "Run this first" in text
     for noise in ("import", "Copied!", "torch 2.x"):
         assert noise not in text, (noise, text)
@@ -39,26 +39,29 @@ def test_lab_code_outputs_and_copy_notices_stay_out_of_the_index_while_prose_sta
 
 def test_pages_without_a_notebook_keep_their_code_in_the_index() -> None:
     page = '<h2 id="a">A</h2><pre><code>torch.add</code></pre>'
-    assert "torch.add" in indexed_text(_leave_out_of_search(page))
+    assert "torch.add" in indexed_text(narrow_search(page))
 
 
-# A floor's proof as the engine writes it (source collapsed, download line, output), and a BibTeX
+# A floor's proof as the proof frame renders it (source collapsed, download line, output), and a BibTeX
 # entry as the Cite page shows it.
-PROOF = """<h2 id="op-schema">Operator schemas</h2><p>Look for the schema of add.</p>
-<div class="floors-proof" data-proof="snippets/4/x.py"><details class="floors-proof__source">
-<summary>Proof source: <code>snippets/4/x.py</code></summary>
-<div class="highlight"><pre><code>import torch</code></pre></div>
-</details><p class="floors-proof__meta"><a href="x.py" download>Download and run it</a> <code>python x.py</code>
-<span class="floors-proof__time">ran in 7 ms</span></p>
-<div class="floors-proof__output"><div class="highlight"><pre><span></span><code>aten::add.Tensor(Tensor self)</code>
-</pre></div></div></div>
+FRAME = proof_frame_html(
+    proof="snippets/4/x.py",
+    href="x.py",
+    listing='<div class="highlight"><pre><code>import torch</code></pre></div>',
+    output='<div class="highlight"><pre><span></span><code>aten::add.Tensor(Tensor self)</code>\n</pre></div>',
+    claims="",
+    seconds="7 ms",
+    cached=False,
+)
+PROOF = f"""<h2 id="op-schema">Operator schemas</h2><p>Look for the schema of add.</p>
+{FRAME}
 <p>After the proof, prose again.</p>
-<pre><code class="language-bibtex">@misc{pytorchfloors, title = {Floors}}</code></pre>
+<pre><code class="language-bibtex">@misc{{pytorchfloors, title = {{Floors}}}}</code></pre>
 <p>Cite the edition you read.</p>"""
 
 
 def test_proof_outputs_download_lines_and_bibtex_stay_out_while_prose_stays() -> None:
-    text = indexed_text(narrow_search(_leave_out_of_search(PROOF)))
+    text = indexed_text(narrow_search(PROOF))
     for prose in ("Operator schemas", "Look for the schema of add.", "After the proof, prose again.", "Cite the"):
         assert prose in text, (prose, text)
     for noise in ("import torch", "aten::add.Tensor", "Download and run it", "ran in", "@misc"):

@@ -117,25 +117,6 @@ def _proofs_table(engine: Engine) -> str:
     return "\n\n".join(sections)
 
 
-# Left out of the search index (Material skips elements marked `data-search-exclude`): the
-# collapsed proof sources, which are downloadable scripts, and the code and outputs of lab cells,
-# whose prose stays. Otherwise labs outrank the floors with the floors' own words in code, their
-# excerpts open on "Copied!", and the index outweighs the page that loads it.
-# Material's search parser compares elements by tag name alone, so an excluded element stops being
-# skipped at the first closing tag of its own name: marking a <div> that holds other <div>s leaks
-# everything after the first inner </div>. Only elements that never nest in their own tag are marked.
-_SEARCH_EXCLUDED = ('<details class="floors-proof__source"',)
-_NOTEBOOK_EXCLUDED = ("<pre", '<span class="notice"')
-_NOTEBOOK_MARK = '<div class="jupyter-wrapper"'
-
-
-def _leave_out_of_search(html: str) -> str:
-    openings = _SEARCH_EXCLUDED + (_NOTEBOOK_EXCLUDED if _NOTEBOOK_MARK in html else ())
-    for opening in openings:
-        html = html.replace(opening, f"{opening} data-search-exclude")
-    return html
-
-
 def _labs_follow(config: MkDocsConfig, settings: Settings, cache_dir: Path | None = None) -> None:
     """Give mkdocs-jupyter, which executes the labs, the plugin's `execute` and `only` settings and its cache.
 
@@ -352,7 +333,7 @@ class SiteBuild:
             if status == "ran" and seconds is not None:
                 source = Path(page.file.abs_src_path or "").read_text(encoding="utf-8")
                 keep_run_time(floor, source, seconds, self.launch)
-        html = narrow_search(_leave_out_of_search(html))
+        html = narrow_search(html)
         failed = [f for f in engine.failures if f.page == page.file.src_uri]
         if failed and not self.serving:
             raise PluginError("a proof failed:\n" + "\n".join(str(f) for f in failed))

@@ -1,4 +1,4 @@
-"""What the search index leaves out, beyond the proof sources and lab cells that `site_build` excludes.
+"""What the search index leaves out of a page: Material skips the elements marked `data-search-exclude`.
 
 Material's search plugin indexes a page's whole content and skips the elements marked
 `data-search-exclude`. A reader's first search downloads the whole index (pages ask for it only
@@ -9,12 +9,15 @@ text:
 
 - proof outputs: measured numbers and machine-specific listings, printed under the prose that
   names what they show (the paragraph before each output, "Look for ...", stays in the index);
-- the line under each proof ("Download and run it `python snippets/...` ran in 7 ms");
+- the line under each proof ("Download and run it `python snippets/...` ran in 7 ms"), marked by the
+  proof frame's own template (`render/templates/proof_frame.html`), as its folded source is;
 - BibTeX entries (the Cite page's table of what to cite stays);
-- on a lab's page, the folded "What to notice" answers (a markdown cell's `<details class="success">`):
-  each answers the prediction above it, and a search excerpt would give it away before the reader
-  has predicted. The lab's solutions are code cells, whose `<pre>` the notebook exclusions of
-  `site_build` already leave out, with every output.
+- a proof's folded source: a downloadable script (marked by the proof frame's template);
+- on a lab's page, the code and outputs of its cells (every `<pre>`, and nbconvert's notices), whose
+  prose stays: otherwise labs outrank the floors with the floors' own words in code, and their
+  excerpts open on "Copied!"; and the folded "What to notice" answers (a markdown cell's
+  `<details class="success">`): each answers the prediction above it, and a search excerpt would
+  give it away before the reader has predicted.
 
 The API reference pages, written for contributors, leave the index whole: each carries
 Material's `search: exclude: true` in its front matter (`reference/index.md` stays in).
@@ -29,13 +32,15 @@ from __future__ import annotations
 __all__ = ["EXCLUDED_OPENINGS", "NOTEBOOK_EXCLUDED_OPENINGS", "narrow_search"]
 
 EXCLUDED_OPENINGS: tuple[tuple[str, str], ...] = (
-    # (the exact opening that pytorch_floors or Material writes, the element in it to mark)
+    # (the exact opening that markdown-exec's output or Material writes, the element in it to mark)
     ('<div class="floors-proof__output"><div class="highlight"><pre', "<pre"),
-    ('<p class="floors-proof__meta"', '<p class="floors-proof__meta"'),
     ('<pre><code class="language-bibtex">', "<pre"),
 )
 
 NOTEBOOK_EXCLUDED_OPENINGS: tuple[tuple[str, str], ...] = (
+    # A lab's code and outputs, as the project's nbconvert template and nbconvert write them.
+    ("<pre", "<pre"),
+    ('<span class="notice"', '<span class="notice"'),
     # A lab's folded answer, as its markdown cell writes it (`docs/labs/*.py`) and nbconvert keeps it. It
     # holds no <details> of its own, so marking it leaves out all of it, and only it.
     ('<details class="success"', '<details class="success"'),
