@@ -53,9 +53,9 @@ from pytorch_floors.labs.notebooks import (
 )
 from pytorch_floors.plugin.config import Settings
 from pytorch_floors.plugin.fence import register_fence
-from pytorch_floors.render.citation import cite_page_html, edition
+from pytorch_floors.render.citation import cite_page_html
 from pytorch_floors.render.gauge import page_gauges, render_gauge
-from pytorch_floors.render.headings import finish_headings, pinned_site_url, published_edition
+from pytorch_floors.render.headings import finish_headings, pinned_site_url
 from pytorch_floors.render.listings import listing_language
 from pytorch_floors.render.search_scope import narrow_search
 
@@ -156,7 +156,7 @@ class SiteBuild:
         self.build_id = uuid.uuid4().hex
         self.planned_labs: list[str] = []
         project_dir = Path(config.config_file_path).parent.resolve()
-        name = published_edition()
+        name = settings.published
         config.site_url = pinned_site_url(config.site_url, name)
         if name is not None:
             config.extra["floors_edition"] = name
@@ -291,10 +291,10 @@ class SiteBuild:
         if PROOFS_MARKER in markdown:
             markdown = markdown.replace(PROOFS_MARKER, _proofs_table(engine))
         if EDITION_MARKER in markdown or BIBTEX_MARKER in markdown:
-            name = edition()
+            name = self.settings.edition
             markdown = markdown.replace(EDITION_MARKER, name)
             markdown = markdown.replace(BIBTEX_MARKER, cite_page_html(config.site_url or "/", name, int(name[:4])))
-        markdown = fill(markdown, page.file.src_uri, self.manifest, edition())
+        markdown = fill(markdown, page.file.src_uri, self.manifest, self.settings.edition)
         if HANDOUTS_MARKER in markdown:
             links = cite_links_html(page.url) if self.settings.handouts else NO_HANDOUTS
             markdown = markdown.replace(HANDOUTS_MARKER, links)
@@ -343,7 +343,9 @@ class SiteBuild:
                 html = apply_aliases(html, self.aliases.get(page.url, {}))
             except ValueError as error:
                 raise PluginError(f"docs/{page.file.src_uri}: {error}") from None
-        return finish_headings(html, src_uri=page.file.src_uri, page_url=page.url, site_url=config.site_url)
+        return finish_headings(
+            html, src_uri=page.file.src_uri, page_url=page.url, site_url=config.site_url, name=self.settings.edition
+        )
 
     def _files(self) -> Files:
         if self.files is None:
@@ -428,13 +430,13 @@ class SiteBuild:
         )
         Path(config.site_dir, "build-report.json").write_text(report, encoding="utf-8")
         try:
-            self.manifest.write(Path(config.site_dir), edition())
+            self.manifest.write(Path(config.site_dir), self.settings.edition)
         except ValueError as error:
             raise PluginError(str(error)) from None
         versions = Path(config.site_dir, "versions.json")
         if not versions.exists():
             # Material's version selector asks for ../versions.json; outside a mike deployment there is one edition.
-            name = edition()
+            name = self.settings.edition
             versions.write_text(json.dumps([{"version": name, "title": name, "aliases": []}]), encoding="utf-8")
         complete = engine.execute and engine.only is None and not engine.failures
         if complete and engine.cache.mode != "off":

@@ -28,6 +28,8 @@ from mkdocs.config.base import BaseConfigOption, Config, ValidationError
 
 from pytorch_floors.execution.cache import CacheMode
 from pytorch_floors.execution.options import OptionError, parse_timeout
+from pytorch_floors.render.citation import edition
+from pytorch_floors.render.headings import published_edition
 
 __all__ = ["FloorsConfig", "Settings"]
 
@@ -128,6 +130,8 @@ class Settings:
         only: A glob of pages (relative to `docs/`) whose blocks and labs run, if not all.
         handouts: Link the PDF handouts (`make pdf` builds them).
         advisory_claims: Log a claim that did not hold as INFO, not as a WARNING that fails `--strict`.
+        published: The edition this build publishes (`FLOORS_EDITION`, set by `make publish`), if any.
+        edition: The edition this build is: the published one, else the build's year and month.
     """
 
     execute: bool = True
@@ -137,6 +141,8 @@ class Settings:
     only: str | None = None
     handouts: bool = False
     advisory_claims: bool = False
+    published: str | None = None
+    edition: str = ""
 
     @classmethod
     def of(cls, options: FloorsConfig) -> Settings:
@@ -156,4 +162,7 @@ class Settings:
             only=options.only,
             handouts=options.handouts,
             advisory_claims=options.claims == "advisory",
+            # Read once, here: a build is one edition from its first page to its report.
+            published=published_edition(),
+            edition=edition(),
         )

@@ -24,7 +24,7 @@ from jinja2 import Template
 
 from pytorch_floors.editions.anchors import CITABLE_PAGES
 from pytorch_floors.floors import MAP_TITLE, floor_for_page
-from pytorch_floors.render.citation import SITE_TITLE, edition, edition_url
+from pytorch_floors.render.citation import SITE_TITLE, edition_url
 from pytorch_floors.render.templates import template
 
 __all__ = [
@@ -149,7 +149,7 @@ def add_section_controls(
     return _HEADING.sub(add, html)
 
 
-def finish_headings(html: str, *, src_uri: str, page_url: str, site_url: str | None) -> str:
+def finish_headings(html: str, *, src_uri: str, page_url: str, site_url: str | None, name: str) -> str:
     """Give a Markdown page's headings their controls (labs keep nbconvert's own).
 
     Args:
@@ -157,6 +157,7 @@ def finish_headings(html: str, *, src_uri: str, page_url: str, site_url: str | N
         src_uri: The page's source, relative to `docs/`.
         page_url: The page's URL, relative to the site.
         site_url: The site's `site_url` (already pinned by `pinned_site_url`).
+        name: The edition the build is (`2026.12`), which citations name.
 
     Returns:
         The content with the controls.
@@ -167,7 +168,7 @@ def finish_headings(html: str, *, src_uri: str, page_url: str, site_url: str | N
         html,
         src_uri=src_uri,
         page_url=f"{(site_url or '/').rstrip('/')}/{page_url}",
-        name=edition(),
+        name=name,
         citable=src_uri in CITABLE_PAGES,
         template=control_template(),
     )
