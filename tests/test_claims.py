@@ -5,7 +5,6 @@ In-process, like `test_engine.py`: pages render through the formatter, no MkDocs
 
 from __future__ import annotations
 
-import importlib
 import json
 import logging
 import os
@@ -25,7 +24,6 @@ from pytorch_floors.execution.bundle import bundle
 from pytorch_floors.execution.claim_policy import claims_summary
 from pytorch_floors.execution.report import report_html, report_json
 from pytorch_floors.execution.result import BlockResult
-from pytorch_floors.floors import FLOORS
 from pytorch_floors.plugin.plugin import FloorsPlugin
 from pytorch_floors.render.proof_frame import claims_html
 
@@ -455,17 +453,3 @@ def test_a_strict_build_fails_on_a_claim_that_did_not_hold_unless_advisory(fixtu
     # A build that is not strict passes by default too, and still warns.
     relaxed = fixture_site.build()
     assert relaxed.returncode == 0 and "claim did not hold on this machine" in relaxed.log
-
-
-def test_every_proof_is_run_by_its_floors_claims_test() -> None:
-    """A new proof must not escape the pattern tests: each floor's claims test lists every proof of its folder."""
-
-    folders = {0: "0-map"} | {floor.number: floor.key for floor in FLOORS}
-    for number, folder in folders.items():
-        module = importlib.import_module(f"test_floor_{number}")
-        tests = [getattr(module, name) for name in dir(module) if name.endswith("claims_hold")]
-        assert len(tests) == 1, f"tests/test_floor_{number}.py needs one test named *_claims_hold"
-        (mark,) = [m for m in tests[0].pytestmark if m.name == "parametrize"]
-        listed = set(mark.args[1])
-        on_disk = {path.name for path in (ROOT / "snippets" / folder).glob("*.py")}
-        assert listed == on_disk, f"snippets/{folder}: not run by the claims test {sorted(on_disk - listed)}"

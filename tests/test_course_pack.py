@@ -9,7 +9,7 @@ import pytest
 
 from pytorch_floors.editions.course_pack import PACK_DIR, pack_filename, write_packs
 from pytorch_floors.editions.handouts import handout_context
-from pytorch_floors.floors import FLOORS
+from pytorch_floors.floors import FLOORS, MAP_PAGE, Floor
 from pytorch_floors.labs.launch import notebook_names
 
 
@@ -26,12 +26,12 @@ def _fake_site(site: Path) -> None:
         (proofs / "second.py").write_text("print(2)\n", encoding="utf-8")
 
 
-def test_each_floor_gets_a_pack_with_its_lab_and_proofs(tmp_path: Path) -> None:
+@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
+def test_each_floor_gets_a_pack_with_its_lab_and_proofs(tmp_path: Path, floor: Floor) -> None:
     _fake_site(tmp_path)
     packs = write_packs(tmp_path)
-    assert packs == [tmp_path / PACK_DIR / pack_filename(floor) for floor in FLOORS]
-    floor = FLOORS[2]
-    with zipfile.ZipFile(packs[2]) as pack:
+    assert packs == [tmp_path / PACK_DIR / pack_filename(f) for f in FLOORS]
+    with zipfile.ZipFile(packs[FLOORS.index(floor)]) as pack:
         names = pack.namelist()
         student, full = notebook_names(floor)
         wanted = ["README.txt", f"lab/{student}", f"lab/{full}", f"lab/{floor.key}.py"]
@@ -54,28 +54,30 @@ def test_a_printed_pdf_goes_first_and_packs_are_reproducible(tmp_path: Path) -> 
     first = [p.read_bytes() for p in write_packs(tmp_path, pdfs)]
     second = [p.read_bytes() for p in write_packs(tmp_path, pdfs)]
     assert first == second, "the same build gives the same bytes"
-    with zipfile.ZipFile(tmp_path / PACK_DIR / pack_filename(FLOORS[0])) as pack:
-        assert pack.namelist()[1] == f"floor-{FLOORS[0].key}/handout-{FLOORS[0].key}.pdf"
+    for floor in FLOORS:
+        with zipfile.ZipFile(tmp_path / PACK_DIR / pack_filename(floor)) as pack:
+            assert pack.namelist()[1] == f"floor-{floor.key}/handout-{floor.key}.pdf"
 
 
-def test_a_floor_without_a_lab_has_no_pack(tmp_path: Path) -> None:
+@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
+def test_a_floor_without_a_lab_has_no_pack(tmp_path: Path, floor: Floor) -> None:
     _fake_site(tmp_path)
-    lab = FLOORS[7].lab
+    lab = floor.lab
     (tmp_path / lab.removesuffix(".py") / Path(lab).name).unlink()
-    assert [p.name for p in write_packs(tmp_path)] == [pack_filename(f) for f in FLOORS[:7]]
+    assert [p.name for p in write_packs(tmp_path)] == [pack_filename(f) for f in FLOORS if f != floor]
 
 
-def test_a_missing_member_stops_the_pack_loudly(tmp_path: Path) -> None:
+@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
+def test_a_missing_member_stops_the_pack_loudly(tmp_path: Path, floor: Floor) -> None:
     _fake_site(tmp_path)
-    floor = FLOORS[5]
     (tmp_path / floor.lab.removesuffix(".py") / notebook_names(floor)[1]).unlink()
     with pytest.raises(FileNotFoundError, match=rf"{floor.heading}: the course pack misses .*-solutions\.ipynb"):
         write_packs(tmp_path)
 
 
-def test_floor_pages_link_their_pack_and_part_0_has_none() -> None:
-    floor = FLOORS[3]
+@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
+def test_floor_pages_link_their_pack_and_part_0_has_none(floor: Floor) -> None:
     context = handout_context(floor.page, f"floors/{floor.key}/")
     assert context is not None and context["pack"] == f"../../{PACK_DIR}/{pack_filename(floor)}"
-    part0 = handout_context("index.md", "./")
+    part0 = handout_context(MAP_PAGE, "./")
     assert part0 is not None and "pack" not in part0

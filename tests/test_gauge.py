@@ -1,4 +1,5 @@
 import re
+from html import escape
 from html.parser import HTMLParser
 
 import pytest
@@ -6,6 +7,31 @@ import pytest
 from conftest import Build
 from pytorch_floors.floors import FLOORS, MAP_PAGE, Floor
 from pytorch_floors.render.gauge import page_gauges, render_depth_bar, render_gauge
+
+COUNT = len(FLOORS)
+"""How many floors the registry holds: the gauge's count, never typed."""
+
+
+def floor_id(floor: Floor) -> str:
+    return floor.key
+
+
+def above(floor: Floor) -> Floor | None:
+    """The floor above `floor` in the registry (None for the top one)."""
+    index = FLOORS.index(floor)
+    return FLOORS[index - 1] if index > 0 else None
+
+
+def below(floor: Floor) -> Floor | None:
+    """The floor below `floor` in the registry (None for the bottom one)."""
+    index = FLOORS.index(floor)
+    return FLOORS[index + 1] if index + 1 < COUNT else None
+
+
+def expected_positions(floor: Floor) -> list[str]:
+    """The positions the gauge gives each floor when the reader is on `floor`: passed, current, ahead."""
+    index = FLOORS.index(floor)
+    return ["passed"] * index + ["current"] + ["ahead"] * (COUNT - index - 1)
 
 
 class GaugeParser(HTMLParser):
@@ -42,32 +68,33 @@ def parse(current: Floor | None) -> GaugeParser:
     return parser
 
 
-@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
+@pytest.mark.parametrize("floor", FLOORS, ids=floor_id)
 def test_floor_page_gauge(floor: Floor) -> None:
     parser = parse(floor)
-    assert len(parser.navs) == 1 and f"floor {floor.number} of 8" in (parser.navs[0]["aria-label"] or "")
+    assert len(parser.navs) == 1 and f"floor {floor.number} of {COUNT}" in (parser.navs[0]["aria-label"] or "")
     floor_links = [a for a in parser.links if a.get("class") is None]
     assert [a["href"] for a in floor_links] == [href(f) for f in FLOORS]
     current = [a for a in floor_links if a.get("aria-current") == "page"]
     assert len(current) == 1 and current[0]["href"] == href(floor)
     up = [a for a in parser.links if a.get("rel") == "prev"]
     down = [a for a in parser.links if a.get("rel") == "next"]
-    if floor.number == 1:
+    upper, lower = above(floor), below(floor)
+    if upper is None:
         assert up[0]["href"] == "../../"
     else:
-        assert up[0]["href"] == href(FLOORS[floor.number - 2])
-        assert FLOORS[floor.number - 2].title in (up[0]["text"] or "")
-    if floor.number == 8:
+        assert up[0]["href"] == href(upper)
+        assert upper.title in (up[0]["text"] or "")
+    if lower is None:
         assert down == []
     else:
-        assert down[0]["href"] == href(FLOORS[floor.number])
+        assert down[0]["href"] == href(lower)
 
 
 def test_whole_building_when_no_floor() -> None:
     parser = parse(None)
-    assert len(parser.links) == 8
+    assert len(parser.links) == COUNT
     assert not any(a.get("aria-current") for a in parser.links)
-    assert "the 8 floors" in (parser.navs[0]["aria-label"] or "")
+    assert f"the {COUNT} floors" in (parser.navs[0]["aria-label"] or "")
 
 
 def test_titles_are_escaped() -> None:
@@ -80,43 +107,49 @@ def positions(html: str) -> list[str]:
     return re.findall(r'class="floors-gauge__floor(?: floors-gauge__floor--(\w+))?"', html)
 
 
-@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
+@pytest.mark.parametrize("floor", FLOORS, ids=floor_id)
 def test_floors_passed_current_and_ahead_read_differently(floor: Floor) -> None:
     html = render_gauge(floor, href)
-    n = floor.number
-    assert positions(html) == ["passed"] * (n - 1) + ["current"] + ["ahead"] * (8 - n)
-    assert f'<p class="floors-gauge__caption">Floor {n} of 8</p>' in html
+    assert positions(html) == expected_positions(floor)
+    assert f'<p class="floors-gauge__caption">Floor {floor.number} of {COUNT}</p>' in html
 
 
 def test_whole_building_marks_no_floor_as_passed_or_ahead() -> None:
-    assert positions(render_gauge(None, href)) == [""] * 8
+    assert positions(render_gauge(None, href)) == [""] * COUNT
 
 
-def test_lab_gauge_lists_labs_and_steps_between_labs() -> None:
-    floor = FLOORS[3]
+@pytest.mark.parametrize("floor", FLOORS, ids=floor_id)
+def test_lab_gauge_lists_labs_and_steps_between_labs(floor: Floor) -> None:
     parser = GaugeParser()
     parser.feed(render_gauge(floor, lambda f: f"../{f.key}-lab/", kind="lab"))
-    assert "lab 4 of 8" in (parser.navs[0]["aria-label"] or "")
+    assert f"lab {floor.number} of {COUNT}" in (parser.navs[0]["aria-label"] or "")
     down = [a for a in parser.links if a.get("rel") == "next"]
-    assert down[0]["href"] == "../5-autograd-lab/" and "Lab 5" in (down[0]["text"] or "")
+    lower = below(floor)
+    if lower is None:
+        assert down == []
+    else:
+        assert down[0]["href"] == f"../{lower.key}-lab/" and f"Lab {lower.number}" in (down[0]["text"] or "")
     labs = [a for a in parser.links if a.get("rel") is None]
-    assert len(labs) == 8 and (labs[0]["text"] or "").startswith("Lab 1")
+    assert len(labs) == COUNT and (labs[0]["text"] or "").startswith(f"Lab {FLOORS[0].number}")
 
 
-def test_step_links_name_themselves_by_their_visible_words() -> None:
+@pytest.mark.parametrize("floor", FLOORS[1:], ids=floor_id)
+def test_step_links_name_themselves_by_their_visible_words(floor: Floor) -> None:
     # The accessible name is the link's text: the arrow is hidden, the words come first.
-    html = render_gauge(FLOORS[4], href)
-    assert '<span aria-hidden="true">↑</span>Up: Floor 4 · The dispatcher</a>' in html
+    upper = above(floor)
+    assert upper is not None
+    html = render_gauge(floor, href)
+    assert f'<span aria-hidden="true">↑</span>Up: {escape(upper.heading)}</a>' in html
 
 
-def test_depth_bar_has_eight_segments_and_names_the_current_floor() -> None:
-    floor = FLOORS[5]
+@pytest.mark.parametrize("floor", FLOORS, ids=floor_id)
+def test_depth_bar_has_a_segment_per_floor_and_names_the_current_floor(floor: Floor) -> None:
     html = render_depth_bar(floor, href)
     segments = re.findall(r'<span class="floors-depthbar__segment--(\w+)">', html)
-    assert segments == ["passed"] * 5 + ["current"] + ["ahead"] * 2
+    assert segments == expected_positions(floor)
     assert "<details" in html and "<summary" in html and "<script" not in html
     summary = html[html.index("<summary") : html.index("</summary>")]
-    assert "Floor 6 of 8" in summary and floor.title in summary
+    assert f"Floor {floor.number} of {COUNT}" in summary and escape(floor.title) in summary
     parser = GaugeParser()
     parser.feed(html)
     assert [a["href"] for a in parser.links] == [href(f) for f in FLOORS]
@@ -127,11 +160,15 @@ def url_of(src: str) -> str:
     return f"/{src}"
 
 
+FLOOR, LOWER = FLOORS[0], FLOORS[1]
+"""A floor and the one below it: any two neighbours of the registry would do."""
+
+
 @pytest.mark.parametrize(
     ("src", "replaces", "bar"),
     [
-        (FLOORS[2].page, "Floors", True),
-        (FLOORS[2].lab, "Labs", True),
+        (FLOOR.page, "Floors", True),
+        (FLOOR.lab, "Labs", True),
         (MAP_PAGE, "Floors", False),
         ("reference/gauge.md", None, False),
         ("proofs.md", None, False),
@@ -142,17 +179,17 @@ def test_each_page_gets_the_gauges_it_needs(src: str, replaces: str | None, bar:
     assert gauges["floors_gauge_replaces"] == replaces
     assert (gauges["floors_gauge"] is not None) == (replaces is not None)
     assert (gauges["floors_depth_bar"] is not None) == bar
-    if src == FLOORS[2].lab:
-        assert f'href="/{FLOORS[3].lab}"' in (gauges["floors_gauge"] or "")
-        assert f'href="/{FLOORS[3].page}"' not in (gauges["floors_gauge"] or "")
+    if src == FLOOR.lab:
+        assert f'href="/{LOWER.lab}"' in (gauges["floors_gauge"] or "")
+        assert f'href="/{LOWER.page}"' not in (gauges["floors_gauge"] or "")
 
 
 def test_part_0_points_the_sidebar_to_its_building_instead_of_listing_the_floors_again() -> None:
     """Part 0 draws the building (the gauge at full size) in its content; the sidebar only links to it."""
     gauges = page_gauges(MAP_PAGE, url_of)
     assert gauges["floors_building"] == "#the-building"
-    assert str(len(FLOORS)) in (gauges["floors_building_label"] or "")
-    assert all("floors_building" not in page_gauges(src, url_of) for src in (FLOORS[2].page, FLOORS[2].lab))
+    assert str(COUNT) in (gauges["floors_building_label"] or "")
+    assert all("floors_building" not in page_gauges(src, url_of) for src in (FLOOR.page, FLOOR.lab))
 
 
 def test_the_built_part_0_lists_the_floors_once(built_site: Build) -> None:

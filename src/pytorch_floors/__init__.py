@@ -1,6 +1,6 @@
 """PyTorch Floors: the package behind the site.
 
-It holds the floor registry (the single source of truth for the eight floors),
+It holds the floor registry (the single source of truth for the floors),
 the measurement helpers the proofs use, the depth gauge, small SVG charts, the
 build's provenance, and the machinery that executes the proofs.
 """

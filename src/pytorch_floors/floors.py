@@ -1,4 +1,4 @@
-"""The floor registry: the single source of truth for the eight floors.
+"""The floor registry: the single source of truth for the floors.
 
 The gauge, the navigation, the page titles, the labs and the tests all read
 the floors from here. Nothing else in the project lists them.
@@ -19,10 +19,10 @@ MAP_TITLE = "Part 0 · The map"
 
 @dataclass(frozen=True)
 class Floor:
-    """One floor of the building, from your program (1) down to the chip (8).
+    """One floor of the building, numbered from your program (1) downwards.
 
     Attributes:
-        number: Position from the top, 1 to 8.
+        number: Position from the top, counting from 1.
         slug: Short lowercase name used in paths and anchors.
         title: The floor's title as shown in the gauge, the navigation and the page heading.
         summary: One sentence saying what the floor explains; also the page's meta description.
@@ -109,14 +109,14 @@ FLOORS: tuple[Floor, ...] = (
         "Host time versus device time, synchronisation, copies, threads and memory bandwidth.",
     ),
 )
-"""The eight floors, top (your program) to bottom (the chip)."""
+"""The floors, top (your program) to bottom."""
 
 
 def floor_by_number(number: int) -> Floor:
     """Return the floor with the given number.
 
     Args:
-        number: A floor number, 1 to 8.
+        number: A floor number, 1 to `len(FLOORS)`.
 
     Returns:
         The matching floor.

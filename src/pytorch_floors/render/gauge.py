@@ -3,7 +3,7 @@
 Two renderings of one registry, never on the same screen:
 
 - `render_gauge`: a vertical scale from floor 1 (your program, at the surface) down to
-  floor 8 (the chip). It takes the place of the Floors (or Labs) section of the left
+  the last floor. It takes the place of the Floors (or Labs) section of the left
   sidebar, so it *is* the floors' navigation. Floors already passed read differently
   from floors ahead; the reader's floor carries the orange dot and `aria-current`.
 - `render_depth_bar`: on a phone, where the sidebar is a drawer, a compact bar of one
