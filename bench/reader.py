@@ -1,4 +1,4 @@
-"""Reader's-weight audit of a built site: page weight, DOM size, search index, Lighthouse.
+"""Reader's-weight audit of a built site: page weight, DOM size, search index, charts, Lighthouse.
 
 Run `python bench/reader.py SITE_DIR` on a site built with `make build` (default `site/`). It
 serves the site on 127.0.0.1 (an ephemeral port) and, for Part 0, floor 3, floor 4 and lab 4:
@@ -7,6 +7,11 @@ serves the site on 127.0.0.1 (an ephemeral port) and, for Part 0, floor 3, floor
   transferred uncompressed by the local server, and counts the DOM's elements;
 - prints the size of `search/search_index.json`, which a page loads only once its reader starts a
   search (`docs/javascripts/search-on-demand.js`), so it is not part of a page's weight;
+- with `--charts`, lays out every chart (a proof's figure) of Part 0, the floors and the labs at
+  390 x 844 and 1280 x 800, in the light and the dark palette, and prints how many of their words
+  fall outside their chart, how many pairs of them overlap by more than a quarter of the smaller,
+  and the smallest text as drawn on the screen (`CHART_LAYOUT_JS`; `tests/test_phone.py` requires
+  none outside, none overlapping and 12 px at least);
 - with `--vnu JAR`, runs the W3C Nu HTML Checker (npm `vnu-jar`, `build/dist/vnu.jar`; needs java)
   on those pages and prints each page's errors, apart from Material's own `autocomplete` one on
   its drawer and search toggles;
@@ -38,9 +43,10 @@ import threading
 from pathlib import Path
 from typing import BinaryIO
 
-from playwright.sync_api import Response, sync_playwright
+from playwright.sync_api import Page, Response, sync_playwright
 
 from pytorch_floors.editions.handouts import CHROMIUM_ARGS
+from pytorch_floors.floors import FLOORS
 
 PAGES = ["", "floors/3-boundary/", "floors/4-dispatcher/", "labs/4-dispatcher/"]
 CHROMIUM = "/usr/bin/chromium"
@@ -103,6 +109,100 @@ def weigh(url: str) -> list[tuple[str, int, int]]:
     return rows
 
 
+CHART_LAYOUT_JS = """
+() => {
+  // Every chart of the article: a proof's figure, or a drawing that is not in one.
+  const charts = [...document.querySelectorAll('article .floors-figure, article svg.floors-plot')]
+    .filter(c => !c.parentElement.closest('.floors-figure') && c.getClientRects().length);
+  const clip = (r, c) => ({left: Math.max(r.left, c.left), right: Math.min(r.right, c.right),
+                           top: Math.max(r.top, c.top), bottom: Math.min(r.bottom, c.bottom)});
+  return charts.map(chart => {
+    // What the reader sees of the chart: its box, less what a box around it scrolls or clips away.
+    let seen = chart.getBoundingClientRect().toJSON();
+    for (let n = chart.parentElement; n && n !== document.body; n = n.parentElement) {
+      if (getComputedStyle(n).overflowX !== 'visible') seen = clip(seen, n.getBoundingClientRect());
+    }
+    seen = clip(seen, {left: 0, right: innerWidth, top: -Infinity, bottom: Infinity});
+    const words = [];
+    for (const text of chart.querySelectorAll('text')) {
+      if (!text.getClientRects().length || !text.textContent.trim()) continue;
+      const m = text.getScreenCTM();
+      words.push({text: text.textContent.trim(), box: text.getBoundingClientRect(),
+                  px: parseFloat(getComputedStyle(text).fontSize) * Math.hypot(m.a, m.b)});
+    }
+    const walker = document.createTreeWalker(chart, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (node.parentElement.closest('svg') || !node.textContent.trim()) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      const px = parseFloat(getComputedStyle(node.parentElement).fontSize);
+      for (const box of range.getClientRects()) {
+        if (box.width > 0) words.push({text: node.textContent.trim(), box, px});
+      }
+    }
+    const short = (w) => w.text.slice(0, 40);
+    const outside = words.filter(({box}) => box.left < seen.left - 0.5 || box.right > seen.right + 0.5
+        || box.top < seen.top - 0.5 || box.bottom > seen.bottom + 0.5)
+      .map(w => `${short(w)} [${Math.round(w.box.left)}..${Math.round(w.box.right)} px; the chart shows `
+                + `${Math.round(seen.left)}..${Math.round(seen.right)}]`);
+    const overlapping = [];
+    words.forEach((a, i) => words.slice(i + 1).forEach(b => {
+      const w = Math.min(a.box.right, b.box.right) - Math.max(a.box.left, b.box.left);
+      const h = Math.min(a.box.bottom, b.box.bottom) - Math.max(a.box.top, b.box.top);
+      const smaller = Math.min(a.box.width * a.box.height, b.box.width * b.box.height);
+      if (w > 0 && h > 0 && w * h > 0.25 * smaller) overlapping.push(`${short(a)} / ${short(b)}`);
+    }));
+    const title = chart.querySelector('figcaption, title');
+    return {title: (title ? title.textContent : chart.textContent).trim().slice(0, 60), words: words.length,
+            outside, overlapping, smallest: Math.min(...words.map(w => w.px))};
+  });
+}
+"""
+"""Each chart on the page: its title, how many words it draws, those that fall outside what the reader
+sees of it, the pairs that overlap by more than a quarter of the smaller, and its smallest text in px."""
+
+CHART_VIEWPORTS = {"390": {"width": 390, "height": 844}, "1280": {"width": 1280, "height": 800}}
+
+
+def chart_pages() -> list[str]:
+    """Part 0, every floor and every lab, from the floors' registry."""
+    return ["", *(f"floors/{f.key}/" for f in FLOORS), *(f"labs/{f.key}/" for f in FLOORS)]
+
+
+def use_palette(tab: Page, scheme: str) -> None:
+    """Switch Material's palette to `scheme` ("default" or "slate") with its own toggle."""
+    if tab.evaluate("document.body.getAttribute('data-md-color-scheme')") != scheme:
+        tab.locator("form[data-md-component=palette] label:visible").first.click()
+        tab.wait_for_function(f"document.body.getAttribute('data-md-color-scheme') === '{scheme}'")
+
+
+def chart_layout(url: str) -> None:
+    """Print, per viewport and palette, the charts' words outside them, their overlaps and their smallest text."""
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for name, viewport in CHART_VIEWPORTS.items():
+            for scheme in ("default", "slate"):
+                tab = browser.new_page(viewport=viewport)  # type: ignore[arg-type]
+                charts = []
+                for path in chart_pages():
+                    tab.goto(url + path)
+                    use_palette(tab, scheme)
+                    charts += [{**chart, "page": path or "index"} for chart in tab.evaluate(CHART_LAYOUT_JS)]
+                tab.close()
+                smallest = min(charts, key=lambda chart: chart["smallest"])
+                print(
+                    f"charts {name} {'light' if scheme == 'default' else 'dark'}: {len(charts)} charts, "
+                    f"{sum(len(c['outside']) for c in charts)} words outside their chart, "
+                    f"{sum(len(c['overlapping']) for c in charts)} overlapping pairs, smallest text "
+                    f"{smallest['smallest']:.1f} px ({smallest['page']}: {smallest['title'][:40]})"
+                )
+                for chart in charts:
+                    for problem in chart["outside"][:3] + chart["overlapping"][:3]:
+                        print(f"    {chart['page']}: {chart['title'][:40]}: {problem}")
+        browser.close()
+    print("target: none outside, none overlapping, 12 px at least")
+
+
 MATERIAL_NU_ERROR = "Attribute “autocomplete” is only allowed when the input type is"
 """Material's own Nu error: `autocomplete="off"` on its checkbox toggles (drawer, search)."""
 
@@ -152,6 +252,7 @@ def main() -> None:
     parser.add_argument("--lighthouse", type=Path, help="folder where lighthouse@12.2.3 is installed with npm")
     parser.add_argument("--vnu", type=Path, help="the Nu HTML Checker's vnu.jar (npm vnu-jar)")
     parser.add_argument("--runs", type=int, default=3, help="Lighthouse runs per page (default 3; the median counts)")
+    parser.add_argument("--charts", action="store_true", help="lay out every chart at 390 and 1280 px and report")
     args = parser.parse_args()
     index = args.site / "search" / "search_index.json"
     print(f"search index: {index.stat().st_size / 1000:.0f} KB (target <= {INDEX_LIMIT_KB} KB)")
@@ -167,6 +268,8 @@ def main() -> None:
         for page, size, elements in weigh(url):
             print(f"{page:<24} {size / 1000:>7.0f} KB {elements:>6} elements")
         print(f"targets for a floor page: <= {PAGE_LIMIT_KB} KB, <= {DOM_LIMIT} elements")
+        if args.charts:
+            chart_layout(url)
     finally:
         server.shutdown()
     if args.lighthouse:

@@ -5,19 +5,26 @@ Real Chromium over the strictly built site (`built_site`), served on 127.0.0.1 (
 
 from __future__ import annotations
 
+import importlib.util
+import itertools
 import json
 import re
+import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from bs4 import BeautifulSoup
+from filelock import FileLock
 from playwright.sync_api import Browser, Page, ViewportSize
 from test_reader import DESKTOP, MOBILE, set_palette, site_pages
 
-from conftest import Build
+from conftest import ROOT, Build, run_dir
 from pytorch_floors.floors import FLOORS
 
 pytestmark = pytest.mark.browser
@@ -345,4 +352,319 @@ def test_no_serious_accessibility_violations_on_a_phone(phone: Page, site_url: s
                 if violation["impact"] in ("serious", "critical"):
                     nodes = [n["target"] for n in violation["nodes"][:3]]
                     problems.append(f"{path or 'index'} [{scheme}] {violation['id']}: {violation['help']} {nodes}")
+    assert problems == [], "\n".join(problems)
+
+
+# ---- 1. charts that a phone can read --------------------------------------------------------------
+
+
+def _bench_reader() -> ModuleType:
+    """bench/reader.py, whose chart audit these tests hold to zero."""
+    spec = importlib.util.spec_from_file_location("bench_reader", ROOT / "bench" / "reader.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+CHART_LAYOUT_JS: str = _bench_reader().CHART_LAYOUT_JS
+"""Each chart of a page: its words outside what the reader sees of it, its overlapping pairs, its smallest text."""
+
+CHART_PAGES = ["", *FLOOR_PAGES, *LAB_PAGES]
+
+SMALLEST_CHART_TEXT_PX = 12.0
+"""A chart's words, as drawn on the screen, are this large at least."""
+
+
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+@pytest.mark.parametrize("viewport", [MOBILE, DESKTOP], ids=["390", "1280"])
+def test_every_charts_words_lie_inside_it_apart_and_large_enough(
+    browser: Browser, site_url: str, viewport: ViewportSize, scheme: str
+) -> None:
+    """Part 0, every floor and every lab: no word of a chart (title, tick, label, legend) falls outside
+    what the reader sees of it, no two overlap by more than a quarter of the smaller, none under 12 px."""
+    context = browser.new_context(viewport=viewport)
+    tab = context.new_page()
+    problems: list[str] = []
+    charts: dict[str, int] = {}
+    for path in CHART_PAGES:
+        tab.goto(site_url + path)
+        set_palette(tab, scheme)
+        for chart in tab.evaluate(CHART_LAYOUT_JS):
+            charts[path] = charts.get(path, 0) + 1
+            where = f"{path or 'index'} {chart['title'][:40]!r}"
+            problems += [f"{where}: outside the chart: {word}" for word in chart["outside"]]
+            problems += [f"{where}: overlapping: {pair}" for pair in chart["overlapping"]]
+            if chart["smallest"] < SMALLEST_CHART_TEXT_PX:
+                problems.append(f"{where}: text drawn at {chart['smallest']:.1f} px")
+    context.close()
+    assert charts.get(""), "Part 0 draws the path of a + b"
+    assert sum(1 for page in FLOOR_PAGES if page in charts) >= len(FLOORS) / 2, f"the floors draw charts: {charts}"
+    assert problems == [], f"{len(problems)} problems:\n" + "\n".join(problems[:30])
+
+
+OPENED_WIDE_JS = """
+async () => {
+  for (const details of document.querySelectorAll('article details')) details.open = true;
+  await new Promise(done => requestAnimationFrame(() => setTimeout(done, 50)));
+  // An element past the screen's edge, unless a box around it that fits the screen scrolls or clips it.
+  const fits = (e) => { const r = e.getBoundingClientRect(); return r.left >= -0.5 && r.right <= innerWidth + 0.5; };
+  const sticking = [...document.querySelectorAll('article *')].filter(e => {
+    if (!e.getClientRects().length || fits(e)) return false;
+    for (let n = e.parentElement; n && n !== document.body; n = n.parentElement) {
+      if (getComputedStyle(n).overflowX !== 'visible') return !fits(n);
+    }
+    return true;
+  });
+  return {
+    width: document.documentElement.scrollWidth,
+    sticking: sticking.slice(0, 5).map(e => `${e.tagName.toLowerCase()}.${e.getAttribute('class') || ''}: `
+      + `${(e.textContent || '').trim().slice(0, 50)} (to ${Math.round(e.getBoundingClientRect().right)} px)`),
+  };
+}
+"""
+
+
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_every_lab_with_its_boxes_open_fits_a_phone(phone: Page, site_url: str, scheme: str) -> None:
+    """Opened, a lab's folded answers and solutions ("What to notice", code without `<code>`) stay within
+    the screen: what is wider scrolls in its own box."""
+    wide = []
+    for path in LAB_PAGES:
+        phone.goto(site_url + path)
+        set_palette(phone, scheme)
+        found = phone.evaluate(OPENED_WIDE_JS)
+        if found["width"] > MOBILE["width"]:
+            wide.append(f"{path}: opened, the page is {found['width']} px wide")
+        wide += [f"{path}: {element}" for element in found["sticking"]]
+    assert wide == [], "\n".join(wide)
+
+
+# ---- 2. code keeps its names whole -----------------------------------------------------------------
+
+CODE_ROWS_JS = r"""
+async () => {
+  for (const details of document.querySelectorAll('article details')) details.open = true;
+  await new Promise(done => requestAnimationFrame(() => setTimeout(done, 50)));
+  // Each line of each code block and output, as the rows it is drawn on: [{left, top}] per row.
+  return [...document.querySelectorAll('article pre')].filter(pre => pre.getClientRects().length).map(pre => {
+    const block = pre.querySelector(':scope > code') || pre;
+    const lines = [[]];
+    const walker = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parts = node.textContent.split('\n');
+      let offset = 0;
+      parts.forEach((part, index) => {
+        if (index) lines.push([]);
+        if (part.length) {
+          const range = document.createRange();
+          range.setStart(node, offset);
+          range.setEnd(node, offset + part.length);
+          const row = lines[lines.length - 1];
+          for (const r of range.getClientRects()) if (r.width > 0) row.push({left: r.left, top: r.top});
+        }
+        offset += part.length + 1;
+      });
+    }
+    const box = pre.getBoundingClientRect();
+    const ch = parseFloat(getComputedStyle(block).fontSize) * 0.6;
+    const rows = lines.map(boxes => {
+      const tops = [...new Set(boxes.map(b => Math.round(b.top)))].sort((a, b) => a - b);
+      return tops.map(top => Math.min(...boxes.filter(b => Math.round(b.top) === top).map(b => b.left)));
+    });
+    return {text: block.textContent.slice(0, 40), right: box.right, ch, rows: rows.filter(r => r.length)};
+  });
+}
+"""
+
+CODE_PAGES = [FLOOR_PAGES[3], FLOOR_PAGES[6], LAB_PAGES[2], LAB_PAGES[3]]
+
+
+def test_code_on_a_phone_scrolls_sideways_instead_of_breaking_names(phone: Page, site_url: str) -> None:
+    """A line of code or output is drawn on one row (its box scrolls), and every box fits the screen."""
+    broken = []
+    for path in CODE_PAGES:
+        phone.goto(site_url + path)
+        blocks = phone.evaluate(CODE_ROWS_JS)
+        assert len(blocks) > 5, path
+        for block in blocks:
+            wrapped = [rows for rows in block["rows"] if len(rows) > 1]
+            if wrapped or block["right"] > MOBILE["width"] + 0.5:
+                broken.append(
+                    f"{path} {block['text']!r}: {len(wrapped)} lines wrapped, right edge {block['right']:.0f}"
+                )
+    assert broken == [], "\n".join(broken[:10])
+
+
+def test_code_on_the_desktop_wraps_under_its_line(desktop: Page, site_url: str) -> None:
+    """A line too long for the column continues on the next row indented under its start (never at the
+    block's left edge, where it would read as a line of its own)."""
+    flush, wrapped = [], 0
+    for path in CODE_PAGES:
+        desktop.goto(site_url + path)
+        for block in desktop.evaluate(CODE_ROWS_JS):
+            for rows in block["rows"]:
+                wrapped += len(rows) > 1
+                if any(row < rows[0] + 1.5 * block["ch"] for row in rows[1:]):
+                    flush.append(f"{path} {block['text']!r}: rows start at {[round(r) for r in rows]}")
+    assert wrapped, "no line wraps at 1280 on these pages: the check checked nothing"
+    assert flush == [], "\n".join(flush[:10])
+
+
+# ---- 3. the gauge and the depth bar ---------------------------------------------------------------
+
+DRAWER_GAUGE_JS = r"""
+() => {
+  const drawer = document.querySelector('.md-sidebar--primary').getBoundingClientRect();
+  const mark = document.querySelector('.md-sidebar--primary .floors-gauge__floor--current .floors-gauge__mark');
+  const dot = getComputedStyle(mark, '::after');
+  const ring = Math.max(...dot.boxShadow.split(/,(?![^(]*\))/).map(s => parseFloat(s.trim().split(' ').pop())));
+  const text = (e) => {
+    const range = document.createRange();
+    range.selectNodeContents(e);
+    return range.getBoundingClientRect().left;
+  };
+  return {
+    drawer: drawer.left,
+    dot: mark.getBoundingClientRect().left + parseFloat(dot.left) - ring,
+    caption: text(document.querySelector('.md-sidebar--primary .floors-gauge__caption')),
+    contents: text(document.querySelector('.md-sidebar--primary label.md-nav__link[for="__toc"] .md-ellipsis')),
+  };
+}
+"""
+
+
+def test_the_drawers_gauge_keeps_the_drawers_inset(phone: Page, site_url: str) -> None:
+    """The reader's orange dot (and its ring) lies whole inside the drawer; the gauge's words line up with the
+    drawer's own entries."""
+    phone.goto(site_url + FLOOR_PAGES[3])
+    open_drawer(phone)
+    found = phone.evaluate(DRAWER_GAUGE_JS)
+    assert found["dot"] >= found["drawer"] + 8, found
+    assert abs(found["caption"] - found["contents"]) <= 1, found
+
+
+DEPTH_BAR_JS = """
+() => {
+  const frame = document.querySelector('.floors-depthbar__details').getBoundingClientRect();
+  const border = parseFloat(getComputedStyle(document.querySelector('.floors-depthbar__details')).borderLeftWidth);
+  const segments = [...document.querySelectorAll('.floors-depthbar__segments > span')].map(s => {
+    const r = s.getBoundingClientRect();
+    return {position: s.className.split('--').pop(), left: r.left, right: r.right, top: r.top, bottom: r.bottom,
+            look: getComputedStyle(s).backgroundImage + ' ' + getComputedStyle(s).backgroundColor};
+  });
+  const inside = {left: frame.left + border, right: frame.right - border, top: frame.top, bottom: frame.bottom};
+  return {frame: inside, segments};
+}
+"""
+
+
+@pytest.mark.parametrize("width", [MOBILE["width"], 1024])
+def test_the_depth_bars_segments_sit_inside_its_frame_each_apart(browser: Browser, site_url: str, width: int) -> None:
+    """Each floor's segment lies inside the bar's frame; the floors ahead are drawn apart from each other and
+    unlike the floors passed."""
+    floor = FLOORS[2]
+    tab = browser.new_page(viewport={"width": width, "height": 844})
+    tab.goto(site_url + f"floors/{floor.key}/")
+    found = tab.evaluate(DEPTH_BAR_JS)
+    tab.close()
+    frame, segments = found["frame"], found["segments"]
+    assert [s["position"] for s in segments].count("ahead") == len(FLOORS) - floor.number
+    outside = [s for s in segments if s["left"] < frame["left"] or s["right"] > frame["right"]]
+    assert outside == [], (frame, outside)
+    assert all(s["top"] >= frame["top"] and s["bottom"] <= frame["bottom"] for s in segments), found
+    touching = [(a, b) for a, b in itertools.pairwise(segments) if b["top"] - a["bottom"] < 1]
+    assert touching == [], touching
+    looks = {s["position"]: s["look"] for s in segments}
+    assert looks["ahead"] != looks["passed"] and "gradient" in looks["ahead"], looks
+
+
+LINK_LOOK_JS = """
+() => {
+  const probe = document.createElement('a');
+  probe.style.color = 'var(--md-typeset-a-color)';
+  document.querySelector('article').append(probe);
+  const colour = getComputedStyle(probe).color;
+  probe.remove();
+  return {colour, names: [...document.querySelectorAll('article .floors-gauge__floor a .floors-gauge__name')].map(n => {
+    const s = getComputedStyle(n);
+    return {text: n.textContent, colour: s.color, line: s.textDecorationLine};
+  })};
+}
+"""
+
+
+@pytest.mark.parametrize("viewport", [MOBILE, DESKTOP], ids=["390", "1280"])
+def test_the_404_pages_floor_names_look_like_links(browser: Browser, site_url: str, viewport: ViewportSize) -> None:
+    context = browser.new_context(viewport=viewport)
+    tab = context.new_page()
+    tab.goto(site_url + "404.html")
+    found = tab.evaluate(LINK_LOOK_JS)
+    context.close()
+    assert [name["text"] for name in found["names"]] == [floor.title for floor in FLOORS]
+    unlike = [name for name in found["names"] if name["colour"] != found["colour"] or "underline" not in name["line"]]
+    assert unlike == [], (found["colour"], unlike)
+
+
+# ---- 4. accessibility by the latest axe-core ------------------------------------------------------
+
+AXE_CORE_VERSION = "4.14.1"
+"""npm's latest axe-core when this check was written, pinned so that every run applies the same rules."""
+
+AXE_CORE_PREFIX = ROOT / ".cache" / "npm"
+"""Where npm installs it (not committed; `make clean` removes it, and the next run installs it again)."""
+
+
+@pytest.fixture(scope="session")
+def axe_core(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """axe-core's script at `AXE_CORE_VERSION`, installed with npm first if it is not there yet.
+
+    Never skipped: without npm, or if the install fails, the test fails and says why. The workers of one
+    run install it once, under a lock.
+    """
+    script = AXE_CORE_PREFIX / "node_modules" / "axe-core" / "axe.min.js"
+    package = script.parent / "package.json"
+    with FileLock(run_dir(tmp_path_factory) / "axe-core.lock"):
+        installed = json.loads(package.read_text(encoding="utf-8"))["version"] if package.is_file() else None
+        if installed != AXE_CORE_VERSION:
+            npm = shutil.which("npm")
+            if npm is None:
+                pytest.fail(f"npm is needed to install axe-core {AXE_CORE_VERSION} (apt-get install npm)")
+            command = [npm, "install", "--no-save", "--prefix", str(AXE_CORE_PREFIX), f"axe-core@{AXE_CORE_VERSION}"]
+            done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+            if done.returncode != 0 or not script.is_file():
+                pytest.fail(f"{' '.join(command)} failed:\n{done.stdout}{done.stderr}"[-3000:])
+    return script.read_text(encoding="utf-8")
+
+
+AXE_RUN_JS = """
+async () => {
+  const results = await axe.run(document, {resultTypes: ['violations']});
+  return {version: axe.version, violations: results.violations.map(v => ({
+    id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}))};
+}
+"""
+
+
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_the_latest_axe_core_finds_nothing_serious_on_a_phone(
+    phone: Page, site_url: str, axe_core: str, scheme: str
+) -> None:
+    """Part 0 and a floor at 390 px, by the latest axe-core (the one axe-playwright-python bundles is older):
+    no serious or critical violation (it found `label-content-name-mismatch` on the edition selector)."""
+    problems = []
+    for path in ["", FLOOR_PAGES[3]]:
+        phone.goto(site_url + path)
+        set_palette(phone, scheme)
+        phone.wait_for_timeout(400)  # Material fades the colours between palettes
+        phone.wait_for_selector(".md-version__current")  # drawn by Material once versions.json arrives
+        phone.add_script_tag(content=axe_core)
+        found = phone.evaluate(AXE_RUN_JS)
+        assert found["version"] == AXE_CORE_VERSION
+        problems += [
+            f"{path or 'index'} [{scheme}] {v['id']} ({v['impact']}): {v['help']} {v['nodes']}"
+            for v in found["violations"]
+            if v["impact"] in ("serious", "critical")
+        ]
     assert problems == [], "\n".join(problems)

@@ -88,7 +88,7 @@ def main() -> None:
         f"{n_other} programs in test/, bin/",
     ]
     mb = [(label, size / 1e6) for label, size in bars]
-    svg = bar_chart(
+    chart = bar_chart(
         mb,
         title="The installed torch package, drawn to scale by file size",
         value_label="size on disk (MB, 1 MB = 10^6 bytes)",
@@ -107,7 +107,7 @@ def main() -> None:
     share_lib = total["python"] / total["library"]
     lines.append(f"Python source = {share:.1%} of all compiled bytes")
     lines.append(f"              = {share_lib:.1%} of the libraries in lib/ alone")
-    show(svg, text="\n".join(lines), name="package_on_disk")
+    show(chart, text="\n".join(lines), name="package_on_disk")
     claim("Python source is a small fraction of the compiled bytes", held=share < 0.10, detail=f"{share:.1%}")
     claim(
         "the torch._C stub is tiny next to the libraries",

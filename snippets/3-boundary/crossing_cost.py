@@ -119,7 +119,7 @@ def main() -> None:
         lines.extend(textwrap.wrap(note, width=88))
     text = "\n".join(lines)
 
-    svg = line_chart(
+    chart = line_chart(
         [
             Series("a + b (allocates its result)", [n for n, _ in plain], [t * 1e6 for _, t in plain]),
             Series("torch.add(a, b, out=c) (reuses one result)", [n for n, _ in into], [t * 1e6 for _, t in into]),
@@ -141,7 +141,7 @@ def main() -> None:
         log_x=True,
         log_y=True,
     )
-    show(svg, text=text, name="crossing_cost")
+    show(chart, text=text, name="crossing_cost")
     claim("time per call is flat up to 256 elements", held=flat < 2.5, detail=f"within {flat:.2f}x of the floor")
     claim("the crossover lies between 256 and a million elements", held=256 < cross < 1 << 20, detail=f"{cross:,.0f}")
     claim(

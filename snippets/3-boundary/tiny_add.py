@@ -50,14 +50,14 @@ def main() -> None:
         "and autograd, and builds a full Tensor object for the result."
     )
     lines.extend(textwrap.wrap(note, width=88))
-    svg = bar_chart(
+    chart = bar_chart(
         [(name, seconds * 1e9) for name, seconds in times.items()],
         title="Adding two one-element values, per call",
         value_label="time per call (ns)",
         description="Bar chart: a Python call is cheapest, NumPy costs more, a torch add costs the most.",
         highlight=["torch tensor a + b"],
     )
-    show(svg, text="\n".join(lines), name="tiny_add")
+    show(chart, text="\n".join(lines), name="tiny_add")
     torch_time = times["torch tensor a + b"]
     claim(
         "a Python call is cheapest, NumPy costs more, torch's add costs the most",

@@ -57,14 +57,14 @@ def main() -> None:
     rest = sum(spaces.values()) - sum(count for _, count in top)
     bars = [*top, (f"{len(spaces) - len(top)} other namespaces", rest)]
     lines += [f"  {label:<24} {count:>6,}" for label, count in bars]
-    svg = bar_chart(
+    chart = bar_chart(
         bars,
         title="Operator overloads registered with the dispatcher, by namespace",
         value_label="operator overloads (count)",
         description="Bar chart: the aten namespace holds almost all operators; the others are small.",
         highlight=["aten"],
     )
-    show(svg, text="\n".join(lines), name="op_count")
+    show(chart, text="\n".join(lines), name="op_count")
     claim(
         "aten holds most of the operators",
         held=spaces.most_common(1)[0][0] == "aten" and spaces["aten"] > sum(spaces.values()) / 2,

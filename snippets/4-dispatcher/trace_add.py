@@ -9,7 +9,7 @@ from html import escape
 import torch
 
 from pytorch_floors.claims import claim
-from pytorch_floors.plot import show
+from pytorch_floors.plot import chart_figure, show
 
 SOURCE = "https://github.com/pytorch/pytorch/blob"
 # Where a kernel was registered, as the dispatcher records it: "<path>:<line>" inside a build tree.
@@ -141,32 +141,24 @@ def trace() -> list[Step]:
 
 
 def draw(steps: list[Step]) -> str:
-    """The call path as a column of boxes, each with what the running torch reported for it."""
-    width, row, top = 640, 46, 40
-    height = top + row * len(steps) + 8
-    title = "a + b, from Python to the vector loop (reported by this torch)"
-    out = [
-        f'<svg class="floors-plot" role="img" viewBox="0 0 {width} {height}" '
-        'aria-labelledby="path-title path-desc" xmlns="http://www.w3.org/2000/svg">',
-        f'<title id="path-title">{escape(title)}</title>',
-        '<desc id="path-desc">Eight layers of one addition, top to bottom, each with what the running torch '
-        "reports about it.</desc>",
-        f'<text class="floors-plot__title" x="8" y="22">{escape(title)}</text>',
-    ]
+    """The call path as a list of its layers, top to bottom, each with what the running torch reported for it.
+
+    Words more than a drawing, so HTML: it wraps on any screen. A file's path may break after a "/".
+    """
+    items = []
     for index, step in enumerate(steps):
-        y = top + index * row
-        css = f"floors-plot__series floors-plot__series--{index % 6}"
-        out.append(
-            f'<rect class="{css}" x="8" y="{y}" width="145" height="{row - 12}" rx="4" style="fill-opacity:0.25"/>'
+        where = "/<wbr>".join(escape(part) for part in step.where.split("/"))
+        items.append(
+            f'<li class="floors-path__step floors-path__step--{index % 6}">'
+            f'<strong class="floors-path__layer">{escape(step.layer)}</strong>'
+            f'<span class="floors-path__seen">{escape(step.seen)}</span>'
+            f'<code class="floors-path__where">{where}</code></li>'
         )
-        out.append(f'<text x="16" y="{y + 21}">{escape(step.layer)}</text>')
-        seen = step.seen if len(step.seen) <= 74 else step.seen[:72] + "…"
-        out.append(f'<text class="floors-plot__legend" x="163" y="{y + 15}">{escape(seen)}</text>')
-        out.append(f'<text class="floors-plot__tick" x="163" y="{y + 30}">{escape(step.where)}</text>')
-        if index + 1 < len(steps):
-            out.append(f'<line class="floors-plot__frame" x1="80" y1="{y + row - 12}" x2="80" y2="{y + row}"/>')
-    out.append("</svg>")
-    return "".join(out)
+    return chart_figure(
+        f'<ol class="floors-path">{"".join(items)}</ol>',
+        title="a + b, from Python to the vector loop (reported by this torch)",
+        kind="path",
+    )
 
 
 def main() -> None:

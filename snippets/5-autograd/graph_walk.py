@@ -6,7 +6,14 @@ from html import escape
 import torch
 
 from pytorch_floors.claims import claim
-from pytorch_floors.plot import show
+from pytorch_floors.plot import Key, chart_figure, show, text_width, wrap
+
+NAME_SIZE = 13.0
+"""Node names and titles, in SVG units (one a pixel: the graphs are drawn at their own size)."""
+DETAIL_SIZE = 12.0
+"""What a node saves, in SVG units."""
+MONO_WIDTH = 0.62
+"""A monospace character's advance, in ems, with room for a wider face."""
 
 
 @dataclass
@@ -89,11 +96,12 @@ def _layout(nodes: dict[int, Node], edges: list[tuple[int, int, int]]) -> None:
         if src not in nodes[dst].parents:
             nodes[dst].parents.append(src)
     for node in nodes.values():
-        node.width = 7.2 * max(len(node.name), len(node.detail)) + 18
+        detail = text_width(node.detail, DETAIL_SIZE) if node.kind != "none" else 0.0
+        node.width = max(MONO_WIDTH * NAME_SIZE * len(node.name), detail) + 12
     slot: dict[int, int] = {}
     for index, (_, dst, _) in enumerate(edges):
         slot.setdefault(dst, index)  # order siblings as their parent lists them
-    gap = 14.0
+    gap = 8.0
     for depth in range(max(n.depth for n in nodes.values()) + 1):
         row = [n for n in nodes.values() if n.depth == depth]
         wanted = {n.key: sum(nodes[p].x for p in n.parents) / len(n.parents) if n.parents else 0.0 for n in row}
@@ -155,12 +163,39 @@ def as_text(graph: Graph) -> str:
     return "\n".join(lines)
 
 
-def _draw(graph: Graph, dx: float, top: float, parts: list[str]) -> None:
-    row_h, box_h = 74.0, 38.0
-    parts.append(
-        f'<text x="{dx:.1f}" y="{top - 18:.1f}" text-anchor="middle" class="floors-plot__title">'
-        f"{escape(graph.title)}</text>"
-    )
+def _title_lines(title: str, width: float) -> list[str]:
+    """The graph's title in lines no wider than `width`, broken after its "label:" first."""
+    head, colon, rest = title.partition(": ")
+    if not colon or text_width(title, NAME_SIZE, bold=True) <= width:
+        return wrap(title, width, NAME_SIZE, bold=True)
+    return [*wrap(head + ":", width, NAME_SIZE, bold=True), *wrap(rest, width, NAME_SIZE, bold=True)]
+
+
+def _draw(graph: Graph, index: int) -> str:
+    """One graph as an SVG at its own size (one unit a pixel): narrow enough for a phone's column."""
+    margin, row_h, box_h = 8.0, 64.0, 38.0
+    low = min(n.x - n.width / 2 for n in graph.nodes.values())
+    high = max(n.x + n.width / 2 for n in graph.nodes.values())
+    lines = _title_lines(graph.title, max(high - low, 240.0))
+    width = max(high - low, *(text_width(line, NAME_SIZE, bold=True) for line in lines)) + 2 * margin
+    dx = margin - low + (width - 2 * margin - (high - low)) / 2
+    top = margin + 1.3 * NAME_SIZE * len(lines) + 12
+    height = top + max(n.depth for n in graph.nodes.values()) * row_h + box_h + margin
+    ident = f"graph-walk-{index}"
+    parts = [
+        f'<svg class="floors-plot floors-plot--natural" role="img" viewBox="0 0 {width:.0f} {height:.0f}" '
+        f'width="{width:.0f}" height="{height:.0f}" aria-labelledby="{ident}-title {ident}-desc" '
+        'xmlns="http://www.w3.org/2000/svg">'
+        f'<title id="{ident}-title">Autograd graph of {escape(graph.title)}</title>'
+        f'<desc id="{ident}-desc">Each box is a backward node found by following next_functions from the '
+        "result's grad_fn; arrows point the way backward runs; tinted boxes are AccumulateGrad leaves that "
+        "write .grad; dashed boxes are empty slots for inputs that need no gradient.</desc>"
+    ]
+    for k, line in enumerate(lines):
+        parts.append(
+            f'<text x="{width / 2:.1f}" y="{margin + 1.3 * NAME_SIZE * k:.1f}" text-anchor="middle" '
+            f'dominant-baseline="hanging" class="floors-plot__title">{escape(line)}</text>'
+        )
     pair_count: dict[tuple[int, int], int] = {}
     for src, dst, _ in graph.edges:
         pair_count[(src, dst)] = pair_count.get((src, dst), 0) + 1
@@ -185,42 +220,35 @@ def _draw(graph: Graph, dx: float, top: float, parts: list[str]) -> None:
             box = 'fill="none" stroke="currentColor" stroke-dasharray="4 3" opacity="0.6"'
         else:
             box = 'fill="none" stroke="currentColor"'
+        parts.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{node.width:.1f}" height="{box_h}" rx="5" {box}/>')
+        if node.kind == "none":  # the legend says what an empty slot means
+            parts.append(
+                f'<text x="{dx + node.x:.1f}" y="{y + box_h / 2:.1f}" text-anchor="middle" dominant-baseline="central" '
+                f'font-family="monospace">{escape(node.name)}</text>'
+            )
+            continue
         parts.append(
-            f'<rect x="{x:.1f}" y="{y:.1f}" width="{node.width:.1f}" height="{box_h}" rx="5" {box}/>'
-            f'<text x="{dx + node.x:.1f}" y="{y + 16:.1f}" text-anchor="middle" font-family="monospace">'
+            f'<text x="{dx + node.x:.1f}" y="{y + 15:.1f}" text-anchor="middle" font-family="monospace">'
             f"{escape(node.name)}</text>"
-            f'<text x="{dx + node.x:.1f}" y="{y + 31:.1f}" text-anchor="middle" font-size="11" opacity="0.8">'
-            f"{escape(node.detail)}</text>"
+            f'<text class="floors-graph__detail" x="{dx + node.x:.1f}" y="{y + 31:.1f}" text-anchor="middle" '
+            f'font-size="{DETAIL_SIZE:g}" opacity="0.8">{escape(node.detail)}</text>'
         )
+    parts.append("</svg>")
+    return "".join(parts)
 
 
 def figure(graphs: list[Graph]) -> str:
-    """Draw the graphs one above the other as one inline SVG (text and lines in currentColor)."""
-    margin, title_h, row_h, box_h = 16.0, 40.0, 74.0, 38.0
-    extents = []
-    for graph in graphs:
-        low = min(n.x - n.width / 2 for n in graph.nodes.values())
-        high = max(n.x + n.width / 2 for n in graph.nodes.values())
-        title_half = 3.8 * len(graph.title)
-        extents.append((min(low, -title_half), max(high, title_half)))
-    width = max(high - low for low, high in extents) + 2 * margin
-    heights = [title_h + max(n.depth for n in g.nodes.values()) * row_h + box_h + margin for g in graphs]
-    height = sum(heights) + margin
-    parts = [
-        f'<svg class="floors-plot" role="img" viewBox="0 0 {width:.0f} {height:.0f}" '
-        f'width="{width:.0f}" height="{height:.0f}" '
-        'aria-labelledby="graph-walk-title graph-walk-desc" xmlns="http://www.w3.org/2000/svg">'
-        '<title id="graph-walk-title">Autograd graphs, from grad_fn down to AccumulateGrad</title>'
-        '<desc id="graph-walk-desc">Each box is a backward node found by following next_functions from the '
-        "result's grad_fn; arrows point the way backward runs; tinted boxes are AccumulateGrad leaves that "
-        "write .grad; dashed boxes are empty slots for inputs that need no gradient.</desc>"
-    ]
-    top = margin
-    for graph, graph_height in zip(graphs, heights, strict=True):
-        _draw(graph, width / 2, top + title_h, parts)
-        top += graph_height
-    parts.append("</svg>")
-    return "".join(parts)
+    """Draw each graph as an inline SVG of its own (text and lines in currentColor), in order.
+
+    Each is at its own size, narrow enough for a phone; a wide screen sets them side by side.
+    """
+    return "".join(_draw(graph, index) for index, graph in enumerate(graphs))
+
+
+KEYS = (
+    Key("AccumulateGrad: writes a leaf's .grad", colour=1, mark="box", opacity=0.18),
+    Key("None: an input that needs no gradient", colour=None, mark="outline", dash="4 3"),
+)
 
 
 def main() -> None:
@@ -235,7 +263,9 @@ def main() -> None:
             f"{len(graph.edges)} next_functions entries"
         )
         lines.append("")
-    show(figure(graphs), text="\n".join(lines), name="graph_walk")
+    drawing = f'<div class="floors-graphs">{figure(graphs)}</div>'
+    title = "Autograd graphs, from grad_fn down to AccumulateGrad"
+    show(chart_figure(drawing, title=title, keys=KEYS, kind="graphs"), text="\n".join(lines), name="graph_walk")
     program = graphs[1]
     leaves = sorted(node.detail.split()[0] for node in program.nodes.values() if node.kind == "leaf")
     claim("the program's graph ends at two AccumulateGrad leaves: weight and bias", held=leaves == ["bias", "weight"])

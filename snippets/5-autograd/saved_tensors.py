@@ -137,7 +137,7 @@ def main() -> None:
     lines.append("")
     lines.append(f"batch {b0} -> {b1} ({b1 // b0}x): batch-dependent saved bytes grow {a1 / a0:.2f}x,")
     lines.append("the parameter part stays the same")
-    svg = line_chart(
+    chart = line_chart(
         [
             Series("batch-dependent (inputs, activations)", [r[0] for r in rows], [r[3] / 2**20 for r in rows]),
             Series("parameters", [r[0] for r in rows], [r[2] / 2**20 for r in rows], dashed=True),
@@ -148,7 +148,7 @@ def main() -> None:
         description="The inputs and activations autograd saves grow in proportion to the batch size; "
         "the saved parameter (a view of a weight) does not.",
     )
-    show(svg, text="\n".join(lines), name="saved_tensors")
+    show(chart, text="\n".join(lines), name="saved_tensors")
     claim("the same tensors are saved whatever the batch", held=len({r[1] for r in rows}) == 1)
     claim(
         "the saved parameter part does not grow with the batch", held=len({r[2] for r in rows}) == 1 and rows[0][2] > 0

@@ -50,7 +50,7 @@ def main() -> None:
     if device.type == "cpu":
         lines.append("this build has no GPU; on a CUDA machine this proof measures device-memory")
         lines.append("bandwidth up to 2^28 elements, timed with CUDA events")
-    svg = line_chart(
+    chart = line_chart(
         [Series(f"torch.add(a, b, out=c), float32 ({device.type})", [r[0] for r in rows], [r[2] / 1e9 for r in rows])],
         title=f"Elementwise add bandwidth on {device.type} (float32)",
         x_label="elements per tensor n",
@@ -59,7 +59,7 @@ def main() -> None:
         "large ones from main memory.",
         log_x=True,
     )
-    show(svg, text="\n".join(lines), name="add_bandwidth")
+    show(chart, text="\n".join(lines), name="add_bandwidth")
     claim(
         "an add from cache runs faster than one from main memory",
         held=best[2] > 1.5 * last[2],

@@ -168,7 +168,7 @@ def main() -> None:
         lines.append("this build has no GPU; on a CUDA machine this proof measures the same table")
         lines.append("on the GPU with CUDA events (n = 4096), where bfloat16 and float16 run on")
         lines.append("tensor cores")
-    svg = bar_chart(
+    chart = bar_chart(
         bars,
         title=f"Matrix multiply by dtype on {device.type} (n = {n_mm})",
         value_label="GFLOP/s (2 n³ per call / time)",
@@ -176,7 +176,7 @@ def main() -> None:
         value_format="{:,.1f}",
         highlight=[label for label, value in bars if value == max(v for _, v in bars)],
     )
-    show(svg, text="\n".join(lines), name="dtypes")
+    show(chart, text="\n".join(lines), name="dtypes")
     check(rates, adds, fell_back)
 
 

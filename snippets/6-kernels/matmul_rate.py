@@ -44,7 +44,7 @@ def main() -> None:
     if device.type == "cpu":
         lines.append("this build has no GPU; on a CUDA machine this proof times n up to 8192")
         lines.append("with CUDA events")
-    svg = line_chart(
+    chart = line_chart(
         [Series(f"a @ b, float32 ({device.type})", [r[0] for r in rows], [r[2] / 1e9 for r in rows])],
         title=f"Matrix multiply throughput on {device.type} (float32)",
         x_label="matrix size n (n x n @ n x n)",
@@ -54,7 +54,7 @@ def main() -> None:
         log_x=True,
         log_y=True,
     )
-    show(svg, text="\n".join(lines), name="matmul_rate")
+    show(chart, text="\n".join(lines), name="matmul_rate")
     claim(
         "the rate climbs with size: tiny products are overhead, large ones keep the units busy",
         held=best[2] > 4 * rows[0][2],

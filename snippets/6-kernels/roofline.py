@@ -158,7 +158,7 @@ def main() -> None:
         series.append(
             Series(legend(name, chosen), [p.intensity for p in chosen], [p.rate / 1e9 for p in chosen], line=False)
         )
-    svg = line_chart(
+    chart = line_chart(
         series,
         title=f"Roofline measured on this machine ({device.type}, float32)",
         x_label="arithmetic intensity (FLOP per byte moved)",
@@ -169,7 +169,7 @@ def main() -> None:
         log_y=True,
         height=420,
     )
-    show(svg, text="\n".join(lines), name="roofline")
+    show(chart, text="\n".join(lines), name="roofline")
     adds = [p for p in points if p.kind == "add"]
     matmuls = [p for p in points if p.kind == "matmul"]
     claim(

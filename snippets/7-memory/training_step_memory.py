@@ -104,7 +104,7 @@ def main() -> None:
         f"Adam's state is {real['Adam state'] / real['parameters']:.2f}× the parameters; "
         f"parameters + gradients + state = {kept / real['parameters']:.2f}× the parameters."
     )
-    svg = bar_chart(
+    chart = bar_chart(
         [(key, value / 1e6) for key, value in real.items()],
         title="Memory of one training step of the MLP (measured)",
         value_label="megabytes (10^6 bytes)",
@@ -112,7 +112,7 @@ def main() -> None:
         value_format="{:.3f} MB",
         highlight=("Adam state",),
     )
-    show(svg, text="\n".join(lines), name="training_step_memory")
+    show(chart, text="\n".join(lines), name="training_step_memory")
 
 
 if __name__ == "__main__":

@@ -54,7 +54,7 @@ def main() -> None:
         f"×{last['transpose_copy'] / first['transpose_copy']:.0f}."
     )
     xs = [r["bytes"] for r in rows]
-    svg = line_chart(
+    chart = line_chart(
         [
             Series("x.t(): a view", xs, [r["view"] * 1e6 for r in rows]),
             Series("x.clone(): a copy", xs, [r["clone"] * 1e6 for r in rows]),
@@ -67,7 +67,7 @@ def main() -> None:
         log_x=True,
         log_y=True,
     )
-    show(svg, text="\n".join(lines), name="view_vs_copy_cost")
+    show(chart, text="\n".join(lines), name="view_vs_copy_cost")
     claim(
         "a view costs the same at any size",
         held=last["view"] / first["view"] < 3,

@@ -101,7 +101,7 @@ def main() -> None:
     top = max(rate for _, rate in rows)
     for name, size in caches[:3]:
         series.append(Series(f"{name} cache size", [float(size), float(size)], [0.0, top], points=False, dashed=True))
-    svg = line_chart(
+    chart = line_chart(
         series,
         title="Read bandwidth against buffer size (one CPU thread)",
         x_label="buffer size (bytes, log scale)",
@@ -110,7 +110,7 @@ def main() -> None:
         "the largest buffers come from main memory.",
         log_x=True,
     )
-    show(svg, text="\n".join(lines), name="bandwidth_vs_size")
+    show(chart, text="\n".join(lines), name="bandwidth_vs_size")
     claim(
         "a buffer that fits in cache is read faster than one from main memory",
         held=best[1] > 1.5 * last[1] > 0 and (not caches or fits(last[0], caches) == "main memory"),

@@ -12,7 +12,10 @@ import torch
 
 from pytorch_floors.claims import claim, not_applicable
 from pytorch_floors.measure import detect_device, human_seconds, synchronize
-from pytorch_floors.plot import show
+from pytorch_floors.plot import PHONE_TEXT, Key, chart_figure, show, text_width, wrap
+
+LINE = 1.2
+"""Line height of the drawing's text, in ems."""
 
 
 def program(device: torch.device) -> list[tuple[str, Callable[[], Any]]]:
@@ -106,101 +109,125 @@ def _nice_end(seconds: float) -> tuple[float, float]:
     return math.ceil(ms / step) * step, step
 
 
+WIDTH, LEFT, RIGHT = 640, 8.0, 20.0
+BAND = LINE * PHONE_TEXT + 3
+"""Room above a lane for its name, sized for a phone's text (plot.PHONE_TEXT); the name sits on its bar."""
+BAR = 20.0
+
+
+def _lane(out: list[str], top: float, label: str) -> float:
+    """A lane's name above where its bars go; returns the bars' top."""
+    bars = top + BAND
+    out.append(
+        f'<text class="floors-plot__tick" x="{LEFT}" y="{bars - 3:.1f}" dominant-baseline="text-after-edge">'
+        f"{escape(label)}</text>"
+    )
+    out.append(
+        f'<line class="floors-plot__grid" x1="{LEFT}" y1="{bars + BAR + 2:.1f}" x2="{WIDTH - RIGHT}" '
+        f'y2="{bars + BAR + 2:.1f}"/>'
+    )
+    return bars
+
+
 def draw(rows: list[dict[str, Any]], device: torch.device) -> str:
-    """An SVG of a host lane and a device lane; on a CPU build also the CUDA model, without a time scale."""
-    width, left, right = 640, 150, 24
-    span = width - left - right
+    """An SVG of a host lane and a device lane; on a CPU build also the CUDA model, without a time scale.
+
+    Each lane's name is above its bars, so the bars take the drawing's width and the names have room
+    at a phone's text size. The title, the legend and the notes are the figure's (`main`).
+    """
+    span = WIDTH - LEFT - RIGHT
     measured_end = max(max(r["host"][1], (r["device"] or r["host"])[1]) for r in rows)
     axis_end, step = _nice_end(measured_end)
     cpu = device.type == "cpu"
-    height = 350 if cpu else 200
     title = f"Two clocks, measured on this build ({device.type})"
     desc = "Host lane and device lane for three matmuls, a sum and item(). " + (
         "On the CPU both lanes are the same intervals. Below, a schematic of the CUDA case." if cpu else ""
     )
-    out = [
-        f'<svg class="floors-plot" role="img" viewBox="0 0 {width} {height}" '
-        f'aria-labelledby="timeline-title timeline-desc" xmlns="http://www.w3.org/2000/svg">',
-        f'<title id="timeline-title">{escape(title)}</title><desc id="timeline-desc">{escape(desc)}</desc>',
-        f'<text class="floors-plot__title" x="8" y="22">{escape(title)}</text>',
-    ]
+    out: list[str] = []
 
     def x_of(seconds: float) -> float:
-        return left + seconds * 1e3 / axis_end * span
+        return LEFT + seconds * 1e3 / axis_end * span
 
-    def lane(y: float, label: str) -> None:
-        out.append(
-            f'<text class="floors-plot__tick" x="{left - 8}" y="{y + 16}" text-anchor="end">{escape(label)}</text>'
-        )
-        out.append(f'<line class="floors-plot__grid" x1="{left}" y1="{y + 24}" x2="{left + span}" y2="{y + 24}"/>')
-
-    host_label = "host (Python thread)"
-    device_label = "device = the same CPU" if cpu else f"device ({device.type} stream)"
-    lane(40, host_label)
-    lane(72, device_label)
+    host = _lane(out, 4, "host (Python thread)")
+    dev = _lane(out, host + BAR + 6, "device = the same CPU" if cpu else f"device ({device.type} stream)")
     for index, row in enumerate(rows):
         css = f"floors-plot__series floors-plot__series--{index % 6}"
-        for y, interval in ((42, row["host"]), (74, row["device"])):
+        for y, interval in ((host, row["host"]), (dev, row["device"])):
             if interval is None:
                 continue
             x0, x1 = x_of(interval[0]), x_of(interval[1])
-            out.append(f'<rect class="{css}" x="{x0:.1f}" y="{y}" width="{max(x1 - x0, 1.0):.1f}" height="20"/>')
+            out.append(f'<rect class="{css}" x="{x0:.1f}" y="{y:.1f}" width="{max(x1 - x0, 1.0):.1f}" height="{BAR}"/>')
+    axis = dev + BAR + 6
     ticks = round(axis_end / step)
+    every = max(1, math.ceil((text_width(f"{axis_end:g}") + 0.6 * PHONE_TEXT) / (span / ticks)))
     for k in range(ticks + 1):
         ms = k * step
-        x = left + ms / axis_end * span
-        out.append(f'<line class="floors-plot__grid" x1="{x:.1f}" y1="38" x2="{x:.1f}" y2="100"/>')
-        out.append(f'<text class="floors-plot__tick" x="{x:.1f}" y="116" text-anchor="middle">{ms:g}</text>')
+        x = LEFT + ms / axis_end * span
+        out.append(f'<line class="floors-plot__grid" x1="{x:.1f}" y1="{host - 2:.1f}" x2="{x:.1f}" y2="{axis:.1f}"/>')
+        minor = " floors-plot__tick--minor" if k % every else ""
+        anchor = "start" if k == 0 else "end" if k == ticks else "middle"
+        out.append(
+            f'<text class="floors-plot__tick{minor}" x="{x:.1f}" y="{axis + 2:.1f}" text-anchor="{anchor}" '
+            f'dominant-baseline="hanging">{ms:g}</text>'
+        )
     out.append(
-        f'<text class="floors-plot__label" x="{left + span / 2}" y="136" text-anchor="middle">'
-        "time since the first call (ms)</text>"
+        f'<text class="floors-plot__label" x="{LEFT + span / 2}" y="{axis + 2:.1f}" dy="{LINE:g}em" '
+        'text-anchor="middle" dominant-baseline="hanging">time since the first call (ms)</text>'
     )
-    x = 8.0
-    for index, row in enumerate(rows):
-        css = f"floors-plot__series floors-plot__series--{index % 6}"
-        out.append(f'<rect class="{css}" x="{x:.0f}" y="150" width="14" height="8"/>')
-        out.append(f'<text class="floors-plot__legend" x="{x + 18:.0f}" y="158">{escape(row["op"])}</text>')
-        x += 26 + 7.2 * len(row["op"])
+    height = axis + 2 + 2 * LINE * PHONE_TEXT + 8
     if cpu:
-        _draw_model(out, left, span)
-    out.append("</svg>")
-    return "".join(out)
-
-
-def _draw_model(out: list[str], left: float, span: float) -> None:
-    """The CUDA case as a schematic: launches return at once, kernels queue, item() waits. No numbers."""
-    out.append(
-        '<text class="floors-plot__title" x="8" y="196">'
-        "The CUDA case, as a model: schematic, not measured here, no time scale</text>"
+        height = _draw_model(out, height + 10, span)
+    return (
+        f'<svg class="floors-plot" role="img" viewBox="0 0 {WIDTH} {height:.0f}" '
+        f'aria-labelledby="timeline-title timeline-desc" xmlns="http://www.w3.org/2000/svg">'
+        f'<title id="timeline-title">{escape(title)}</title><desc id="timeline-desc">{escape(desc)}</desc>'
+        f"{''.join(out)}</svg>"
     )
-    for y, label in ((208, "host (Python thread)"), (240, "device (CUDA stream)")):
-        out.append(f'<text class="floors-plot__tick" x="{left - 8}" y="{y + 16}" text-anchor="end">{label}</text>')
-        out.append(f'<line class="floors-plot__grid" x1="{left}" y1="{y + 24}" x2="{left + span}" y2="{y + 24}"/>')
+
+
+def _draw_model(out: list[str], top: float, span: float) -> float:
+    """The CUDA case as a schematic: launches return at once, kernels queue, item() waits. No numbers.
+
+    Drawn from `top` down; returns the drawing's new bottom.
+    """
+    heading = "The CUDA case, as a model: schematic, not measured here, no time scale"
+    lines = wrap(heading, WIDTH - 2 * LEFT, bold=True)
+    for k, line in enumerate(lines):
+        out.append(
+            f'<text class="floors-plot__title" x="{LEFT}" y="{top:.1f}" dy="{LINE * k:g}em" '
+            f'dominant-baseline="hanging">{escape(line)}</text>'
+        )
+    host = _lane(out, top + LINE * PHONE_TEXT * len(lines), "host (Python thread)")
+    dev = _lane(out, host + BAR + 6, "device (CUDA stream)")
     unit = span / 20
     kernel_ends = []
-    start = left + unit
+    start = LEFT + unit
     for index, length in enumerate((5.0, 5.0, 5.0, 1.2)):
         css = f"floors-plot__series floors-plot__series--{index}"
-        launch = left + index * unit * 0.6
-        out.append(f'<rect class="{css}" x="{launch:.1f}" y="210" width="{unit * 0.4:.1f}" height="20"/>')
-        out.append(f'<rect class="{css}" x="{start:.1f}" y="242" width="{length * unit - 2:.1f}" height="20"/>')
+        launch = LEFT + index * unit * 0.6
+        out.append(f'<rect class="{css}" x="{launch:.1f}" y="{host:.1f}" width="{unit * 0.4:.1f}" height="{BAR}"/>')
+        out.append(
+            f'<rect class="{css}" x="{start:.1f}" y="{dev:.1f}" width="{length * unit - 2:.1f}" height="{BAR}"/>'
+        )
         start += length * unit
         kernel_ends.append(start)
-    wait_from = left + 4 * unit * 0.6
+    wait_from = LEFT + 4 * unit * 0.6
     out.append(
-        f'<rect class="floors-plot__series floors-plot__series--4" x="{wait_from:.1f}" y="210" '
-        f'width="{kernel_ends[-1] - wait_from:.1f}" height="20" style="fill-opacity:0.25" stroke-dasharray="5 3"/>'
+        f'<rect class="floors-plot__series floors-plot__series--4" x="{wait_from:.1f}" y="{host:.1f}" '
+        f'width="{kernel_ends[-1] - wait_from:.1f}" height="{BAR}" style="fill-opacity:0.25" stroke-dasharray="5 3"/>'
     )
     out.append(
-        f'<text class="floors-plot__legend" x="{wait_from + 8:.1f}" y="224">s.item() waits for the device</text>'
+        f'<text class="floors-plot__legend" x="{wait_from + 8:.1f}" y="{host + BAR / 2:.1f}" '
+        'dominant-baseline="central">s.item() waits for the device</text>'
     )
-    notes = (
-        "Launches return at once and the kernels queue up on the stream;",
-        "the host waits only when it needs a value (here, s.item()).",
-        "On a CUDA build this proof measures both lanes (with CUDA events) and draws them above.",
-    )
-    for k, note in enumerate(notes):
-        out.append(f'<text class="floors-plot__legend" x="8" y="{290 + 17 * k}">{escape(note)}</text>')
+    return dev + BAR + 8
+
+
+NOTES = (
+    "The lower drawing is a model: launches return at once and the kernels queue up on the stream; "
+    "the host waits only when it needs a value (here, s.item()). "
+    "On a CUDA build this proof measures both lanes (with CUDA events) and draws them above.",
+)
 
 
 def main() -> None:
@@ -215,7 +242,14 @@ def main() -> None:
     if device.type == "cpu":
         lines.append("On the CPU the two lanes are the same intervals: each op ran inside its call.")
         lines.append("The lower drawing is the CUDA model, explained in the text; it carries no measured numbers.")
-    show(draw(rows, device), text="\n".join(lines), name="timeline")
+    keys = [Key(row["op"], index % 6) for index, row in enumerate(rows)]
+    chart = chart_figure(
+        draw(rows, device),
+        title=f"Two clocks, measured on this build ({device.type})",
+        keys=keys,
+        notes=NOTES if device.type == "cpu" else (),
+    )
+    show(chart, text="\n".join(lines), name="timeline")
     check(rows, device)
 
 

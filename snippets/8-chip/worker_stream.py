@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import queue
 import threading
 import time
@@ -12,7 +13,7 @@ import torch
 
 from pytorch_floors.claims import claim
 from pytorch_floors.measure import human_seconds
-from pytorch_floors.plot import show
+from pytorch_floors.plot import PHONE_TEXT, Key, chart_figure, show, text_width
 
 Interval = tuple[str, float, float]  # (what, start, end) in seconds since the run began
 
@@ -99,58 +100,77 @@ def busy_together(first: list[Interval], second: list[Interval]) -> float:
     return sum(max(0.0, min(e1, e2) - max(s1, s2)) for _, s1, e1 in first for _, s2, e2 in second)
 
 
+WIDTH, LEFT, RIGHT, BAR = 640, 8.0, 20.0, 22.0
+LINE = 1.2
+"""Line height of the drawing's text, in ems."""
+CLASSES = {"launch": 0, "Python work": 1, "synchronize (waits)": 4}
+"""The series colour of each kind of host interval; the worker's matmuls are colour 2."""
+KEYS = (
+    Key("launch (returns at once)", 0),
+    Key("host's own Python work", 1),
+    Key("matmul on the worker", 2),
+    Key("host waits in synchronize()", 4, opacity=0.3),
+)
+TITLE = "Two threads, measured: the host goes on while the worker computes"
+
+
 def draw(host: list[Interval], worker: list[Interval]) -> str:
-    """Two measured lanes on one time axis: the host thread above, the worker below."""
-    width, left, span = 640, 150, 460
+    """Two measured lanes on one time axis: the host thread above, the worker below.
+
+    Each lane's name is above its bars, with room for a phone's text size (plot.PHONE_TEXT); the
+    title and the legend are the figure's (`main`).
+    """
+    span = WIDTH - LEFT - RIGHT
     end = max(e for _, _, e in host + worker)
     step = max(1, round(end * 1e3 / 5))
     axis_ms = step * (int(end * 1e3 / step) + 1)
 
     def x(seconds: float) -> float:
-        return left + seconds * 1e3 / axis_ms * span
+        return LEFT + seconds * 1e3 / axis_ms * span
 
-    title = "Two threads, measured: the host goes on while the worker computes"
-    out = [
-        f'<svg class="floors-plot" role="img" viewBox="0 0 {width} 196" aria-labelledby="ws-title ws-desc" '
-        'xmlns="http://www.w3.org/2000/svg">',
-        f'<title id="ws-title">{escape(title)}</title>',
-        '<desc id="ws-desc">Host lane: launches, Python work, the wait in synchronize. Worker lane: the queued '
-        "matmuls. Every bar is a measured interval.</desc>",
-        f'<text class="floors-plot__title" x="8" y="22">{escape(title)}</text>',
-    ]
-    classes = {"launch": 0, "Python work": 1, "synchronize (waits)": 4}
-    for y, label, intervals in ((40, "host (Python thread)", host), (76, "worker thread", worker)):
-        out.append(f'<text class="floors-plot__tick" x="{left - 8}" y="{y + 16}" text-anchor="end">{label}</text>')
+    out = []
+    top = 4.0
+    first = top + LINE * PHONE_TEXT + 3
+    for label, intervals in (("host (Python thread)", host), ("worker thread", worker)):
+        bars = top + LINE * PHONE_TEXT + 3
+        out.append(
+            f'<text class="floors-plot__tick" x="{LEFT}" y="{bars - 3:.1f}" dominant-baseline="text-after-edge">'
+            f"{label}</text>"
+        )
         for what, s, e in intervals:
-            css = f"floors-plot__series floors-plot__series--{classes.get(what, 2)}"
+            css = f"floors-plot__series floors-plot__series--{CLASSES.get(what, 2)}"
             faded = ' style="fill-opacity:0.3"' if what.startswith("synchronize") else ""
             out.append(
-                f'<rect class="{css}" x="{x(s):.1f}" y="{y}" width="{max(x(e) - x(s), 1.5):.1f}" height="22"{faded}>'
-                f"<title>{escape(what)}: {human_seconds(s)} .. {human_seconds(e)}</title></rect>"
+                f'<rect class="{css}" x="{x(s):.1f}" y="{bars:.1f}" width="{max(x(e) - x(s), 1.5):.1f}" '
+                f'height="{BAR}"{faded}><title>{escape(what)}: {human_seconds(s)} .. {human_seconds(e)}</title></rect>'
             )
-    for k in range(int(axis_ms / step) + 1):
-        tick = left + k * step / axis_ms * span
-        out.append(f'<line class="floors-plot__grid" x1="{tick:.1f}" y1="36" x2="{tick:.1f}" y2="104"/>')
-        out.append(f'<text class="floors-plot__tick" x="{tick:.1f}" y="120" text-anchor="middle">{k * step}</text>')
-    out.append(
-        f'<text class="floors-plot__label" x="{left + span / 2}" y="140" text-anchor="middle">'
-        "time since the first launch (ms)</text>"
-    )
-    legend = (
-        ("launch (returns at once)", 0),
-        ("host's own Python work", 1),
-        ("matmul on the worker", 2),
-        ("host waits in synchronize()", 4),
-    )
-    for k, (text, index) in enumerate(legend):  # two columns, two rows: fits the narrowest screens
-        xpos, ypos = 8 + 310 * (k % 2), 160 + 20 * (k // 2)
+        top = bars + BAR + 6
+    axis = top
+    ticks = int(axis_ms / step)
+    every = max(1, math.ceil((text_width(f"{axis_ms}") + 0.6 * PHONE_TEXT) / (span / ticks)))
+    for k in range(ticks + 1):
+        tick = LEFT + k * step / axis_ms * span
         out.append(
-            f'<rect class="floors-plot__series floors-plot__series--{index}" '
-            f'x="{xpos}" y="{ypos}" width="14" height="8"/>'
+            f'<line class="floors-plot__grid" x1="{tick:.1f}" y1="{first - 2:.1f}" x2="{tick:.1f}" y2="{axis:.1f}"/>'
         )
-        out.append(f'<text class="floors-plot__legend" x="{xpos + 18}" y="{ypos + 8}">{escape(text)}</text>')
-    out.append("</svg>")
-    return "".join(out)
+        minor = " floors-plot__tick--minor" if k % every else ""
+        anchor = "start" if k == 0 else "end" if k == ticks else "middle"
+        out.append(
+            f'<text class="floors-plot__tick{minor}" x="{tick:.1f}" y="{axis + 2:.1f}" text-anchor="{anchor}" '
+            f'dominant-baseline="hanging">{k * step}</text>'
+        )
+    out.append(
+        f'<text class="floors-plot__label" x="{LEFT + span / 2}" y="{axis + 2:.1f}" dy="{LINE:g}em" '
+        'text-anchor="middle" dominant-baseline="hanging">time since the first launch (ms)</text>'
+    )
+    height = axis + 2 + 2 * LINE * PHONE_TEXT + 8
+    return (
+        f'<svg class="floors-plot" role="img" viewBox="0 0 {WIDTH} {height:.0f}" aria-labelledby="ws-title ws-desc" '
+        'xmlns="http://www.w3.org/2000/svg">'
+        f'<title id="ws-title">{escape(TITLE)}</title>'
+        '<desc id="ws-desc">Host lane: launches, Python work, the wait in synchronize. Worker lane: the queued '
+        f"matmuls. Every bar is a measured interval.</desc>{''.join(out)}</svg>"
+    )
 
 
 def main() -> None:
@@ -172,7 +192,7 @@ def main() -> None:
         f"wall time, overlapped: {human_seconds(overlapped)}; the same work one after the other: "
         f"{human_seconds(serial)} (x{serial / overlapped:.2f})"
     )
-    show(draw(host, worker), text="\n".join(lines), name="worker_stream")
+    show(chart_figure(draw(host, worker), title=TITLE, keys=KEYS), text="\n".join(lines), name="worker_stream")
     launches = [e - s for what, s, e in host if what == "launch"]
     matmuls = [e - s for _, s, e in worker]
     claim(
