@@ -1,5 +1,6 @@
 """The real site, built with --strict: gauge, navigation, titles, API pages, page hygiene."""
 
+import itertools
 import pkgutil
 import re
 from html.parser import HTMLParser
@@ -167,3 +168,19 @@ def test_a_build_without_pdfs_links_no_pdf(built_site: Build) -> None:
     for src in [floor.page for floor in FLOORS] + ["index.md", "cite.md"]:
         html = built_site.page(page_dir(src))
         assert ".pdf" not in html, src
+
+
+def test_no_page_skips_a_heading_level(built_site: Build) -> None:
+    """The Nu HTML Checker's rule: a heading goes at most one level deeper than the one before it.
+
+    The Proofs page put each floor's `###` right under the page's `# `.
+    """
+    skipped = []
+    for path in sorted(built_site.site.rglob("*.html")):
+        html = path.read_text(encoding="utf-8")
+        start = html.find("<article")
+        levels = [int(level) for level in re.findall(r"<h([1-6])\b", html[start : html.find("</article>", start)])]
+        skipped += [
+            f"{path.relative_to(built_site.site)}: h{a} then h{b}" for a, b in itertools.pairwise(levels) if b > a + 1
+        ]
+    assert skipped == []

@@ -11,7 +11,7 @@ instead of passing or failing on numbers that mean nothing:
     claim("a sum runs faster on two threads", held=speedup > 1.2, applies=cores > 1, why_not="one core")
     not_applicable("a CUDA copy overlaps compute", why="no CUDA device")
 
-It is shown as "not applicable on this machine: <why>", counted apart from the claims that held
+It is shown as `not applicable on this machine: <why>`, counted apart from the claims that held
 and those that did not, and fails nothing.
 
 Run on its own (`python proof.py`, or downloaded), each claim prints one line saying whether

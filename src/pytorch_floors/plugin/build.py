@@ -108,7 +108,7 @@ def _proofs_table(engine: Engine) -> str:
     for page, blocks in sorted(engine.planned.items(), key=lambda item: (order.get(item[0], 0), item[0])):
         floor = floor_for_page(page)
         where = floor.heading if floor else "Part 0 · The map" if page == MAP_PAGE else page
-        rows = [f"### [{where}]({page})", "", "| Proof | What it shows |", "|---|---|"]
+        rows = [f"## [{where}]({page})", "", "| Proof | What it shows |", "|---|---|"]
         for block in blocks:
             for proof in block.proofs:
                 summary = _first_docstring_line(engine.project_dir / proof).replace("|", "\\|")
