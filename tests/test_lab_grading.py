@@ -30,7 +30,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import jupytext
 import nbclient
 import pytest
 import torch
@@ -38,7 +37,7 @@ from lab_answers import CHANGES, MISTYPED, PLANTED, PLANTED_ALONE, Change, Wrong
 
 from conftest import ROOT
 from pytorch_floors.floors import FLOORS, Floor
-from pytorch_floors.labs.cells import SELF_CHECK, exercises, student_notebook, with_answers
+from pytorch_floors.labs.cells import SELF_CHECK, exercises, read_lab, student_notebook, with_answers
 
 
 @dataclass(frozen=True)
@@ -52,7 +51,8 @@ class Graded:
 
 
 def read(floor: Floor) -> Any:
-    return jupytext.read(ROOT / "docs" / floor.lab)
+    """The lab as the site runs it and publishes it: the self-check helpers in its `checker` cell."""
+    return read_lab(ROOT / "docs", floor)
 
 
 def run(notebook: Any) -> Graded:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 import re
 import subprocess
+import sys
 import time
 import urllib.request
 from html import unescape
@@ -19,10 +21,14 @@ from mkdocs_jupyter.nbconvert2 import nb2html  # type: ignore[import-untyped]
 from test_execution import start_serve
 
 from conftest import ROOT, Build, FixtureSite, needs_build, project_build, run_mkdocs
+from pytorch_floors.errors import FloorsError
 from pytorch_floors.floors import FLOORS, Floor
-from pytorch_floors.labs.install import install_line
+from pytorch_floors.labs import checker, notebooks
+from pytorch_floors.labs.cells import CHECKER, checker_source, lab_name, lab_text, with_checker
+from pytorch_floors.labs.cells import read_lab as read_checked_lab
+from pytorch_floors.labs.install import install_line, pins
 from pytorch_floors.labs.launch import notebook_names
-from pytorch_floors.labs.notebooks import jupyter_environment
+from pytorch_floors.labs.notebooks import jupyter_environment, labs_fingerprint
 
 DOCS: Path = Path(ROOT) / "docs"
 HEADING = re.compile(r"^(#{2,4}) (?P<text>.+?) <a id=\"(?P<id>[^\"]+)\"></a>$")
@@ -91,19 +97,92 @@ def test_exercises_have_self_checks_and_folded_explanations(floor: Floor) -> Non
         assert any(c.cell_type == "markdown" and c.source.startswith("<details") for c in cells)
 
 
-def grading_helpers(floor: Floor) -> str:
-    source = lab_path(floor).read_text(encoding="utf-8")
-    start = source.index("class NotFilled(AssertionError):")
-    end = source.index("\n\n\n", source.index("def within("))
-    return source[start:end]
+CHECKER_NAMES = ("NotFilled", "WrongAnswer", "_placeholders", "require", "expect", "expect_type", "within", "best_time")
 
 
-def test_the_grading_helpers_are_the_same_in_every_lab() -> None:
-    """Each lab is a standalone download, so each carries the helpers; they must not drift apart."""
-    first = grading_helpers(FLOORS[0])
-    assert "def require(" in first and "def expect(" in first
-    for floor in FLOORS[1:]:
-        assert grading_helpers(floor) == first, f"{floor.lab}: grading helpers differ from {FLOORS[0].lab}'s"
+def test_the_checker_is_one_file_that_no_lab_copies() -> None:
+    """The helpers live in `checker.py`; each lab marks, in its setup, the one cell the build puts them in."""
+    helpers = checker_source()
+    for name in CHECKER_NAMES:
+        assert re.search(rf"^(def|class) {name}\b", helpers, re.M), name
+        assert callable(getattr(checker, name))
+    for floor in FLOORS:
+        notebook = read_lab(floor)
+        source = lab_path(floor).read_text(encoding="utf-8")
+        defined = [name for name in CHECKER_NAMES if re.search(rf"^(def|class) {name}\b", source, re.M)]
+        assert defined == [], f"{floor.lab} defines {defined}: the helpers come from checker.py"
+        marked = [i for i, c in enumerate(notebook.cells) if CHECKER in c.metadata.get("tags", [])]
+        assert len(marked) == 1, floor.lab
+        cell = notebook.cells[marked[0]]
+        assert cell.cell_type == "code" and len(cell.source.splitlines()) == 1 and cell.source.startswith("# ")
+        # Right after the setup's code, before the first exercise: "Run this first" covers both cells.
+        setup = next(i for i, c in enumerate(notebook.cells) if '<a id="setup"></a>' in c.source)
+        assert marked[0] == setup + 2 and notebook.cells[setup + 1].cell_type == "code", floor.lab
+        checked = read_checked_lab(DOCS, floor)
+        assert checked.cells[marked[0]].source == helpers and checked.cells[marked[0]].metadata == cell.metadata
+        others = [c.source for i, c in enumerate(checked.cells) if i != marked[0]]
+        assert others == [c.source for i, c in enumerate(notebook.cells) if i != marked[0]], "nothing else changes"
+
+
+def test_the_checker_helpers_grade_as_the_labs_need() -> None:
+    with pytest.raises(checker.NotFilled, match=r"^fill in A, B\['x'\] in the answer cell above"):
+        checker.require(A=None, B={"x": ..., "y": 1}, C=0)
+    checker.require(A=0, B={"x": False})
+    with pytest.raises(checker.WrongAnswer, match=r"^too small$"):
+        checker.expect(False, "too small")
+    with pytest.raises(checker.WrongAnswer, match=r"^N should be a count, not the string '3'$"):
+        checker.expect_type("N", "3", int, "a count")
+    with pytest.raises(checker.WrongAnswer, match="not the bool True"):
+        checker.expect_type("N", True, (int, float), "a number")
+    checker.expect_type("FLAG", True, bool, "True or False")
+    assert checker.within(3, 2, 2) and not checker.within(5, 2, 2) and not checker.within("2", 2, 2)
+    assert 0 < checker.best_time(lambda: sum(range(100)), repeat=3) < 0.01
+
+
+def _lab_without_a_marker() -> Any:
+    notebook = read_lab(FLOORS[0])
+    notebook.cells = [c for c in notebook.cells if CHECKER not in c.metadata.get("tags", [])]
+    return notebook
+
+
+def test_a_lab_that_does_not_mark_the_checker_cell_is_refused_by_name() -> None:
+    unmarked = _lab_without_a_marker()
+    assert lab_name(unmarked) == f"docs/{FLOORS[0].lab}", "the title names the file"
+    with pytest.raises(FloorsError, match=rf"^docs/{FLOORS[0].lab}: 0 code cells tagged 'checker'"):
+        with_checker(unmarked, lab_name(unmarked))
+    twice = read_lab(FLOORS[0])
+    twice.cells.append(copy.deepcopy(next(c for c in twice.cells if CHECKER in c.metadata.get("tags", []))))
+    with pytest.raises(FloorsError, match="2 code cells tagged 'checker'"):
+        with_checker(twice, "docs/labs/1-program.py")
+    code = read_lab(FLOORS[0])
+    next(c for c in code.cells if CHECKER in c.metadata.get("tags", [])).source = "x = 1  # not only a comment"
+    with pytest.raises(FloorsError, match="must hold only a comment"):
+        with_checker(code, "docs/labs/1-program.py")
+    checked = with_checker(read_lab(FLOORS[0]), "docs/labs/1-program.py")
+    assert with_checker(checked, "docs/labs/1-program.py").cells == checked.cells, "a second pass changes nothing"
+
+
+def test_the_executor_shows_the_checker_even_where_nothing_executes(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The nbconvert configuration puts the helpers in before the executor, so a render-only page shows them too."""
+    for name, value in jupyter_environment(Path(ROOT) / "jupyter", {}).items():
+        monkeypatch.setenv(name, value)
+    html: str = nb2html(str(lab_path(FLOORS[0])), execute=False, no_prompt=True)
+    assert "NotFilled" in html and "_placeholders" in html and "celltag_checker" in html
+    marker = next(c.source for c in read_lab(FLOORS[0]).cells if CHECKER in c.metadata.get("tags", []))
+    assert unescape(re.sub(r"<[^>]+>", "", html)).count(marker) == 0, "the marker's comment is replaced"
+    unmarked = tmp_path / "1-program.py"
+    unmarked.write_text(jupytext.writes(_lab_without_a_marker(), fmt="py:percent"), encoding="utf-8")
+    with pytest.raises(FloorsError, match=rf"^docs/{FLOORS[0].lab}: 0 code cells tagged 'checker'"):
+        nb2html(str(unmarked), execute=False, no_prompt=True)
+
+
+def test_the_checker_is_part_of_what_an_executed_lab_depends_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No lab imports checker.py, so following the labs' imports missed it: an edit reused stale outputs."""
+    before = labs_fingerprint(Path(ROOT), DOCS, facts=None)
+    monkeypatch.setattr(notebooks, "checker_source", lambda: checker_source() + "\n# edited")
+    assert labs_fingerprint(Path(ROOT), DOCS, facts=None) != before
 
 
 @pytest.fixture(scope="module")
@@ -180,9 +259,11 @@ def test_each_lab_offers_the_student_and_the_full_notebook(lab_site: Build) -> N
             path = lab_site.site / floor.lab.removesuffix(".py") / name
             notebook = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)  # type: ignore[no-untyped-call]
             nbformat.validate(notebook)
-            # The first cell installs what the page ran with; then the lab itself.
+            # The first cell installs what the page ran with; then the lab itself, its helpers in its checker cell.
             assert notebook.cells[0].source == f"%{unescape(install[1])}", name
             assert notebook.cells[1].source.startswith(f"# Lab {floor.number} · {floor.title}")
+            helpers = [c for c in notebook.cells if CHECKER in c.metadata.get("tags", [])]
+            assert [c.source for c in helpers] == [checker_source()], name
             assert all(not cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code"), "un-executed"
             assert [c.id for c in notebook.cells] == [f"{floor.key}-{i}" for i in range(1, len(notebook.cells) + 1)]
             notebooks.append(notebook)
@@ -192,9 +273,34 @@ def test_each_lab_offers_the_student_and_the_full_notebook(lab_site: Build) -> N
         # Pasting the solutions back gives the full notebook, which is the lab that
         # test_lab_grading runs solved (every self-check passes) plus its install cell.
         assert _solutions_pasted_back(student, full) == [(c.cell_type, c.source) for c in full.cells]
-        lab = read_lab(floor)
+        lab = read_checked_lab(DOCS, floor)
         assert [(c.cell_type, c.source) for c in full.cells[1:]] == [(c.cell_type, c.source) for c in lab.cells]
-        assert (lab_site.site / floor.lab.removesuffix(".py") / f"{Path(floor.lab).stem}.py").is_file()
+        # The text version is the same lab, helpers included (not mkdocs-jupyter's copy of the source).
+        text = lab_site.site / floor.lab.removesuffix(".py") / Path(floor.lab).name
+        assert text.read_text(encoding="utf-8") == lab_text(DOCS, floor)
+        assert [(c.cell_type, c.source) for c in jupytext.read(text).cells] == [
+            (c.cell_type, c.source) for c in lab.cells
+        ]
+
+
+@pytest.mark.slow
+def test_the_text_version_runs_on_its_own(lab_site: Build, tmp_path: Path) -> None:
+    """The lab page's `.py` download runs as a plain script, solutions and checks included, in a clean folder."""
+    floor = next(floor for floor in FLOORS if floor.key == "5-autograd")
+    script = lab_site.site / floor.lab.removesuffix(".py") / Path(floor.lab).name
+    ran = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    assert ran.stdout.count("self-check passed") == len(
+        [c for c in read_lab(floor).cells if c.source.startswith("# SELF-CHECK")]
+    )
+    raw = subprocess.run(
+        [sys.executable, str(lab_path(floor))], cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert raw.returncode != 0 and "NameError: name 'require' is not defined" in raw.stderr, (
+        "the source needs the build"
+    )
 
 
 @pytest.mark.slow
@@ -244,6 +350,10 @@ plugins:
 """
 
 
+CHECKER_CELL = '# %% tags=["checker"]\n# The self-check helpers go here.\n'
+"""The cell every lab marks for the helpers (a fixture lab without it is refused, as the real ones would be)."""
+
+
 def _lab_fixture(fixture_site: FixtureSite, lab: str) -> None:
     fixture_site.write("mkdocs.yml", LAB_CONFIG)
     config = (Path(ROOT) / "jupyter" / "jupyter_nbconvert_config.json").read_text(encoding="utf-8")
@@ -274,6 +384,36 @@ def test_install_line_pins_what_the_lab_imports() -> None:
         install_line(source, "torch==2.13.0\n")
 
 
+def test_pins_are_read_as_pip_reads_a_requirements_file() -> None:
+    """The hand-written parser dropped `name[extra]==1` and `name == 1`, glued a marker's `;` into the version
+    (`pip install marked==3.0;` ends the shell command there) and kept pins meant for another platform."""
+    requirements = (
+        "# a comment==0\n"
+        "torch==2.13.0\n"
+        "pkg[extra]==1.0\n"
+        "spaced == 2.0\n"
+        'marked==3.0; python_version >= "3.11"\n'
+        'elsewhere==4.0 ; sys_platform == "no-such-platform"\n'
+        "commented==5.0  # why this one\n"
+        "ranged>=6.0\n"
+        "wildcard==7.*\n"
+        "hashed==8.0 \\\n    --hash=sha256:0123\n"
+        "-r more-requirements.txt\n"
+    )
+    assert pins(requirements) == {
+        "torch": "torch==2.13.0",
+        "pkg": "pkg[extra]==1.0",
+        "spaced": "spaced==2.0",
+        "marked": "marked==3.0",
+        "commented": "commented==5.0",
+        "hashed": "hashed==8.0",
+    }
+    owners = {"pkg": ["pkg"], "marked": ["marked"], "torch": ["torch"]}
+    line = install_line("import marked\nimport pkg\nimport torch\n", requirements, owners)
+    assert line == "pip install marked==3.0 pkg[extra]==1.0 torch==2.13.0"
+    assert pins((Path(ROOT) / "requirements.txt").read_text(encoding="utf-8"))["packaging"] == "packaging==26.4"
+
+
 @pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
 def test_every_lab_import_is_pinned(floor: Floor) -> None:
     line = install_line(lab_path(floor).read_text(encoding="utf-8"), (Path(ROOT) / "requirements.txt").read_text())
@@ -297,8 +437,9 @@ def test_the_template_folds_solutions_and_outputs_after_the_setup(
     notebook.cells = [
         nbformat.v4.new_markdown_cell("# A lab"),  # type: ignore[no-untyped-call]
         code("x = 1", "setup printed"),
+        code("# the helpers go here", tags=(CHECKER,)),
         code("answer = None", tags=("answer",)),
-        code("answer = 2", "the answer", tags=("solution",)),
+        code("answer = 2", "solution printed", tags=("solution",)),
         code("print(answer)", "measured"),
         code("pass"),
     ]
@@ -309,8 +450,9 @@ def test_the_template_folds_solutions_and_outputs_after_the_setup(
     assert html.count("<summary>Output: open it after you have predicted</summary>") == 2, "all outputs but the setup's"
     assert html.index("setup printed") < html.index("<details"), "the setup's output stays open"
     solution = html.index("<summary>Solution</summary>")
-    assert html.index("celltag_solution") > solution and html.index("the answer") > solution
+    assert html.index("celltag_solution") > solution and html.index("solution printed") > solution
     assert html.count("<details") == html.count("</details>") == 3
+    assert html.index("setup printed") < html.index("WrongAnswer") < html.index("<details"), "the helpers, unfolded"
 
 
 def test_the_project_template_renders_valid_material_markup(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -347,7 +489,7 @@ def test_a_lab_shows_neither_the_builds_secrets_nor_its_paths(fixture_site: Fixt
         "# %% [markdown]\n# # Lab 1 · Your program\n\n# %%\nimport os, sys\n\n"
         "print('token', os.environ.get('GITHUB_TOKEN'), sys.prefix, os.path.expanduser('~'), os.getcwd())\n"
         "print(open('/proc/self/environ', 'rb').read().decode(errors='replace'))\n"
-        "print('order \\u202e reversed')\n",
+        "print('order \\u202e reversed')\n\n" + CHECKER_CELL,
     )
     secret = "ghp_fake123floorslab"
     build = run_mkdocs(fixture_site.root, fixture_site.root / "site", env={"GITHUB_TOKEN": secret}, timeout=300)
@@ -358,11 +500,14 @@ def test_a_lab_shows_neither_the_builds_secrets_nor_its_paths(fixture_site: Fixt
     assert "token None <env> ~" in html, "the environment and home directory are named, not shown"
     assert str(fixture_site.root) not in html and str(Path.home()) + "/" not in html
     assert "\u202e" not in html and "\\u202e" in html
+    # No `include_source` in this site: mkdocs-jupyter copies no source, and the build writes no text version.
+    lab = fixture_site.root / "site" / "labs" / "1-program"
+    assert (lab / "1-program.ipynb").is_file() and not (lab / "1-program.py").exists()
 
 
 FAILING_LAB = (
     "# %% [markdown]\n# # Lab 1 · Your program\n\n# %%\nprint('before')\n\n"
-    "# %%\nraise ValueError('a cell that fails')\n\n# %%\nprint('after the failure')\n"
+    "# %%\nraise ValueError('a cell that fails')\n\n# %%\nprint('after the failure')\n\n" + CHECKER_CELL
 )
 
 
@@ -399,3 +544,11 @@ def test_a_build_still_stops_on_a_failing_lab_cell(fixture_site: FixtureSite) ->
     build = run_mkdocs(fixture_site.root, fixture_site.root / "site", timeout=300)
     assert build.returncode != 0
     assert "a cell that fails" in build.log
+
+
+@pytest.mark.build
+def test_a_build_stops_on_a_lab_that_does_not_mark_the_checker_cell(fixture_site: FixtureSite) -> None:
+    _lab_fixture(fixture_site, "# %% [markdown]\n# # Lab 1 · Your program\n\n# %%\nprint('no helpers asked for')\n")
+    build = run_mkdocs(fixture_site.root, fixture_site.root / "site", timeout=300)
+    assert build.returncode != 0
+    assert "docs/labs/1-program.py: 0 code cells tagged 'checker'" in build.log, build.log[-3000:]

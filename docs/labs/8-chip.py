@@ -48,95 +48,17 @@ import time
 
 import torch
 
-
-class NotFilled(AssertionError):
-    """A self-check found a placeholder (None or ...) where your answer goes."""
-
-
-class WrongAnswer(AssertionError):
-    """A self-check found an answer that disagrees with what you measured."""
-
-
-def _placeholders(name, value):
-    if value is None or value is ...:
-        return [name]
-    if isinstance(value, dict):
-        return [p for key, item in value.items() for p in _placeholders(f"{name}[{key!r}]", item)]
-    return []
-
-
-def require(**answers):
-    """Stop, naming every answer that is still a placeholder."""
-    missing = [p for name, value in answers.items() for p in _placeholders(name, value)]
-    if missing:
-        raise NotFilled(f"fill in {', '.join(missing)} in the answer cell above, run it, then run this check again")
-
-
-def expect(ok, message):
-    """Stop with `message` unless `ok`."""
-    if not ok:
-        raise WrongAnswer(message)
-
-
-def expect_type(name, value, types, wanted):
-    """Stop unless the answer called `name` is one of `types`, saying that it should be `wanted`.
-
-    True and False do not count as numbers here, although Python treats them as 1 and 0.
-    """
-    types = types if isinstance(types, tuple) else (types,)
-    if isinstance(value, types) and (bool in types or not isinstance(value, bool)):
-        return
-    kind = "string" if isinstance(value, str) else type(value).__name__
-    raise WrongAnswer(f"{name} should be {wanted}, not the {kind} {value!r}")
-
-
-def within(predicted, measured, factor):
-    """True when a positive `predicted` is within `factor` times `measured`, either way."""
-    return isinstance(predicted, (int, float)) and predicted > 0 and measured / factor <= predicted <= measured * factor
-
-
 torch.manual_seed(0)
 DEFAULT_THREADS = torch.get_num_threads()
 CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1  # cores this process may use
 torch.set_num_threads(1)  # one thread unless an exercise asks for more: steadier timings on a busy machine
 DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
-
-def sync():
-    """Wait until the device has finished all queued work (a no-op on the CPU)."""
-    if DEVICE.type == "cuda":
-        torch.cuda.synchronize()
-
-
-def best_time(fn, repeat=15, min_batch_s=0.002, synchronize=True):
-    """Fastest seconds per call of `fn()` over `repeat` batches; with `synchronize`, wait for the device."""
-    fn()
-    sync()
-    calls = 1
-    while True:
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        if synchronize:
-            sync()
-        if time.perf_counter() - start >= min_batch_s:
-            break
-        calls *= 2
-    samples = []
-    for _ in range(repeat):
-        sync()
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        if synchronize:
-            sync()
-        samples.append((time.perf_counter() - start) / calls)
-    sync()
-    return min(samples)  # other programs can only add time to a batch, never remove it
-
-
 name = torch.cuda.get_device_name() if DEVICE.type == "cuda" else f"CPU, {os.cpu_count()} logical cores ({CORES} for this process)"
 print(f"torch {torch.__version__}, device: {name}, {DEFAULT_THREADS} CPU threads by default")
+
+# %% tags=["checker"]
+# The self-check helpers (require, expect, best_time, ...) go in this cell: the build puts them here.
 
 # %% [markdown]
 # ## Exercise 1 · Launch is not completion <a id="launch-vs-completion"></a>

@@ -11,6 +11,12 @@ A lab (`docs/labs/N-slug.py`, percent format) marks its cells with jupytext cell
 A self-check is a code cell whose first line starts with `# SELF-CHECK`. Each answer, solution and
 self-check belongs to the exercise whose heading (`## Exercise n · Title <a id="anchor"></a>`)
 precedes it, and is named by that heading's anchor.
+
+The helpers the self-checks call (`require`, `expect`, `best_time`, ...) are written once, in
+`pytorch_floors/labs/checker.py`. Each lab marks where they go with one code cell tagged `checker`
+that holds a comment; `with_checker` puts the helpers' source in that cell, wherever the lab runs
+or is published (`read_lab`): the site's executor, both downloadable notebooks, the text version
+and the grading tests all read the lab through it.
 """
 
 from __future__ import annotations
@@ -18,13 +24,38 @@ from __future__ import annotations
 import copy
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-__all__ = ["ANSWER", "SELF_CHECK", "SOLUTION", "Exercise", "exercises", "student_notebook", "with_answers"]
+import jupytext
+
+from pytorch_floors.errors import FloorsError
+from pytorch_floors.floors import FLOORS, Floor
+
+__all__ = [
+    "ANSWER",
+    "CHECKER",
+    "SELF_CHECK",
+    "SOLUTION",
+    "Exercise",
+    "checker_source",
+    "exercises",
+    "lab_name",
+    "lab_text",
+    "read_lab",
+    "student_notebook",
+    "with_answers",
+    "with_checker",
+]
 
 ANSWER = "answer"
 SOLUTION = "solution"
 SELF_CHECK = "# SELF-CHECK"
+CHECKER = "checker"
+"""The tag of the cell where the self-check helpers go: in the lab's source, one comment line."""
+
+_CHECKER_FILE = Path(__file__).with_name("checker.py")
+_TITLE = re.compile(r"^# Lab (?P<number>\d+) ")
 
 _EXERCISE = re.compile(r"^## Exercise .*<a id=\"(?P<id>[^\"]+)\"></a>$", re.M)
 
@@ -107,3 +138,84 @@ def with_answers(notebook: Any, answers: dict[str, str]) -> Any:
             raise KeyError(f"no exercise {anchor!r} with one solution cell")
         planted.cells[exercise.solutions[0]].source = source
     return planted
+
+
+def checker_source() -> str:
+    """The self-check helpers, as the cell that holds them shows them (`checker.py`, without its last newline)."""
+    return _CHECKER_FILE.read_text(encoding="utf-8").rstrip("\n")
+
+
+def lab_name(notebook: Any) -> str:
+    """The lab file a notebook was read from, named by its title (`# Lab 3 · ...` is `docs/labs/3-boundary.py`).
+
+    nbconvert's preprocessors see the notebook, not the file mkdocs-jupyter read it from; the title
+    is the floor registry's (`tests/test_labs.py` checks that), so it names the file.
+    """
+    first = next((cell.source for cell in notebook.cells if cell.cell_type == "markdown"), "")
+    title = _TITLE.match(first)
+    floor = next((f for f in FLOORS if title and f.number == int(title["number"])), None)
+    if floor is None:
+        return f"the notebook titled {first.splitlines()[0] if first else '(untitled)'!r}"
+    return f"docs/{floor.lab}"
+
+
+def _is_comment(source: str) -> bool:
+    lines = [line.strip() for line in source.splitlines() if line.strip()]
+    return bool(lines) and all(line.startswith("#") for line in lines)
+
+
+def with_checker(notebook: Any, lab: str) -> Any:
+    """A copy of `notebook` whose `checker` cell holds the self-check helpers instead of its comment.
+
+    The cell keeps its place, tag and metadata, so the cells around it (and the ids the published
+    notebooks number them with) are where they were. A cell that already holds the helpers is left
+    as it is, so the copy can be made twice.
+
+    Args:
+        notebook: A lab, as read by jupytext.
+        lab: The lab's file, for the error (`docs/labs/1-program.py`).
+
+    Raises:
+        FloorsError: The lab has no code cell tagged `checker`, more than one, or one that holds
+            code, which the helpers would silently replace.
+    """
+    helpers = checker_source()
+    marked = [cell for cell in notebook.cells if cell.cell_type == "code" and CHECKER in _tags(cell)]
+    if len(marked) != 1:
+        raise FloorsError(
+            f"{lab}: {len(marked)} code cells tagged {CHECKER!r}; mark where the self-check helpers go with "
+            f'exactly one (`# %% tags=["{CHECKER}"]` followed by one comment line)'
+        )
+    source = marked[0].source
+    if source != helpers and not _is_comment(source):
+        raise FloorsError(
+            f"{lab}: the cell tagged {CHECKER!r} must hold only a comment, which the self-check helpers replace"
+        )
+    checked = copy.deepcopy(notebook)
+    for cell in checked.cells:
+        if cell.cell_type == "code" and CHECKER in _tags(cell):
+            cell.source = helpers
+    return checked
+
+
+def read_lab(docs_dir: Path, floor: Floor) -> Any:
+    """A floor's lab as a notebook, its `checker` cell holding the self-check helpers: the lab as it runs.
+
+    Args:
+        docs_dir: The site's pages.
+        floor: The lab's floor.
+
+    Raises:
+        FloorsError: The lab does not mark where the helpers go (`with_checker`).
+    """
+    return with_checker(jupytext.read(docs_dir / floor.lab), f"docs/{floor.lab}")
+
+
+def lab_text(docs_dir: Path, floor: Floor) -> str:
+    """The lab's text version, with the helpers in its `checker` cell: a percent-format script that runs on its own.
+
+    It is the lab's source as jupytext writes it back (the header also states jupytext's version),
+    solutions included, like the full notebook without its install cell.
+    """
+    text: str = jupytext.writes(read_lab(docs_dir, floor), fmt="py:percent")
+    return text

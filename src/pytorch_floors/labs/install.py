@@ -5,25 +5,48 @@ from __future__ import annotations
 import ast
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from importlib.metadata import packages_distributions
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
 
 __all__ = ["imported_distributions", "install_line", "pins"]
 
-_PIN = re.compile(r"^(?P<name>[A-Za-z0-9_.\-]+)==(?P<version>\S+)")
+_COMMENT = re.compile(r"(^|\s)#.*$")
+"""pip's rule: `#` starts a comment at the start of a line or after white space."""
 
 
-def _normalise(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+def _requirement_lines(requirements: str) -> Iterator[str]:
+    """The requirement lines of a requirements file: continuations joined, comments and pip's options left out."""
+    joined = re.sub(r"\\\n", "", requirements)
+    for line in joined.splitlines():
+        text = _COMMENT.sub("", line).strip()
+        if text and not text.startswith("-"):  # `-r other.txt`, `--index-url ...`, `-e .`
+            yield text.split(" --", 1)[0].strip()  # a line's own options (`--hash=...`)
 
 
 def pins(requirements: str) -> dict[str, str]:
-    """Every `name==version` line of a requirements file, by normalised distribution name."""
-    found = {}
-    for line in requirements.splitlines():
-        match = _PIN.match(line.strip())
-        if match:
-            found[_normalise(match["name"])] = f"{match['name']}=={match['version']}"
+    """Every exact pin (`name==version`) of a requirements file that applies here, by normalised distribution name.
+
+    Lines are read as pip reads them, by `packaging`: white space around `==` is allowed, extras are
+    kept (`name[extra]==1.0`), and a pin whose environment marker (`; python_version < "3.12"`)
+    does not hold for this interpreter is left out, its marker never copied into the install line.
+    A range, a wildcard (`==1.*`) or a line that is no requirement (a path, a typo) is not a pin.
+    """
+    found: dict[str, str] = {}
+    for line in _requirement_lines(requirements):
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            continue
+        specifiers = list(requirement.specifier)
+        if len(specifiers) != 1 or specifiers[0].operator != "==" or specifiers[0].version.endswith(".*"):
+            continue
+        if requirement.marker is not None and not requirement.marker.evaluate():
+            continue
+        extras = f"[{','.join(sorted(requirement.extras))}]" if requirement.extras else ""
+        found[canonicalize_name(requirement.name)] = f"{requirement.name}{extras}=={specifiers[0].version}"
     return found
 
 
@@ -49,7 +72,7 @@ def imported_distributions(source: str, owners: Mapping[str, list[str]] | None =
     for module in sorted(modules - set(sys.stdlib_module_names)):
         if module not in owners:
             raise LookupError(f"module {module!r} belongs to no installed distribution")
-        distributions.update(_normalise(owner) for owner in owners[module])
+        distributions.update(canonicalize_name(owner) for owner in owners[module])
     return sorted(distributions)
 
 

@@ -6,6 +6,8 @@ build's whole environment, and shows what a cell printed as it is: a cell printi
 page. `jupyter/jupyter_nbconvert_config.json` names `LabExecutePreprocessor` in place of nbconvert's:
 its kernel starts (`execve`) with only the variables a proof sees (`sandbox.PASSED_THROUGH`), and every
 output is scrubbed of machine paths and reordering controls the way a proof's output is.
+Before it, the configuration names `LabCheckerPreprocessor`, which puts the self-check helpers into
+the lab's `checker` cell (`cells.with_checker`), so the page shows them and the kernel runs them.
 """
 
 from __future__ import annotations
@@ -18,15 +20,17 @@ from typing import Any
 
 from jupyter_client.manager import AsyncKernelManager
 from nbclient.exceptions import CellExecutionError
-from nbconvert.preprocessors import ExecutePreprocessor
-from traitlets import Type
+from nbconvert.preprocessors import ExecutePreprocessor, Preprocessor
+from traitlets import Bool, Type
 
 from pytorch_floors.execution.output import PathScrubber, escape_bidi
 from pytorch_floors.execution.process.sandbox import PASSED_THROUGH
+from pytorch_floors.labs.cells import lab_name, with_checker
 
 __all__ = [
     "PROJECT_DIR",
     "CellError",
+    "LabCheckerPreprocessor",
     "LabExecutePreprocessor",
     "LabRun",
     "NarrowKernelManager",
@@ -157,6 +161,31 @@ def scrub_outputs(cell: Any, scrub: PathScrubber) -> None:
         data = output.get("data", {})
         for mime in [m for m in data if m.startswith("text/") or m.endswith(("+json", "/json"))]:
             data[mime] = _scrub(data[mime], scrub)
+
+
+class LabCheckerPreprocessor(Preprocessor):
+    """Put the self-check helpers into the lab's `checker` cell, whether or not the lab then executes.
+
+    Named before `LabExecutePreprocessor` in `jupyter/jupyter_nbconvert_config.json`; enabled
+    unless the configuration says otherwise, so a render-only build shows the helpers too.
+    """
+
+    enabled = Bool(True).tag(config=True)
+
+    def preprocess(self, nb: Any, resources: Any) -> tuple[Any, Any]:
+        """The notebook with the helpers in its `checker` cell.
+
+        Args:
+            nb: The lab, as mkdocs-jupyter read it.
+            resources: nbconvert's resources.
+
+        Returns:
+            The notebook and the resources.
+
+        Raises:
+            FloorsError: The lab does not mark where the helpers go (`cells.with_checker`).
+        """
+        return with_checker(nb, lab_name(nb)), resources
 
 
 class LabExecutePreprocessor(ExecutePreprocessor):

@@ -10,7 +10,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import jupytext
 import nbformat
 
 from pytorch_floors.errors import FloorsError
@@ -18,7 +17,7 @@ from pytorch_floors.execution.cache import machine_fingerprint
 from pytorch_floors.execution.facts import TorchFacts
 from pytorch_floors.execution.imports import sources_digest
 from pytorch_floors.floors import FLOORS, Floor, floor_for_page
-from pytorch_floors.labs.cells import student_notebook
+from pytorch_floors.labs.cells import checker_source, lab_text, read_lab, student_notebook
 from pytorch_floors.labs.install import install_line
 from pytorch_floors.labs.kernel import PROJECT_DIR
 from pytorch_floors.labs.launch import Launch, download_box, notebook_names, with_install_cell
@@ -81,8 +80,9 @@ def labs_fingerprint(project_dir: Path, docs_dir: Path, facts: TorchFacts | None
     """What every lab's executed, rendered notebook depends on beyond its own source.
 
     The machine (as for proofs), the project files the labs import (followed the way a proof's
-    imports are: an edit elsewhere in this package runs no lab again), and `requirements.txt`,
-    whose pins fix the versions of nbconvert and the kernel that render and run them.
+    imports are: an edit elsewhere in this package runs no lab again), the self-check helpers every
+    lab runs (`checker.py`, which no lab imports: the build puts it into the lab), and
+    `requirements.txt`, whose pins fix the versions of nbconvert and the kernel that render and run them.
 
     Args:
         project_dir: The project root (`src/` and the root are where imports are looked for).
@@ -90,7 +90,7 @@ def labs_fingerprint(project_dir: Path, docs_dir: Path, facts: TorchFacts | None
         facts: The build's torch facts, if it has them (asking a block's process again costs a second).
 
     Returns:
-        `machine_fingerprint()` with `imports` and `requirements` digests.
+        `machine_fingerprint()` with `imports`, `checker` and `requirements` digests.
     """
     sources = [
         (docs_dir / floor.lab).read_text(encoding="utf-8") for floor in FLOORS if (docs_dir / floor.lab).is_file()
@@ -100,6 +100,7 @@ def labs_fingerprint(project_dir: Path, docs_dir: Path, facts: TorchFacts | None
     return {
         **machine_fingerprint(facts),
         "imports": sources_digest("\n\n".join(sources), (project_dir / "src", project_dir)),
+        "checker": hashlib.sha256(checker_source().encode()).hexdigest(),
         "requirements": hashlib.sha256(pins).hexdigest(),
     }
 
@@ -196,7 +197,9 @@ def _install_line(src_uri: str, lab: str, launch: Launch) -> str:
 
 def _download_box(floor: Floor, source: Path, launch: Launch) -> str:
     lab = source.read_text(encoding="utf-8")
-    return download_box(floor, _install_line(floor.lab, lab, launch), lab, published_edition(), launch)
+    # What the lab imports includes what its self-check helpers import; the run time is kept under the source's key.
+    install = _install_line(floor.lab, lab_text(source.parents[floor.lab.count("/")], floor), launch)
+    return download_box(floor, install, lab, published_edition(), launch)
 
 
 def finish_lab_page(output: str, *, src_uri: str, source: Path, page_url: str, launch: Launch) -> str:
@@ -210,8 +213,8 @@ def finish_lab_page(output: str, *, src_uri: str, source: Path, page_url: str, l
     - links `stylesheets/labs.css` (notebook cells in both palettes, download box) unless `extra_css`
       already does;
     - inserts the download links for the `.ipynb` (written by `publish_notebooks`) and the `.py`
-      (copied by mkdocs-jupyter), and the pinned install line of what the lab imports, under the
-      page title.
+      (copied by mkdocs-jupyter, then replaced by `publish_notebooks` with the lab and its helpers),
+      and the pinned install line of what the lab and its helpers import, under the page title.
 
     Args:
         output: The page's final HTML.
@@ -255,18 +258,25 @@ def _notebook(lab: Any, floor: Floor, *, student: bool, install: str) -> str:
 
 
 def publish_notebooks(site_dir: Path, docs_dir: Path, launch: Launch) -> None:
-    """Write each lab as two downloadable `.ipynb` files into the built site.
+    """Write each lab as two downloadable `.ipynb` files and its text version into the built site.
 
-    For each floor whose lab exists, the percent-format source is converted with jupytext into
-    **un-executed** notebooks (no outputs: the reader's numbers are the point) with stable cell ids,
-    a first cell that installs the pinned versions, validated with nbformat, and written next to the
-    lab page: the student's copy without solution cells as `labs/N-slug/N-slug.ipynb`, the full one
-    as `labs/N-slug/N-slug-solutions.ipynb` (`lab_launch.notebook_names`).
+    For each floor whose lab exists, the percent-format source is read with its self-check helpers
+    in its `checker` cell (`cells.read_lab`) and converted into **un-executed** notebooks (no
+    outputs: the reader's numbers are the point) with stable cell ids, a first cell that installs
+    the pinned versions, validated with nbformat, and written next to the lab page: the student's
+    copy without solution cells as `labs/N-slug/N-slug.ipynb`, the full one as
+    `labs/N-slug/N-slug-solutions.ipynb` (`lab_launch.notebook_names`). Where mkdocs-jupyter
+    copied the lab's source next to its page (`include_source`, the page's text version
+    `labs/N-slug/N-slug.py`), that copy, which would stop at its first self-check, is replaced by
+    the lab with the helpers too (`cells.lab_text`); a site that asks for no copy gets none.
 
     Args:
         site_dir: The built site.
         docs_dir: The site's pages.
         launch: The build's launch settings (where the pinned versions are read).
+
+    Raises:
+        FloorsError: A lab that does not mark where the helpers go (`cells.with_checker`).
     """
     for floor in FLOORS:
         source = docs_dir / floor.lab
@@ -274,8 +284,11 @@ def publish_notebooks(site_dir: Path, docs_dir: Path, launch: Launch) -> None:
             continue
         folder = site_dir / floor.lab.removesuffix(".py")
         folder.mkdir(parents=True, exist_ok=True)
-        requirements = launch.requirements.read_text(encoding="utf-8")
-        install = install_line(source.read_text(encoding="utf-8"), requirements, launch.owners)
-        lab = jupytext.read(source)  # once: both copies are made from it, and neither changes it
+        text = lab_text(docs_dir, floor)
+        install = _install_line(floor.lab, text, launch)
+        lab = read_lab(docs_dir, floor)  # once: both copies are made from it, and neither changes it
         for name, student in zip(notebook_names(floor), (True, False), strict=True):
             (folder / name).write_text(_notebook(lab, floor, student=student, install=install), encoding="utf-8")
+        copied = folder / Path(floor.lab).name
+        if copied.is_file():  # mkdocs-jupyter copied the source (`include_source`): the text version replaces it
+            copied.write_text(text, encoding="utf-8")
