@@ -222,7 +222,9 @@ def test_a_planned_block_the_renderer_never_ran_fails(pages: Pages) -> None:
 def test_a_bad_timeout_that_reaches_the_engine_is_a_named_failure(pages: Pages) -> None:
     pages.engine.plan("index.md", [])
     with pytest.raises(ProofFailure, match="timeout must be a finite number"):
-        pages.engine.plan("index.md", scan_markdown('```python exec="1" id="t"\n```\n', "index.md", pages.root))
+        pages.engine.plan(
+            "index.md", scan_markdown('```python exec="1" id="t"\nprint(1)\n```\n', "index.md", pages.root)
+        )
         pages.engine.begin_page("index.md", "")
         pages.engine.run("print(1)", {"id": "t", "extra": {"timeout": "inf"}})
     assert pages.status() == {"t": "failed"}
@@ -290,9 +292,10 @@ def test_processes_of_a_timed_out_block_end_with_it(pages: Pages) -> None:
 
 
 def test_a_session_process_and_its_children_end_at_shutdown(pages: Pages) -> None:
-    pages.engine.plan("index.md", scan_markdown('```python exec="1" id="a" session="s"\n```\n', "index.md", pages.root))
+    fence = f'```python exec="1" id="a" session="s"\n{SPAWNS}```\n'
+    pages.engine.plan("index.md", scan_markdown(fence, "index.md", pages.root))
     pages.engine.begin_page("index.md", "")
-    pages.engine.run(SPAWNS, {"id": "a", "session": "s", "extra": {}})
+    pages.engine.run(SPAWNS.removesuffix("\n"), {"id": "a", "session": "s", "extra": {}})
     started = pids(pages.root / "children.txt")
     end_all()
     assert all(gone(pid) for pid in started)
@@ -308,11 +311,10 @@ def test_closing_a_build_ends_its_own_processes_and_no_other_builds(tmp_path: Pa
     for name in ("ending", "running"):
         (tmp_path / name).mkdir()
         pages = make_pages(tmp_path / name)
-        pages.engine.plan(
-            "index.md", scan_markdown('```python exec="1" id="a" session="s"\n```\n', "index.md", pages.root)
-        )
+        fence = f'```python exec="1" id="a" session="s"\n{WRITES_PID}```\n'
+        pages.engine.plan("index.md", scan_markdown(fence, "index.md", pages.root))
         pages.engine.begin_page("index.md", "")
-        pages.engine.run(WRITES_PID, {"id": "a", "session": "s", "extra": {}})
+        pages.engine.run(WRITES_PID.removesuffix("\n"), {"id": "a", "session": "s", "extra": {}})
         builds.append((pages.engine, int((pages.root / "pid").read_text())))
     (ending, ending_pid), (running, running_pid) = builds
     ending.close()
@@ -510,3 +512,60 @@ def test_a_cached_output_keeps_the_provenance_of_the_run_that_produced_it(tmp_pa
     assert of_outputs([None], today) == [today]
     mixed = of_outputs([today, earlier, earlier], today)
     assert [p.built for p in mixed] == ["2026-01-02", today.built]
+
+
+def test_the_scan_expands_includes_exactly_as_the_page_hands_them_over(pages: Pages) -> None:
+    # A recording runs the scan's code without Markdown, and its digest is checked against the
+    # build's: the two must be the same code, or the engine refuses the block by name.
+    (pages.root / "whole.py").write_text("a = 1\n\nif a:\n    print('whole', a)\n", encoding="utf-8")
+    (pages.root / "bare.py").write_text("print('no final newline')", encoding="utf-8")
+    (pages.root / "parts.py").write_text(
+        "x = 1\n# --8<-- [start:show]\nprint('section', x)\n# --8<-- [end:show]\nprint('tail')\n", encoding="utf-8"
+    )
+    html = pages.render(
+        """
+        ```python exec="1" id="whole"
+        --8<-- "whole.py"
+        ```
+
+        ```python exec="1" id="bare"
+        --8<-- "bare.py"
+        print("after")
+        ```
+
+        ```python exec="1" id="ranges"
+        --8<-- "parts.py:1:1,5:5"
+        ```
+
+        ```python exec="1" id="section"
+        x = 2
+        --8<-- "parts.py:show"
+        ```
+
+        ```python exec="1" id="indented"
+        for n in range(2):
+            --8<-- "bare.py"
+        ```
+
+        - Inside a list item:
+
+            ```python exec="1" id="listed"
+            --8<-- "whole.py"
+            ```
+        """
+    )
+    # "listed" is "whole" again, inside a list item: the same code, so the same key, and the cache answers.
+    assert pages.status() == {
+        **dict.fromkeys(["whole", "bare", "ranges", "section", "indented"], "ran"),
+        "listed": "cached",
+    }
+    assert "section 2" in html and "tail" in html
+    assert all(r.digest and r.digest.startswith("sha256:") for r in pages.engine.records)
+
+
+def test_code_the_scan_did_not_find_is_refused_by_name(pages: Pages) -> None:
+    pages.engine.plan("index.md", scan_markdown('```python exec="1" id="t"\nprint(1)\n```\n', "index.md", pages.root))
+    pages.engine.begin_page("index.md", "")
+    with pytest.raises(ProofFailure, match=r"other code than its scan found, first at its line 1 .*'print\(2\)'"):
+        pages.engine.run("print(2)", {"id": "t", "extra": {}})
+    assert pages.status() == {"t": "failed"}

@@ -12,6 +12,7 @@ from markdown_exec import validator
 from pytorch_floors.execution import cache as cache_module
 from pytorch_floors.execution import imports
 from pytorch_floors.execution.cache import OutputCache, machine_fingerprint
+from pytorch_floors.execution.digest import block_digest, keyed_options
 from pytorch_floors.execution.imports import local_imports, sources_digest
 from pytorch_floors.execution.options import BlockOptions, OptionError
 from pytorch_floors.execution.scan import ScanError, scan_markdown
@@ -158,26 +159,23 @@ def test_a_blocks_options_are_read_once_into_what_the_engine_uses() -> None:
         BlockOptions.parse(fence_options(id="a", timeout="inf"), default_timeout=7.0)
 
 
-def test_the_cache_key_reads_every_option_but_id_and_timeout_as_it_always_did() -> None:
-    # The key is what decides whether a page's proofs run again: reading the options anew must not move it.
-    options = fence_options(id="b", session="s", timeout="5", html="1", result="json", source="above")
-    parsed = BlockOptions.parse(options, default_timeout=120.0)
-    assert parsed.keyed == {
-        "html": True,
-        "source": "above",
-        "result": "json",
-        "returncode": 0,
-        "session": "s",
-        "update_toc": True,
-        "tabs": options["tabs"],
-        "workdir": None,
-        "width": 0,
-        "extra": {},
-    }
-    machine = {"torch": "2"}
-    assert OutputCache.key("print(1)", parsed.keyed, [], "", machine) == (
-        "ca70b3e1b76d054464bd1fd6cd808f7f5b74d0fc3c10ebac61341af040bc11ec"
+def test_the_cache_key_and_digest_read_every_option_as_written_but_id_and_timeout() -> None:
+    # The fence (markdown-exec's parsed options) and a recording (the scan's) must key a block alike:
+    # both key the options the page wrote, whichever way they reached the engine.
+    written = {"exec": "1", "id": "b", "session": "s", "timeout": "5", "html": "1", "source": "above"}
+    assert keyed_options(written) == {"exec": "1", "session": "s", "html": "1", "source": "above"}
+    digest = block_digest("print(1)", written, [], "")
+    assert digest == block_digest("print(1)", {**written, "id": "other", "timeout": "9"}, [], "")
+    assert digest != block_digest("print(1)", {**written, "html": "0"}, [], "")
+    assert digest != block_digest("print(2)", written, [], "")
+    assert digest != block_digest("print(1)", written, ["x = 1"], "")
+    assert digest != block_digest("print(1)", written, [], "sources")
+    assert digest.startswith("sha256:")
+    parsed, read = (
+        BlockOptions.parse(fence_options(**{k: v for k, v in written.items() if k != "exec"}), default_timeout=120.0),
+        BlockOptions.from_written(written, default_timeout=120.0),
     )
+    assert parsed == read
 
 
 # --- the import scan remembers files, not versions of files ----------------------------------------------

@@ -6,7 +6,7 @@ import logging
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatch
@@ -15,6 +15,7 @@ from typing import Any
 
 from pytorch_floors.claims import CHANNEL, Claim, ClaimFormatError, parse_claims
 from pytorch_floors.execution.cache import CachedOutput, OutputCache, machine_fingerprint
+from pytorch_floors.execution.digest import block_digest, keyed_options
 from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.imports import sources_digest
 from pytorch_floors.execution.options import NO_ID, BlockOptions, OptionError
@@ -64,6 +65,20 @@ def _claims_channel() -> Iterator[Path]:
         Path(name).unlink(missing_ok=True)
 
 
+def _disagreement(code: str, block: ExecBlock) -> str:
+    """Say where the code the page hands over first differs from the code its scan found."""
+    handed, scanned = code.split("\n"), block.code_lines
+    line = next((n for n, (a, b) in enumerate(zip(handed, scanned, strict=False), start=1) if a != b), None)
+    if line is None:
+        line = min(len(handed), len(scanned)) + 1
+    where = block.locate(line)
+    return (
+        f"the page's Markdown handed over other code than its scan found, first at its line {line} "
+        f"({where[0]}:{where[1]}): {handed[line - 1] if line <= len(handed) else '(nothing)'!r} against "
+        f"{scanned[line - 1] if line <= len(scanned) else '(nothing)'!r}; report this with the fence"
+    )
+
+
 class ProofFailure(Exception):
     """A block raised, exited, crashed or ran out of time.
 
@@ -107,6 +122,7 @@ class _Job:
         options: Its options, read once.
         session: Its session (a fresh, unnamed one outside a session).
         key: Its cache key.
+        digest: The digest of its inputs (the key without the machine), which recordings are checked against.
         number: Its place among the build's blocks, for the log.
         where: The page and block, for the log.
     """
@@ -116,6 +132,7 @@ class _Job:
     options: BlockOptions
     session: _Session
     key: str
+    digest: str
     number: int
     where: str
 
@@ -318,7 +335,7 @@ class Engine:
         return failure
 
     def run(self, code: str, options: Mapping[str, Any]) -> str:
-        """Run (or fetch from the cache) one block of the current page.
+        """Run (or fetch from the cache) one block of the current page, as the page's fence hands it over.
 
         Any error on the way (a bad option, an unreadable or unwritable cache, a dead worker)
         is recorded as this block's failure: no block leaves the build without a result.
@@ -334,8 +351,32 @@ class Engine:
             ProofFailure: If the block raised, exited, crashed or timed out, or the engine failed.
         """
         block_id = str(options.get("id") or NO_ID)
+        return self._run(block_id, code, lambda: BlockOptions.parse(options, default_timeout=self.default_timeout))
+
+    def run_scanned(self, block: ExecBlock) -> str:
+        """Run (or fetch from the cache) a block of the current page as its scan found it, without Markdown.
+
+        A recording runs the site's blocks this way: the same code, options, cache key and checks
+        as the build's fence (whose code the engine checks against the scan's).
+
+        Args:
+            block: A planned block of the current page.
+
+        Returns:
+            What the block printed.
+
+        Raises:
+            ProofFailure: If the block raised, exited, crashed or timed out, or the engine failed.
+        """
+        return self._run(
+            block.block_id,
+            block.code,
+            lambda: BlockOptions.from_written(block.options, default_timeout=self.default_timeout),
+        )
+
+    def _run(self, block_id: str, code: str, read_options: Callable[[], BlockOptions]) -> str:
         try:
-            job = self._job(code, options, block_id)
+            job = self._job(code, read_options, block_id)
             cached = self.cache.get(job.key)
             if cached is not None:
                 return self._use_cached(job, cached)
@@ -347,26 +388,38 @@ class Engine:
         except Exception as error:
             raise self.fail_unexpectedly(block_id, error) from error
 
-    def _job(self, code: str, options: Mapping[str, Any], block_id: str) -> _Job:
-        """The block as scanned, its options read, its session and its cache key.
+    def _job(self, code: str, read_options: Callable[[], BlockOptions], block_id: str) -> _Job:
+        """The block as scanned, its options read, its session, its cache key and its digest.
 
         Raises:
-            ProofFailure: If the scan did not find the block, or its time limit is not one the engine can honour.
+            ProofFailure: If the scan did not find the block, found other code than the page hands over,
+                or its time limit is not one the engine can honour.
         """
         block = self.block(block_id)
         if block is None:
             raise self._refuse(block_id, "the block was not found when the page was scanned (is it in an include?)")
+        if code != block.code:
+            # The digest and recordings are of the scan's code: they must be of what the page runs.
+            raise self._refuse(block_id, _disagreement(code, block))
         try:
-            parsed = BlockOptions.parse(options, default_timeout=self.default_timeout)
+            parsed = read_options()
         except OptionError as error:
             raise self._refuse(block_id, str(error)) from None
         session = self._sessions.setdefault(parsed.session, _Session()) if parsed.session else _Session()
         sources = sources_digest("\n\n".join([*session.history, code]), self.import_roots)
         if self._machine is None:
             self._machine = machine_fingerprint()
-        key = self.cache.key(code, parsed.keyed, session.history, sources, self._machine)
+        key = self.cache.key(code, keyed_options(block.options), session.history, sources, self._machine)
+        digest = block_digest(code, block.options, session.history, sources)
         return _Job(
-            code, block, parsed, session, key, number=len(self.records) + 1, where=f"docs/{self.page} › {block_id}"
+            code,
+            block,
+            parsed,
+            session,
+            key,
+            digest,
+            number=len(self.records) + 1,
+            where=f"docs/{self.page} › {block_id}",
         )
 
     def _runs_here(self) -> bool:
@@ -385,6 +438,7 @@ class Engine:
             cached.output,
             provenance=cached.provenance,
             claims=cached.claims,
+            digest=job.digest,
         )
         self.record(result)
         log.info(
@@ -396,7 +450,7 @@ class Engine:
     def _skip(self, job: _Job) -> str:
         """Record a block this build does not run."""
         job.session.remember(job.code, job.block.block_id, job.options.timeout)
-        self.record(BlockResult(self.page, job.block.block_id, job.proof, "skipped", None))
+        self.record(BlockResult(self.page, job.block.block_id, job.proof, "skipped", None, digest=job.digest))
         return "(execution disabled for this build)"
 
     def _run_fresh(self, job: _Job) -> str:
@@ -446,6 +500,7 @@ class Engine:
             output,
             provenance=self.provenance,
             claims=claims,
+            digest=job.digest,
         )
         self.record(result)
         log.info("proof %d/%d %s: ran in %s", job.number, self.total, job.where, format_seconds(reply.seconds))

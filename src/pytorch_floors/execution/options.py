@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["ALLOWED", "MAX_TIMEOUT", "NO_ID", "BlockOptions", "OptionError", "parse_timeout", "validate_options"]
@@ -24,7 +24,8 @@ MAX_TIMEOUT = 86_400.0
 """The longest time limit a block may ask for: a day (longer ones overflow the operating system's waits)."""
 
 _IDENTIFIER = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:-]*$")
-_BOOLEAN = {"1", "0", "yes", "no", "on", "off", "true", "false"}
+_TRUE = {"1", "yes", "on", "true"}
+_BOOLEAN = {*_TRUE, "0", "no", "off", "false"}
 
 ALLOWED: dict[str, str] = {
     "exec": "run the block (1)",
@@ -42,9 +43,6 @@ ALLOWED: dict[str, str] = {
 
 NO_ID = "(no id)"
 """What names a block whose fence reached the engine without an id."""
-
-_NOT_KEYED = frozenset({"id", "id_prefix", "timeout"})
-"""Options that cannot change a block's output or how it renders: its cache key leaves them out."""
 
 
 class OptionError(ValueError):
@@ -117,9 +115,6 @@ class BlockOptions:
         html: It prints HTML (a figure), shown as is, instead of console text.
         width: The console width it sees as `COLUMNS`, or `None`.
         workdir: The directory it runs in, relative to the project, or `None` (the project itself).
-        keyed: Every option that may change its output or how it renders, as its cache key reads them:
-            all but `id`, `id_prefix` and `timeout`, markdown-exec's own (`source`, `result`, `tabs`, ...)
-            and any this engine does not know included, so no option can change a page unseen by the key.
     """
 
     id: str
@@ -128,7 +123,6 @@ class BlockOptions:
     html: bool = False
     width: int | None = None
     workdir: str | None = None
-    keyed: Mapping[str, object] = field(default_factory=dict)
 
     @classmethod
     def parse(cls, options: Mapping[str, Any], *, default_timeout: float) -> BlockOptions:
@@ -145,8 +139,6 @@ class BlockOptions:
             OptionError: If the time limit is not one the engine can honour.
         """
         extra: Mapping[str, Any] = options.get("extra") or {}
-        keyed: dict[str, object] = {k: v for k, v in options.items() if k not in _NOT_KEYED and k != "extra"}
-        keyed["extra"] = {k: v for k, v in extra.items() if k not in _NOT_KEYED}
         width, workdir = options.get("width"), options.get("workdir")
         return cls(
             id=str(options.get("id") or NO_ID),
@@ -155,5 +147,28 @@ class BlockOptions:
             html=bool(options.get("html")),
             width=int(width) if width else None,
             workdir=str(workdir) if workdir else None,
-            keyed=keyed,
+        )
+
+    @classmethod
+    def from_written(cls, written: Mapping[str, str], *, default_timeout: float) -> BlockOptions:
+        """Read the options as the page writes them (a recording runs blocks without Markdown).
+
+        Args:
+            written: The fence's options as written, already checked by `validate_options`.
+            default_timeout: The limit for a block that sets none.
+
+        Returns:
+            The options, as `parse` reads the same fence.
+
+        Raises:
+            OptionError: If the time limit is not one the engine can honour.
+        """
+        width, workdir = written.get("width", ""), written.get("workdir", "")
+        return cls(
+            id=written.get("id") or NO_ID,
+            timeout=parse_timeout(written.get("timeout", str(default_timeout))),
+            session=written.get("session", ""),
+            html=written.get("html", "").lower() in _TRUE,
+            width=int(width) if width else None,
+            workdir=workdir or None,
         )

@@ -29,6 +29,7 @@ class BlockResult:
         error: The one-line failure, when `status` is `failed`.
         provenance: What the output was measured on (for a cached block, the run that produced it).
         claims: The patterns the block stated and whether they held, on the run that produced the output.
+        digest: The digest of the block's inputs (`pytorch_floors.execution.digest`), when the engine read them.
     """
 
     page: str
@@ -40,6 +41,7 @@ class BlockResult:
     error: str | None = None
     provenance: Provenance | None = None
     claims: tuple[Claim, ...] = ()
+    digest: str | None = None
 
     @property
     def claims_missed(self) -> tuple[Claim, ...]:

@@ -47,6 +47,8 @@ class ExecBlock:
         options: The fence's options (`exec`, `id`, `session`, `html`, ...).
         proofs: Proof files the block includes, relative to the project root.
         line_map: For each line of the expanded code, the `(file, line)` it came from.
+        code_lines: The expanded code, line by line, as pymdownx.snippets and SuperFences hand it to the
+            formatter (the engine checks that they agree; a recording runs this code without Markdown).
     """
 
     page: str
@@ -55,6 +57,12 @@ class ExecBlock:
     options: dict[str, str]
     proofs: list[str] = field(default_factory=list)
     line_map: list[tuple[str, int]] = field(default_factory=list)
+    code_lines: list[str] = field(default_factory=list)
+
+    @property
+    def code(self) -> str:
+        """The block's code, snippet includes expanded."""
+        return "\n".join(self.code_lines)
 
     @property
     def session(self) -> str:
@@ -165,7 +173,8 @@ def scan_markdown(text: str, page: str, project_dir: Path) -> list[ExecBlock]:
             block_id = _check_executed(options, lang, f"docs/{page}:{index + 1}", blocks)
             block = ExecBlock(page=page, block_id=block_id, fence_line=index + 1, options=options)
             for offset, body_line in enumerate(lines[index + 1 : end], start=index + 2):
-                include = _INCLUDE.match(body_line[len(indent) :] if body_line.startswith(indent) else body_line)
+                inner = body_line[len(indent) :] if body_line.startswith(indent) else body_line.lstrip()
+                include = _INCLUDE.match(inner)
                 if include:
                     target = parse_target(include["path"])
                     path = target.path
@@ -176,9 +185,14 @@ def scan_markdown(text: str, page: str, project_dir: Path) -> list[ExecBlock]:
                         file_lines = source.read_text(encoding="utf-8").split("\n") if source.is_file() else []
                     except UnicodeDecodeError as error:
                         raise ScanError(f"docs/{page}:{offset}: {path} is {not_utf8(error)}") from None
-                    block.line_map.extend((path, n) for n in included_lines(target, file_lines))
+                    taken = included_lines(target, file_lines)
+                    block.line_map.extend((path, n) for n in taken)
+                    # pymdownx.snippets indents what it includes as the include line is indented.
+                    lead = inner[: len(inner) - len(inner.lstrip())]
+                    block.code_lines.extend(lead + file_lines[n - 1] if file_lines[n - 1] else "" for n in taken)
                 else:
                     block.line_map.append((f"docs/{page}", offset))
+                    block.code_lines.append(inner)
             blocks.append(block)
         index = end + 1
     return blocks
