@@ -13,7 +13,7 @@ export NO_MKDOCS_2_WARNING := 1
 # Tools that start other tools by name (mike starts mkdocs) must find the ones in .venv.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: anchors setup serve build check patterns publish pdf test lint typecheck pytest pytest-patterns pytest-rest pytest-properdocs setup-properdocs browser bench machines clean
+.PHONY: anchors setup serve build check patterns publish pdf record test lint typecheck pytest pytest-patterns pytest-rest pytest-properdocs setup-properdocs browser bench machines clean
 
 $(STAMP): requirements.txt pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
@@ -119,6 +119,11 @@ test: setup browser
 ## machines: build the site strictly as four kinds of machine (as-is, one core scalar, loaded, spawn) and print the table
 machines: setup
 	$(BIN)/python bench/machines.py
+
+## record: run every proof as tier TIER=<name> (one of pytorch_floors.tiers, or any name: this machine as it is) into recordings/
+record: setup
+	@test -n "$(TIER)" || { echo "usage: make record TIER=<name>   (e.g. ci-2core, one-core-scalar)"; exit 1; }
+	$(BIN)/python -m pytorch_floors record --tier $(TIER) $(if $(STANDS_FOR),--stands-for "$(STANDS_FOR)")
 
 ## bench: build benchmarks (cold, warm, render-only) for bench/build.py
 bench: setup

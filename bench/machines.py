@@ -32,37 +32,14 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
 from pytorch_floors.floors import FLOORS  # noqa: E402  (the registry names the lab pages)
-
-
-@dataclass(frozen=True)
-class Tier:
-    """One kind of machine: extra environment, a CPU affinity, and CPU hogs beside the build."""
-
-    name: str
-    stands_for: str
-    env: dict[str, str] = field(default_factory=dict)
-    cpus: str | None = None
-    hogs: int = 0
-
-
-TIERS = (
-    Tier("as-is", "a laptop or workstation as it is"),
-    Tier(
-        "one-core-scalar",
-        "a single-vCPU runner with scalar kernels",
-        {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "ATEN_CPU_CAPABILITY": "default"},
-        cpus="0",
-    ),
-    Tier("loaded", "a shared JupyterHub or a busy CI host", hogs=2),
-    Tier("spawn", "macOS or Windows Python (no fork server)", {"FLOORS_START_METHOD": "spawn"}),
-)
+from pytorch_floors.tiers import TIERS, Tier  # noqa: E402  (the tiers are the package's: `make record` takes them)
 
 
 @dataclass

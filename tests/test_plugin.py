@@ -34,7 +34,7 @@ VARIABLES = ("FLOORS_EXEC", "FLOORS_EXEC_CACHE", "FLOORS_CACHE_DIR", "FLOORS_EXE
 
 @pytest.fixture
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
-    for name in (*VARIABLES, "FLOORS_HANDOUTS", "FLOORS_CLAIMS"):
+    for name in (*VARIABLES, "FLOORS_HANDOUTS", "FLOORS_CLAIMS", "FLOORS_RECORDINGS"):
         monkeypatch.delenv(name, raising=False)
     return monkeypatch
 
@@ -59,6 +59,7 @@ def test_options_have_defaults_and_take_values_from_mkdocs_yml(clean_env: pytest
         "only": None,
         "handouts": False,
         "claims": "warn",
+        "recordings": "recordings",
     }
     # YAML reads a bare on/off as a boolean.
     values, errors = options({"execute": False, "cache": False, "timeout": 30, "only": "floors/3-*", "handouts": "on"})
@@ -153,7 +154,8 @@ def test_two_builds_in_one_process_share_no_state(tmp_path: Path, clean_env: pyt
     first = plugin.build
     assert [(r.block_id, r.status) for r in first.engine.records] == [("first", "ran")]
     bound = _fence_format(first_config)
-    assert isinstance(bound, partial) and bound.func is formatter and bound.keywords == {"engine": first.engine}
+    assert isinstance(bound, partial) and bound.func is formatter
+    assert bound.keywords == {"engine": first.engine, "recordings": first.recordings}
 
     _project(
         tmp_path,
@@ -173,7 +175,7 @@ def test_two_builds_in_one_process_share_no_state(tmp_path: Path, clean_env: pyt
     assert second is not first and second.engine is not first.engine
     assert [(r.block_id, r.status) for r in second.engine.records] == [("second", "ran")]
     assert [(r.block_id, r.status) for r in first.engine.records] == [("first", "ran")]
-    assert _fence_format(second_config).keywords == {"engine": second.engine}
+    assert _fence_format(second_config).keywords == {"engine": second.engine, "recordings": second.recordings}
     report = json.loads((tmp_path / "site" / "build-report.json").read_text())
     assert [b["block_id"] for b in report["blocks"]] == ["second"]
     page = (tmp_path / "site" / "index.html").read_text()

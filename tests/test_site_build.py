@@ -1,6 +1,7 @@
 """The real site, built with --strict: gauge, navigation, titles, API pages, page hygiene."""
 
 import itertools
+import json
 import pkgutil
 import re
 from html.parser import HTMLParser
@@ -12,6 +13,7 @@ import pytorch_floors
 from conftest import ROOT, Build
 from pytorch_floors.execution.bundle import bundle
 from pytorch_floors.floors import FLOORS, Floor
+from pytorch_floors.recordings.schema import read_recordings
 
 pytestmark = pytest.mark.slow
 
@@ -184,3 +186,27 @@ def test_no_page_skips_a_heading_level(built_site: Build) -> None:
             f"{path.relative_to(built_site.site)}: h{a} then h{b}" for a, b in itertools.pairwise(levels) if b > a + 1
         ]
     assert skipped == []
+
+
+def test_every_committed_recording_is_shown_current_or_listed_stale(built_site: Build) -> None:
+    # Never stale, never silent: each recorded block is a tab on its page while it is current, and a
+    # note on its page and a line of the report once it is not.
+    recordings = read_recordings(ROOT / "recordings")
+    assert len(recordings) >= 2, "the site ships at least two machines besides the one that builds it"
+    report = json.loads((built_site.site / "build-report.json").read_text(encoding="utf-8"))["recordings"]
+    assert [t["tier"] for t in report["tiers"]] == [r.tier for r in recordings]
+    stale = {(s["tier"], s["page"], s["block_id"]) for s in report["stale"]}
+    assert report["orphans"] == [], "make record prunes blocks no page has"
+    for recording in recordings:
+        for page in sorted({b.page for b in recording.blocks}):
+            html = built_site.page(page_dir(page))
+            current = [
+                b for b in recording.blocks if b.page == page and (recording.tier, page, b.block_id) not in stale
+            ]
+            if current:
+                assert f'data-tier="{recording.tier}"' in html, (recording.tier, page)
+            if len(current) < sum(1 for b in recording.blocks if b.page == page):
+                assert f'data-tier-stale="{recording.tier}"' in html, (recording.tier, page)
+    machines = built_site.page("build-report")
+    assert all(f'<th scope="col" data-tier="{r.tier}">' in machines for r in recordings)
+    assert 'id="machines"' in machines

@@ -7,6 +7,8 @@
 | `changes` | compare a built site's manifest with an earlier edition's ("What changed") |
 | `handouts` | print a built site's handouts and course packs to PDF |
 | `publish EDITION` | deploy a frozen edition with mike, then its handouts and the root 404 |
+| `record --tier NAME` | run every proof as the build does and write `recordings/NAME/recording.json` (no MkDocs) |
+| `merge-recordings DIR...` | merge recordings made elsewhere (downloaded artifacts) into `recordings/` |
 
 `python -m pytorch_floors VERB --help` describes each verb's options.
 """
@@ -62,12 +64,26 @@ def _publish(argv: list[str]) -> int:
     return main(argv, read_site=read_site_facts)
 
 
+def _record(argv: list[str]) -> int:
+    from pytorch_floors.recordings.cli import record_main  # noqa: PLC0415  (torch and the engine, not MkDocs)
+
+    return record_main(argv)
+
+
+def _merge_recordings(argv: list[str]) -> int:
+    from pytorch_floors.recordings.cli import merge_main  # noqa: PLC0415
+
+    return merge_main(argv)
+
+
 VERBS: dict[str, Callable[[list[str]], int]] = {
     "verify": _verify,
     "anchors": _anchors,
     "changes": _changes,
     "handouts": _handouts,
     "publish": _publish,
+    "record": _record,
+    "merge-recordings": _merge_recordings,
 }
 """Each verb and the function that takes its arguments."""
 

@@ -6,7 +6,7 @@ A claim held, did not hold, or was not applicable on this machine; the three are
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 
 from jinja2 import Template
@@ -48,6 +48,7 @@ def report_json(
     advisory: bool = False,
     build_id: str = "",
     planned: Sequence[tuple[str, str]] = (),
+    recordings: Mapping[str, object] | None = None,
 ) -> str:
     """The build report as JSON.
 
@@ -57,9 +58,11 @@ def report_json(
         advisory: Claims that did not hold were logged as advisory (not failing a strict build).
         build_id: The build's id, which every page of the build carries (`editions.verify`).
         planned: Every block and lab the build planned, as `(page, block id)`.
+        recordings: What the build showed of other machines' recordings (`recordings.report.recordings_json`).
 
     Returns:
-        A JSON document with `build`, `provenance`, `totals`, `claims_policy`, `claims` and `blocks`.
+        A JSON document with `build`, `provenance`, `totals`, `claims_policy`, `claims`, `blocks` and
+        `recordings`.
     """
     totals: dict[str, float] = {"blocks": len(records)}
     for status in ("ran", "cached", "skipped", "failed"):
@@ -81,6 +84,7 @@ def report_json(
         "claims_policy": "advisory" if advisory else "warn",
         "claims": claims,
         "blocks": blocks,
+        "recordings": dict(recordings or {}),
     }
     return json.dumps(document, indent=2)
 

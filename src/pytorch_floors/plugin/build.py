@@ -53,6 +53,8 @@ from pytorch_floors.labs.notebooks import (
 )
 from pytorch_floors.plugin.config import Settings
 from pytorch_floors.plugin.fence import register_fence
+from pytorch_floors.recordings.report import machines_html, page_tiers, recordings_json, recordings_summary
+from pytorch_floors.recordings.schema import RecordingError, read_recordings
 from pytorch_floors.render.citation import cite_page_html
 from pytorch_floors.render.gauge import page_gauges, render_gauge
 from pytorch_floors.render.headings import finish_headings, pinned_site_url
@@ -68,6 +70,7 @@ log = logging.getLogger("mkdocs.plugins.pytorch_floors")
 
 PROOFS_MARKER = "<!-- floors:proofs -->"
 REPORT_MARKER = "<!-- floors:build-report -->"
+MACHINES_MARKER = "<!-- floors:machines -->"
 EDITION_MARKER = "<!-- floors:edition -->"
 BIBTEX_MARKER = "<!-- floors:bibtex -->"
 HANDOUTS_MARKER = "<!-- floors:handouts -->"
@@ -176,7 +179,11 @@ class SiteBuild:
             advisory_claims=settings.advisory_claims,
             machine=machine_fingerprint(facts),
         )
-        register_fence(config, self.engine)
+        try:
+            self.recordings = read_recordings(project_dir / settings.recordings) if settings.recordings else ()
+        except RecordingError as error:
+            raise PluginError(str(error)) from None
+        register_fence(config, self.engine, self.recordings)
         markdown_config.save(config.markdown_extensions, config.mdx_configs)
         labs_run = config.plugins.get("mkdocs-jupyter") is not None
         lab_cache = jupyter_cache_dir(project_dir, Path(config.docs_dir), cache_root, facts) if labs_run else None
@@ -250,6 +257,9 @@ class SiteBuild:
             self.planned_labs = [f.src_uri for f in files.documentation_pages() if f.src_uri in labs]
         log.info("proofs: %d executed blocks planned on %d pages", engine.total, len(engine.planned))
         return files
+
+    def _planned_blocks(self) -> list[tuple[str, str]]:
+        return [(page, block.block_id) for page, blocks in self.engine.planned.items() for block in blocks]
 
     def _cache_files(self) -> set[Path]:
         root = self.jupyter_cache
@@ -367,9 +377,14 @@ class SiteBuild:
         shown = of_outputs((r.provenance for r in self.engine.records if r.page == page.file.src_uri), self.provenance)
         context["floors_provenance"] = shown[0]
         context["floors_provenances"] = shown
+        context["floors_tiers"] = page_tiers(self.engine.records, self.recordings, page.file.src_uri)
         if page.content and REPORT_MARKER in page.content:
             template = config.theme.get_env().get_template("partials/floors-build-report.html")
             page.content = page.content.replace(REPORT_MARKER, report_html(self.engine.records, template))
+        if page.content and MACHINES_MARKER in page.content:
+            page.content = page.content.replace(
+                MACHINES_MARKER, machines_html(self.engine.records, self.recordings, self._planned_blocks(), url_of)
+            )
         return context
 
     def on_template_context(self, context: dict[str, Any], template_name: str, config: MkDocsConfig) -> dict[str, Any]:
@@ -419,7 +434,7 @@ class SiteBuild:
         engine.end_page()
         publish_notebooks(Path(config.site_dir), Path(config.docs_dir), self.launch)
         write_packs(Path(config.site_dir))  # without PDFs: `make pdf` packs again once it has printed them
-        planned = [(page, block.block_id) for page, blocks in engine.planned.items() for block in blocks]
+        planned = self._planned_blocks()
         planned += [(lab, "notebook") for lab in self.planned_labs]
         report = report_json(
             engine.records,
@@ -427,6 +442,7 @@ class SiteBuild:
             advisory=engine.advisory_claims,
             build_id=self.build_id,
             planned=planned,
+            recordings=recordings_json(engine.records, self.recordings, self._planned_blocks()),
         )
         Path(config.site_dir, "build-report.json").write_text(report, encoding="utf-8")
         try:
@@ -448,5 +464,7 @@ class SiteBuild:
         counts = {s: sum(1 for r in engine.records if r.status == s) for s in ("ran", "cached", "skipped", "failed")}
         log.info("proofs: %(ran)d ran, %(cached)d cached, %(skipped)d skipped, %(failed)d failed", counts)
         log.info("%s", claims_summary(engine.records, advisory=engine.advisory_claims))
+        if self.recordings:
+            log.info("%s", recordings_summary(engine.records, self.recordings, self._planned_blocks()))
         if engine.failures and self.serving:
             log.error("proofs failed:\n%s", "\n".join(str(f) for f in engine.failures))

@@ -11,6 +11,7 @@ the tests and the publish step set them):
 | `timeout` | `FLOORS_EXEC_TIMEOUT` | default per-block limit in seconds (a fence's `timeout` wins) |
 | `only` | `FLOORS_EXEC_ONLY` | a glob of pages (relative to `docs/`) whose blocks and labs run; others are skipped |
 | `handouts` | `FLOORS_HANDOUTS` | `on` links the PDF handouts (`make pdf`) |
+| `recordings` | `FLOORS_RECORDINGS` | other machines' recordings: a folder relative to the project (`recordings`) |
 | `claims` | `FLOORS_CLAIMS` | `warn`: a claim that did not hold is a WARNING (fails `--strict`); `advisory`: INFO |
 
 A bad value, in either place, is a configuration error naming the option and the variable. The
@@ -116,6 +117,7 @@ class FloorsConfig(Config):  # type: ignore[no-untyped-call]  # MkDocs' Config._
     only = _Setting("FLOORS_EXEC_ONLY", _text, None)
     handouts = _Setting("FLOORS_HANDOUTS", _switch, False)
     claims = _Setting[Literal["warn", "advisory"]]("FLOORS_CLAIMS", _claims_policy, "warn")
+    recordings = _Setting[str | None]("FLOORS_RECORDINGS", _text, "recordings")
 
 
 @dataclass(frozen=True)
@@ -130,6 +132,7 @@ class Settings:
         only: A glob of pages (relative to `docs/`) whose blocks and labs run, if not all.
         handouts: Link the PDF handouts (`make pdf` builds them).
         advisory_claims: Log a claim that did not hold as INFO, not as a WARNING that fails `--strict`.
+        recordings: The folder of other machines' recordings (`make record`), relative to the project.
         published: The edition this build publishes (`FLOORS_EDITION`, set by `make publish`), if any.
         edition: The edition this build is: the published one, else the build's year and month.
     """
@@ -141,6 +144,7 @@ class Settings:
     only: str | None = None
     handouts: bool = False
     advisory_claims: bool = False
+    recordings: str | None = "recordings"
     published: str | None = None
     edition: str = ""
 
@@ -162,6 +166,7 @@ class Settings:
             only=options.only,
             handouts=options.handouts,
             advisory_claims=options.claims == "advisory",
+            recordings=options.recordings,
             # Read once, here: a build is one edition from its first page to its report.
             published=published_edition(),
             edition=edition(),

@@ -14,6 +14,7 @@ so no engine outlives its build in a module global.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from markdown import Markdown
@@ -24,8 +25,12 @@ from mkdocs.utils import get_relative_url
 from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.engine import Engine, ProofFailure, shown_marker
+from pytorch_floors.execution.result import BlockResult
+from pytorch_floors.recordings.compare import tiers_for
+from pytorch_floors.recordings.schema import Recording
 from pytorch_floors.render.listings import LISTING_LANGUAGE
-from pytorch_floors.render.proof_frame import claims_html, failure_banner, proof_frame_html
+from pytorch_floors.render.proof_frame import claims_html, failure_banner, proof_frame_html, recorded_claims_html
+from pytorch_floors.render.tiers import TierTab, namespaced_ids, tier_tabs_html
 
 __all__ = ["FENCE", "formatter", "register_fence"]
 
@@ -44,6 +49,7 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
     attrs: dict[str, Any] | None = None,
     *,
     engine: Engine | None = None,
+    recordings: Sequence[Recording] = (),
     **kwargs: Any,
 ) -> str:
     """Execute a block through the build's engine and return its HTML.
@@ -58,6 +64,7 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
         id_value: HTML id (unused).
         attrs: Extra attributes (unused).
         engine: The build's engine, bound by the plugin.
+        recordings: Other machines' recordings, bound by the plugin: a block's current ones are shown in tabs.
         **kwargs: Other SuperFences arguments (unused).
 
     Returns:
@@ -90,6 +97,17 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
     block = engine.block(block_id)
     result = engine.result_for(block_id)
     claims = claims_html(result)
+    if recordings and result is not None:
+
+        def render(recorded: str) -> str:
+            # The recorded output is rendered as this block's own is: the same formatter, options and page.
+            return str(
+                base_format(
+                    language=language, run=lambda *_, **__: recorded, code=source, md=md, source="", **run_options
+                )
+            )
+
+        output, claims = _with_tiers(engine, result, recordings, (output, claims), render), ""
     # The engine checks that this marker reaches the page: a fence Markdown reads as an indented
     # code block runs, but SuperFences shows its source instead of what it printed.
     marker = shown_marker(block_id)
@@ -114,7 +132,32 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
     )
 
 
-def register_fence(config: MkDocsConfig, engine: Engine) -> None:
+def _with_tiers(
+    engine: Engine,
+    result: BlockResult,
+    recordings: Sequence[Recording],
+    own: tuple[str, str],
+    render: Callable[[str], str],
+) -> str:
+    """A block's output and claims, in tabs beside its current recordings, with a note per stale one."""
+    tiers = tiers_for(result, recordings)
+    if not tiers.current and not tiers.stale:
+        return "".join(own)
+    contents = {
+        shown.tier: ("", "")
+        if shown.same
+        else (
+            namespaced_ids(render(shown.block.output), shown.tier),
+            recorded_claims_html(shown.block.claims, shown.label),
+        )
+        for shown in tiers.current
+    }
+    # This build's machine is the page's provenance line; a tab label names only the other machines.
+    number = next(n for n, b in enumerate(engine.planned[engine.page], start=1) if b.block_id == result.block_id)
+    return tier_tabs_html(TierTab("This build", *own), tiers, contents, number)
+
+
+def register_fence(config: MkDocsConfig, engine: Engine, recordings: Sequence[Recording] = ()) -> None:
     """Make SuperFences run the site's `python` fences through this build's engine.
 
     `mkdocs.yml` need not declare the fence; one that names this module's `formatter` is
@@ -124,6 +167,7 @@ def register_fence(config: MkDocsConfig, engine: Engine) -> None:
     Args:
         config: The build's configuration, changed in place.
         engine: The build's engine.
+        recordings: Other machines' recordings of the site's blocks.
 
     Raises:
         FloorsError: `mkdocs.yml` gives the `python` fence another formatter.
@@ -139,5 +183,10 @@ def register_fence(config: MkDocsConfig, engine: Engine) -> None:
             )
     fences[:] = [fence for fence in fences if fence.get("name") != FENCE]
     fences.append(
-        {"name": FENCE, "class": FENCE, "validator": validator, "format": functools.partial(formatter, engine=engine)}
+        {
+            "name": FENCE,
+            "class": FENCE,
+            "validator": validator,
+            "format": functools.partial(formatter, engine=engine, recordings=tuple(recordings)),
+        }
     )

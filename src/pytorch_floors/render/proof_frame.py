@@ -6,11 +6,12 @@ from functools import cache
 
 from jinja2 import Template
 
+from pytorch_floors.claims import Claim
 from pytorch_floors.execution.engine import ProofFailure
 from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.render.templates import template
 
-__all__ = ["claims_html", "failure_banner", "proof_frame_html"]
+__all__ = ["claims_html", "failure_banner", "proof_frame_html", "recorded_claims_html"]
 
 
 @cache
@@ -29,16 +30,35 @@ def claims_html(result: BlockResult | None) -> str:
     Returns:
         The rendered partial, or nothing when the block stated no claims.
     """
-    if result is None or not result.claims:
+    if result is None:
         return ""
-    outcomes = [c.outcome for c in result.claims]
-    return _claims_template().render(
-        claims=result.claims,
+    return _claims_list(_claims_template(), result.claims, cached=result.status == "cached")
+
+
+def recorded_claims_html(claims: tuple[Claim, ...], recorded_on: str) -> str:
+    """The claims a tier's recording checked, for its tab: each with its outcome on that machine.
+
+    Args:
+        claims: The recording's claims.
+        recorded_on: The tier's machine in words.
+
+    Returns:
+        The rendered partial, or nothing when the block stated no claims.
+    """
+    return _claims_list(template("tier_claims.html"), claims, recorded_on=recorded_on)
+
+
+def _claims_list(partial: Template, claims: tuple[Claim, ...], **context: object) -> str:
+    if not claims:
+        return ""
+    outcomes = [c.outcome for c in claims]
+    return partial.render(
+        claims=claims,
         held=outcomes.count("held"),
         applied=len(outcomes) - outcomes.count("not applicable"),
         not_applicable=outcomes.count("not applicable"),
         missed="missed" in outcomes,
-        cached=result.status == "cached",
+        **context,
     )
 
 

@@ -1,0 +1,115 @@
+"""`python -m pytorch_floors record --tier NAME` and `python -m pytorch_floors merge-recordings DIR...`."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import platform
+import sys
+from contextlib import nullcontext
+from pathlib import Path
+
+from pytorch_floors.claims import Claim
+from pytorch_floors.errors import FloorsError
+from pytorch_floors.recordings.merge import merge_recordings
+from pytorch_floors.recordings.schema import tier_name_problem, write_recording
+from pytorch_floors.tiers import TIERS, as_tier, tier_named
+
+__all__ = ["merge_main", "record_main"]
+
+
+def _log_to_stderr() -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
+    logger = logging.getLogger("mkdocs.plugins.pytorch_floors")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+
+
+def _counts(claims: list[Claim]) -> str:
+    outcomes = [c.outcome for c in claims]
+    return (
+        f"{outcomes.count('held')} held, {outcomes.count('missed')} did not hold, "
+        f"{outcomes.count('not applicable')} not applicable"
+    )
+
+
+def record_main(argv: list[str]) -> int:
+    """Record every proof of the site on this machine, as a tier; prune blocks no page has any more.
+
+    Args:
+        argv: The verb's arguments.
+
+    Returns:
+        The exit status.
+    """
+    parser = argparse.ArgumentParser(prog="python -m pytorch_floors record", description=record_main.__doc__)
+    parser.add_argument(
+        "--tier",
+        required=True,
+        help="the tier's name; one of "
+        + ", ".join(t.name for t in TIERS)
+        + " also runs as that tier (see pytorch_floors.tiers), any other name records this machine as it is",
+    )
+    parser.add_argument("--stands-for", default="", help="what kind of machine it is, in words")
+    parser.add_argument("--project", type=Path, default=Path.cwd(), help="the project root (default: here)")
+    parser.add_argument("--into", type=Path, default=None, help="the recordings folder (default: PROJECT/recordings)")
+    parser.add_argument("--fresh", action="store_true", help="run every proof again instead of using the cache")
+    args = parser.parse_args(argv)
+    # Only recording runs proofs (the cache's lock, torch's facts); the merge needs nothing but this package.
+    from pytorch_floors.recordings.recorder import planned_blocks, prune, record_site  # noqa: PLC0415
+
+    if problem := tier_name_problem(args.tier):
+        parser.error(problem)
+    project = args.project.resolve()
+    into = args.into or project / "recordings"
+    tier = tier_named(args.tier)
+    stands_for = args.stands_for or (tier.stands_for if tier else f"{platform.system()} {platform.machine()}")
+    cache_dir = Path(os.environ.get("FLOORS_CACHE_DIR") or project / ".cache")
+    _log_to_stderr()
+    try:
+        with as_tier(tier) if tier else nullcontext():
+            recording = record_site(
+                project,
+                project / "docs",
+                args.tier,
+                stands_for=stands_for,
+                cache_dir=cache_dir,
+                cache_mode="refresh" if args.fresh else "on",
+            )
+        path = write_recording(recording, into)
+        pruned = prune(into, planned_blocks(project / "docs", project))
+    except FloorsError as error:
+        print(f"record: {error}", file=sys.stderr)
+        return 1
+    claims = [c for b in recording.blocks for c in b.claims]
+    print(f"record: {args.tier}: {len(recording.blocks)} blocks, {len(claims)} claims ({_counts(claims)})")
+    print(f"record: {recording.machine.line()}")
+    print(f"record: wrote {path.relative_to(project) if path.is_relative_to(project) else path}")
+    for gone in pruned:
+        print(f"record: pruned {gone.tier} › {gone.page} › {gone.block_id} (no page has it any more)")
+    return 0
+
+
+def merge_main(argv: list[str]) -> int:
+    """Merge recordings made elsewhere (the recording workflow's artifacts) into the recordings folder.
+
+    Args:
+        argv: The verb's arguments.
+
+    Returns:
+        The exit status.
+    """
+    parser = argparse.ArgumentParser(prog="python -m pytorch_floors merge-recordings", description=merge_main.__doc__)
+    parser.add_argument("sources", nargs="+", type=Path, help="folders holding <tier>/recording.json, at any depth")
+    parser.add_argument("--into", type=Path, default=Path("recordings"), help="the recordings folder")
+    args = parser.parse_args(argv)
+    try:
+        merged = merge_recordings(args.sources, args.into)
+    except FloorsError as error:
+        print(f"merge-recordings: {error}", file=sys.stderr)
+        return 1
+    for recording in merged:
+        print(f"merge-recordings: {recording.tier}: {len(recording.blocks)} blocks, {recording.machine.line()}")
+    return 0

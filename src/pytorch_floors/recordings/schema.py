@@ -1,0 +1,298 @@
+"""The recording format: one machine's run of every proof, kept in `recordings/<tier>/recording.json`.
+
+A recording is plain JSON, versioned by `format`, small enough to review in a pull request:
+
+```json
+{
+  "format": 1,
+  "tier": "ci-2core",
+  "stands_for": "a two-vCPU CI runner",
+  "recorded": "2026-12-01",
+  "machine": {"torch_version": "2.13.0", "python_version": "3.11.7", "platform": "Linux x86_64",
+              "cpu": "...", "cpu_capability": "AVX512", "threads": 2, "cores": 2,
+              "accelerator": "none", "built": "2026-12-01"},
+  "blocks": [
+    {"page": "floors/6-kernels.md", "block": "add-bandwidth", "digest": "sha256:...",
+     "html": true, "output": "<figure ...>", "seconds": 3.1,
+     "claims": [{"statement": "...", "held": true, "detail": "...", "line": 41,
+                 "file": "snippets/6-kernels/add_bandwidth.py", "applies": true, "why_not": ""}],
+     "provenance": {... the run that produced this output, as "machine" ...}}
+  ]
+}
+```
+
+- `digest` is the block's inputs (`pytorch_floors.execution.digest`): code with includes expanded,
+  the earlier blocks of its session, its options as written and the project files they import. The
+  machine is not part of it: a build compares the digest with its own block's to tell a current
+  recording from a stale one.
+- `output` is what the page shows (paths scrubbed), `claims` every claim with its verdict, "not
+  applicable" included, and `provenance` the full provenance of the run that produced it.
+- Labs are not recorded: a lab is an exercise graded on the reader's own run, and it takes minutes.
+
+A reader of another `format` refuses the file by name: a build never shows a recording it cannot read.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pytorch_floors.claims import Claim, ClaimFormatError, parse_claims
+from pytorch_floors.errors import FloorsError
+from pytorch_floors.execution.provenance import Provenance
+
+__all__ = [
+    "FILE_NAME",
+    "FORMAT",
+    "RecordedBlock",
+    "Recording",
+    "RecordingError",
+    "read_recording",
+    "read_recordings",
+    "tier_name_problem",
+    "write_recording",
+]
+
+FORMAT = 1
+"""The version of the format this package reads and writes."""
+
+FILE_NAME = "recording.json"
+"""The file a tier's folder holds."""
+
+_TIER_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
+
+
+class RecordingError(FloorsError):
+    """A recording cannot be read or written as this format requires; the message names the file."""
+
+
+def tier_name_problem(name: str) -> str | None:
+    """Why a tier name cannot name a folder and a `data-tier` value, or `None` when it can.
+
+    Args:
+        name: The proposed name (`ci-2core`, `h200`, `macos-14`).
+
+    Returns:
+        The problem, or `None`.
+    """
+    if _TIER_NAME.match(name):
+        return None
+    return f"tier name {name!r} must be lowercase letters, digits, '.', '_' or '-' (at most 63), starting with one"
+
+
+@dataclass(frozen=True)
+class RecordedBlock:
+    """One block as a tier ran it.
+
+    Attributes:
+        page: Source path of the page, relative to `docs/`.
+        block_id: The block's id.
+        digest: The digest of the block's inputs when it was recorded.
+        html: The output is HTML (a figure) rather than console text.
+        output: What the block printed, as a page shows it.
+        seconds: How long it ran.
+        claims: Every claim it stated, with its verdict.
+        provenance: The run that produced the output.
+    """
+
+    page: str
+    block_id: str
+    digest: str
+    html: bool
+    output: str
+    seconds: float
+    claims: tuple[Claim, ...]
+    provenance: Provenance
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """`(page, block id)`: what the block is known by across builds and machines."""
+        return (self.page, self.block_id)
+
+
+@dataclass(frozen=True)
+class Recording:
+    """One tier's recording of the site's proofs.
+
+    Attributes:
+        tier: The tier's name (`ci-2core`).
+        stands_for: What kind of machine it is, in words.
+        recorded: The date of the recording (ISO format).
+        machine: The provenance of the recording run.
+        blocks: The blocks, in page order.
+    """
+
+    tier: str
+    stands_for: str
+    recorded: str
+    machine: Provenance
+    blocks: tuple[RecordedBlock, ...] = field(default=())
+
+    def block(self, page: str, block_id: str) -> RecordedBlock | None:
+        """The recorded block, if the tier has one.
+
+        Args:
+            page: Source path relative to `docs/`.
+            block_id: The block's id.
+
+        Returns:
+            The block, or `None`.
+        """
+        return next((b for b in self.blocks if b.key == (page, block_id)), None)
+
+
+def _claim_dict(claim: Claim) -> dict[str, object]:
+    return {
+        "statement": claim.statement,
+        "held": claim.held,
+        "detail": claim.detail,
+        "line": claim.line,
+        "file": claim.file,
+        "applies": claim.applies,
+        "why_not": claim.why_not,
+    }
+
+
+def _block_dict(block: RecordedBlock) -> dict[str, object]:
+    return {
+        "page": block.page,
+        "block": block.block_id,
+        "digest": block.digest,
+        "html": block.html,
+        "output": block.output,
+        "seconds": block.seconds,
+        "claims": [_claim_dict(c) for c in block.claims],
+        "provenance": block.provenance.as_dict(),
+    }
+
+
+def write_recording(recording: Recording, root: Path) -> Path:
+    """Write a recording to `root/<tier>/recording.json` (atomically), its blocks in reading order.
+
+    Args:
+        recording: The recording.
+        root: The recordings folder (`recordings/`).
+
+    Returns:
+        The file written.
+    """
+    path = root / recording.tier / FILE_NAME
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {
+        "format": FORMAT,
+        "tier": recording.tier,
+        "stands_for": recording.stands_for,
+        "recorded": recording.recorded,
+        "machine": recording.machine.as_dict(),
+        "blocks": [_block_dict(b) for b in recording.blocks],
+    }
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    temporary.replace(path)
+    return path
+
+
+def _text(data: dict[str, object], name: str, where: str) -> str:
+    value = data.get(name)
+    if not isinstance(value, str):
+        raise RecordingError(f"{where}: {name!r} must be text, not {value!r}"[:300])
+    return value
+
+
+def _block(data: object, where: str) -> RecordedBlock:
+    if not isinstance(data, dict):
+        raise RecordingError(f"{where}: a block must be an object")
+    claims, seconds, html = data.get("claims"), data.get("seconds"), data.get("html")
+    if not isinstance(claims, list):
+        raise RecordingError(f"{where}: 'claims' must be a list")
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds < 0:
+        raise RecordingError(f"{where}: 'seconds' must be a number of seconds, not {seconds!r}")
+    if not isinstance(html, bool):
+        raise RecordingError(f"{where}: 'html' must be true or false")
+    try:
+        parsed = tuple(parse_claims("".join(json.dumps(c) + "\n" for c in claims)))
+        provenance = Provenance.from_dict(data.get("provenance"))
+    except (ClaimFormatError, ValueError) as error:
+        raise RecordingError(f"{where}: {error}") from None
+    return RecordedBlock(
+        page=_text(data, "page", where),
+        block_id=_text(data, "block", where),
+        digest=_text(data, "digest", where),
+        html=html,
+        output=_text(data, "output", where),
+        seconds=float(seconds),
+        claims=parsed,
+        provenance=provenance,
+    )
+
+
+def read_recording(path: Path) -> Recording:
+    """Read one tier's recording.
+
+    Args:
+        path: Its `recording.json`.
+
+    Returns:
+        The recording.
+
+    Raises:
+        RecordingError: If it is not JSON, of another format, or a field is missing or of the wrong type.
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise RecordingError(f"{path}: cannot be read as a recording: {error}") from None
+    if not isinstance(data, dict):
+        raise RecordingError(f"{path}: a recording is a JSON object")
+    if data.get("format") != FORMAT:
+        raise RecordingError(
+            f"{path}: recording format {data.get('format')!r}; this version reads format {FORMAT}: record it again"
+        )
+    tier = _text(data, "tier", str(path))
+    if problem := tier_name_problem(tier):
+        raise RecordingError(f"{path}: {problem}")
+    if tier != path.parent.name:
+        raise RecordingError(f"{path}: names tier {tier!r} but lies in the folder {path.parent.name!r}")
+    blocks = data.get("blocks")
+    if not isinstance(blocks, list):
+        raise RecordingError(f"{path}: 'blocks' must be a list")
+    try:
+        machine = Provenance.from_dict(data.get("machine"))
+    except ValueError as error:
+        raise RecordingError(f"{path}: machine: {error}") from None
+    read = tuple(_block(b, f"{path}: block {n + 1}") for n, b in enumerate(blocks))
+    keys = [b.key for b in read]
+    if len(set(keys)) != len(keys):
+        raise RecordingError(f"{path}: a block is recorded twice")
+    return Recording(
+        tier=tier,
+        stands_for=_text(data, "stands_for", str(path)),
+        recorded=_text(data, "recorded", str(path)),
+        machine=machine,
+        blocks=read,
+    )
+
+
+def read_recordings(root: Path) -> tuple[Recording, ...]:
+    """Read every tier's recording under `root`, by tier name.
+
+    Args:
+        root: The recordings folder (it need not exist: then there are none).
+
+    Returns:
+        The recordings, sorted by tier name.
+
+    Raises:
+        RecordingError: If a tier's folder holds no readable recording.
+    """
+    if not root.is_dir():
+        return ()
+    recordings = []
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+        path = folder / FILE_NAME
+        if not path.is_file():
+            raise RecordingError(f"{folder}: a tier's folder holds {FILE_NAME}; this one has none")
+        recordings.append(read_recording(path))
+    return tuple(recordings)

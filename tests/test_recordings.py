@@ -1,0 +1,396 @@
+"""Recordings: made without MkDocs, shown in tabs while current, noted when stale, pruned, merged, compared."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from functools import partial
+from html import unescape
+from pathlib import Path
+
+import markdown_exec
+import pytest
+from markdown import Markdown
+
+from conftest import ROOT
+from pytorch_floors.execution import BlockResult, Engine, OutputCache, scan_markdown
+from pytorch_floors.execution.provenance import Provenance
+from pytorch_floors.plugin.fence import formatter
+from pytorch_floors.recordings.compare import claim_table, machine_in_words, orphans, tiers_for
+from pytorch_floors.recordings.merge import merge_recordings
+from pytorch_floors.recordings.recorder import planned_blocks, prune, record_site
+from pytorch_floors.recordings.report import recordings_json
+from pytorch_floors.recordings.schema import (
+    FILE_NAME,
+    Recording,
+    RecordingError,
+    read_recording,
+    read_recordings,
+    write_recording,
+)
+from pytorch_floors.tiers import as_tier, tier_named
+
+PROOF = '''\
+"""A proof with a claim that applies and one that cannot."""
+from pytorch_floors.claims import claim, not_applicable
+
+value = sum(range(10))
+print("sum is", value)
+claim("the sum of 0..9 is 45", held=value == 45, detail=f"sum {value}")
+not_applicable("a CUDA lane overlaps the copy", why="no CUDA device")
+'''
+
+PAGE = """\
+---
+description: a page
+---
+
+# A page
+
+```python exec="1" id="sum"
+--8<-- "snippets/sum.py"
+```
+
+```python exec="1" id="define" session="s"
+x = 3
+```
+
+```python exec="1" id="use" session="s"
+print("x squared is", x * x)
+```
+"""
+
+GPU = Provenance(
+    "2.11.0", "3.12.3", "Linux x86_64", "AMD EPYC 9654", "AVX512", 16, 16, "cuda: NVIDIA H200", "2026-12-03"
+)
+
+
+def project(root: Path) -> Path:
+    (root / "docs").mkdir(parents=True)
+    (root / "snippets").mkdir()
+    (root / "snippets" / "sum.py").write_text(PROOF, encoding="utf-8")
+    (root / "docs" / "index.md").write_text(PAGE, encoding="utf-8")
+    return root
+
+
+def render(root: Path, recordings: tuple[Recording, ...], page: str = "index.md") -> tuple[str, Engine]:
+    """Render a page in this process as the build does, with `recordings` bound to the fence."""
+    engine = Engine(root, OutputCache(root / ".cache" / "floors-exec"))
+    text = (root / "docs" / page).read_text(encoding="utf-8")
+    engine.plan(page, scan_markdown(text, page, root))
+    engine.begin_page(page, "")
+    md = Markdown(
+        extensions=["pymdownx.snippets", "pymdownx.superfences", "pymdownx.tabbed"],
+        extension_configs={
+            "pymdownx.snippets": {"base_path": [str(root)], "check_paths": True},
+            "pymdownx.superfences": {
+                "custom_fences": [
+                    {
+                        "name": "python",
+                        "class": "python",
+                        "validator": markdown_exec.validator,
+                        "format": partial(formatter, engine=engine, recordings=recordings),
+                    }
+                ]
+            },
+        },
+    )
+    html = md.convert(text.split("---\n", 2)[2])
+    engine.end_page()
+    engine.close()
+    return engine.unshown(html), engine
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Recording]:
+    """A project and its recording as the tier `other`, made in this process (no MkDocs)."""
+    root = project(tmp_path_factory.mktemp("recorded"))
+    recording = record_site(root, root / "docs", "other", stands_for="another machine", cache_dir=root / ".cache")
+    return root, recording
+
+
+def as_elsewhere(recording: Recording, output: str, provenance: Provenance = GPU) -> Recording:
+    """The recording as if made on another machine: its outputs and provenance changed, digests kept."""
+    blocks = tuple(replace(b, output=output, provenance=provenance) for b in recording.blocks)
+    return replace(recording, machine=provenance, blocks=blocks)
+
+
+# --- recording -----------------------------------------------------------------------------------
+
+
+def test_a_recording_holds_every_block_with_its_digest_output_claims_and_provenance(
+    recorded: tuple[Path, Recording],
+) -> None:
+    root, recording = recorded
+    assert [b.key for b in recording.blocks] == [("index.md", "sum"), ("index.md", "define"), ("index.md", "use")]
+    by_id = {b.block_id: b for b in recording.blocks}
+    assert "sum is 45" in by_id["sum"].output
+    assert "x squared is 9" in by_id["use"].output
+    assert [c.outcome for c in by_id["sum"].claims] == ["held", "not applicable"]
+    assert by_id["sum"].claims[0].file == "snippets/sum.py"
+    assert all(b.digest.startswith("sha256:") and b.provenance.torch_version for b in recording.blocks)
+    # The build's own digests are the recording's: the same code, session and options.
+    _, engine = render(root, ())
+    assert {r.block_id: r.digest for r in engine.records} == {b.block_id: b.digest for b in recording.blocks}
+
+
+def test_a_recording_is_written_and_read_back_the_same(recorded: tuple[Path, Recording], tmp_path: Path) -> None:
+    _, recording = recorded
+    path = write_recording(recording, tmp_path)
+    assert path == tmp_path / "other" / FILE_NAME
+    assert read_recording(path) == recording
+    assert json.loads(path.read_text(encoding="utf-8"))["format"] == 1
+    assert read_recordings(tmp_path) == (recording,)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: {**d, "format": 99}, "recording format 99"),
+        (lambda d: {**d, "tier": "elsewhere"}, "lies in the folder 'other'"),
+        (lambda d: {**d, "blocks": [{**d["blocks"][0], "seconds": "fast"}]}, "'seconds' must be a number"),
+        (lambda d: {**d, "blocks": d["blocks"] + d["blocks"][:1]}, "recorded twice"),
+    ],
+)
+def test_a_recording_of_another_format_or_shape_is_refused_by_name(
+    recorded: tuple[Path, Recording], tmp_path: Path, change: object, message: str
+) -> None:
+    path = write_recording(recorded[1], tmp_path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps(change(data)), encoding="utf-8")  # type: ignore[operator]
+    with pytest.raises(RecordingError, match=message):
+        read_recording(path)
+
+
+def test_recording_needs_no_mkdocs_or_markdown(tmp_path: Path) -> None:
+    # A bare GPU box has torch and numpy: `python -m pytorch_floors record` must not import the site's tools.
+    root = project(tmp_path / "bare")
+    blocker = tmp_path / "blocker"
+    blocker.mkdir()
+    (blocker / "sitecustomize.py").write_text(
+        "import sys\nfor name in ('mkdocs', 'markdown', 'markdown_exec', 'pymdownx', 'material', 'jinja2'):\n"
+        "    sys.modules[name] = None\n",
+        encoding="utf-8",
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(blocker), str(ROOT / "src")])}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytorch_floors", "record", "--tier", "bare-box", "--project", str(root)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "bare-box: 3 blocks, 2 claims (1 held, 0 did not hold, 1 not applicable)" in done.stdout
+    assert read_recording(root / "recordings" / "bare-box" / FILE_NAME).blocks[0].block_id == "sum"
+
+
+def test_a_failing_proof_records_nothing_and_is_named(tmp_path: Path) -> None:
+    root = project(tmp_path / "failing")
+    (root / "snippets" / "sum.py").write_text("raise ValueError('broken on purpose')\n", encoding="utf-8")
+    with pytest.raises(RecordingError, match=r"docs/index.md › block 'sum' \(snippets/sum.py:1\): ValueError"):
+        record_site(root, root / "docs", "t", stands_for="", cache_dir=root / ".cache")
+
+
+# --- showing ---------------------------------------------------------------------------------------
+
+
+def test_a_current_recording_is_a_tab_after_this_builds_output(recorded: tuple[Path, Recording]) -> None:
+    root, recording = recorded
+    elsewhere = as_elsewhere(recording, "sum is 45, measured elsewhere")
+    html, _ = render(root, (elsewhere,))
+    assert html.count('class="tabbed-set tabbed-alternate floors-tiers"') == 3
+    assert html.count('data-tier="other"') == 6  # a label and a block per tab set
+    label = machine_in_words(GPU, recording.recorded)
+    assert label == f"NVIDIA H200 + 16 threads, torch 2.11.0, recorded {recording.recorded}"
+    assert label in html
+    own, theirs = html.index("This build"), html.index("sum is 45, measured elsewhere")
+    assert own < html.index("sum is 45\n") < theirs, "this build's output comes first"
+    assert "Claims, checked on the numbers recorded on NVIDIA H200" in html
+    assert "Not applicable on that machine" in html
+    assert "data-tier-stale" not in html
+
+
+def test_an_edited_proof_turns_its_recordings_stale_and_no_other(
+    recorded: tuple[Path, Recording], tmp_path: Path
+) -> None:
+    root, recording = recorded
+    edited = tmp_path / "edited"
+    edited.mkdir()
+    for name in ("docs", "snippets"):
+        subprocess.run(["cp", "-r", str(root / name), str(edited)], check=True)
+    proof = edited / "snippets" / "sum.py"
+    proof.write_text(proof.read_text(encoding="utf-8").replace("range(10)", "range(10) if True else 0"), "utf-8")
+    elsewhere = as_elsewhere(recording, "recorded elsewhere")
+    html, engine = render(edited, (elsewhere,))
+    stale = {r.block_id: tiers_for(r, (elsewhere,)) for r in engine.records}
+    assert [t.tier for t in stale["sum"].stale] == ["other"] and not stale["sum"].current
+    assert all(not stale[b].stale and stale[b].current for b in ("define", "use"))
+    assert html.count('data-tier-stale="other"') == 1
+    assert "for an earlier version of this proof" in html
+    assert html.count("recorded elsewhere") == 2, "the stale output is not shown; the two current ones are"
+    report = recordings_json(engine.records, (elsewhere,), [("index.md", b) for b in stale])
+    assert report["stale"] == [{"tier": "other", "page": "index.md", "block_id": "sum"}]
+
+
+def test_a_block_this_build_cannot_check_leads_with_the_tier_that_could(
+    recorded: tuple[Path, Recording], tmp_path: Path
+) -> None:
+    root, recording = recorded
+    page = root / "docs" / "cuda.md"
+    page.write_text(
+        '---\ndescription: d\n---\n\n```python exec="1" id="lane"\nfrom pytorch_floors.claims import not_applicable\n'
+        'print("schematic")\nnot_applicable("copies overlap compute", why="no CUDA device")\n```\n',
+        encoding="utf-8",
+    )
+    _, engine = render(root, (), "cuda.md")
+    own = engine.records[0]
+    claims = (replace(own.claims[0], applies=True, held=True, why_not=""),)
+    gpu_block = replace(recording.blocks[0], page="cuda.md", block_id="lane", digest=own.digest or "", claims=claims)
+    gpu = replace(recording, tier="h200", machine=GPU, blocks=(replace(gpu_block, output="measured", provenance=GPU),))
+    html, _ = render(root, (gpu,), "cuda.md")
+    assert html.index("Recorded elsewhere: NVIDIA H200") < html.index("This build")
+    assert html.index("measured") < html.index("schematic")
+    assert "Recorded on h200, which measured what this build's machine could not" in unescape(html)
+    page.unlink()
+
+
+def test_recorded_chart_ids_are_the_tiers_own(recorded: tuple[Path, Recording], tmp_path: Path) -> None:
+    root, recording = recorded
+    chart = '<figure><svg aria-labelledby="floors-plot-ab12-title"><title id="floors-plot-ab12-title">t</title></svg>'
+    html, _ = render(root, (as_elsewhere(recording, chart + "</figure>"),))
+    assert 'id="floors-plot-other-ab12-title"' in html and 'aria-labelledby="floors-plot-other-ab12-title"' in html
+
+
+# --- pruning, merging, comparing -----------------------------------------------------------------------
+
+
+def test_recording_prunes_blocks_no_page_has_and_keeps_changed_ones(
+    recorded: tuple[Path, Recording], tmp_path: Path
+) -> None:
+    root, recording = recorded
+    gone = replace(recording.blocks[0], block_id="removed-block")
+    write_recording(replace(recording, blocks=(*recording.blocks, gone)), tmp_path)
+    planned = planned_blocks(root / "docs", root)
+    assert [
+        (o.tier, o.block_id)
+        for o in orphans(read_recordings(tmp_path), [("index.md", b.block_id) for b in planned["index.md"]])
+    ] == [("other", "removed-block")]
+    pruned = prune(tmp_path, planned)
+    assert [(p.tier, p.page, p.block_id) for p in pruned] == [("other", "index.md", "removed-block")]
+    assert read_recordings(tmp_path) == (recording,)
+    assert prune(tmp_path, planned) == []
+
+
+def test_two_recordings_merge_from_artifact_folders(recorded: tuple[Path, Recording], tmp_path: Path) -> None:
+    _, recording = recorded
+    write_recording(replace(recording, tier="ci-2core"), tmp_path / "artifacts" / "recording-ubuntu")
+    write_recording(
+        replace(as_elsewhere(recording, "m", GPU), tier="macos-14"), tmp_path / "artifacts" / "recording-mac"
+    )
+    into = tmp_path / "recordings"
+    write_recording(replace(recording, tier="macos-14", recorded="2000-01-01"), into)
+    merged = merge_recordings([tmp_path / "artifacts"], into)
+    assert [r.tier for r in merged] == ["ci-2core", "macos-14"]
+    assert [(r.tier, r.recorded) for r in read_recordings(into)] == [
+        ("ci-2core", recording.recorded),
+        ("macos-14", recording.recorded),
+    ]
+    write_recording(replace(recording, tier="ci-2core"), tmp_path / "again")
+    with pytest.raises(RecordingError, match="both record the tier 'ci-2core'"):
+        merge_recordings([tmp_path / "artifacts", tmp_path / "again"], into)
+    with pytest.raises(RecordingError, match=r"no recording\.json"):
+        merge_recordings([tmp_path / "empty-folder"], into)
+
+
+def test_the_claim_table_reads_every_claim_on_every_machine(recorded: tuple[Path, Recording]) -> None:
+    root, recording = recorded
+    _, engine = render(root, ())
+    missed = replace(
+        recording,
+        tier="missed",
+        blocks=tuple(
+            replace(b, claims=tuple(replace(c, held=False) if c.applies else c for c in b.claims))
+            for b in recording.blocks
+        ),
+    )
+    rows = claim_table(engine.records, (recording, missed))
+    assert [(r.statement, r.outcomes) for r in rows] == [
+        ("the sum of 0..9 is 45", ("held", "held", "missed")),
+        ("a CUDA lane overlaps the copy", ("not applicable",) * 3),
+    ]
+    assert [(r.held_everywhere, r.applied) for r in rows] == [(False, 3), (False, 0)]
+    assert claim_table(engine.records, (recording,))[0].held_everywhere
+
+
+def test_tier_names_become_folders_and_attributes_safely(recorded: tuple[Path, Recording], tmp_path: Path) -> None:
+    _, recording = recorded
+    folder = tmp_path / "Bad Name"
+    folder.mkdir()
+    (folder / FILE_NAME).write_text(
+        write_recording(recording, tmp_path / "x").read_text(encoding="utf-8").replace('"other"', '"Bad Name"', 1),
+        encoding="utf-8",
+    )
+    with pytest.raises(RecordingError, match="must be lowercase"):
+        read_recording(folder / FILE_NAME)
+
+
+def test_the_command_line_lists_record_and_merge() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "pytorch_floors", "--help"], capture_output=True, text=True, check=False, cwd=ROOT
+    )
+    assert "record --tier NAME" in done.stderr and "merge-recordings" in done.stderr
+
+
+def test_recording_as_a_tier_takes_its_settings_and_gives_them_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    tier = tier_named("one-core-scalar")
+    assert tier is not None and tier_named("h200") is None
+    monkeypatch.delenv("ATEN_CPU_CAPABILITY", raising=False)
+    before = os.sched_getaffinity(0)
+    with as_tier(tier):
+        assert os.environ["ATEN_CPU_CAPABILITY"] == "default" and os.environ["OMP_NUM_THREADS"] == "1"
+        assert os.sched_getaffinity(0) == {0}
+        # A block's process inherits both: the recording measures what the tier stands for.
+        done = subprocess.run(
+            [sys.executable, "-c", "import os; print(len(os.sched_getaffinity(0)), os.environ['OMP_NUM_THREADS'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert done.stdout.split() == ["1", "1"]
+    assert "ATEN_CPU_CAPABILITY" not in os.environ
+    assert os.sched_getaffinity(0) == before
+
+
+def test_a_gpu_tier_stands_in_for_a_cpu_builds_cuda_lane_and_a_cpu_tier_does_not(
+    recorded: tuple[Path, Recording],
+) -> None:
+    _, recording = recorded
+    block = recording.block("index.md", "sum")
+    assert block is not None
+    cpu = block.provenance
+    here = BlockResult(
+        "index.md", "sum", None, "ran", 1.0, "out", provenance=cpu, claims=block.claims, digest=block.digest
+    )
+    both_apply = tuple(replace(c, applies=True, held=True, why_not="") for c in block.claims)
+    on_gpu = replace(recording, tier="h200", blocks=(replace(block, claims=both_apply, provenance=GPU),))
+    on_cpu = replace(recording, tier="laptop", blocks=(replace(block, claims=both_apply),))
+    tiers = tiers_for(here, (on_cpu, on_gpu))
+    assert [(t.tier, t.elsewhere) for t in tiers.current] == [("h200", True), ("laptop", False)]
+    assert tiers.lead is not None and tiers.lead.tier == "h200"
+    assert tiers_for(here, (on_cpu,)).lead is None, "a CPU tier measured nothing this CPU build could not"
+
+
+def test_a_tier_that_printed_this_builds_output_says_so_instead_of_repeating_it(
+    recorded: tuple[Path, Recording],
+) -> None:
+    # The recording was made here, from this cache: the same output and the same claims, block for block.
+    root, recording = recorded
+    html, _ = render(root, (recording,))
+    assert html.count("printed the same output as this build, character for character") == 3
+    assert html.count("sum is 45") == 1, "the output is on the page once"
+    assert html.count('data-tier="other"') == 6
