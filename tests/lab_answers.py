@@ -320,6 +320,17 @@ PLANTED["4-dispatcher"] = {
         "def predicted_parameter_bytes(features):\n    return 4 * features * features\n",
         "not 10,000,000,000",
     ),
+    "custom-op": Wrong(
+        "a meta tensor runs the kernel, on no data",
+        "RUNS = {\n"
+        '    "a CPU tensor": {"kernel"},\n'
+        '    "a meta tensor": {"kernel"},\n'
+        '    "forward and backward": {"kernel", "backward"},\n'
+        '    "compiled, first call": {"fake", "kernel"},\n'
+        '    "compiled, second call": {"kernel"},\n'
+        "}\n",
+        "a meta tensor: you said ['kernel'], but ['fake'] ran",
+    ),
 }
 CHANGES["4-dispatcher"] = {
     "dispatch-keys": [
@@ -360,6 +371,22 @@ CHANGES["4-dispatcher"] = {
     "meta-device": [
         Change("**Change** `FEATURES` to `200_000`", edits={"FEATURES = 50_000": "FEATURES = 200_000"}),
     ],
+    "custom-op": [
+        Change(
+            "**Change** `SECOND_SHAPE` to `(5, 7)` (the second compiled call gets an input of a new shape) and"
+            " predict that call again",
+            edits={"SECOND_SHAPE = (3, 4)": "SECOND_SHAPE = (5, 7)"},
+            answers={
+                "custom-op": "RUNS = {\n"
+                '    "a CPU tensor": {"kernel"},\n'
+                '    "a meta tensor": {"fake"},\n'
+                '    "forward and backward": {"kernel", "backward"},\n'
+                '    "compiled, first call": {"fake", "kernel"},\n'
+                '    "compiled, second call": {"fake", "kernel"},\n'
+                "}\n"
+            },
+        )
+    ],
 }
 
 PLANTED["5-autograd"] = {
@@ -380,6 +407,11 @@ PLANTED["5-autograd"] = {
         "def predicted_saved(batch, hidden):\n"
         '    return {"recording": 4 * batch * 784, "no_grad": 0, "inference_mode": 0}\n',
         "recording: ",
+    ),
+    "version-counters": Wrong(
+        "a view keeps a counter of its own",
+        'PREDICTED_VERSIONS = {"a": 1, "b": 0, "c": 1, "d": 3}\nBACKWARD_RAISES = True\n',
+        "b: its version is 1, not 0",
     ),
 }
 CHANGES["5-autograd"] = {
@@ -415,6 +447,15 @@ CHANGES["5-autograd"] = {
     ],
     "no-grad": [
         Change("**Change** `BATCH` and `HIDDEN`", edits={"BATCH, HIDDEN = 256, 128": "BATCH, HIDDEN = 100, 40"}),
+    ],
+    "version-counters": [
+        Change(
+            "**Change** the line that makes `c` to `c = a.data` and predict again",
+            edits={"c = a.detach()": "c = a.data"},
+            answers={
+                "version-counters": 'PREDICTED_VERSIONS = {"a": 0, "b": 0, "c": 1, "d": 3}\nBACKWARD_RAISES = False\n'
+            },
+        )
     ],
 }
 
@@ -556,6 +597,30 @@ CHANGES["7-memory"] = {
 
 # More known-wrong answers from the issue, each planted alone in its own run.
 PLANTED_ALONE: list[tuple[str, str, Wrong]] = [
+    (
+        "4-dispatcher",
+        "custom-op",
+        Wrong(
+            "torch.compile traces again on every call",
+            "RUNS = {\n"
+            '    "a CPU tensor": {"kernel"},\n'
+            '    "a meta tensor": {"fake"},\n'
+            '    "forward and backward": {"kernel", "backward"},\n'
+            '    "compiled, first call": {"fake", "kernel"},\n'
+            '    "compiled, second call": {"fake", "kernel"},\n'
+            "}\n",
+            "compiled, second call: you said ['fake', 'kernel'], but ['kernel'] ran",
+        ),
+    ),
+    (
+        "5-autograd",
+        "version-counters",
+        Wrong(
+            "detach() has a counter of its own, so backward runs",
+            'PREDICTED_VERSIONS = {"a": 0, "b": 0, "c": 1, "d": 3}\nBACKWARD_RAISES = False\n',
+            "a: its version is 1, not 0",
+        ),
+    ),
     (
         "3-boundary",
         "rejected-call",
@@ -794,6 +859,17 @@ MISTYPED["4-dispatcher"] = {
         'def predicted_parameter_bytes(features):\n    return f"{4 * (features * features + features):,} bytes"\n',
         "predicted_parameter_bytes(50000) should be a number of bytes",
     ),
+    "custom-op": Wrong(
+        "the names written as one string, not a set",
+        "RUNS = {\n"
+        '    "a CPU tensor": "kernel",\n'
+        '    "a meta tensor": "fake",\n'
+        '    "forward and backward": "kernel, backward",\n'
+        '    "compiled, first call": "fake, kernel",\n'
+        '    "compiled, second call": "kernel",\n'
+        "}\n",
+        "RUNS['a CPU tensor'] should be a set of names",
+    ),
 }
 MISTYPED["5-autograd"] = {
     "walk-the-graph": Wrong(
@@ -811,6 +887,11 @@ MISTYPED["5-autograd"] = {
         "one total instead of a dict by mode",
         "def predicted_saved(batch, hidden):\n    return batch * (4 * (784 + hidden + 10) + 8) + 4 * 10 * hidden + 4\n",
         "predicted_saved(256, 128) should be a dict of bytes by mode",
+    ),
+    "version-counters": Wrong(
+        "the answer to whether it raises as a string",
+        'PREDICTED_VERSIONS = {"a": 1, "b": 1, "c": 1, "d": 3}\nBACKWARD_RAISES = "yes"\n',
+        "BACKWARD_RAISES should be True or False",
     ),
 }
 MISTYPED["6-kernels"] = {

@@ -5,8 +5,14 @@ from html.parser import HTMLParser
 import pytest
 
 from conftest import Build
-from pytorch_floors.floors import FLOORS, MAP_PAGE, Floor
-from pytorch_floors.render.gauge import page_gauges, render_depth_bar, render_gauge
+from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, Floor, Stop
+from pytorch_floors.render.gauge import (
+    page_gauges,
+    render_depth_bar,
+    render_elevator,
+    render_elevator_bar,
+    render_gauge,
+)
 
 COUNT = len(FLOORS)
 """How many floors the registry holds: the gauge's count, never typed."""
@@ -201,3 +207,51 @@ def test_the_built_part_0_lists_the_floors_once(built_site: Build) -> None:
         assert f'href="floors/{floor.key}/"' not in sidebar, floor.key
         assert f'href="floors/{floor.key}/"' in content, floor.key
     assert 'id="the-building"' in content
+
+
+def section(stop: Stop) -> str:
+    return f"#{stop.section}"
+
+
+def test_the_elevator_gauge_lists_every_floor_and_marks_only_its_stops() -> None:
+    html = render_elevator(COMPILER, href, section)
+    marks = re.findall(r'class="floors-gauge__floor floors-gauge__floor--(\w+)"', html)
+    assert marks == ["stop" if COMPILER.stop_at(f) else "skipped" for f in FLOORS]
+    parser = GaugeParser()
+    parser.feed(html)
+    floor_links = [a["href"] for a in parser.links if a.get("class") is None]
+    assert floor_links == [href(f) for f in FLOORS]
+    stages = [a for a in parser.links if a.get("class") == "floors-gauge__stage"]
+    assert [a["href"] for a in stages] == [section(stop) for stop in COMPILER.stops]
+    assert [(a["text"] or "").split(":")[0] for a in stages] == [stop.stage for stop in COMPILER.stops]
+    assert not any(a.get("aria-current") for a in parser.links)
+    caption = f"Stops at floors {', '.join(str(s.floor) for s in COMPILER.stops[:-1])} and {COMPILER.stops[-1].floor}"
+    assert f"{caption} of {COUNT}" in html
+
+
+def test_the_elevator_bar_has_a_segment_per_floor_with_the_stops_marked() -> None:
+    html = render_elevator_bar(COMPILER, href, section)
+    segments = re.findall(r'<span class="floors-depthbar__segment--(\w+)">', html)
+    assert segments == ["stop" if COMPILER.stop_at(f) else "skipped" for f in FLOORS]
+    assert "<details" in html and "<script" not in html
+
+
+@pytest.mark.parametrize("floor", FLOORS, ids=floor_id)
+def test_a_floor_the_elevator_stops_at_links_its_page_and_no_other_floor_does(floor: Floor) -> None:
+    html = render_gauge(floor, href, elevator_href="/compile/")
+    stop = COMPILER.stop_at(floor)
+    if stop is None:
+        assert "/compile/" not in html
+    else:
+        assert f'href="/compile/#{stop.section}"' in html and stop.stage in html
+    assert "/compile/" not in render_gauge(floor, href, kind="lab")
+
+
+def test_the_elevator_page_gets_its_gauge_in_place_of_the_floors_and_a_phone_bar() -> None:
+    gauges = page_gauges(COMPILER.page, url_of)
+    assert gauges["floors_gauge_replaces"] == "Floors"
+    assert "floors-gauge--elevator" in (gauges["floors_gauge"] or "")
+    assert "floors-depthbar--elevator" in (gauges["floors_depth_bar"] or "")
+    stop_floor = next(f for f in FLOORS if COMPILER.stop_at(f))
+    assert f'href="/{COMPILER.page}#' in (page_gauges(stop_floor.page, url_of)["floors_gauge"] or "")
+    assert f"/{COMPILER.page}" not in (page_gauges(stop_floor.lab, url_of)["floors_gauge"] or "")

@@ -27,7 +27,7 @@ from pytorch_floors.editions.handouts import (
     handout_context,
     handouts,
 )
-from pytorch_floors.floors import FLOORS, MAP_PAGE
+from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE
 
 ITEMS = handouts()
 
@@ -54,7 +54,7 @@ def printed_in(line: str, text: str) -> bool:
 
 def test_handouts_follow_the_registry() -> None:
     assert [item.src for item in ITEMS] == list(CITABLE_PAGES)
-    assert [item.src for item in ITEMS] == [MAP_PAGE, *(f.page for f in FLOORS)]
+    assert [item.src for item in ITEMS] == [MAP_PAGE, *(f.page for f in FLOORS), COMPILER.page]
     assert len({item.filename for item in ITEMS}) == len(ITEMS)
     assert ITEMS[3].marker == f"Floor 3 of {len(FLOORS)}"
 

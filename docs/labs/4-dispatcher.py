@@ -18,8 +18,8 @@
 # Below the Python bindings, every call becomes one or more *operators* (`aten::addmm`,
 # `aten::nll_loss_forward`, ...) routed by the dispatcher according to the *dispatch keys* of
 # their arguments. In this lab you read those keys, log every operator the one-page program
-# calls, read an operator's schema, and run a model far too large for your memory on the meta
-# device, where tensors have shapes but no data.
+# calls, read an operator's schema, run a model far too large for your memory on the meta
+# device, where tensors have shapes but no data, and define an operator of your own.
 #
 # Each exercise asks you to **predict** first, in the cell marked `YOUR ANSWER`, then to **run**
 # the measurement, **change** something and measure again. The `SELF-CHECK` cell compares your
@@ -312,5 +312,111 @@ print(f"self-check passed: {described / 1e9:.1f} GB described, none allocated")
 # strides (the same shape functions every real kernel runs first). That is how large models are
 # sized and planned before any memory is allocated, and how `torch.compile` traces shapes without
 # running the computation.
+#
+# </details>
+
+# %% [markdown]
+# ## Exercise 5 · A custom operator <a id="custom-op"></a>
+#
+# `torch.library.custom_op` turns a Python function into a dispatcher operator with three
+# functions you write: the kernel (the function itself, registered for the CPU), a *fake* kernel
+# (`register_fake`: only the result's shape, dtype and device, no data) and a derivative
+# (`register_autograd`). The measurement defines `lab4::soft_clip`, counts which of the three run,
+# and calls it five ways: on a CPU tensor, on a meta tensor, forward and backward, and twice through
+# `torch.compile` (with the `aot_eager` backend, which needs no C++ compiler). **Predict** for each
+# call the set of functions that run, taken from `"kernel"`, `"fake"` and `"backward"`, then **run**
+# it.
+#
+# **Change** `SECOND_SHAPE` to `(5, 7)` (the second compiled call gets an input of a new shape) and
+# predict that call again.
+
+# %% tags=["answer"]
+# YOUR ANSWER: for each call, the set of functions that run, such as {"kernel"}
+RUNS = {
+    "a CPU tensor": None,
+    "a meta tensor": None,
+    "forward and backward": None,
+    "compiled, first call": None,
+    "compiled, second call": None,
+}
+
+# %% tags=["solution"]
+RUNS = {
+    "a CPU tensor": {"kernel"},
+    "a meta tensor": {"fake"},  # meta tensors have no data: only the fake kernel can run
+    "forward and backward": {"kernel", "backward"},
+    "compiled, first call": {"fake", "kernel"},  # traced with fake tensors, then the graph runs the kernel
+    "compiled, second call": {"kernel"},  # same shape: nothing is traced again
+}
+
+# %%
+SECOND_SHAPE = (3, 4)
+calls = Counter()
+
+
+@torch.library.custom_op("lab4::soft_clip", mutates_args=(), device_types="cpu")
+def soft_clip(x: torch.Tensor, limit: float) -> torch.Tensor:
+    calls["kernel"] += 1
+    return limit * torch.tanh(x / limit)
+
+
+@soft_clip.register_fake
+def _(x, limit):
+    calls["fake"] += 1
+    return torch.empty_like(x)
+
+
+def setup_context(ctx, inputs, output):
+    ctx.save_for_backward(output)
+    ctx.limit = inputs[1]
+
+
+def backward(ctx, grad):
+    calls["backward"] += 1
+    (out,) = ctx.saved_tensors
+    return grad * (1 - (out / ctx.limit) ** 2), None
+
+
+soft_clip.register_autograd(backward, setup_context=setup_context)
+compiled = torch.compile(lambda x: soft_clip(x, 2.0) * 2, backend="aot_eager", fullgraph=True)
+
+CALLS = {
+    "a CPU tensor": lambda: soft_clip(torch.randn(3, 4), 2.0),
+    "a meta tensor": lambda: soft_clip(torch.randn(3, 4, device="meta"), 2.0),
+    "forward and backward": lambda: soft_clip(torch.randn(3, 4, requires_grad=True), 2.0).sum().backward(),
+    "compiled, first call": lambda: compiled(torch.randn(3, 4)),
+    "compiled, second call": lambda: compiled(torch.randn(*SECOND_SHAPE)),
+}
+ran = {}
+for name, call in CALLS.items():
+    calls.clear()
+    call()
+    ran[name] = set(calls)
+    print(f"{name:<22} ran {sorted(ran[name])}")
+print(torch.ops.lab4.soft_clip.default._schema)
+
+# %%
+# SELF-CHECK: your sets against the functions that ran.
+require(RUNS={name: RUNS.get(name) for name in ran})
+for name in ran:
+    expect_type(f"RUNS[{name!r}]", RUNS[name], (set, frozenset), 'a set of names, such as {"kernel", "fake"}')
+    unknown = sorted(map(str, set(RUNS[name]) - {"kernel", "fake", "backward"}))
+    expect(not unknown, f"{name}: {unknown} is not one of the three functions: kernel, fake, backward")
+for name, really in ran.items():
+    expect(set(RUNS[name]) == really, f"{name}: you said {sorted(RUNS[name])}, but {sorted(really)} ran")
+print("self-check passed: you know which kernel each call runs")
+
+# %% [markdown]
+# <details class="success"><summary>What to notice</summary>
+#
+# Each kernel has its own job. A CPU tensor runs the kernel; a meta tensor has no data, so only
+# the fake kernel, registered at the `Meta` key, can run: it gives the result's shape without
+# computing anything. Backward runs your formula, which here needs only the saved output, so the
+# kernel is not called again. The first compiled call traces the function with fake tensors (the
+# fake kernel runs, the kernel does not), then runs the graph it built, in which the operator is one
+# opaque node: the kernel runs once. The second call with the same shape finds the compiled graph
+# and only runs the kernel. A new shape breaks the graph's guard, so the function is traced again
+# and the fake kernel runs once more; without a fake kernel, `torch.compile` could not trace the
+# operator at all.
 #
 # </details>

@@ -17,7 +17,8 @@
 #
 # While the forward pass runs, autograd records a graph: one node per differentiable operation,
 # each holding the tensors it will need for the backward pass. In this lab you walk that graph,
-# weigh what it saves, accumulate gradients over micro-batches, and switch recording off.
+# weigh what it saves, accumulate gradients over micro-batches, switch recording off, and watch
+# the version counters that guard what it saved.
 #
 # Each exercise asks you to **predict** first, in the cell marked `YOUR ANSWER`, then to **run**
 # the measurement, **change** something and measure again. The `SELF-CHECK` cell compares your
@@ -339,5 +340,78 @@ print("self-check passed: you can predict what a forward pass keeps alive")
 # `no_grad` or `inference_mode` it saves nothing and the result has no `grad_fn`, whatever the
 # batch. `inference_mode` goes further: its tensors carry no autograd dispatch keys at all (see
 # Lab 4), so they skip the autograd layer entirely, but they can never be used in a graph later.
+#
+# </details>
+
+# %% [markdown]
+# ## Exercise 5 · Version counters <a id="version-counters"></a>
+#
+# Floor 5 shows that every in-place operation adds one to a tensor's version counter
+# (`t._version`), and that backward refuses a saved tensor whose version has changed. The
+# measurement computes `y = (a * a).sum()` with `a = x * 2`, so the multiplication saves `a`; then it
+# makes three tensors from `a` — a view `b = a[1:3]`, `c = a.detach()` and a copy `d = a.clone()` —
+# changes `c` once and `d` three times in place, and calls `y.backward()`. **Predict** each tensor's
+# version at the end, and whether backward raises, then **run** it.
+#
+# **Change** the line that makes `c` to `c = a.data` and predict again.
+
+# %% tags=["answer"]
+# YOUR ANSWER
+PREDICTED_VERSIONS = {"a": None, "b": None, "c": None, "d": None}
+BACKWARD_RAISES = None  # True or False
+
+# %% tags=["solution"]
+PREDICTED_VERSIONS = {"a": 1, "b": 1, "c": 1, "d": 3}  # a, its view and its detach() share one counter
+BACKWARD_RAISES = True  # the saved a is at version 1, the node expects 0
+
+# %%
+x = torch.ones(4, requires_grad=True)
+a = x * 2
+y = (a * a).sum()  # MulBackward0 saves a, at its version now
+b = a[1:3]  # a view of a
+c = a.detach()
+d = a.clone()  # a copy
+c.add_(1)
+d.mul_(3)
+d[0] = 7
+d += 1
+versions = {name: t._version for name, t in {"a": a, "b": b, "c": c, "d": d}.items()}
+try:
+    y.backward()
+    raised = None
+except RuntimeError as error:
+    raised = str(error).splitlines()[0]
+print("versions:", versions)
+if raised:
+    print(f"backward raised: {raised[:120]}...")
+else:
+    print(f"backward ran: x.grad = {x.grad.tolist()}; the gradient of (2x)² summed is 8x = {(8 * x).tolist()}")
+
+# %%
+# SELF-CHECK: your versions against the counters; your answer against what backward did.
+require(PREDICTED_VERSIONS={name: PREDICTED_VERSIONS.get(name) for name in versions}, BACKWARD_RAISES=BACKWARD_RAISES)
+for name in versions:
+    expect_type(f"PREDICTED_VERSIONS[{name!r}]", PREDICTED_VERSIONS[name], numbers.Real, "a version number (such as 2)")
+expect_type("BACKWARD_RAISES", BACKWARD_RAISES, bool, "True or False (without quotes)")
+for name, version in versions.items():
+    expect(PREDICTED_VERSIONS[name] == version, f"{name}: its version is {version}, not {PREDICTED_VERSIONS[name]}")
+expect(
+    BACKWARD_RAISES == (raised is not None),
+    f"backward {'raised' if raised else 'did not raise'}; you said BACKWARD_RAISES = {BACKWARD_RAISES}",
+)
+expect(raised is None or "modified by an inplace operation" in raised, f"backward raised another error: {raised}")
+expect((raised is None) == (versions["a"] == 0), "backward raises exactly when the saved tensor's version moved")
+print(f"self-check passed: versions {versions}, backward {'raised' if raised else 'ran'}")
+
+# %% [markdown]
+# <details class="success"><summary>What to notice</summary>
+#
+# The counter belongs to the data that tensors share, not to a Python name: `a`, its view `b` and
+# `c = a.detach()` all see the one change made through `c`, while the copy `d` counts its own three
+# (`d[0] = 7` and `d += 1` are in-place operations too). The node that saved `a` at version 0 finds
+# it at 1 and refuses, which is right: the values its derivative needs were overwritten. With
+# `c = a.data` the change goes through a tensor with a counter of its own, so `a` stays at version
+# 0, backward runs, and the gradient is computed from the changed values — 12 where 8 is right,
+# without a word. That is why `detach()` (or `torch.no_grad()` for an update) replaces `.data`.
 #
 # </details>

@@ -2,13 +2,26 @@
 
 The gauge, the navigation, the page titles, the labs and the tests all read
 the floors from here. Nothing else in the project lists them.
+
+It also holds `COMPILER`, the one page that is no floor but rides through several
+(`torch.compile`), and the floors it stops at: the gauge marks them from here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["FLOORS", "MAP_PAGE", "MAP_TITLE", "Floor", "floor_by_number", "floor_for_page"]
+__all__ = [
+    "COMPILER",
+    "FLOORS",
+    "MAP_PAGE",
+    "MAP_TITLE",
+    "Elevator",
+    "Floor",
+    "Stop",
+    "floor_by_number",
+    "floor_for_page",
+]
 
 MAP_PAGE = "index.md"
 """Source path (relative to `docs/`) of Part 0, the map."""
@@ -110,6 +123,73 @@ FLOORS: tuple[Floor, ...] = (
     ),
 )
 """The floors, top (your program) to bottom."""
+
+
+@dataclass(frozen=True)
+class Stop:
+    """A floor where an elevator's passenger gets off: one stage of a tool that works on that floor.
+
+    Attributes:
+        floor: The number of the floor (a floor of `FLOORS`).
+        stage: The name of the stage that works there ("Dynamo").
+        work: What it does on that floor, in one phrase.
+        section: The anchor of the elevator page's section about it.
+    """
+
+    floor: int
+    stage: str
+    work: str
+    section: str
+
+
+@dataclass(frozen=True)
+class Elevator:
+    """A page that is no floor but rides through several: a tool that works on some floors and skips the rest.
+
+    The floors stay as they are; the elevator names the floors it stops at, and the gauge marks them on
+    its page and links the page from each of them.
+
+    Attributes:
+        slug: Short lowercase name, the stem of its page and of its proofs' folder.
+        title: The page's title, as its heading and the navigation show it.
+        summary: One sentence saying what the page explains; also its meta description.
+        stops: The floors it stops at, top to bottom.
+    """
+
+    slug: str
+    title: str
+    summary: str
+    stops: tuple[Stop, ...]
+
+    @property
+    def page(self) -> str:
+        """Source path of the elevator's page, relative to `docs/`."""
+        return f"{self.slug}.md"
+
+    @property
+    def snippets_dir(self) -> str:
+        """Directory of its proof scripts, relative to the project root."""
+        return f"snippets/{self.slug}"
+
+    def stop_at(self, floor: Floor) -> Stop | None:
+        """The elevator's stop on `floor`, or `None` where it rides past."""
+        for stop in self.stops:
+            if stop.floor == floor.number:
+                return stop
+        return None
+
+
+COMPILER = Elevator(
+    "compile",
+    "The express elevator: torch.compile",
+    "How torch.compile captures Python as graphs, traces the backward ahead of time, fuses kernels, and what it costs.",
+    (
+        Stop(2, "Dynamo", "captures Python frames as FX graphs", "graph-capture"),
+        Stop(5, "AOTAutograd", "traces the backward ahead of time", "aot-autograd"),
+        Stop(6, "Inductor", "fuses operators into generated kernels", "generated-code"),
+    ),
+)
+"""`torch.compile`: not a floor of its own, but an express ride that stops only at the floors its stages work on."""
 
 
 def floor_by_number(number: int) -> Floor:

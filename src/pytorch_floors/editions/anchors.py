@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from html import escape
 from pathlib import Path
 
-from pytorch_floors.floors import FLOORS, MAP_PAGE
+from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE
 
 __all__ = [
     "CITABLE_PAGES",
@@ -33,7 +33,7 @@ __all__ = [
     "update_lock",
 ]
 
-CITABLE_PAGES: tuple[str, ...] = (MAP_PAGE, *(floor.page for floor in FLOORS))
+CITABLE_PAGES: tuple[str, ...] = (MAP_PAGE, *(floor.page for floor in FLOORS), COMPILER.page)
 """Source paths of the pages whose sections are citable (every h2–h4 has an explicit id)."""
 
 _HEADING = re.compile(r'<h([234]) id="(?P<id>[^"]+)"(?P<attrs>[^>]*)>(?P<body>.*?)</h\1>', re.S)

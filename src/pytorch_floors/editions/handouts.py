@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytorch_floors.editions.anchors import page_url
 from pytorch_floors.editions.course_pack import PACK_DIR, pack_filename, write_packs
-from pytorch_floors.floors import FLOORS, MAP_PAGE, MAP_TITLE, floor_for_page
+from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, MAP_TITLE, floor_for_page
 from pytorch_floors.render.citation import edition as current_edition
 from pytorch_floors.render.templates import template
 
@@ -86,13 +86,15 @@ class Handout:
 
 
 def handouts() -> list[Handout]:
-    """The handouts, in reading order: Part 0, then every floor of the registry.
+    """The handouts, in reading order: Part 0, every floor of the registry, then the compiler's elevator.
 
     Returns:
         One handout per page.
     """
     items = [Handout(MAP_PAGE, MAP_TITLE, MAP_TITLE, "part-0-map.pdf")]
     items += [Handout(f.page, f.heading, f"Floor {f.number} of {len(FLOORS)}", f"floor-{f.key}.pdf") for f in FLOORS]
+    stops = ", ".join(str(stop.floor) for stop in COMPILER.stops)
+    items.append(Handout(COMPILER.page, COMPILER.title, f"Stops at floors {stops}", f"{COMPILER.slug}.pdf"))
     return items
 
 

@@ -40,7 +40,7 @@ from pytorch_floors.execution.provenance import collect, of_outputs
 from pytorch_floors.execution.report import report_html, report_json
 from pytorch_floors.execution.result import BlockResult, Status
 from pytorch_floors.execution.scan import ScanError, not_utf8, scan_markdown
-from pytorch_floors.floors import FLOORS, MAP_PAGE, floor_for_page
+from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, MAP_TITLE, floor_for_page
 from pytorch_floors.labs.kernel import keep_going, take_runs
 from pytorch_floors.labs.launch import configure_launch, keep_run_time, run_times_file
 from pytorch_floors.labs.notebooks import (
@@ -106,11 +106,19 @@ def _first_docstring_line(path: Path) -> str:
 def _proofs_table(engine: Engine) -> str:
     # One short table per page, under the page's name: two columns fit a phone, and the
     # floor is said once in its heading instead of on every row.
-    order = {f.page: f.number for f in FLOORS}
+    order = {f.page: f.number for f in FLOORS} | {COMPILER.page: len(FLOORS) + 1}
     sections = []
     for page, blocks in sorted(engine.planned.items(), key=lambda item: (order.get(item[0], 0), item[0])):
         floor = floor_for_page(page)
-        where = floor.heading if floor else "Part 0 · The map" if page == MAP_PAGE else page
+        where = (
+            floor.heading
+            if floor
+            else MAP_TITLE
+            if page == MAP_PAGE
+            else COMPILER.title
+            if page == COMPILER.page
+            else page
+        )
         rows = [f"## [{where}]({page})", "", "| Proof | What it shows |", "|---|---|"]
         for block in blocks:
             for proof in block.proofs:

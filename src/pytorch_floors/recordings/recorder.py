@@ -20,7 +20,7 @@ from pytorch_floors.execution.facts import torch_facts
 from pytorch_floors.execution.options import BlockOptions
 from pytorch_floors.execution.provenance import collect
 from pytorch_floors.execution.scan import ExecBlock, ScanError, scan_markdown
-from pytorch_floors.floors import FLOORS, MAP_PAGE
+from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE
 from pytorch_floors.recordings.schema import RecordedBlock, Recording, RecordingError, read_recordings, write_recording
 
 __all__ = ["Pruned", "planned_blocks", "prune", "record_site"]
@@ -29,8 +29,8 @@ log = logging.getLogger("mkdocs.plugins.pytorch_floors")
 
 
 def _reading_order(page: str) -> tuple[int, str]:
-    """Part 0 first, then the floors from the top, then every other page by path."""
-    order = {MAP_PAGE: 0, **{floor.page: floor.number for floor in FLOORS}}
+    """Part 0 first, then the floors from the top, the compiler's page, then every other page by path."""
+    order = {MAP_PAGE: 0, **{floor.page: floor.number for floor in FLOORS}, COMPILER.page: len(FLOORS) + 1}
     return (order.get(page, len(order) + 1), page)
 
 

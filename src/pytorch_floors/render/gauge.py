@@ -9,6 +9,10 @@ Two renderings of one registry, never on the same screen:
 - `render_depth_bar`: on a phone, where the sidebar is a drawer, a compact bar of one
   segment per floor with the current floor named; it opens on tap into the same links.
   It is a `<details>` element, so it works without JavaScript.
+- `render_elevator` and `render_elevator_bar`: the same two on an elevator's page (`torch.compile`),
+  which is no floor: every floor is listed, and the floors the elevator stops at are marked, each with
+  the stage that works there linked to its section. A floor page the elevator stops at links the
+  elevator's page from its gauge.
 
 Both are plain, accessible HTML; colours come from CSS custom properties
 (`docs/stylesheets/floors.css`), so they follow the light and dark palettes.
@@ -21,9 +25,9 @@ from dataclasses import dataclass
 from html import escape
 from typing import Literal
 
-from pytorch_floors.floors import FLOORS, MAP_PAGE, Floor, floor_for_page
+from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, Elevator, Floor, Stop, floor_for_page
 
-__all__ = ["GaugeKind", "page_gauges", "render_depth_bar", "render_gauge"]
+__all__ = ["GaugeKind", "page_gauges", "render_depth_bar", "render_elevator", "render_elevator_bar", "render_gauge"]
 
 GaugeKind = Literal["floor", "lab"]
 """What the gauge's stops are: the floor pages or their labs."""
@@ -84,6 +88,7 @@ def render_gauge(
     *,
     map_href: str | None = None,
     kind: GaugeKind = "floor",
+    elevator_href: str | None = None,
 ) -> str:
     """Render the depth gauge as HTML.
 
@@ -95,6 +100,8 @@ def render_gauge(
             relative to the current page.
         map_href: Link to Part 0 (the map), used as "up" from floor 1.
         kind: `"floor"` for the floor pages, `"lab"` for a gauge of the labs.
+        elevator_href: Link to the `torch.compile` page; given, a floor the compiler stops at links it,
+            naming the stage that works on the floor.
 
     Returns:
         The gauge's HTML, a single `<nav class="floors-gauge">` element.
@@ -121,6 +128,13 @@ def render_gauge(
             text = f"Down: {noun} {below.number} · {below.title}"
             steps.append(_step(href_for(below), "↓", text, rel="next", css="floors-gauge__down"))
     steps_html = f'<p class="floors-gauge__steps">{"".join(steps)}</p>' if steps else ""
+    stop = COMPILER.stop_at(current) if current is not None and elevator_href is not None else None
+    if stop is not None and elevator_href is not None:
+        text = f"Express elevator: {stop.stage} {stop.work}"
+        steps_html += (
+            f'<p class="floors-gauge__elevator"><a href="{escape(elevator_href)}#{escape(stop.section)}">'
+            f'<span aria-hidden="true">⇅</span>{escape(text)}</a></p>'
+        )
     return (
         f'<nav class="floors-gauge floors-gauge--{kind}" aria-label="{escape(label)}">'
         f'<p class="floors-gauge__caption">{escape(caption)}</p>'
@@ -159,13 +173,89 @@ def render_depth_bar(current: Floor, href_for: Callable[[Floor], str], *, kind: 
     )
 
 
+def _stops_caption(elevator: Elevator) -> str:
+    numbers = [str(stop.floor) for stop in elevator.stops]
+    listed = ", ".join(numbers[:-1]) + f" and {numbers[-1]}" if len(numbers) > 1 else numbers[0]
+    return f"Stops at floors {listed} of {len(FLOORS)}"
+
+
+def _elevator_stop(floor: Floor, stop: Stop | None, href: str, section_href: Callable[[Stop], str]) -> str:
+    if stop is None:
+        return (
+            f'<li class="floors-gauge__floor floors-gauge__floor--skipped"><a href="{escape(href)}">'
+            f'<span class="floors-gauge__mark" aria-hidden="true"></span>'
+            f'<span class="floors-gauge__number">{floor.number}</span> '
+            f'<span class="floors-gauge__name">{escape(floor.title)}</span></a></li>'
+        )
+    return (
+        f'<li class="floors-gauge__floor floors-gauge__floor--stop"><a href="{escape(href)}">'
+        f'<span class="floors-gauge__mark" aria-hidden="true"></span>'
+        f'<span class="floors-gauge__number">{floor.number}</span> '
+        f'<span class="floors-gauge__name">{escape(floor.title)}</span></a>'
+        f'<a class="floors-gauge__stage" href="{escape(section_href(stop))}">'
+        f"{escape(stop.stage)}: {escape(stop.work)}</a></li>"
+    )
+
+
+def render_elevator(elevator: Elevator, href_for: Callable[[Floor], str], section_href: Callable[[Stop], str]) -> str:
+    """Render the gauge of an elevator's page: every floor, the floors it stops at marked with their stage.
+
+    Args:
+        elevator: The elevator (`COMPILER`).
+        href_for: Returns the link to a floor's page, relative to the elevator's page.
+        section_href: Returns the link to a stop's section on the elevator's page (`#graph-capture`).
+
+    Returns:
+        The gauge's HTML, a single `<nav class="floors-gauge floors-gauge--elevator">` element.
+    """
+    caption = _stops_caption(elevator)
+    items = "".join(_elevator_stop(floor, elevator.stop_at(floor), href_for(floor), section_href) for floor in FLOORS)
+    label = f"Depth gauge: {elevator.title}, {caption.lower()}"
+    return (
+        f'<nav class="floors-gauge floors-gauge--elevator" aria-label="{escape(label)}">'
+        f'<p class="floors-gauge__caption">{escape(caption)}</p>'
+        f'<p class="floors-gauge__end floors-gauge__end--top" aria-hidden="true">surface</p>'
+        f'<ol class="floors-gauge__floors">{items}</ol>'
+        f'<p class="floors-gauge__end floors-gauge__end--bottom" aria-hidden="true">chip</p></nav>'
+    )
+
+
+def render_elevator_bar(
+    elevator: Elevator, href_for: Callable[[Floor], str], section_href: Callable[[Stop], str]
+) -> str:
+    """Render the phone's bar on an elevator's page: one segment per floor, the stops marked; opens into the gauge.
+
+    Args:
+        elevator: The elevator (`COMPILER`).
+        href_for: Returns the link to a floor's page, relative to the elevator's page.
+        section_href: Returns the link to a stop's section on the elevator's page.
+
+    Returns:
+        The bar's HTML, a single `<nav class="floors-depthbar floors-depthbar--elevator">` element.
+    """
+    caption = _stops_caption(elevator)
+    segments = "".join(
+        f'<span class="floors-depthbar__segment--{"stop" if elevator.stop_at(floor) else "skipped"}"></span>'
+        for floor in FLOORS
+    )
+    items = "".join(_elevator_stop(floor, elevator.stop_at(floor), href_for(floor), section_href) for floor in FLOORS)
+    return (
+        f'<nav class="floors-depthbar floors-depthbar--elevator" aria-label="{escape(f"Depth: {caption.lower()}")}">'
+        f'<details class="floors-depthbar__details"><summary class="floors-depthbar__summary">'
+        f'<span class="floors-depthbar__segments" aria-hidden="true">{segments}</span>'
+        f'<span class="floors-depthbar__where">{escape(caption)}</span></summary>'
+        f'<ol class="floors-gauge__floors">{items}</ol></details></nav>'
+    )
+
+
 def page_gauges(src_uri: str, url_of: Callable[[str], str]) -> dict[str, str | None]:
     """Choose the gauges a page shows, for the theme's partials.
 
     A floor page gets the floors' gauge in place of the sidebar's Floors section and the
-    phone's depth bar; a lab page gets the same for the labs, in place of the Labs section;
-    Part 0 gets the whole building in the sidebar; every other page gets none, so it stays
-    out of the way (its sidebar keeps the plain Floors section).
+    phone's depth bar (a floor `torch.compile` stops at links its page there); a lab page gets the
+    same for the labs, in place of the Labs section; the `torch.compile` page gets the building with
+    the compiler's stops marked, in both places; Part 0 gets the whole building in the sidebar; every
+    other page gets none, so it stays out of the way (its sidebar keeps the plain Floors section).
 
     Args:
         src_uri: The page's source path relative to `docs/`.
@@ -184,9 +274,21 @@ def page_gauges(src_uri: str, url_of: Callable[[str], str]) -> dict[str, str | N
         def href(f: Floor) -> str:
             return url_of(f.page if kind == "floor" else f.lab)
 
-        gauges["floors_gauge"] = render_gauge(floor, href, map_href=url_of(MAP_PAGE), kind=kind)
+        elevator = url_of(COMPILER.page) if kind == "floor" else None
+        gauges["floors_gauge"] = render_gauge(floor, href, map_href=url_of(MAP_PAGE), kind=kind, elevator_href=elevator)
         gauges["floors_gauge_replaces"] = "Floors" if kind == "floor" else "Labs"
         gauges["floors_depth_bar"] = render_depth_bar(floor, href, kind=kind)
+    elif src_uri == COMPILER.page:
+
+        def floor_href(f: Floor) -> str:
+            return url_of(f.page)
+
+        def section(stop: Stop) -> str:
+            return f"#{stop.section}"
+
+        gauges["floors_gauge"] = render_elevator(COMPILER, floor_href, section)
+        gauges["floors_gauge_replaces"] = "Floors"
+        gauges["floors_depth_bar"] = render_elevator_bar(COMPILER, floor_href, section)
     elif src_uri == MAP_PAGE:
         # Part 0 opens with the building, the gauge at full size: the sidebar points to it instead of
         # listing the floors a second time on the same screen.

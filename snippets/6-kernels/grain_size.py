@@ -1,0 +1,122 @@
+"""The grain size at work: torch.add on one thread and on two, at sizes below and well above 32768 elements."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+
+import torch
+
+from pytorch_floors.claims import claim
+from pytorch_floors.measure import human_seconds, time_call
+
+GRAIN_SIZE = 32768
+"""`at::internal::GRAIN_SIZE` (aten/src/ATen/TensorIterator.h): the fewest elements worth a second thread.
+
+It is a C++ constant that torch does not expose to Python, so the proof states it as the source does.
+"""
+
+BELOW = (GRAIN_SIZE // 32, GRAIN_SIZE // 8, GRAIN_SIZE // 2)
+"""Sizes below the grain size: `TensorIterator::for_each` runs them on the calling thread whatever the setting."""
+
+AROUND = (GRAIN_SIZE, 2 * GRAIN_SIZE)
+"""At the grain size (still one task: `parallel_for` splits only a range longer than it) and twice it (two tasks)."""
+
+WELL_ABOVE = (8 * GRAIN_SIZE, 16 * GRAIN_SIZE, 32 * GRAIN_SIZE)
+"""Sizes well above it: 1 to 4 MiB per float32 tensor, enough work per thread to pay for waking a second one."""
+
+ROUNDS = 3  # every size and thread count once per round, so a burst of other work lands on all of them alike
+
+
+def usable_threads() -> tuple[int, str]:
+    """How many threads can really run at once here, and the reason when it is one."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    if cores < 2:
+        return 1, "this process may run on one CPU only: a second thread has no core of its own"
+    if torch.get_num_threads() < 2:
+        return 1, "torch was started with one intra-op thread (OMP_NUM_THREADS=1 or torch.set_num_threads(1))"
+    return 2, ""
+
+
+def tasks(elements: int, threads: int = 2) -> int:
+    """How many pieces `at::parallel_for` cuts an add of `elements` into with `threads` threads.
+
+    `TensorIterator::for_each` stays on one thread below the grain size; `parallel_for` splits only a
+    range longer than it, into at most one piece per thread and at least `GRAIN_SIZE` elements each
+    (`invoke_parallel` in aten/src/ATen/ParallelOpenMP.h).
+    """
+    if elements <= GRAIN_SIZE or threads < 2:
+        return 1
+    return min(threads, -(-elements // GRAIN_SIZE))
+
+
+def add_seconds(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> float:
+    """Best seconds per call of `torch.add(a, b, out=c)`: nothing allocated, only the kernel and its fixed cost."""
+    return time_call(lambda: torch.add(a, b, out=c), device="cpu", samples=9, min_sample_seconds=4e-3).best
+
+
+def measure(sizes: tuple[int, ...], rounds: int = ROUNDS) -> tuple[dict[tuple[int, int], float], float]:
+    """Best seconds of `torch.add(a, b, out=c)` per (size, threads), and the cores' worth of CPU time two threads got.
+
+    The second figure is the process's CPU time over the wall time of every two-thread sample at the
+    sizes well above the grain size: about 2 when both threads had a core, less when other work on
+    the machine took the cores while they ran. The thread setting is restored.
+    """
+    original = torch.get_num_threads()
+    best: dict[tuple[int, int], float] = {}
+    cpu = wall = 0.0
+    try:
+        for _ in range(rounds):
+            for n in sizes:
+                a, b, c = torch.rand(n), torch.rand(n), torch.empty(n)
+                for threads in (1, 2):
+                    torch.set_num_threads(threads)
+                    started, started_cpu = time.perf_counter(), time.process_time()
+                    seconds = add_seconds(a, b, c)
+                    if threads == 2 and n in WELL_ABOVE:
+                        cpu += time.process_time() - started_cpu
+                        wall += time.perf_counter() - started
+                    best[(n, threads)] = min(best.get((n, threads), float("inf")), seconds)
+    finally:
+        torch.set_num_threads(original)
+    return best, (cpu / wall if wall > 0 else 0.0)
+
+
+def main() -> None:
+    threads, why_one = usable_threads()
+    print(f"intra-op threads torch starts with: {torch.get_num_threads()}; grain size: {GRAIN_SIZE:,} elements")
+    print(torch.__config__.parallel_info().strip().splitlines()[-1].strip())
+    sizes = BELOW + AROUND + WELL_ABOVE
+    best, cores = measure(sizes)
+    print(f"{'elements':>10} {'x grain':>8} {'pieces':>7} {'1 thread':>10} {'2 threads':>10} {'1 / 2':>7}")
+    speedup = {n: best[(n, 1)] / best[(n, 2)] for n in sizes}
+    for n in sizes:
+        print(
+            f"{n:>10,} {n / GRAIN_SIZE:>8.3g} {tasks(n):>7} {human_seconds(best[(n, 1)]):>10}"
+            f" {human_seconds(best[(n, 2)]):>10} {speedup[n]:>6.2f}x"
+        )
+    print(f"two threads got {cores:.2f} cores' worth of CPU time while the largest adds ran")
+    below = [speedup[n] for n in BELOW]
+    claim(
+        "below the grain size a second thread does not help: the time on two threads is that on one",
+        held=all(2 / 3 < ratio < 1.5 for ratio in below),
+        detail="1 / 2 thread time " + ", ".join(f"{ratio:.2f}" for ratio in below),
+    )
+    above = statistics.median(speedup[n] for n in WELL_ABOVE)
+    held_by_others = f"other work held the cores: two threads got {cores:.2f} cores' worth of CPU time"
+    why = why_one if threads < 2 else held_by_others
+    claim(
+        "well above the grain size two threads are faster than one",
+        held=above > 1.25,
+        detail=f"median speed-up {above:.2f}x at 8, 16 and 32 times the grain size",
+        applies=threads >= 2 and cores >= 1.5,
+        why_not=why,
+    )
+
+
+if __name__ == "__main__":
+    main()
