@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -48,3 +50,15 @@ def test_lab_checks_are_counted_from_the_tiers_own_lab_pages(tmp_path: Path) -> 
     page.parent.mkdir(parents=True)
     page.write_text("self-check passed: a\nself-check passed: b\nnot graded on this machine: noisy\n")
     assert machines._lab_checks(tmp_path) == (2, 1)
+
+
+def test_a_blocks_process_runs_the_kernels_the_tier_asks_for() -> None:
+    # The one-core-scalar tier sets ATEN_CPU_CAPABILITY=default; a block's narrow environment dropped
+    # it, so its proofs (and the provenance) still ran the machine's vector kernels.
+    code = "from pytorch_floors.execution.facts import torch_facts; print(torch_facts().cpu_capability)"
+    env = {**os.environ, "ATEN_CPU_CAPABILITY": "default"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-1] == "DEFAULT"

@@ -21,6 +21,8 @@ PASSED_THROUGH = (
     "TMPDIR",
     "OMP_NUM_THREADS",
     "MKL_NUM_THREADS",
+    # The SIMD level torch's kernels dispatch to: the one-core-scalar tier sets it to `default`.
+    "ATEN_CPU_CAPABILITY",
     "CUDA_VISIBLE_DEVICES",
     "HIP_VISIBLE_DEVICES",
 )
