@@ -60,12 +60,17 @@ def main() -> None:
         log_x=True,
     )
     show(chart, text="\n".join(lines), name="add_bandwidth")
+    # Scalar kernels (ATEN_CPU_CAPABILITY=default) add one element per instruction: the loop, not the
+    # cache, sets the pace of a small add, and main memory keeps up with it.
+    scalar = device.type == "cpu" and torch.backends.cpu.get_cpu_capability() == "DEFAULT"
     claim(
         "an add from cache runs faster than one from main memory",
         held=best[2] > 1.5 * last[2],
         detail=f"{best[2] / last[2]:.1f}x",
-        applies=device.type == "cpu",
-        why_not=f"this claim is about a CPU's caches, and the proof ran on {device.type}",
+        applies=device.type == "cpu" and not scalar,
+        why_not=f"this claim is about a CPU's caches, and the proof ran on {device.type}"
+        if device.type != "cpu"
+        else "scalar kernels (CPU capability DEFAULT): the loop, not the cache, limits a small add",
     )
 
 
