@@ -55,9 +55,11 @@ from typing import BinaryIO
 from playwright.sync_api import Page, Response, sync_playwright
 
 from pytorch_floors.editions.handouts import CHROMIUM_ARGS
-from pytorch_floors.floors import FLOORS
+from pytorch_floors.floors import COMPILER, FLOORS
 
 PAGES = ["", "floors/3-boundary/", "floors/4-dispatcher/", "labs/4-dispatcher/"]
+WEIGHED = [*PAGES, *(p for p in (f"floors/{f.key}/" for f in FLOORS) if p not in PAGES), f"{COMPILER.slug}/"]
+"""The pages weighed (every floor, with its recorded tiers, and the compiler's page); the others audit PAGES."""
 CHROMIUM = "/usr/bin/chromium"
 PAGE_LIMIT_KB = 600
 DOM_LIMIT = 2500
@@ -103,7 +105,7 @@ def weigh(url: str) -> list[tuple[str, int, int]]:
     rows = []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        for path in PAGES:
+        for path in WEIGHED:
             context = browser.new_context(viewport={"width": 390, "height": 844})
             tab = context.new_page()
             sizes: dict[str, int] = {}

@@ -391,6 +391,6 @@ def test_a_tier_that_printed_this_builds_output_says_so_instead_of_repeating_it(
     # The recording was made here, from this cache: the same output and the same claims, block for block.
     root, recording = recorded
     html, _ = render(root, (recording,))
-    assert html.count("printed the same output as this build, character for character") == 3
+    assert html.count("The same output as this build's, character for character") == 3
     assert html.count("sum is 45") == 1, "the output is on the page once"
     assert html.count('data-tier="other"') == 6
