@@ -15,11 +15,19 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
 .PHONY: anchors setup serve build check patterns publish pdf record test lint typecheck pytest pytest-patterns pytest-rest pytest-properdocs setup-properdocs browser bench machines clean
 
+# pip shows what it installs (a line per package, a bar per download on a terminal): the first install
+# takes minutes, and a silent one looks hung.
+PINS = $$(grep -c '^[A-Za-z]' requirements.txt)
+INSTALLING = @echo "setup: installing the $(PINS) pinned packages of requirements.txt into $(1) (torch alone is some hundreds of MB; pip's progress follows)"
+INSTALLED = @echo "setup: $(1) is ready ($$(du -sh $(1) | cut -f1) on disk)"
+
 $(STAMP): requirements.txt pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --requirement requirements.txt
+	$(call INSTALLING,$(VENV))
+	$(BIN)/python -m pip install --progress-bar on --requirement requirements.txt
 	$(BIN)/python -m pip install --quiet --no-deps --editable .
+	$(call INSTALLED,$(VENV))
 	touch $(STAMP)
 
 ## setup: create .venv and install requirements.txt and the package
@@ -33,9 +41,11 @@ $(PD_PACKAGES): requirements.txt
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
 	rm -rf $(PD_VENV)
 	$(PYTHON) -m venv $(PD_VENV)
-	$(PD_BIN)/python -m pip install --quiet --requirement requirements.txt
+	$(call INSTALLING,$(PD_VENV))
+	$(PD_BIN)/python -m pip install --progress-bar on --requirement requirements.txt
 	$(PD_BIN)/python -m pip uninstall --quiet --yes mkdocs mkdocs-get-deps mergedeep
 	$(PD_BIN)/python -m pip install --quiet --no-deps $(PROPERDOCS)
+	$(call INSTALLED,$(PD_VENV))
 	touch $(PD_PACKAGES)
 
 $(PD_STAMP): $(PD_PACKAGES) pyproject.toml
@@ -49,9 +59,9 @@ $(PD_STAMP): $(PD_PACKAGES) pyproject.toml
 ## setup-properdocs: create .venv-properdocs: .venv's requirements with ProperDocs 1.6.7 in place of MkDocs 1.6.1
 setup-properdocs: $(PD_STAMP)
 
-## serve: set up, then serve the site at http://127.0.0.1:8000 (rebuilds on edits)
+## serve: set up, then serve the site at http://127.0.0.1:8000 (an edit renders again only the pages it changes)
 serve: setup
-	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
+	$(BIN)/mkdocs serve --dirty --dev-addr 127.0.0.1:8000
 
 ## build: set up, then build the site strictly into site/, and verify every page and block came from the floors plugin
 build: setup

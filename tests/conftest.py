@@ -141,6 +141,22 @@ def run_mkdocs(
     return Build(done.returncode, done.stdout + done.stderr, site, time.perf_counter() - start)
 
 
+LAB_CONFIG = """\
+site_name: Fixture
+site_url: https://example.invalid/
+theme:
+  name: material
+  font: false
+plugins:
+  - mkdocs-jupyter:
+      include: ["labs/*.py"]
+      execute: true
+      allow_errors: false
+  - floors
+"""
+"""A fixture site whose labs (`docs/labs/*.py`) mkdocs-jupyter executes, with the floors plugin after it."""
+
+
 FIXTURE_CONFIG = """\
 site_name: Fixture
 site_url: https://example.invalid/

@@ -20,7 +20,7 @@ import pytest
 from mkdocs_jupyter.nbconvert2 import nb2html  # type: ignore[import-untyped]
 from test_execution import start_serve
 
-from conftest import ROOT, Build, FixtureSite, needs_build, project_build, run_mkdocs
+from conftest import LAB_CONFIG, ROOT, Build, FixtureSite, needs_build, project_build, run_mkdocs
 from pytorch_floors.errors import FloorsError
 from pytorch_floors.floors import FLOORS, Floor
 from pytorch_floors.labs import checker, notebooks
@@ -333,21 +333,6 @@ def test_lab_pages_are_light_and_link_only_the_project_stylesheet(lab_site: Buil
         html = lab_page(lab_site, floor)
         assert len(html.encode()) < MAX_PAGE_BYTES, f"{floor.lab}: {len(html.encode())} bytes"
         assert html.count("stylesheets/labs.css") == 1, floor.lab
-
-
-LAB_CONFIG = """\
-site_name: Fixture
-site_url: https://example.invalid/
-theme:
-  name: material
-  font: false
-plugins:
-  - mkdocs-jupyter:
-      include: ["labs/*.py"]
-      execute: true
-      allow_errors: false
-  - floors
-"""
 
 
 CHECKER_CELL = '# %% tags=["checker"]\n# The self-check helpers go here.\n'

@@ -35,7 +35,10 @@ from pytorch_floors.execution.provenance import Provenance
 from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.execution.scan import ExecBlock
 
-__all__ = ["Engine", "ProofFailure", "shown_marker"]
+__all__ = ["SKIPPED_OUTPUT", "Engine", "ProofFailure", "shown_marker"]
+
+SKIPPED_OUTPUT = "(execution disabled for this build)"
+"""What a block this build does not run shows (a serve session puts its "running…" placeholder there)."""
 
 log = logging.getLogger("mkdocs.plugins.pytorch_floors")
 
@@ -451,7 +454,7 @@ class Engine:
         """Record a block this build does not run."""
         job.session.remember(job.code, job.block.block_id, job.options.timeout)
         self.record(BlockResult(self.page, job.block.block_id, job.proof, "skipped", None, digest=job.digest))
-        return "(execution disabled for this build)"
+        return SKIPPED_OUTPUT
 
     def _run_fresh(self, job: _Job) -> str:
         """Run a block in its session's process, then store, record and judge what it printed.

@@ -8,21 +8,33 @@ its kernel starts (`execve`) with only the variables a proof sees (`sandbox.PASS
 output is scrubbed of machine paths and reordering controls the way a proof's output is.
 Before it, the configuration names `LabCheckerPreprocessor`, which puts the self-check helpers into
 the lab's `checker` cell (`cells.with_checker`), so the page shows them and the kernel runs them.
+
+The build's log says what a lab does as it does it, as it does for proofs (`lab n/N docs/labs/3-boundary.py:
+running (cells limited to 300 s each)`, then `ran in 14 s`), numbered among the labs the build planned
+(`plan_labs`). The kernel's own warning that it talks to the build over local TCP without encryption is
+kept out of that log (`quiet_kernel_stderr`); anything else the kernel writes to its standard error goes through.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import re
+import subprocess
+import sys
+import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from jupyter_client.manager import AsyncKernelManager
 from nbclient.exceptions import CellExecutionError
 from nbconvert.preprocessors import ExecutePreprocessor, Preprocessor
 from traitlets import Bool, Type
 
+from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.output import PathScrubber, escape_bidi
 from pytorch_floors.execution.process.sandbox import PASSED_THROUGH
 from pytorch_floors.labs.cells import lab_name, with_checker
@@ -34,11 +46,17 @@ __all__ = [
     "LabExecutePreprocessor",
     "LabRun",
     "NarrowKernelManager",
+    "defer_labs",
     "keep_going",
     "kernel_environment",
+    "lab_place",
+    "plan_labs",
+    "quiet_kernel_stderr",
     "scrub_outputs",
     "take_runs",
 ]
+
+log = logging.getLogger("mkdocs.plugins.pytorch_floors")
 
 PROJECT_DIR = "FLOORS_PROJECT_DIR"
 """Set in the build's environment (not the kernel's) by `labs.configure_jupyter`: the path pages must not show."""
@@ -64,15 +82,88 @@ class LabRun:
     Attributes:
         seconds: How long the cells took to run, kernel start included.
         errors: The cells that raised, when errors were allowed (`mkdocs serve`).
+        deferred: The lab did not run: a serve session's background build runs it (`defer_labs`).
     """
 
     seconds: float
     errors: tuple[CellError, ...]
+    deferred: bool = False
 
 
 _errors: list[CellError] = []
 _runs: list[LabRun] = []
 _keep_going = False
+_defer = False
+_planned: list[str] = []
+
+
+def defer_labs(enabled: bool) -> None:
+    """Render labs without running them, for a serve session whose background build runs them.
+
+    A lab executed earlier still comes from mkdocs-jupyter's cache, outputs and all; one that would
+    execute is rendered as it is written, and its run is recorded as deferred (`take_runs`), so the
+    build can drop what mkdocs-jupyter cached of it and show the page again once the lab has run.
+
+    Args:
+        enabled: Whether labs wait for the background build.
+    """
+    global _defer  # noqa: PLW0603  (one setting for the build process, as nbconvert builds executors itself)
+    _defer = enabled
+
+
+def plan_labs(labs: Sequence[str]) -> None:
+    """Name the labs this build renders, in the order it renders them, so the log numbers each (`lab n/N ...`).
+
+    Args:
+        labs: Source paths relative to `docs/` (`labs/3-boundary.py`), as the floor registry lists them.
+    """
+    _planned[:] = list(labs)
+
+
+def lab_place(lab: str) -> str:
+    """`n/N docs/labs/...` for a lab of this build's plan (`plan_labs`), or the lab alone if it is not planned.
+
+    Args:
+        lab: The lab's path as `cells.lab_name` gives it (`docs/labs/3-boundary.py`).
+
+    Returns:
+        How the log names it.
+    """
+    relative = lab.removeprefix("docs/")
+    if relative in _planned:
+        return f"{_planned.index(relative) + 1}/{len(_planned)} {lab}"
+    return lab
+
+
+_TRANSPORT_WARNING = re.compile(r"\bwithout encryption\b|^Warning: .*\binsecure\b", re.IGNORECASE)
+"""What the kernel says about its local transport (ipykernel's `IPKernelApp` warns that TCP carries no
+encryption): the build starts the kernel on this machine for its own cells, so the line tells an author nothing."""
+
+
+def quiet_kernel_stderr(stream: IO[bytes], out: IO[str] | None = None) -> threading.Thread:
+    """Copy a kernel's standard error to the build's, line by line, without its transport warning.
+
+    Args:
+        stream: The kernel process's standard error (a pipe).
+        out: Where the other lines go (default: the build's `sys.stderr` at the time of each line).
+
+    Returns:
+        The (daemon) thread that copies until the kernel, and whatever it started, closed the pipe.
+    """
+
+    def copy() -> None:
+        with stream:
+            for raw in iter(stream.readline, b""):
+                line = raw.decode("utf-8", errors="replace")
+                if _TRANSPORT_WARNING.search(line):
+                    continue
+                target = out if out is not None else sys.stderr
+                target.write(line)
+                target.flush()
+
+    thread = threading.Thread(target=copy, name="lab-kernel-stderr", daemon=True)
+    thread.start()
+    return thread
 
 
 def keep_going(enabled: bool) -> None:
@@ -130,7 +221,12 @@ class NarrowKernelManager(AsyncKernelManager):
             **kwargs: What nbclient passes (`extra_arguments`, `cwd`); an `env` is replaced.
         """
         kwargs["env"] = kernel_environment(os.environ)
+        # Piped, so the kernel's warning about its local transport stays out of the build's log.
+        kwargs["stderr"] = subprocess.PIPE
         await super().start_kernel(**kwargs)
+        process = getattr(self.provisioner, "process", None)
+        if process is not None and process.stderr is not None:
+            quiet_kernel_stderr(process.stderr)
 
 
 def _scrub(value: Any, scrub: PathScrubber) -> Any:
@@ -209,11 +305,23 @@ class LabExecutePreprocessor(ExecutePreprocessor):
             The executed notebook and the resources.
         """
         _errors.clear()
+        where = f"lab {lab_place(lab_name(nb))}"
+        if _defer:
+            log.info("%s: waits for the background build", where)
+            _runs.append(LabRun(0.0, (), deferred=True))
+            return nb, resources
+        limit = f"cells limited to {self.timeout} s each" if self.timeout and self.timeout > 0 else "no cell limit"
+        log.info("%s: running (%s)", where, limit)
         started = time.perf_counter()
+        ended = "failed after"
         try:
-            return super().preprocess(nb, resources, km)
+            executed = super().preprocess(nb, resources, km)
+            ended = "ran in" if not _errors else f"{len(_errors)} cell(s) failed; ran in"
+            return executed
         finally:
-            _runs.append(LabRun(time.perf_counter() - started, tuple(_errors)))
+            seconds = time.perf_counter() - started
+            log.info("%s: %s %s", where, ended, format_seconds(seconds))
+            _runs.append(LabRun(seconds, tuple(_errors)))
             _errors.clear()
 
     def preprocess_cell(self, cell: Any, resources: Any, index: int) -> tuple[Any, Any]:

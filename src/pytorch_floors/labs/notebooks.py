@@ -15,7 +15,7 @@ import nbformat
 from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.cache import machine_fingerprint
 from pytorch_floors.execution.facts import TorchFacts
-from pytorch_floors.execution.imports import sources_digest
+from pytorch_floors.execution.imports import local_imports, sources_digest
 from pytorch_floors.floors import FLOORS, Floor, floor_for_page
 from pytorch_floors.labs.cells import checker_source, lab_text, read_lab, student_notebook
 from pytorch_floors.labs.install import install_line
@@ -30,6 +30,7 @@ __all__ = [
     "jupyter_cache_dir",
     "jupyter_environment",
     "lab_failure_banner",
+    "lab_inputs",
     "labs_fingerprint",
     "publish_notebooks",
 ]
@@ -103,6 +104,32 @@ def labs_fingerprint(project_dir: Path, docs_dir: Path, facts: TorchFacts | None
         "checker": hashlib.sha256(checker_source().encode()).hexdigest(),
         "requirements": hashlib.sha256(pins).hexdigest(),
     }
+
+
+def lab_inputs(project_dir: Path, docs_dir: Path) -> list[Path]:
+    """The files and folders `jupyter_cache_dir` reads, beside the machine and the package's own checker.
+
+    A serve session keeps the folder while none of these changes (`plugin.serve.Memo`): a folder is
+    listed too, so a lab or a Jupyter file added to it counts.
+
+    Args:
+        project_dir: The project root.
+        docs_dir: The site's pages.
+
+    Returns:
+        The labs, the project modules they import, `requirements.txt`, and the Jupyter folder's files.
+    """
+    labs = [docs_dir / floor.lab for floor in FLOORS]
+    sources = "\n\n".join(path.read_text(encoding="utf-8") for path in labs if path.is_file())
+    jupyter_dir = project_dir / JUPYTER_DIR
+    return [
+        *labs,
+        *{lab.parent for lab in labs},
+        *local_imports(sources, (project_dir / "src", project_dir)),
+        project_dir / "requirements.txt",
+        jupyter_dir,
+        *sorted(path for path in jupyter_dir.rglob("*")),
+    ]
 
 
 def jupyter_cache_dir(

@@ -3,12 +3,15 @@
 The [`floors` plugin][pytorch_floors.plugin.plugin.FloorsPlugin] creates a `SiteBuild` in `on_config`
 and hands it every later event of that build. Everything a build gathers (its engine and
 records, the files, the provenance, the manifest) lives on this object and ends with it, so a
-second build in the same process (`mkdocs serve`) starts from nothing.
+second build in the same process (`mkdocs serve`) starts from nothing but what its serve session
+lends it on purpose ([`ServeSession`][pytorch_floors.plugin.serve.ServeSession]): torch's facts, and
+under `--dirty` what the pages it does not render again contributed to the build that did.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import logging
 import os
@@ -18,41 +21,59 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from jinja2 import Environment
 from markdown_exec import markdown_config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
-from pytorch_floors.editions.anchors import CITABLE_PAGES, apply_aliases, read_aliases, read_lock
+from pytorch_floors.editions.anchors import CITABLE_PAGES, apply_aliases, page_url, read_aliases, read_lock
 from pytorch_floors.editions.course_pack import write_packs
 from pytorch_floors.editions.handouts import cite_links_html, handout_context
 from pytorch_floors.editions.manifest import ManifestRecorder
 from pytorch_floors.editions.what_changed import PAGE as WHAT_CHANGED_PAGE
 from pytorch_floors.editions.what_changed import fill
+from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.bundle import BundleError, bundle
 from pytorch_floors.execution.cache import CacheError, OutputCache, machine_fingerprint
 from pytorch_floors.execution.claim_policy import claims_summary
+from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.engine import Engine
-from pytorch_floors.execution.facts import torch_facts
+from pytorch_floors.execution.facts import TorchFacts, torch_facts
 from pytorch_floors.execution.provenance import collect, of_outputs
 from pytorch_floors.execution.report import report_html, report_json
 from pytorch_floors.execution.result import BlockResult, Status
 from pytorch_floors.execution.scan import ScanError, not_utf8, scan_markdown
 from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, MAP_TITLE, floor_for_page
-from pytorch_floors.labs.kernel import keep_going, take_runs
-from pytorch_floors.labs.launch import configure_launch, keep_run_time, run_times_file
+from pytorch_floors.labs.kernel import defer_labs, keep_going, lab_place, plan_labs, take_runs
+from pytorch_floors.labs.launch import configure_launch, keep_run_time, run_seconds, run_times_file
 from pytorch_floors.labs.notebooks import (
     JUPYTER_DIR,
     finish_lab_page,
     jupyter_cache_dir,
     jupyter_environment,
     lab_failure_banner,
+    lab_inputs,
     publish_notebooks,
 )
 from pytorch_floors.plugin.config import Settings
 from pytorch_floors.plugin.fence import register_fence
+from pytorch_floors.plugin.serve import (
+    PageInput,
+    PageState,
+    Plan,
+    ServeSession,
+    inputs_digest,
+    mark_pending,
+    merge_search_index,
+    page_input,
+    partial_note,
+    partial_report,
+    pending_page,
+)
 from pytorch_floors.recordings.report import machines_html, page_tiers, recordings_json, recordings_summary
 from pytorch_floors.recordings.schema import RecordingError, read_recordings
 from pytorch_floors.render.citation import cite_page_html
@@ -150,21 +171,24 @@ def _labs_follow(config: MkDocsConfig, settings: Settings, cache_dir: Path | Non
 class SiteBuild:
     """One build of the site: its engine, the pages' proofs and what the pages and reports are given."""
 
-    def __init__(self, config: MkDocsConfig, settings: Settings, *, serving: bool = False) -> None:
+    def __init__(
+        self, config: MkDocsConfig, settings: Settings, *, serving: bool = False, session: ServeSession | None = None
+    ) -> None:
         """Fill the navigation's floor and lab sections from the registry and start the build's engine.
 
         Args:
             config: The MkDocs configuration (after every plugin's `on_config` before this one).
             settings: The plugin's options.
             serving: This is `mkdocs serve`: a failed proof shows a banner instead of stopping the build.
+            session: What this `mkdocs serve` kept from its earlier builds (`plugin.serve`); `None` for
+                `mkdocs build`, which renders every page.
 
         Raises:
             PluginError: If `anchors.aliases` cannot be read.
         """
         self.serving = serving
         self.settings = settings
-        # Every page of this build carries it, and so does the report: `verify` matches them.
-        self.build_id = uuid.uuid4().hex
+        self._join(session)
         self.planned_labs: list[str] = []
         project_dir = Path(config.config_file_path).parent.resolve()
         name = settings.published
@@ -174,8 +198,11 @@ class SiteBuild:
         _fill_nav(config.nav or [], Path(config.docs_dir))
         listing_language(config.mdx_configs)
         cache_root = Path(settings.cache_dir) if settings.cache_dir else project_dir / ".cache"
-        # Torch's facts come from a block's process: the build itself never imports torch.
-        facts = torch_facts()
+        # Torch's facts come from a block's process: the build itself never imports torch. A serve
+        # session asks once: the machine does not change between two edits.
+        facts = session.facts if session is not None and session.facts is not None else torch_facts()
+        if session is not None:
+            session.facts = facts
         self.provenance = collect(facts)
         self.engine = Engine(
             project_dir,
@@ -191,10 +218,12 @@ class SiteBuild:
             self.recordings = read_recordings(project_dir / settings.recordings) if settings.recordings else ()
         except RecordingError as error:
             raise PluginError(str(error)) from None
+        self.engine.execute = settings.execute and not self.defer
+        defer_labs(self.defer)
         register_fence(config, self.engine, self.recordings)
         markdown_config.save(config.markdown_extensions, config.mdx_configs)
         labs_run = config.plugins.get("mkdocs-jupyter") is not None
-        lab_cache = jupyter_cache_dir(project_dir, Path(config.docs_dir), cache_root, facts) if labs_run else None
+        lab_cache = self._lab_cache(project_dir, Path(config.docs_dir), cache_root, facts) if labs_run else None
         _labs_follow(config, settings, lab_cache)
         keep_going(serving)
         # nbconvert finds the project's templates and configuration through these variables; they are
@@ -203,6 +232,10 @@ class SiteBuild:
         self._saved_env = {name: os.environ.get(name) for name in jupyter_env}
         os.environ.update(jupyter_env)
         self.jupyter_cache = cache_root / "mkdocs-jupyter"
+        search = config.plugins.get("material/search")
+        if session is not None and session.dirty and search is not None and hasattr(search, "search_index_prev"):
+            # Material merges a dirty build's index with the last one for one page only; `_remember` merges all.
+            search.search_index_prev = None
         self.files: Files | None = None
         self.notebook_cache_before: set[Path] = set()
         try:
@@ -212,6 +245,38 @@ class SiteBuild:
         self.manifest = ManifestRecorder(read_lock(project_dir / "anchors.lock"), self.aliases)
         times = run_times_file(cache_root, lab_cache) if lab_cache else None
         self.launch = configure_launch(config.repo_url, times, project_dir, self.engine.records)
+
+    def _join(self, session: ServeSession | None) -> None:
+        """Take this build's part of a serve session (none for `mkdocs build`): its mark, and what it defers."""
+        self.session = session
+        # Every page of this build carries it, and so does the report: `verify` matches them. A dirty
+        # session keeps one: the pages a build does not render carry the mark of the build that did.
+        self.build_id = session.build_id if session is not None and session.dirty else uuid.uuid4().hex
+        self.plan = Plan(None, "a published build renders every page")
+        # On a cold cache, a session with live reload runs no proof or lab itself: its background build does.
+        self.defer, self.ready = session.start_build() if session is not None else (False, set())
+        self.defer = self.defer and self.settings.execute
+        self.pending_pages: set[str] = set()
+        self.page_inputs: dict[str, PageInput] = {}
+        self.inputs = ""
+
+    def _lab_cache(self, project_dir: Path, docs_dir: Path, cache_root: Path, facts: TorchFacts) -> Path:
+        """`jupyter_cache_dir`, which a serve session keeps while the labs and what they depend on are unchanged."""
+        if self.session is None:
+            return jupyter_cache_dir(project_dir, docs_dir, cache_root, facts)
+
+        def compute() -> tuple[Path, list[Path]]:
+            return jupyter_cache_dir(project_dir, docs_dir, cache_root, facts), lab_inputs(project_dir, docs_dir)
+
+        return self.session.memo.get(("labs", project_dir, docs_dir, cache_root), compute)
+
+    def _bundle(self, path: Path, uri: str) -> str:
+        """A proof's download (`execution.bundle`), which a serve session keeps while the proof is unchanged."""
+
+        def compute() -> tuple[str, list[Path]]:
+            return bundle(path.read_text(encoding="utf-8"), uri, PACKAGE_DIR), [path]
+
+        return compute()[0] if self.session is None else self.session.memo.get(("bundle", path), compute)
 
     def close(self) -> None:
         """End the processes of the build's blocks (at its end, and when it stops with an error)."""
@@ -232,7 +297,17 @@ class SiteBuild:
         """
         engine = self.engine
         docs_dir = Path(config.docs_dir)
+        labs = {floor.lab for floor in FLOORS} if config.plugins.get("mkdocs-jupyter") is not None else set()
         for file in files.documentation_pages():
+            if self.session is not None and file.src_uri.endswith((".md", ".py")):
+                self.page_inputs[file.src_uri] = page_input(
+                    file.src_uri,
+                    docs_dir / file.src_uri,
+                    engine.project_dir,
+                    engine.import_roots,
+                    lab=file.src_uri in labs,
+                    memo=self.session.memo,
+                )
             if not file.src_uri.endswith(".md"):
                 continue
             try:
@@ -248,7 +323,7 @@ class SiteBuild:
             # The download carries the helpers it imports, so it runs without this package.
             uri = path.relative_to(engine.project_dir).as_posix()
             try:
-                content = bundle(path.read_text(encoding="utf-8"), uri, PACKAGE_DIR)
+                content = self._bundle(path, uri)
             except BundleError as error:
                 raise PluginError(str(error)) from None
             except UnicodeDecodeError as error:
@@ -260,11 +335,76 @@ class SiteBuild:
         if what_changed is not None:
             files.remove(what_changed)
             files.append(what_changed)
-        if config.plugins.get("mkdocs-jupyter") is not None:
-            labs = {floor.lab for floor in FLOORS}
-            self.planned_labs = [f.src_uri for f in files.documentation_pages() if f.src_uri in labs]
+        if labs:
+            present = {f.src_uri for f in files.documentation_pages()}
+            self.planned_labs = [floor.lab for floor in FLOORS if floor.lab in present]  # the registry's order
+        plan_labs(self.planned_labs)
         log.info("proofs: %d executed blocks planned on %d pages", engine.total, len(engine.planned))
+        self._plan_pages(files, config)
         return files
+
+    def _plan_pages(self, files: Files, config: MkDocsConfig) -> None:
+        """Tell MkDocs which pages this build renders: under a dirty serve session, what an edit changed.
+
+        MkDocs asks each page's file `is_modified()` in a dirty build (`mkdocs serve --dirty`, and
+        `mkdocs build --dirty`). Outside a serve session every page answers yes, so a built site is
+        always whole; in one, the session's plan answers, and the pages it leaves out lend this
+        build their sections of the edition's manifest (What changed compares them).
+        """
+        pages = files.documentation_pages()
+        if self.session is not None:
+            theme_dir = config.theme.custom_dir
+            recordings = [self.engine.project_dir / self.settings.recordings] if self.settings.recordings else []
+            self.inputs = inputs_digest(
+                Path(config.config_file_path),
+                self.engine.project_dir,
+                Path(theme_dir) if theme_dir else None,
+                recordings,  # the other machines' outputs, which the pages' tabs show
+            )
+            self.plan = self.session.plan(self.page_inputs, self.inputs, also=self.ready)
+        plan = self.plan
+        for file in pages:
+            file.is_modified = functools.partial(plan.rebuilds, file.src_uri)  # type: ignore[method-assign]
+        if not plan.partial or self.session is None:
+            if self.session is not None and self.session.dirty:
+                log.info("serve: every page renders (%s)", plan.why)
+            return
+        for page, state in self.session.kept(plan):
+            if state.manifest is not None:
+                self.manifest.pages[page_url(page)] = state.manifest
+        jupyter = config.plugins.get("mkdocs-jupyter")
+        if jupyter is not None and not any(plan.rebuilds(lab) for lab in self.planned_labs):
+            # mkdocs-jupyter forgets every cached run it did not use in a build: this one renders no lab.
+            jupyter.config["cache"] = False
+        mkdocstrings = config.plugins.get("mkdocstrings")
+        api = [page for page, seen in self.page_inputs.items() if seen.api]
+        if mkdocstrings is not None and not any(plan.rebuilds(page) for page in api):
+            # Its inventory (`objects.inv`) lists what the API pages rendered: this build renders none.
+            mkdocstrings.config["enable_inventory"] = False
+        names = sorted(plan.rebuilt or ())
+        log.info("serve: %d of %d pages render again: %s", len(names), len(pages), ", ".join(names))
+
+    def on_nav(self, nav: Navigation) -> None:
+        """Give the pages this build does not render the titles the navigation showed for them."""
+        if self.session is None or not self.plan.partial:
+            return
+        for page, state in self.session.kept(self.plan):
+            file = self._files().get_file_from_path(page)
+            if file is not None and file.page is not None and file.page.title is None and state.title:
+                file.page.title = state.title
+
+    def on_env(self, env: Environment) -> None:
+        """Keep the session's compiled templates; lend the report the records of the pages not rendered again."""
+        if self.session is None:
+            return
+        env.bytecode_cache = self.session.templates
+        if not self.plan.partial:
+            return
+        order = {file.src_uri: index for index, file in enumerate(self._files().documentation_pages())}
+        kept = [record for _page, state in self.session.kept(self.plan) for record in state.records]
+        records = sorted([*kept, *self.engine.records], key=lambda record: order.get(record.page, len(order)))
+        self.engine.records[:] = records  # the same list: the launch settings read it
+        self.engine.failures.extend(f for _page, state in self.session.kept(self.plan) for f in state.failures)
 
     def _planned_blocks(self) -> list[tuple[str, str]]:
         return [(page, block.block_id) for page, blocks in self.engine.planned.items() for block in blocks]
@@ -333,11 +473,18 @@ class SiteBuild:
             # mkdocs-jupyter executes the notebook while rendering the page, through the project's executor,
             # which records the run; none means the notebook came from mkdocs-jupyter's cache.
             runs = take_runs()
-            executed = engine.execute and (engine.only is None or fnmatch(floor.lab, engine.only))
+            executed = self.settings.execute and (engine.only is None or fnmatch(floor.lab, engine.only))
             status: Status = "skipped" if not executed else "ran" if runs else "cached"
             seconds = runs[-1].seconds if runs else None
             errors = runs[-1].errors if runs else ()
             failure = None
+            if runs and runs[-1].deferred:
+                # The session's background build runs it; what mkdocs-jupyter just cached of it never ran.
+                status, seconds = "skipped", None
+                for path in self._cache_files() - self.notebook_cache_before:
+                    path.unlink()
+                self.pending_pages.add(page.file.src_uri)
+                html = pending_page(html, lab=True)
             if errors:
                 # Only under serve (`labs.kernel.keep_going`): the page shows the error. mkdocs-jupyter has just
                 # cached the failed run; that entry is dropped, so no later build takes it for a result.
@@ -348,9 +495,25 @@ class SiteBuild:
                 log.error("lab failed: %s", failure)
                 html = lab_failure_banner(failure) + html
             engine.record(BlockResult(page.file.src_uri, "notebook", floor.lab, status, seconds, error=failure))
+            if status == "cached":
+                try:
+                    kept = run_seconds(
+                        floor, Path(page.file.abs_src_path or "").read_text(encoding="utf-8"), self.launch
+                    )
+                except FloorsError:
+                    kept = None  # the page's download box says why
+                took = f" (ran in {format_seconds(kept)})" if kept is not None else ""
+                log.info("lab %s: cached%s", lab_place(f"docs/{floor.lab}"), took)
             if status == "ran" and seconds is not None:
                 source = Path(page.file.abs_src_path or "").read_text(encoding="utf-8")
                 keep_run_time(floor, source, seconds, self.launch)
+        elif (
+            self.defer
+            and (engine.only is None or fnmatch(page.file.src_uri, engine.only))
+            and any(r.status == "skipped" for r in engine.records if r.page == page.file.src_uri)
+        ):
+            self.pending_pages.add(page.file.src_uri)
+            html = pending_page(html, lab=False)
         html = narrow_search(html)
         failed = [f for f in engine.failures if f.page == page.file.src_uri]
         if failed and not self.serving:
@@ -388,7 +551,8 @@ class SiteBuild:
         context["floors_tiers"] = page_tiers(self.engine.records, self.recordings, page.file.src_uri)
         if page.content and REPORT_MARKER in page.content:
             template = config.theme.get_env().get_template("partials/floors-build-report.html")
-            page.content = page.content.replace(REPORT_MARKER, report_html(self.engine.records, template))
+            report = report_html(self.engine.records, template)
+            page.content = page.content.replace(REPORT_MARKER, partial_note(self.plan.rebuilt) + report)
         if page.content and MACHINES_MARKER in page.content:
             page.content = page.content.replace(
                 MACHINES_MARKER, machines_html(self.engine.records, self.recordings, self._planned_blocks(), url_of)
@@ -424,6 +588,8 @@ class SiteBuild:
                 log.error(message)
             else:
                 raise PluginError(message)
+        if page.file.src_uri in self.pending_pages:
+            output = mark_pending(output)
         return finish_lab_page(
             output,
             src_uri=page.file.src_uri,
@@ -440,8 +606,10 @@ class SiteBuild:
         """
         engine = self.engine
         engine.end_page()
-        publish_notebooks(Path(config.site_dir), Path(config.docs_dir), self.launch)
-        write_packs(Path(config.site_dir))  # without PDFs: `make pdf` packs again once it has printed them
+        if not self.plan.partial or any(self.plan.rebuilds(lab) for lab in self.planned_labs):
+            # A partial build that renders no lab leaves the notebooks and packs of the build that did.
+            publish_notebooks(Path(config.site_dir), Path(config.docs_dir), self.launch)
+            write_packs(Path(config.site_dir))  # without PDFs: `make pdf` packs again once it has printed them
         planned = self._planned_blocks()
         planned += [(lab, "notebook") for lab in self.planned_labs]
         report = report_json(
@@ -452,6 +620,7 @@ class SiteBuild:
             planned=planned,
             recordings=recordings_json(engine.records, self.recordings, self._planned_blocks()),
         )
+        report = partial_report(report, self.plan.rebuilt)
         Path(config.site_dir, "build-report.json").write_text(report, encoding="utf-8")
         try:
             self.manifest.write(Path(config.site_dir), self.settings.edition)
@@ -462,7 +631,7 @@ class SiteBuild:
             # Material's version selector asks for ../versions.json; outside a mike deployment there is one edition.
             name = self.settings.edition
             versions.write_text(json.dumps([{"version": name, "title": name, "aliases": []}]), encoding="utf-8")
-        complete = engine.execute and engine.only is None and not engine.failures
+        complete = engine.execute and engine.only is None and not engine.failures and not self.plan.partial
         if complete and engine.cache.mode != "off":
             # Only a build that planned every block knows which entries nothing uses any more.
             try:
@@ -476,3 +645,36 @@ class SiteBuild:
             log.info("%s", recordings_summary(engine.records, self.recordings, self._planned_blocks()))
         if engine.failures and self.serving:
             log.error("proofs failed:\n%s", "\n".join(str(f) for f in engine.failures))
+        self._remember(config)
+        if self.session is not None:
+            waiting = {page for page in self.session.pending if not self.plan.rebuilds(page)} | self.pending_pages
+            self.session.end_build(waiting, Path(config.config_file_path), self.engine.project_dir)
+
+    def _remember(self, config: MkDocsConfig) -> None:
+        """Keep, for the session's next build, what each page contributed to this one (a dirty session only)."""
+        session = self.session
+        if session is None or not session.dirty:
+            return
+        pages = self._files().documentation_pages()
+        search: dict[str, list[dict[str, Any]]] = {}
+        index = Path(config.site_dir, "search", "search_index.json")
+        if index.is_file():
+            kept = {state.url: state.search for state in session.pages.values()}
+            rebuilt = None if self.plan.rebuilt is None else {f.url for f in pages if self.plan.rebuilds(f.src_uri)}
+            search = merge_search_index(index, rebuilt, kept, [f.url for f in pages])
+        states = {}
+        for file in pages:
+            seen = self.page_inputs.get(file.src_uri)
+            if seen is None:
+                continue
+            states[file.src_uri] = PageState(
+                url=file.url,
+                digest=seen.digest,
+                title_key=seen.title_key,
+                title=file.page.title if file.page is not None else None,
+                records=[r for r in self.engine.records if r.page == file.src_uri],
+                failures=[f for f in self.engine.failures if f.page == file.src_uri],
+                manifest=self.manifest.pages.get(page_url(file.src_uri)),
+                search=search.get(file.url, []),
+            )
+        session.pages, session.inputs = states, self.inputs

@@ -13,6 +13,14 @@ When a file of this package changed since the process imported it (an edit under
 `mkdocs serve` starts again in the same process (`execv`, the same command line): the build, its
 templates and the proof server all import the new code, and no module is ever dropped from
 `sys.modules` by hand. The browser's live reload reconnects to the new server on its own.
+
+Under `mkdocs serve` the plugin keeps a [`ServeSession`][pytorch_floors.plugin.serve.ServeSession]
+from one build to the next: torch's facts are asked once, and with `--dirty` (`make serve`) each build
+renders only the pages an edit can have changed, and keeps what the others contributed
+([`pytorch_floors.plugin.serve`][pytorch_floors.plugin.serve]); on a cold cache it answers at once and
+runs the proofs and labs in a background build, showing each page again as it is done. `mkdocs build`
+has no session (the background build is one, told so by `FLOORS_SERVE_BACKGROUND`: it keeps going past a
+failed proof, as serve does, and ends with the serve process).
 """
 
 from __future__ import annotations
@@ -27,8 +35,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal, cast
 
+from jinja2 import Environment
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
+from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import Files
 from mkdocs.structure.nav import Navigation
@@ -40,6 +50,13 @@ from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.process.runner import StartMethodError, end_all, start_method
 from pytorch_floors.plugin.build import SiteBuild
 from pytorch_floors.plugin.config import FloorsConfig, Settings
+from pytorch_floors.plugin.serve import (
+    BACKGROUND_VARIABLE,
+    SIGNALS_VARIABLE,
+    ServeSession,
+    quiet_dirty_warning,
+    watch_parent,
+)
 
 __all__ = ["FloorsPlugin", "mark_page", "package_state"]
 
@@ -97,6 +114,10 @@ class FloorsPlugin(BasePlugin[FloorsConfig]):  # type: ignore[no-untyped-call]  
     def __init__(self) -> None:
         """Start with no build; remember which files the package's modules were imported from."""
         self.serving = False
+        self.restarts = False
+        self.session: ServeSession | None = None
+        self._watching_parent = False
+        self._leftovers: list[Path] = []
         self._loaded = package_state()
         self._build: SiteBuild | None = None
 
@@ -112,12 +133,40 @@ class FloorsPlugin(BasePlugin[FloorsConfig]):  # type: ignore[no-untyped-call]  
         return self._build
 
     def on_startup(self, *, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
-        """Remember whether this is `mkdocs serve`: there a failed proof shows a banner instead of stopping."""
-        self.serving = command == "serve"
+        """Remember whether this is `mkdocs serve`: there a failed proof shows a banner instead of stopping.
+
+        `mkdocs serve` starts a session that its builds share (`--dirty`: each renders what an edit changed).
+        """
+        background = os.environ.get(BACKGROUND_VARIABLE, "")
+        # A serve session's background build keeps going past a failed proof, as serve does.
+        self.serving = command == "serve" or (command == "build" and background.isdigit())
+        self.restarts = command == "serve"
+        if command == "build" and background.isdigit() and not self._watching_parent:
+            signals = os.environ.get(SIGNALS_VARIABLE)
+            self._leftovers.extend([Path(signals)] if signals else [])
+            watch_parent(int(background), self._leftovers)
+            self._watching_parent = True
+        # Live reload is what shows a page again once the background build has run its proofs.
+        defers = dirty and "--no-livereload" not in sys.argv[1:]
+        self.session = ServeSession(dirty=dirty, defers=defers) if command == "serve" else None
+        quiet_dirty_warning(self.session is not None and self.session.dirty)
 
     def on_shutdown(self) -> None:
-        """End every block process still running, with everything it started (`mkdocs serve` stopped mid-build)."""
+        """End every block process still running, with everything it started (`mkdocs serve` stopped mid-build).
+
+        The serve session ends with it.
+        """
+        quiet_dirty_warning(False)
+        if self.session is not None:
+            self.session.close()
+        self.session = None
         end_all()
+
+    def on_serve(self, server: LiveReloadServer, /, *, config: MkDocsConfig, builder: Any) -> LiveReloadServer:
+        """Watch the folder the session's background build touches as it finishes a page."""
+        if self.session is not None and self.session.signal_dir is not None:
+            server.watch(str(self.session.signal_dir))
+        return server
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         """Start a new build, with its own engine, and register the executed fence bound to it.
@@ -129,20 +178,34 @@ class FloorsPlugin(BasePlugin[FloorsConfig]):  # type: ignore[no-untyped-call]  
         if self._build is not None:
             self._build.close()
             self._build = None
-        if self.serving and package_state() != self._loaded:
+        if self.restarts and package_state() != self._loaded:
             log.info("pytorch_floors changed on disk: mkdocs serve starts again, so the build runs the new code")
+            if self.session is not None:
+                self.session.close()  # its background build ran the old code
             restart_serve(config.site_dir)
+        if self._watching_parent:
+            self._leftovers.append(Path(config.site_dir))  # a background build's site: nobody reads it
         settings = Settings.of(self.config)
         with _as_plugin_error():
             if settings.execute:
                 start_method()  # before anything runs
-            self._build = SiteBuild(config, settings, serving=self.serving)
+            self._build = SiteBuild(config, settings, serving=self.serving, session=self.session)
         return config
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         """Plan every executed block of the site and publish the proof scripts for download."""
         with _as_plugin_error():
             return self.build.on_files(files, config)
+
+    def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
+        """Keep the titles of the pages a serve build does not render again."""
+        self.build.on_nav(nav)
+        return nav
+
+    def on_env(self, env: Environment, config: MkDocsConfig, files: Files) -> Environment:
+        """Keep a serve session's compiled templates; complete a partial build's records."""
+        self.build.on_env(env)
+        return env
 
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """Start the page's proofs afresh; give floor pages their title and description from the registry."""

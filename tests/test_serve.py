@@ -1,0 +1,543 @@
+"""The author's loop under `mkdocs serve`: an edit renders again only what it changed; a built site stays whole.
+
+Also what the loop prints: pip's progress while `make` sets up, the labs' progress like the proofs', and
+no warning from the lab kernel about its local transport.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from html import unescape
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import jupytext
+import psutil
+import pytest
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+from test_engine import gone
+
+import pytorch_floors.plugin.plugin as plugin_module
+from conftest import FIXTURE_CONFIG, LAB_CONFIG, ROOT, Build, FixtureSite, needs_build
+from pytorch_floors.editions.verify import MARK
+from pytorch_floors.execution.engine import SKIPPED_OUTPUT
+from pytorch_floors.execution.facts import torch_facts
+from pytorch_floors.labs import kernel
+from pytorch_floors.plugin.plugin import FloorsPlugin
+from pytorch_floors.plugin.serve import (
+    PARTIAL_ATTRIBUTE,
+    PENDING_ATTRIBUTE,
+    PENDING_TEXT,
+    PageInput,
+    PageState,
+    Plan,
+    inputs_digest,
+    mark_pending,
+    merge_search_index,
+    page_digest,
+    partial_note,
+    partial_report,
+    pending_page,
+    plan_rebuild,
+    title_key,
+)
+
+SERVE_URL = "http://127.0.0.1:8000/"
+
+# --- what the session decides: which pages a build renders ---------------------------------------
+
+
+def _inputs(**pages: PageInput) -> dict[str, PageInput]:
+    return {name.replace("_", "/") + ".md": seen for name, seen in pages.items()}
+
+
+def _states(pages: dict[str, PageInput]) -> dict[str, PageState]:
+    return {page: PageState(url=page, digest=seen.digest, title_key=seen.title_key) for page, seen in pages.items()}
+
+
+def test_a_prose_edit_renders_its_page_and_the_pages_that_show_the_whole_build() -> None:
+    before = _inputs(a=PageInput("1", "A"), b=PageInput("2", "B"), report=PageInput("3", None, site_wide=True))
+    after = {**before, "a.md": PageInput("1-edited", "A")}
+    assert plan_rebuild(after, "inputs", None, None) == Plan(None, "first build")
+    assert plan_rebuild(after, "inputs", _states(before), "inputs").rebuilt == frozenset({"a.md", "report.md"})
+    # Nothing changed: the pages that show the whole build still render (a proof may have run meanwhile).
+    assert plan_rebuild(before, "inputs", _states(before), "inputs").rebuilt == frozenset({"report.md"})
+
+
+def test_what_changes_every_page_makes_a_whole_build() -> None:
+    before = _inputs(a=PageInput("1", "A"), b=PageInput("2", "B"))
+    states = _states(before)
+    assert not plan_rebuild(before, "other inputs", states, "inputs").partial, "configuration, theme, pins"
+    assert not plan_rebuild({**before, "c.md": PageInput("3")}, "inputs", states, "inputs").partial, "a new page"
+    assert not plan_rebuild({"a.md": before["a.md"]}, "inputs", states, "inputs").partial, "a removed page"
+    retitled = plan_rebuild({**before, "a.md": PageInput("1-edited", "A, retitled")}, "inputs", states, "inputs")
+    assert not retitled.partial and "a.md" in retitled.why, "the navigation shows every page's title"
+    everything = plan_rebuild({"a.md": PageInput("x", "A"), "b.md": PageInput("y", "B")}, "inputs", states, "inputs")
+    assert not everything.partial
+
+
+def test_api_pages_and_labs_render_together() -> None:
+    before = {
+        "reference/a.md": PageInput("1", "A", api=True),
+        "reference/b.md": PageInput("2", "B", api=True),
+        "labs/1-program.py": PageInput("3", lab=True),
+        "labs/2-python.py": PageInput("4", lab=True),
+        "index.md": PageInput("5", "Home"),
+    }
+    states = _states(before)
+    api = plan_rebuild({**before, "reference/a.md": PageInput("1-edited", "A", api=True)}, "i", states, "i")
+    assert api.rebuilt == frozenset({"reference/a.md", "reference/b.md"}), "one inventory, one set of cross-references"
+    lab = plan_rebuild({**before, "labs/2-python.py": PageInput("4-edited", lab=True)}, "i", states, "i")
+    assert lab.rebuilt == frozenset({"labs/1-program.py", "labs/2-python.py"}), "mkdocs-jupyter forgets labs it skips"
+
+
+def test_a_page_depends_on_what_it_includes_and_what_that_imports(tmp_path: Path) -> None:
+    (tmp_path / "snippets").mkdir()
+    helper = tmp_path / "snippets" / "helper.py"
+    helper.write_text("VALUE = 1\n", encoding="utf-8")
+    proof = tmp_path / "snippets" / "proof.py"
+    proof.write_text("from snippets.helper import VALUE\nprint(VALUE)\n", encoding="utf-8")
+    other = tmp_path / "snippets" / "other.py"
+    other.write_text("print(2)\n", encoding="utf-8")
+    page = '```python exec="1" id="p"\n--8<-- "snippets/proof.py:1:2"\n```\n'
+    roots = (tmp_path / "src", tmp_path)
+
+    def digest() -> str:
+        return page_digest(page, tmp_path, roots)
+
+    first = digest()
+    other.write_text("print(3)\n", encoding="utf-8")
+    assert digest() == first, "a file the page neither includes nor imports"
+    helper.write_text("VALUE = 2\n", encoding="utf-8")
+    second = digest()
+    assert second != first, "a module the included proof imports"
+    proof.write_text(proof.read_text(encoding="utf-8") + "print('more')\n", encoding="utf-8")
+    assert digest() != second, "the included proof"
+
+
+def test_a_pages_title_is_read_as_the_navigation_reads_it() -> None:
+    assert title_key("---\ndescription: x\ntitle: From the front matter\n---\n\n# Heading\n") == "From the front matter"
+    assert title_key("---\ndescription: x\n---\n\nSome prose.\n\n# The heading\n\nMore.\n") == "The heading"
+    assert title_key("## Only a section\n") is None
+
+
+def test_the_configuration_and_the_overrides_change_every_page(tmp_path: Path) -> None:
+    config = tmp_path / "mkdocs.yml"
+    config.write_text("site_name: x\n", encoding="utf-8")
+    overrides = tmp_path / "overrides"
+    (overrides / "partials").mkdir(parents=True)
+    (overrides / "partials" / "header.html").write_text("<header>", encoding="utf-8")
+    first = inputs_digest(config, tmp_path, overrides)
+    assert inputs_digest(config, tmp_path, overrides) == first
+    (overrides / "partials" / "header.html").write_text("<header class=x>", encoding="utf-8")
+    second = inputs_digest(config, tmp_path, overrides)
+    assert second != first
+    (tmp_path / "requirements.txt").write_text("torch==2.13.0\n", encoding="utf-8")
+    assert inputs_digest(config, tmp_path, overrides) != second
+
+
+def test_the_search_index_of_a_partial_build_keeps_the_other_pages(tmp_path: Path) -> None:
+    index = tmp_path / "search_index.json"
+    kept = {
+        "./": [{"location": "", "text": "home"}, {"location": "#s", "text": "home section"}],
+        "a/": [{"location": "a/", "text": "old a"}],
+        "b/": [{"location": "b/", "text": "b"}],
+    }
+    # Material wrote the entries of the pages this build rendered: the root page and a/.
+    written = [{"location": "", "text": "home, edited"}, {"location": "a/", "text": "new a"}]
+    index.write_text(json.dumps({"config": {}, "docs": written}), encoding="utf-8")
+    merged = merge_search_index(index, {"./", "a/"}, kept, ["./", "a/", "b/"])
+    assert [e["text"] for e in json.loads(index.read_text(encoding="utf-8"))["docs"]] == ["home, edited", "new a", "b"]
+    assert merged["b/"] == kept["b/"] and merged["./"] == [written[0]]
+
+
+def test_a_partial_report_names_the_pages_it_rendered() -> None:
+    whole = json.loads(partial_report(json.dumps({"build": {"id": "x"}, "blocks": []}), None))
+    assert whole["build"] == {"id": "x", "partial": False, "rebuilt": None}
+    partial = json.loads(partial_report(json.dumps({"build": {"id": "x"}}), {"b.md", "a.md"}))
+    assert partial["build"]["partial"] is True and partial["build"]["rebuilt"] == ["a.md", "b.md"]
+    assert partial_note(None) == ""
+    note = partial_note({"a.md", "floors/3-boundary.md"})
+    assert PARTIAL_ATTRIBUTE in note and "docs/a.md" in note and "docs/floors/3-boundary.md" in note
+
+
+# --- a serve session, in-process: what a dirty reload renders and keeps ---------------------------
+
+SEARCH_CONFIG = FIXTURE_CONFIG.replace("plugins:\n  - floors\n", "plugins:\n  - search\n  - floors\n")
+
+
+@pytest.fixture
+def no_restart(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An in-process session must not `execv` the test run when the package changes on disk meanwhile."""
+    monkeypatch.setattr(plugin_module, "restart_serve", lambda site_dir: None)
+
+
+@contextlib.contextmanager
+def serve_session(config_file: Path, site: Path, *, dirty: bool = True) -> Iterator[Callable[[], Any]]:
+    """Builds as `mkdocs serve [--dirty] --no-livereload` runs them: one plugin, a fresh configuration per build.
+
+    Without live reload nothing would show a page again once a background build had run its proofs:
+    these builds run them themselves.
+    """
+    config = load_config(str(config_file), site_dir=str(site))
+    with mock.patch.object(sys, "argv", ["mkdocs", "serve", "--no-livereload"]):
+        config.plugins.on_startup(command="serve", dirty=dirty)
+
+    def rebuild() -> Any:
+        again = load_config(str(config_file), site_dir=str(site))
+        build(again, serve_url=SERVE_URL, dirty=dirty)
+        return again
+
+    try:
+        build(config, serve_url=SERVE_URL, dirty=dirty)
+        yield rebuild
+    finally:
+        config.plugins.on_shutdown()
+        config.plugins.on_startup(command="build", dirty=False)  # the next test's build is not serving
+
+
+def _three_pages(site: FixtureSite) -> None:
+    site.write("mkdocs.yml", SEARCH_CONFIG)
+    site.page("index.md", "# Home\n\nThe home page.\n")
+    site.page("a.md", '# Aye\n\nFirst prose.\n\n```python exec="1" id="a"\nprint("a says", 1)\n```\n')
+    site.page("b.md", '# Bee title\n\nOther prose.\n\n```python exec="1" id="b"\nprint("b says", 2)\n```\n')
+    site.page("c.md", "# Sea\n\nThis edition: <!-- floors:edition -->.\n")
+
+
+def _html(site: Path, page: str) -> Path:
+    return site / page / "index.html"
+
+
+@pytest.mark.build
+def test_a_dirty_reload_renders_the_edited_page_and_not_the_others(
+    fixture_site: FixtureSite, no_restart: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    _three_pages(fixture_site)
+    root, site = fixture_site.root, fixture_site.root / "out"
+    cache = root / ".cache" / "floors-exec"
+    caplog.set_level(logging.INFO, logger="mkdocs.plugins.pytorch_floors")
+    with serve_session(root / "mkdocs.yml", site) as rebuild:
+        untouched = {page: _html(site, page).stat().st_mtime_ns for page in ("", "b", "c")}
+        entries = sorted(p.name for p in cache.rglob("*") if p.is_file())
+        time.sleep(0.05)  # a rewritten file gets another modification time
+        page = root / "docs" / "a.md"
+        page.write_text(page.read_text(encoding="utf-8").replace("First prose.", "An edited sentence."))
+        caplog.clear()
+        rebuild()
+        rendered = _html(site, "a").read_text(encoding="utf-8")
+        assert "An edited sentence." in rendered and "a says 1" in rendered
+        assert _html(site, "b").stat().st_mtime_ns == untouched["b"], "b.md did not change: it is not rendered again"
+        assert _html(site, "").stat().st_mtime_ns == untouched[""]
+        assert _html(site, "c").stat().st_mtime_ns != untouched["c"], "c.md shows the build's edition: it renders"
+        assert "serve: 2 of 4 pages render again: a.md, c.md" in caplog.text
+        # The navigation of the page rendered again names the pages that were not, by their titles.
+        assert re.search(r">\s*Bee title\s*<", rendered), "b.md's title, kept from the build that rendered it"
+        report = json.loads((site / "build-report.json").read_text(encoding="utf-8"))
+        assert report["build"]["partial"] is True and report["build"]["rebuilt"] == ["a.md", "c.md"]
+        assert [(b["page"], b["block_id"], b["status"]) for b in report["blocks"]] == [
+            ("a.md", "a", "cached"),
+            ("b.md", "b", "ran"),  # its record from the build that rendered it
+        ]
+        marks = {re.search(f'<meta name="{MARK}" content="([0-9a-f]+)">', _html(site, p).read_text())[1] for p in "abc"}  # type: ignore[index]
+        assert marks == {report["build"]["id"]}, "every page carries the session's mark, as verify requires"
+        docs = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+        texts = [d["text"] for d in docs if d["location"].startswith("a/")]
+        assert any("An edited sentence." in t for t in texts) and not any("First prose." in t for t in texts)
+        assert any(d["location"].startswith("b/") for d in docs), "b.md's entries, kept"
+        assert len([d for d in docs if d["location"] == "a/"]) == 1, "a.md's entries once, not twice"
+        assert sorted(p.name for p in cache.rglob("*") if p.is_file()) == entries, "a partial build prunes nothing"
+
+
+@pytest.mark.build
+def test_a_serve_session_asks_torch_about_the_machine_once(
+    fixture_site: FixtureSite, no_restart: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _three_pages(fixture_site)
+    asked: list[int] = []
+    real = torch_facts
+
+    def counted() -> Any:
+        asked.append(1)
+        return real()
+
+    monkeypatch.setattr("pytorch_floors.plugin.build.torch_facts", counted)
+    root = fixture_site.root
+    with serve_session(root / "mkdocs.yml", root / "out", dirty=False) as rebuild:
+        rebuild()
+        rebuild()
+    assert len(asked) == 1, "three builds of one session, one question"
+
+
+def _dirty_build(root: Path, site: Path) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "mkdocs", "build", "--dirty", "--site-dir", str(site)]
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    return subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, timeout=300, check=False)
+
+
+def test_a_built_site_renders_every_page_even_when_asked_for_a_dirty_build(fixture_site: FixtureSite) -> None:
+    _three_pages(fixture_site)
+    root, site = fixture_site.root, fixture_site.root / "site"
+    first = _dirty_build(root, site)
+    assert first.returncode == 0, first.stderr[-3000:]
+    page = root / "docs" / "a.md"
+    page.write_text(page.read_text(encoding="utf-8").replace("First prose.", "An edited sentence."))
+    second = _dirty_build(root, site)
+    assert second.returncode == 0, second.stderr[-3000:]
+    report = json.loads((site / "build-report.json").read_text(encoding="utf-8"))
+    assert report["build"]["partial"] is False and report["build"]["rebuilt"] is None
+    for name in ("", "a", "b", "c"):
+        html = _html(site, name).read_text(encoding="utf-8")
+        assert f'<meta name="{MARK}" content="{report["build"]["id"]}">' in html, f"{name or 'index'} was not rendered"
+        assert PARTIAL_ATTRIBUTE not in html
+    assert "serve:" not in second.stderr, "a build has no serve session"
+
+
+def test_a_published_build_has_no_serve_session() -> None:
+    plugin = FloorsPlugin()
+    plugin.on_startup(command="build", dirty=True)
+    assert plugin.session is None
+    plugin.on_startup(command="gh-deploy", dirty=True)
+    assert plugin.session is None
+    plugin.on_startup(command="serve", dirty=True)
+    assert plugin.session is not None and plugin.session.dirty
+    plugin.on_shutdown()
+    assert plugin.session is None
+
+
+def test_the_real_site_built_has_no_serve_only_marker(built_site: Build) -> None:
+    site = needs_build(built_site, "site").site
+    report = json.loads((site / "build-report.json").read_text(encoding="utf-8"))
+    assert report["build"]["partial"] is False and report["build"]["rebuilt"] is None
+    # As markup: the API reference names the attributes (as text) where it documents them.
+    serve_only = re.compile(
+        rf"<[a-z]+\b[^<>]*\s(?:{PARTIAL_ATTRIBUTE}|{PENDING_ATTRIBUTE})[\s>=]|class=\"[^\"]*\bfloors-(?:pending|partial-build)\b"
+    )
+    marked = [str(p.relative_to(site)) for p in site.rglob("*.html") if serve_only.search(p.read_text("utf-8"))]
+    assert marked == []
+    assert serve_only.search(mark_pending(pending_page("<article>x</article>", lab=False))), "the check sees them"
+
+
+# --- labs under a session: a partial build keeps their cached runs --------------------------------
+
+
+LAB = (
+    '# %% [markdown]\n# # Lab 1 · Your program\n\n# %%\nprint("the lab ran")\n\n'
+    '# %% tags=["checker"]\n# The self-check helpers go here.\n'
+)
+
+
+def _lab_site(site: FixtureSite) -> None:
+    site.write("mkdocs.yml", LAB_CONFIG)
+    config = (ROOT / "jupyter" / "jupyter_nbconvert_config.json").read_text(encoding="utf-8")
+    site.write("jupyter/jupyter_nbconvert_config.json", config)
+    site.write("requirements.txt", (ROOT / "requirements.txt").read_text(encoding="utf-8"))
+    site.page("index.md", "# Home\n\nThe home page.\n")
+    site.write("docs/labs/1-program.py", LAB)
+
+
+@pytest.mark.build
+def test_a_partial_build_keeps_the_labs_cached_runs(fixture_site: FixtureSite, no_restart: None) -> None:
+    _lab_site(fixture_site)
+    root, site = fixture_site.root, fixture_site.root / "out"
+    runs = root / ".cache" / "mkdocs-jupyter"
+    with serve_session(root / "mkdocs.yml", site) as rebuild:
+        cached = sorted(runs.rglob("*.json"))
+        assert cached, "the lab ran and was cached"
+        page = root / "docs" / "index.md"
+        page.write_text(page.read_text(encoding="utf-8").replace("The home page.", "An edited sentence."))
+        rebuild()
+        assert sorted(runs.rglob("*.json")) == cached, "mkdocs-jupyter forgot the run of a lab it did not render"
+        report = json.loads((site / "build-report.json").read_text(encoding="utf-8"))
+        assert report["build"]["rebuilt"] == ["index.md"]
+        assert [(b["page"], b["status"]) for b in report["blocks"]] == [("labs/1-program.py", "ran")]
+        lab = root / "docs" / "labs" / "1-program.py"
+        lab.write_text(lab.read_text(encoding="utf-8").replace("the lab ran", "the edited lab ran"))
+        rebuild()
+        assert "the edited lab ran" in _html(site, "labs/1-program").read_text(encoding="utf-8")
+
+
+# --- what the loop prints ------------------------------------------------------------------------
+
+
+def test_setup_shows_pips_progress() -> None:
+    """`make serve` and `make test` set up first: minutes of pip, which must not be silent."""
+    for target in (".venv/.installed", ".venv-properdocs/.packages"):
+        shown = subprocess.run(
+            ["make", "--no-print-directory", "-n", "-W", "requirements.txt", target],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        installs = [line for line in shown.splitlines() if "--requirement requirements.txt" in line]
+        assert installs and all("--quiet" not in line and "--progress-bar on" in line for line in installs), installs
+        assert re.search(r"installing the .* pinned packages of requirements\.txt", shown), shown
+
+
+def test_the_lab_kernel_keeps_its_transport_warning_out_of_the_log(
+    capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="mkdocs.plugins.pytorch_floors")
+    kernel.plan_labs(["labs/1-program.py", "labs/2-python.py"])
+    code = "import os\nos.write(2, b'the kernel wrote this\\n')\nprint('hi')"
+    notebook = jupytext.reads(f"# %% [markdown]\n# # Lab 2 · Python\n\n# %%\n{code}\n", fmt="py:percent")
+    executor = kernel.LabExecutePreprocessor(timeout=60, kernel_name="python3")  # type: ignore[no-untyped-call]
+    executor.preprocess(notebook, {"metadata": {"path": str(ROOT)}})
+    err = capfd.readouterr().err
+    assert "the kernel wrote this" in err, "the kernel's other output still reaches the build's"
+    assert not re.search(r"without encryption|insecure", err, re.IGNORECASE), err
+    assert "lab 2/2 docs/labs/2-python.py: running (cells limited to 60 s each)" in caplog.text
+    assert re.search(r"lab 2/2 docs/labs/2-python\.py: ran in \d", caplog.text), caplog.text
+
+
+@pytest.mark.build
+def test_a_builds_log_counts_the_labs_and_has_no_kernel_warning(fixture_site: FixtureSite) -> None:
+    _lab_site(fixture_site)
+    built = fixture_site.build(timeout=300)
+    assert built.returncode == 0, built.log[-3000:]
+    assert "lab 1/1 docs/labs/1-program.py: running (cells limited to 300 s each)" in built.log
+    assert re.search(r"lab 1/1 docs/labs/1-program\.py: ran in \d", built.log), built.log[-3000:]
+    assert not re.search(r"without encryption|insecure", built.log, re.IGNORECASE), built.log[-3000:]
+    again = fixture_site.build(timeout=300)
+    assert "lab 1/1 docs/labs/1-program.py: cached" in again.log, again.log[-3000:]
+
+
+# --- a cold serve answers at once; the proofs run behind it, in reading order ----------------------
+
+
+def _serve_dirty(root: Path, log: Path) -> tuple[int, subprocess.Popen[bytes]]:
+    """`mkdocs serve --dirty` (what `make serve` runs), with live reload, on a free port; its log in `log`."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [sys.executable, "-m", "mkdocs", "serve", "--dirty", "--dev-addr", f"127.0.0.1:{port}"]
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    with log.open("wb") as out:
+        server = subprocess.Popen(command, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
+    return port, server
+
+
+def _get(port: int, path: str) -> str | None:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/{path}", timeout=5) as response:
+            return str(response.read().decode())
+    except OSError:
+        return None
+
+
+def _wait_for(what: Callable[[], str | None], server: subprocess.Popen[bytes], log: Path, within: float) -> str:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        assert server.poll() is None, log.read_text(encoding="utf-8", errors="replace")[-3000:]
+        found = what()
+        if found is not None:
+            return found
+        time.sleep(0.2)
+    raise AssertionError(f"gave up waiting:\n{log.read_text(encoding='utf-8', errors='replace')[-3000:]}")
+
+
+@pytest.mark.build
+def test_a_cold_serve_answers_at_once_and_shows_the_proofs_once_they_have_run(fixture_site: FixtureSite) -> None:
+    fixture_site.page(
+        "index.md", '# Home\n\n```python exec="1" id="slow"\nimport time\ntime.sleep(5)\nprint("index ran")\n```\n'
+    )
+    fixture_site.page("a.md", '# Aye\n\n```python exec="1" id="a"\nprint("a ran")\n```\n')
+    log = fixture_site.root / "serve.log"
+    port, server = _serve_dirty(fixture_site.root, log)
+    try:
+        first = _wait_for(lambda: _get(port, "a/"), server, log, 120)
+        # Answered before any proof ran: the slow one of Part 0 runs first, behind the server.
+        assert f"<article {PENDING_ATTRIBUTE}" in first and PENDING_TEXT in first and "a ran" not in first
+        assert "index ran" not in (_get(port, "") or "")
+
+        def complete(path: str, shown: str) -> Callable[[], str | None]:
+            def check() -> str | None:
+                page = _get(port, path) or ""
+                return page if shown in page and PENDING_ATTRIBUTE not in page else None
+
+            return check
+
+        home = _wait_for(complete("", "index ran"), server, log, 180)
+        page = _wait_for(complete("a/", "a ran"), server, log, 180)
+        assert PENDING_TEXT not in home and PENDING_TEXT not in page
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=60)
+    text = log.read_text(encoding="utf-8", errors="replace")
+    order = [m[1] for m in re.finditer(r"background: proof \d+/\d+ docs/(\S+) ›[^\n]*: running", text)]
+    assert order == ["index.md", "a.md"], "in reading order: Part 0 first"
+    assert "proof 1/2 docs/index.md › slow: running" not in text.replace("background: proof", ""), "never in serve"
+
+
+@pytest.mark.build
+def test_a_build_on_a_cold_cache_writes_no_pending_block(fixture_site: FixtureSite) -> None:
+    fixture_site.page("index.md", '# Home\n\n```python exec="1" id="home"\nprint("home ran")\n```\n')
+    built = fixture_site.build(strict=True)
+    assert built.returncode == 0, built.log[-3000:]
+    html = built.page("")
+    assert "home ran" in html and PENDING_ATTRIBUTE not in html and PENDING_TEXT not in html
+
+
+@pytest.mark.build
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "terminate"])
+def test_stopping_serve_while_the_background_runs_proofs_leaves_no_process(
+    fixture_site: FixtureSite, stop: signal.Signals
+) -> None:
+    fixture_site.page(
+        "index.md",
+        """\
+        ```python exec="1" id="sleeper" timeout="900"
+        import subprocess, time
+        child = subprocess.Popen(["sleep", "300"])
+        open("child.txt", "w").write(str(child.pid))
+        time.sleep(600)
+        ```
+        """,
+    )
+    log = fixture_site.root / "serve.log"
+    port, server = _serve_dirty(fixture_site.root, log)
+    marker = fixture_site.root / "child.txt"
+    try:
+        _wait_for(lambda: "started" if marker.exists() and marker.read_text() else None, server, log, 180)
+        assert PENDING_ATTRIBUTE in (_get(port, "") or ""), "the block runs in the background build"
+    finally:
+        server.send_signal(stop)
+        server.wait(timeout=60)
+    assert gone(int(marker.read_text())), "the block's child"
+    root = str(fixture_site.root)
+
+    def left() -> list[str]:
+        found = []
+        for process in psutil.process_iter(["pid", "cmdline", "cwd"]):
+            with contextlib.suppress(psutil.Error):
+                if process.info["cwd"] == root or root in " ".join(process.info["cmdline"] or []):
+                    found.append(" ".join(process.info["cmdline"] or []))
+        return found
+
+    deadline = time.monotonic() + 15
+    while left() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert left() == [], "the background build and everything it started"
+
+
+def test_a_waiting_page_shows_placeholders_and_says_how_many_proofs_are_left() -> None:
+    block = f"<pre><code>{SKIPPED_OUTPUT}</code></pre>"
+    shown = pending_page(f"<p>prose</p>{block}<p>more</p>{block}", lab=False)
+    assert PENDING_TEXT in shown and SKIPPED_OUTPUT not in shown and "in the background" in shown
+    assert "2 of this page's proofs are still running" in unescape(shown)
+    assert "1 of this page's proofs is still" in unescape(pending_page(block, lab=False))
+    page = '<html><body><article class="md-content__inner md-typeset">x</article></body></html>'
+    assert f'<article {PENDING_ATTRIBUTE} class="md-content__inner' in mark_pending(page)
