@@ -12,7 +12,7 @@ import pytest
 import pytorch_floors
 from conftest import ROOT, Build
 from pytorch_floors.execution.bundle import bundle
-from pytorch_floors.floors import FLOORS, Floor
+from pytorch_floors.floors import COMPILER, FLOORS, Floor
 from pytorch_floors.recordings.schema import read_recordings
 
 pytestmark = pytest.mark.slow
@@ -65,7 +65,10 @@ def collect(build: Build, src: str) -> Collector:
 @pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
 def test_every_floor_page_has_the_gauge_with_its_floor_current(built_site: Build, floor: Floor) -> None:
     page = collect(built_site, floor.page)
-    floor_links = [a for a in page.gauge_links if a.get("rel") is None]
+    # A floor the compiler stops at also links the compiler's page (the express elevator).
+    elevator = [a for a in page.gauge_links if f"{COMPILER.slug}/" in (a.get("href") or "")]
+    assert len(elevator) == (1 if COMPILER.stop_at(floor) else 0)
+    floor_links = [a for a in page.gauge_links if a.get("rel") is None and a not in elevator]
     assert len(floor_links) == len(FLOORS)
     current = [a for a in floor_links if a.get("aria-current") == "page"]
     assert len(current) == 1

@@ -115,8 +115,6 @@ def handout_context(src_uri: str, from_url: str) -> dict[str, str] | None:
         pack, `course_pack`), or `None` for pages without a handout.
     """
     floor = floor_for_page(src_uri)
-    if src_uri != MAP_PAGE and floor is None:
-        return None
     for item in handouts():
         if item.src == src_uri:
             context = {
@@ -124,7 +122,7 @@ def handout_context(src_uri: str, from_url: str) -> dict[str, str] | None:
                 "pdf": _relative(f"{HANDOUT_DIR}/{item.filename}", from_url),
                 "edition_pdf": _relative(f"{HANDOUT_DIR}/{EDITION_PDF}", from_url),
             }
-            if floor is not None:
+            if floor is not None and src_uri == floor.page:
                 context["pack"] = _relative(f"{PACK_DIR}/{pack_filename(floor)}", from_url)
             return context
     return None  # a floor's lab page: the lab is not a handout
