@@ -257,11 +257,25 @@ def test_title_is_on_the_first_screen_strongest_and_the_page_fits(
 
 
 PLOT_TEXT_JS = """
-() => [...document.querySelectorAll('svg.floors-plot')].flatMap(svg => {
-  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-  return [...svg.querySelectorAll('text')].map(t => ({
-    text: t.textContent.slice(0, 30), px: parseFloat(getComputedStyle(t).fontSize) * scale}));
-})
+() => {
+  const measure = root => [...root.querySelectorAll('svg.floors-plot')].filter(svg => svg.getClientRects().length)
+    .flatMap(svg => {
+      const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+      return [...svg.querySelectorAll('text')].map(t => ({
+        text: t.textContent.slice(0, 30), px: parseFloat(getComputedStyle(t).fontSize) * scale}));
+    });
+  // The charts shown at first, then each other machine's (a tab's chart is laid out once it is open).
+  const sizes = measure(document);
+  for (const set of document.querySelectorAll('.tabbed-set')) {
+    const inputs = [...set.querySelectorAll(':scope > input')];
+    for (const input of inputs.slice(1)) {
+      input.checked = true;
+      sizes.push(...measure(set));
+    }
+    if (inputs.length) inputs[0].checked = true;
+  }
+  return sizes;
+}
 """
 
 
