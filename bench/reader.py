@@ -6,7 +6,8 @@ serves the site on 127.0.0.1 (an ephemeral port) and, for Part 0, floor 3, floor
 - loads the page in headless Chromium (390 x 844) and sums the bytes of every response, as
   transferred uncompressed by the local server, and counts the DOM's elements;
 - prints the size of `search/search_index.json`, which a page loads only once its reader starts a
-  search (`docs/javascripts/search-on-demand.js`), so it is not part of a page's weight;
+  search (`docs/javascripts/search-on-demand.js`), as it does Material's search worker, so neither
+  is part of a page's weight;
 - with `--charts`, lays out every chart (a proof's figure) of Part 0, the floors and the labs at
   390 x 844 and 1280 x 800, in the light and the dark palette, and prints how many of their words
   fall outside their chart, how many pairs of them overlap by more than a quarter of the smaller,

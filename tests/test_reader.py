@@ -403,13 +403,17 @@ def test_the_search_index_loads_only_once_a_reader_searches(
     context = browser.new_context(viewport=viewport)
     tab = context.new_page()
     asked: list[str] = []
+    workers: list[str] = []
     tab.on("request", lambda request: asked.append(request.url) if "search_index" in request.url else None)
+    tab.on("request", lambda request: workers.append(request.url) if "/workers/search" in request.url else None)
     tab.goto(f"{site_url}floors/3-boundary/", wait_until="networkidle")
     tab.wait_for_timeout(500)
     assert asked == [], "a page that nobody searches on must not load the search index"
+    assert workers == [], "nor Material's search worker, which has nothing to do until the index comes"
     hrefs = search_hrefs(tab, "dispatcher")
     assert any(urlsplit(href).path.endswith("/floors/4-dispatcher/") for href in hrefs), hrefs[:5]
     assert len(asked) == 1, asked
+    assert len(workers) == 1, workers
     # Arriving from a result (`?h=`), the page highlights the words, which needs the index at once.
     tab.goto(f"{site_url}floors/4-dispatcher/?h=dispatcher", wait_until="networkidle")
     tab.locator("article mark").first.wait_for(timeout=10000)

@@ -3,8 +3,10 @@
 // bundle, holds that one request back until the reader starts a search: opens the search (button,
 // keyboard shortcut, or a click into the field) or arrives from a result with `?h=` (highlighting
 // needs the index). The request is then sent unchanged, once; while it loads, Material's search
-// says "Initializing search", as it does on any slow connection. Every other request passes
-// through untouched.
+// says "Initializing search", as it does on any slow connection. Material's search worker (its
+// script is a page's heaviest after the stylesheet and the bundle) waits for the same moment: the
+// bundle is handed a stand-in that keeps its messages and starts the real worker then. Every
+// other request passes through untouched.
 (() => {
   const indexPath = /\/search\/search_index\.json$/;
   const opened = XMLHttpRequest.prototype.open;
@@ -25,6 +27,34 @@
     held.delete(this);
     wanted.then(() => sent.apply(this, body));
     return undefined;
+  };
+
+  const searchWorker = /\/workers\/search\.[^/]*\.js$/;
+  const RealWorker = window.Worker;
+  // Material listens for the worker's "message" events and posts to it: nothing else of a Worker.
+  class WorkerOnDemand extends EventTarget {
+    constructor(url, options) {
+      super();
+      this.queued = [];
+      wanted.then(() => {
+        this.worker = new RealWorker(url, options);
+        for (const type of ["message", "messageerror", "error"]) {
+          this.worker.addEventListener(type, (event) => this.dispatchEvent(new event.constructor(type, event)));
+        }
+        for (const message of this.queued.splice(0)) this.worker.postMessage(message);
+      });
+    }
+    postMessage(message) {
+      if (this.worker) this.worker.postMessage(message);
+      else this.queued.push(message);
+    }
+    terminate() {
+      wanted.then(() => this.worker.terminate());
+    }
+  }
+  window.Worker = function Worker(url, options) {
+    if (!searchWorker.test(new URL(String(url), location.href).pathname)) return new RealWorker(url, options);
+    return new WorkerOnDemand(url, options);
   };
 
   if (new URLSearchParams(location.search).has("h")) want();
