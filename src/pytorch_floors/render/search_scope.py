@@ -8,7 +8,12 @@ Left out, because a reader finds them through the prose around them and never se
 text:
 
 - proof outputs: measured numbers and machine-specific listings, printed under the prose that
-  names what they show (the paragraph before each output, "Look for ...", stays in the index);
+  names what they show (the paragraph before each output, "Look for ...", stays in the index), and
+  their charts, whose ticks, legends and captions repeat those numbers (a chart never holds a chart,
+  so its `<figure>` can be marked);
+- the claims under each proof, this build's and each recorded machine's: their verdicts, figures
+  and reasons are one machine's, and the prose states each pattern (marked by their templates,
+  `render/templates/proof_claims.html` and `tier_claims.html`);
 - the line under each proof ("Download and run it `python snippets/...` ran in 7 ms"), marked by the
   proof frame's own template (`render/templates/proof_frame.html`), as its folded source is;
 - BibTeX entries (the Cite page's table of what to cite stays);
@@ -22,8 +27,8 @@ text:
 The API reference pages, written for contributors, leave the index whole: each carries
 Material's `search: exclude: true` in its front matter (`reference/index.md` stays in).
 
-Only elements that never nest in their own tag are marked (`<pre>`, `<p>`, a lab's answer
-`<details>`): Material's parser compares elements by tag name, so a marked element stops being
+Only elements that never nest in their own tag are marked (`<pre>`, `<p>`, a chart's `<figure>`,
+a lab's answer `<details>`): Material's parser compares elements by tag name, so a marked element stops being
 skipped at the first closing tag of its own name.
 """
 
@@ -34,6 +39,10 @@ __all__ = ["EXCLUDED_OPENINGS", "NOTEBOOK_EXCLUDED_OPENINGS", "narrow_search"]
 EXCLUDED_OPENINGS: tuple[tuple[str, str], ...] = (
     # (the exact opening that markdown-exec's output or Material writes, the element in it to mark)
     ('<div class="floors-proof__output"><div class="highlight"><pre', "<pre"),
+    # The numbers behind a figure, as `pytorch_floors.plot.show` prints them on a page.
+    ('<div class="floors-proof__output"><pre class="floors-output">', "<pre"),
+    # A proof's chart (`pytorch_floors.plot`): its ticks, legend and caption repeat the numbers above it.
+    ('<figure class="floors-figure', "<figure"),
     ('<pre><code class="language-bibtex">', "<pre"),
 )
 
@@ -56,7 +65,7 @@ def narrow_search(html: str) -> str:
         html: A page's rendered content.
 
     Returns:
-        The content, with `data-search-exclude` on each proof output's `<pre>`, each proof's
+        The content, with `data-search-exclude` on each proof output's `<pre>` and chart, each proof's
         download line and each BibTeX `<pre>`, and, on a lab's page, on each folded answer.
     """
     openings = EXCLUDED_OPENINGS + (NOTEBOOK_EXCLUDED_OPENINGS if _NOTEBOOK_MARK in html else ())
