@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -16,6 +17,7 @@ from pytorch_floors.measure import cuda_event_seconds, detect_device, time_call
 from pytorch_floors.plot import bar_chart, show
 
 DTYPES = [torch.float32, torch.float64, torch.bfloat16, torch.float16]
+ROUNDS = 5
 
 # A child process with the BLAS libraries' own logging switched on: which library served each dtype's matmul?
 CHILD = """
@@ -83,17 +85,41 @@ def add_rate(dtype: torch.dtype, n: int, device: torch.device) -> float | str:
         return f"not supported: {str(error).splitlines()[0][:70]}"
 
 
-def best_rates(
-    rate: Callable[[torch.dtype, int, torch.device], float | str], n: int, device: torch.device, rounds: int = 3
-) -> dict[torch.dtype, float | str]:
-    """Each dtype's best `rate` over interleaved rounds, so a busy moment slows every dtype alike."""
-    best: dict[torch.dtype, float | str] = {}
+def rounds_of(
+    rate: Callable[[torch.dtype, int, torch.device], float | str], n: int, device: torch.device, rounds: int = ROUNDS
+) -> dict[torch.dtype, list[float | str]]:
+    """Each dtype's `rate` in each of `rounds` interleaved rounds, so a busy moment slows every dtype alike."""
+    measured: dict[torch.dtype, list[float | str]] = {dtype: [] for dtype in DTYPES}
     for _ in range(rounds):
         for dtype in DTYPES:
-            measured, before = rate(dtype, n, device), best.get(dtype)
-            if before is None or (isinstance(measured, float) and (isinstance(before, str) or measured > before)):
-                best[dtype] = measured  # the fastest round; an error text only while no round has run
-    return best
+            measured[dtype].append(rate(dtype, n, device))
+    return measured
+
+
+def best_of(rounds: list[float | str]) -> float | str:
+    """The fastest round, or the first error text when no round ran."""
+    rates = [rate for rate in rounds if isinstance(rate, float)]
+    return max(rates) if rates else rounds[0]
+
+
+def paired_ratios(rounds: dict[str, list[float | str]], against: str) -> dict[str, float]:
+    """Each dtype's rate over `against`'s in the same round, the median of the rounds.
+
+    On a shared machine the other programs' load changes from second to second. Best rates taken from
+    separate rounds compare a quiet moment with a busy one (beside two CPU hogs they once spread by
+    2.1x); the dtypes of one round shared its load, so their ratio cancels most of it, and the median
+    drops a round that one burst disturbed.
+    """
+    ratios: dict[str, float] = {}
+    for name, rates in rounds.items():
+        paired = [
+            r / base
+            for r, base in zip(rates, rounds[against], strict=True)
+            if isinstance(r, float) and isinstance(base, float)
+        ]
+        if paired:
+            ratios[name] = statistics.median(paired)
+    return ratios
 
 
 def cpu_matmul_libraries() -> dict[str, str]:
@@ -128,18 +154,17 @@ def main() -> None:
     where = f"{device.type}, 1 thread" if device.type == "cpu" else device.type
     lines = [
         f"on {where}: matmul {n_mm} x {n_mm} @ {n_mm} x {n_mm};",
-        f"add on {n_add:,} elements (out= given); each rate the best of 3 interleaved rounds"
+        f"add on {n_add:,} elements (out= given); each rate the best of {ROUNDS} interleaved rounds"
         + (", timed by the thread's CPU time" if device.type == "cpu" else ""),
         "",
     ]
     lines.append(f"{'dtype':<9} {'bytes':>5} {'matmul GFLOP/s':>15} {'add GB/s':>9} {'add Gelem/s':>12}")
     bars: list[tuple[str, float]] = []
-    adds: dict[str, tuple[float, float]] = {}  # bytes/s and elements/s of the add, per dtype
-    mm_by_dtype, add_by_dtype = best_rates(matmul_rate, n_mm, device), best_rates(add_rate, n_add, device)
+    mm_rounds, add_rounds = rounds_of(matmul_rate, n_mm, device), rounds_of(add_rate, n_add, device)
     for dtype in DTYPES:
         name = str(dtype).removeprefix("torch.")
         size = torch.tensor([], dtype=dtype).element_size()
-        mm, add = mm_by_dtype[dtype], add_by_dtype[dtype]
+        mm, add = best_of(mm_rounds[dtype]), best_of(add_rounds[dtype])
         mm_text = f"{mm / 1e9:>15.1f}" if isinstance(mm, float) else f"{'-':>15}"
         add_text = f"{add / 1e9:>9.1f} {add / 1e9 / (3 * size):>12.2f}" if isinstance(add, float) else f"{'-':>22}"
         lines.append(f"{name:<9} {size:>5} {mm_text} {add_text}")
@@ -148,8 +173,6 @@ def main() -> None:
                 lines.append(f"          {result}")
         if isinstance(mm, float):
             bars.append((f"matmul {name}", mm / 1e9))
-        if isinstance(add, float):
-            adds[name] = (add, add / (3 * size))
     rates = dict(bars)
     lines.append("")
     lines.append("which library served each matmul:")
@@ -177,7 +200,8 @@ def main() -> None:
         highlight=[label for label, value in bars if value == max(v for _, v in bars)],
     )
     show(chart, text="\n".join(lines), name="dtypes")
-    check(rates, adds, fell_back)
+    add_ratios = paired_ratios({str(d).removeprefix("torch."): add_rounds[d] for d in DTYPES}, against="float32")
+    check(rates, add_ratios, fell_back)
 
 
 def reduced_precision(libraries: dict[str, str], rates: dict[str, float]) -> tuple[list[str], list[str]]:
@@ -199,8 +223,8 @@ def reduced_precision(libraries: dict[str, str], rates: dict[str, float]) -> tup
     return sentences, fell_back
 
 
-def check(rates: dict[str, float], adds: dict[str, tuple[float, float]], fell_back: list[str]) -> None:
-    """The page's claims about the table: matmul GFLOP/s by dtype, add (bytes/s, elements/s) by dtype."""
+def check(rates: dict[str, float], add_ratios: dict[str, float], fell_back: list[str]) -> None:
+    """The page's claims: matmul GFLOP/s by dtype, and each dtype's add bytes/s over float32's in the same round."""
     vector_kernels = detect_device().type != "cpu" or torch.backends.cpu.get_cpu_capability() != "DEFAULT"
     ratio = rates["matmul float32"] / rates["matmul float64"]
     # The model: a product this size is compute-bound, and a vector register holds half as many float64
@@ -223,12 +247,16 @@ def check(rates: dict[str, float], adds: dict[str, tuple[float, float]], fell_ba
         applies=bool(fell_back),
         why_not="oneDNN (or the GPU's library) served every reduced-precision product here",
     )
-    per_byte = [rate for rate, _ in adds.values()]
-    two_bytes = [adds[name][1] for name in ("bfloat16", "float16") if name in adds]
+    # Bound by memory, every dtype moves bytes at one rate (ratio 1); bound by arithmetic, every dtype adds
+    # elements at one rate, and bytes/s spread by 4x from the two-byte types to float64. 2x is the middle.
+    per_byte = list(add_ratios.values())
+    # A two-byte add does more elements per second than float32 when its bytes/s is over half float32's.
+    two_bytes = [add_ratios[name] * 4 / 2 for name in ("bfloat16", "float16") if name in add_ratios]
+    spread = ", ".join(f"{name} {ratio:.2f}" for name, ratio in add_ratios.items() if name != "float32")
     claim(
         "the add is memory-bound: every dtype moves bytes at a similar rate, so two-byte types add the most elements",
-        held=max(per_byte) < 2 * min(per_byte) and min(two_bytes, default=0.0) > adds["float32"][1],
-        detail=f"GB/s from {min(per_byte) / 1e9:.1f} to {max(per_byte) / 1e9:.1f}",
+        held=max(per_byte) < 2 * min(per_byte) and min(two_bytes, default=0.0) > 1,
+        detail=f"bytes/s over float32's in the same round, median of {ROUNDS}: {spread}",
         applies=vector_kernels,
         why_not="ATen's DEFAULT CPU kernels run here, built without vector instructions; the pattern is the vector "
         "kernels'",
