@@ -62,3 +62,19 @@ def test_the_capability_settings_and_the_distance_from_one(load_proof: Loader) -
     assert proof.log_distance(2.0) == pytest.approx(proof.log_distance(0.5))
     # The matmul claim: a factor nearer 1 than the add's square root.
     assert proof.log_distance(1.65) < proof.log_distance(2.8) / 2 < proof.log_distance(1.7)
+
+
+def test_the_add_claim_compares_dtypes_within_a_round_so_a_busy_moment_cancels(load_proof: Loader) -> None:
+    """Memory-bound adds on a shared machine: one quiet round for float16, every other round busy."""
+    proof = load_proof("6-kernels/dtypes.py")
+    quiet, busy = 20e9, 9e9
+    rounds = {
+        name: [quiet if (name == "float16" and r == 0) else busy for r in range(proof.ROUNDS)]
+        for name in ("float32", "float64", "bfloat16", "float16")
+    }
+    best = [max(rates) for rates in rounds.values()]
+    assert max(best) / min(best) > 2, "the scene: best rates of separate rounds spread past 2x"
+    ratios = proof.paired_ratios(rounds, against="float32")
+    assert ratios == {"float32": 1.0, "float64": 1.0, "bfloat16": 1.0, "float16": 1.0}
+    # A dtype that failed to run pairs with nothing.
+    assert "bfloat16" not in proof.paired_ratios({**rounds, "bfloat16": ["not supported"] * proof.ROUNDS}, "float32")
