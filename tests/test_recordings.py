@@ -13,6 +13,7 @@ from pathlib import Path
 
 import markdown_exec
 import pytest
+import yaml  # type: ignore[import-untyped]  # PyYAML ships no types
 from markdown import Markdown
 
 from conftest import ROOT
@@ -20,7 +21,7 @@ from pytorch_floors.execution import BlockResult, Engine, OutputCache, scan_mark
 from pytorch_floors.execution.provenance import Provenance
 from pytorch_floors.plugin.fence import formatter
 from pytorch_floors.recordings.compare import claim_table, machine_in_words, orphans, tiers_for
-from pytorch_floors.recordings.merge import merge_recordings
+from pytorch_floors.recordings.merge import ARTIFACT_PREFIX, merge_recordings
 from pytorch_floors.recordings.recorder import planned_blocks, prune, record_site
 from pytorch_floors.recordings.report import recordings_json
 from pytorch_floors.recordings.schema import (
@@ -286,11 +287,12 @@ def test_recording_prunes_blocks_no_page_has_and_keeps_changed_ones(
     assert prune(tmp_path, planned) == []
 
 
-def test_two_recordings_merge_from_artifact_folders(recorded: tuple[Path, Recording], tmp_path: Path) -> None:
+def test_two_recordings_merge_from_recordings_folders(recorded: tuple[Path, Recording], tmp_path: Path) -> None:
+    # Other checkouts' `recordings/<tier>/` folders, at any depth (the workflow's own layout is the test below).
     _, recording = recorded
-    write_recording(replace(recording, tier="ci-2core"), tmp_path / "artifacts" / "recording-ubuntu")
+    write_recording(replace(recording, tier="ci-2core"), tmp_path / "artifacts" / "ubuntu" / "recordings")
     write_recording(
-        replace(as_elsewhere(recording, "m", GPU), tier="macos-14"), tmp_path / "artifacts" / "recording-mac"
+        replace(as_elsewhere(recording, "m", GPU), tier="macos-14"), tmp_path / "artifacts" / "mac" / "recordings"
     )
     into = tmp_path / "recordings"
     write_recording(replace(recording, tier="macos-14", recorded="2000-01-01"), into)
@@ -305,6 +307,60 @@ def test_two_recordings_merge_from_artifact_folders(recorded: tuple[Path, Record
         merge_recordings([tmp_path / "artifacts", tmp_path / "again"], into)
     with pytest.raises(RecordingError, match=r"no recording\.json"):
         merge_recordings([tmp_path / "empty-folder"], into)
+
+
+def uploaded_and_downloaded(recording: Recording, artifacts: Path) -> Path:
+    """`recording` as record.yml's legs hand it over: `make record` writes `recordings/<tier>/recording.json`,
+    `upload-artifact@v4` with `path: recordings/<tier>/` stores the folder's contents (the file at the
+    artifact's root) under the name `recording-<tier>`, and `download-artifact@v4` with `pattern:
+    recording-*` extracts each artifact into a folder named after it: `artifacts/recording-<tier>/recording.json`.
+    """
+    made = write_recording(recording, artifacts.parent / f"leg-{recording.tier}" / "recordings")
+    downloaded = artifacts / f"{ARTIFACT_PREFIX}{recording.tier}" / FILE_NAME
+    downloaded.parent.mkdir(parents=True)
+    made.replace(downloaded)
+    return downloaded
+
+
+def test_the_recording_workflows_artifacts_merge_as_download_artifact_lays_them_out(
+    recorded: tuple[Path, Recording], tmp_path: Path
+) -> None:
+    _, recording = recorded
+    artifacts = tmp_path / "artifacts"
+    uploaded_and_downloaded(replace(recording, tier="gh-ubuntu-x86"), artifacts)
+    uploaded_and_downloaded(replace(as_elsewhere(recording, "m", GPU), tier="gh-macos-14"), artifacts)
+    assert sorted(str(p.relative_to(artifacts)) for p in artifacts.rglob("*") if p.is_file()) == [
+        "recording-gh-macos-14/recording.json",
+        "recording-gh-ubuntu-x86/recording.json",
+    ]
+    into = tmp_path / "recordings"
+    merged = merge_recordings([artifacts], into)
+    assert [r.tier for r in merged] == ["gh-macos-14", "gh-ubuntu-x86"]
+    assert sorted(p.name for p in into.iterdir()) == ["gh-macos-14", "gh-ubuntu-x86"]
+    assert read_recordings(into)[1] == replace(recording, tier="gh-ubuntu-x86")
+    # An artifact whose folder names another tier than its recording is still refused, by name.
+    wrong = tmp_path / "wrong"
+    uploaded_and_downloaded(replace(recording, tier="gh-ubuntu-arm"), wrong)
+    (wrong / "recording-gh-ubuntu-arm").rename(wrong / "recording-gh-ubuntu-x86")
+    with pytest.raises(
+        RecordingError, match="names tier 'gh-ubuntu-arm' but lies in the folder 'recording-gh-ubuntu-x86'"
+    ):
+        merge_recordings([wrong], tmp_path / "none")
+    assert not (tmp_path / "none").exists()
+
+
+def test_the_recording_workflow_names_its_artifacts_as_the_merge_reads_them() -> None:
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "record.yml").read_text(encoding="utf-8"))
+    upload = next(
+        s for s in workflow["jobs"]["record"]["steps"] if s.get("uses", "").startswith("actions/upload-artifact@")
+    )
+    assert upload["with"]["name"] == ARTIFACT_PREFIX + "${{ matrix.tier }}"
+    assert upload["with"]["path"].rstrip("/") == "recordings/${{ matrix.tier }}"
+    download = next(
+        s for s in workflow["jobs"]["merge"]["steps"] if s.get("uses", "").startswith("actions/download-artifact@")
+    )
+    assert download["with"]["pattern"] == ARTIFACT_PREFIX + "*"
+    assert not download["with"].get("merge-multiple"), "each artifact keeps a folder of its own"
 
 
 def test_the_claim_table_reads_every_claim_on_every_machine(recorded: tuple[Path, Recording]) -> None:

@@ -7,7 +7,12 @@ from pathlib import Path
 
 from pytorch_floors.recordings.schema import FILE_NAME, Recording, RecordingError, read_recording, write_recording
 
-__all__ = ["merge_recordings"]
+__all__ = ["ARTIFACT_PREFIX", "merge_recordings"]
+
+ARTIFACT_PREFIX = "recording-"
+"""How record.yml names a leg's artifact (`recording-<tier>`): `download-artifact@v4` extracts each into a folder
+of that name, and `upload-artifact@v4` (`path: recordings/<tier>/`) stores the folder's contents, so a leg's
+recording arrives as `artifacts/recording-<tier>/recording.json`."""
 
 
 def merge_recordings(sources: Iterable[Path], into: Path) -> list[Recording]:
@@ -17,7 +22,8 @@ def merge_recordings(sources: Iterable[Path], into: Path) -> list[Recording]:
     recording, or two folders recording the same tier, merge nothing.
 
     Args:
-        sources: Folders holding `<tier>/recording.json`, at any depth (downloaded artifacts).
+        sources: Folders holding `<tier>/recording.json` or, as the recording workflow downloads its legs'
+            artifacts, `recording-<tier>/recording.json`, at any depth; or such files themselves.
         into: The project's recordings folder.
 
     Returns:
@@ -30,7 +36,7 @@ def merge_recordings(sources: Iterable[Path], into: Path) -> list[Recording]:
     for source in sources:
         paths = [source] if source.name == FILE_NAME else sorted(source.rglob(FILE_NAME))
         for path in paths:
-            recording = read_recording(path)
+            recording = read_recording(path, folder_prefixes=("", ARTIFACT_PREFIX))
             if recording.tier in found:
                 raise RecordingError(f"{path} and {found[recording.tier][0]} both record the tier {recording.tier!r}")
             found[recording.tier] = (path, recording)

@@ -228,11 +228,13 @@ def _block(data: object, where: str) -> RecordedBlock:
     )
 
 
-def read_recording(path: Path) -> Recording:
+def read_recording(path: Path, *, folder_prefixes: tuple[str, ...] = ("",)) -> Recording:
     """Read one tier's recording.
 
     Args:
         path: Its `recording.json`.
+        folder_prefixes: What may come before the tier's name in the name of the folder holding it:
+            `recordings/<tier>/` by default; the merge also reads a downloaded artifact's `recording-<tier>/`.
 
     Returns:
         The recording.
@@ -253,7 +255,7 @@ def read_recording(path: Path) -> Recording:
     tier = _text(data, "tier", str(path))
     if problem := tier_name_problem(tier):
         raise RecordingError(f"{path}: {problem}")
-    if tier != path.parent.name:
+    if path.parent.name not in {prefix + tier for prefix in folder_prefixes}:
         raise RecordingError(f"{path}: names tier {tier!r} but lies in the folder {path.parent.name!r}")
     blocks = data.get("blocks")
     if not isinstance(blocks, list):
