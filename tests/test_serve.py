@@ -262,6 +262,27 @@ def test_a_dirty_reload_renders_the_edited_page_and_not_the_others(
 
 
 @pytest.mark.build
+def test_a_renamed_page_is_gone_from_a_dirty_session_and_its_new_name_is_served(
+    fixture_site: FixtureSite, no_restart: None
+) -> None:
+    _three_pages(fixture_site)
+    root, site = fixture_site.root, fixture_site.root / "out"
+    with serve_session(root / "mkdocs.yml", site) as rebuild:
+        assert _html(site, "b").is_file()
+        (root / "docs" / "b.md").rename(root / "docs" / "b2.md")
+        rebuild()
+        assert not _html(site, "b").exists(), "b.md was renamed: /b/ must answer 404"
+        assert not (site / "b").exists(), "nor leave an empty folder"
+        assert "b says 2" in _html(site, "b2").read_text(encoding="utf-8")
+        (root / "docs" / "c.md").unlink()
+        rebuild()
+        assert not _html(site, "c").exists(), "a deleted page"
+        assert _html(site, "b2").is_file() and _html(site, "a").is_file()
+        docs = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+        assert not any(d["location"].startswith(("b/", "c/")) for d in docs), "nor found by search"
+
+
+@pytest.mark.build
 def test_a_serve_session_asks_torch_about_the_machine_once(
     fixture_site: FixtureSite, no_restart: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:

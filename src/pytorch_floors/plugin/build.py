@@ -353,6 +353,9 @@ class SiteBuild:
         """
         pages = files.documentation_pages()
         if self.session is not None:
+            removed = self.session.remove_stale([file.dest_uri for file in files], Path(config.site_dir))
+            if removed:
+                log.info("serve: removed from the site what no file writes any more: %s", ", ".join(removed))
             theme_dir = config.theme.custom_dir
             recordings = [self.engine.project_dir / self.settings.recordings] if self.settings.recordings else []
             self.inputs = inputs_digest(

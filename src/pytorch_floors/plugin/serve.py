@@ -735,6 +735,8 @@ class ServeSession:
         pending: The pages whose last build showed placeholders.
         signal_dir: The folder the background build touches as it finishes a page (watched under live reload),
             made when it starts.
+        outputs: What the last build's files write into the site (`dest_uri`): a dirty build cleans nothing,
+            so `remove_stale` takes out what no file writes any more.
     """
 
     dirty: bool = False
@@ -749,6 +751,7 @@ class ServeSession:
     filled: bool = False
     pending: set[str] = field(default_factory=set)
     signal_dir: Path | None = None
+    outputs: set[str] = field(default_factory=set)
 
     def start_build(self) -> tuple[bool, set[str]]:
         """Whether the next build leaves what is not cached to the background, and which waiting pages are done.
@@ -801,3 +804,39 @@ class ServeSession:
         if plan.rebuilt is None:
             return []
         return [(page, state) for page, state in self.pages.items() if page not in plan.rebuilt]
+
+    def remove_stale(self, outputs: Collection[str], site_dir: Path) -> list[str]:
+        """Take out of the site what the last build wrote and this one does not; remember this build's outputs.
+
+        MkDocs cleans the site folder before every build but a dirty one: there, a page renamed or deleted
+        (`b.md` to `b2.md`), or a proof whose download is gone, would stay served with its old content.
+
+        Args:
+            outputs: Where this build's files are written, relative to the site (`File.dest_uri`).
+            site_dir: The site folder the session serves.
+
+        Returns:
+            What was taken out, relative to the site.
+        """
+        stale = sorted(set(self.outputs) - set(outputs)) if self.dirty else []
+        self.outputs = set(outputs)
+        root = site_dir.resolve()
+        removed = []
+        for dest in stale:
+            path = (root / dest).resolve()
+            if not path.is_relative_to(root) or path == root:
+                continue
+            try:
+                path.unlink()
+            except FileNotFoundError:
+                continue
+            except OSError as error:
+                log.warning("serve: %s is no page's any more, but stays in the site: %s", dest, error)
+                continue
+            removed.append(dest)
+            folder = path.parent
+            with contextlib.suppress(OSError):  # a folder left behind empty answers 404 all the same
+                while folder != root and not any(folder.iterdir()):
+                    folder.rmdir()
+                    folder = folder.parent
+        return removed
