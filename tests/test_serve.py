@@ -28,6 +28,7 @@ import psutil
 import pytest
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
+from mkdocs.exceptions import Abort
 from test_engine import gone
 
 import pytorch_floors.plugin.plugin as plugin_module
@@ -259,6 +260,38 @@ def test_a_dirty_reload_renders_the_edited_page_and_not_the_others(
         assert any(d["location"].startswith("b/") for d in docs), "b.md's entries, kept"
         assert len([d for d in docs if d["location"] == "a/"]) == 1, "a.md's entries once, not twice"
         assert sorted(p.name for p in cache.rglob("*") if p.is_file()) == entries, "a partial build prunes nothing"
+
+
+@pytest.mark.build
+def test_a_deleted_include_fails_its_block_on_the_page_and_the_session_keeps_serving(
+    fixture_site: FixtureSite, no_restart: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    fixture_site.page("index.md", "# Home\n\nThe home page.\n")
+    fixture_site.page("a.md", '# Aye\n\nProse.\n\n```python exec="1" id="inc"\n--8<-- "snippets/x.py"\n```\n')
+    fixture_site.page("proofs.md", "# Proofs\n\n<!-- floors:proofs -->\n")  # it read every proof's docstring
+    snippet = fixture_site.write("snippets/x.py", '"""The included proof."""\nprint("x says", 1)\n')
+    root, site = fixture_site.root, fixture_site.root / "out"
+    where = "docs/a.md › block 'inc' (docs/a.md:10)"  # the include's line, under the front matter
+    with serve_session(root / "mkdocs.yml", site) as rebuild:
+        assert "x says 1" in _html(site, "a").read_text(encoding="utf-8")
+        assert (site / "snippets" / "x.py").is_file(), "the proof's download"
+        snippet.unlink()
+        rebuild()  # pymdownx.snippets raised SnippetMissingError here: `mkdocs serve` stopped answering
+        shown = unescape(_html(site, "a").read_text(encoding="utf-8"))
+        assert "floors-proof-failure" in shown and where in shown and "snippets/x.py" in shown and "missing" in shown
+        report = json.loads((site / "build-report.json").read_text(encoding="utf-8"))
+        blocks = [(b["page"], b["block_id"], b["status"]) for b in report["blocks"]]
+        assert blocks == [("a.md", "inc", "failed")], "recorded as the block's failure"
+        assert not (site / "snippets" / "x.py").exists(), "the deleted proof's download is gone from the site"
+        assert "missing: deleted or renamed?" in _html(site, "proofs").read_text(encoding="utf-8")
+        snippet.write_text('"""The included proof."""\nprint("x says", 2)\n', encoding="utf-8")
+        rebuild()
+        assert "x says 2" in _html(site, "a").read_text(encoding="utf-8"), "the include came back: the block runs"
+    snippet.unlink()
+    caplog.clear()
+    with pytest.raises(Abort):
+        build(load_config(str(root / "mkdocs.yml"), site_dir=str(root / "site"), strict=True))
+    assert where in caplog.text and "snippets/x.py" in caplog.text, "a build fails naming page, block, file, line"
 
 
 @pytest.mark.build

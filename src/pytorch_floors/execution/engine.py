@@ -395,12 +395,19 @@ class Engine:
         """The block as scanned, its options read, its session, its cache key and its digest.
 
         Raises:
-            ProofFailure: If the scan did not find the block, found other code than the page hands over,
-                or its time limit is not one the engine can honour.
+            ProofFailure: If the scan did not find the block, found a file it includes missing or other code
+                than the page hands over, or its time limit is not one the engine can honour.
         """
         block = self.block(block_id)
         if block is None:
             raise self._refuse(block_id, "the block was not found when the page was scanned (is it in an include?)")
+        if block.missing:
+            # What is left of the block is not the proof: it fails, naming what it includes and lacks.
+            names = ", ".join(path for path, _line in block.missing)
+            summary = f"the include is missing: {names} (deleted or renamed?); restore it or change the include"
+            failure = ProofFailure(self.page, block_id, (f"docs/{self.page}", block.missing[0][1]), summary)
+            self._fail(failure, block.proofs[0])
+            raise failure
         if code != block.code:
             # The digest and recordings are of the scan's code: they must be of what the page runs.
             raise self._refuse(block_id, _disagreement(code, block))

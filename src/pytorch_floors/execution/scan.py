@@ -49,6 +49,8 @@ class ExecBlock:
         line_map: For each line of the expanded code, the `(file, line)` it came from.
         code_lines: The expanded code, line by line, as pymdownx.snippets and SuperFences hand it to the
             formatter (the engine checks that they agree; a recording runs this code without Markdown).
+        missing: The includes whose file is not there (deleted or renamed), with the page line of each:
+            the engine fails the block, naming them, instead of running what is left of it.
     """
 
     page: str
@@ -58,6 +60,7 @@ class ExecBlock:
     proofs: list[str] = field(default_factory=list)
     line_map: list[tuple[str, int]] = field(default_factory=list)
     code_lines: list[str] = field(default_factory=list)
+    missing: list[tuple[str, int]] = field(default_factory=list)
 
     @property
     def code(self) -> str:
@@ -114,6 +117,32 @@ def _check_executed(options: dict[str, str], lang: str, where: str, blocks: list
     if any(b.block_id == block_id for b in blocks):
         raise ScanError(f"{where}: block id '{block_id}' is used twice on this page")
     return block_id
+
+
+def _include(block: ExecBlock, spec: str, inner: str, offset: int, project_dir: Path) -> None:
+    """Add what an include line (`spec`, at the page's line `offset`) brings into the block, as pymdownx.snippets does.
+
+    Raises:
+        ScanError: If the included file is not UTF-8 text.
+    """
+    target = parse_target(spec)
+    path = target.path
+    block.proofs.append(path)
+    source = project_dir / path
+    file_lines: list[str] = []
+    if not source.is_file():
+        block.missing.append((path, offset))
+    else:
+        try:
+            # Split as pymdownx.snippets splits: a final newline leaves an empty last line, which counts.
+            file_lines = source.read_text(encoding="utf-8").split("\n")
+        except UnicodeDecodeError as error:
+            raise ScanError(f"docs/{block.page}:{offset}: {path} is {not_utf8(error)}") from None
+    taken = included_lines(target, file_lines)
+    block.line_map.extend((path, n) for n in taken)
+    # pymdownx.snippets indents what it includes as the include line is indented.
+    lead = inner[: len(inner) - len(inner.lstrip())]
+    block.code_lines.extend(lead + file_lines[n - 1] if file_lines[n - 1] else "" for n in taken)
 
 
 def scan_markdown(text: str, page: str, project_dir: Path) -> list[ExecBlock]:
@@ -176,20 +205,7 @@ def scan_markdown(text: str, page: str, project_dir: Path) -> list[ExecBlock]:
                 inner = body_line[len(indent) :] if body_line.startswith(indent) else body_line.lstrip()
                 include = _INCLUDE.match(inner)
                 if include:
-                    target = parse_target(include["path"])
-                    path = target.path
-                    block.proofs.append(path)
-                    source = project_dir / path
-                    try:
-                        # Split as pymdownx.snippets splits: a final newline leaves an empty last line, which counts.
-                        file_lines = source.read_text(encoding="utf-8").split("\n") if source.is_file() else []
-                    except UnicodeDecodeError as error:
-                        raise ScanError(f"docs/{page}:{offset}: {path} is {not_utf8(error)}") from None
-                    taken = included_lines(target, file_lines)
-                    block.line_map.extend((path, n) for n in taken)
-                    # pymdownx.snippets indents what it includes as the include line is indented.
-                    lead = inner[: len(inner) - len(inner.lstrip())]
-                    block.code_lines.extend(lead + file_lines[n - 1] if file_lines[n - 1] else "" for n in taken)
+                    _include(block, include["path"], inner, offset, project_dir)
                 else:
                     block.line_map.append((f"docs/{page}", offset))
                     block.code_lines.append(inner)

@@ -15,6 +15,7 @@ import functools
 import json
 import logging
 import os
+import re
 import uuid
 from fnmatch import fnmatch
 from pathlib import Path
@@ -96,6 +97,7 @@ EDITION_MARKER = "<!-- floors:edition -->"
 BIBTEX_MARKER = "<!-- floors:bibtex -->"
 HANDOUTS_MARKER = "<!-- floors:handouts -->"
 NO_HANDOUTS = "*This build has no PDFs: `make pdf` builds the site with them.*"
+_SNIPPET_MARK = re.compile(r"-+8<-+")
 
 
 def _fill_nav(nav: list[Any], docs_dir: Path) -> None:
@@ -142,11 +144,37 @@ def _proofs_table(engine: Engine) -> str:
         )
         rows = [f"## [{where}]({page})", "", "| Proof | What it shows |", "|---|---|"]
         for block in blocks:
+            gone = {path for path, _line in block.missing}
             for proof in block.proofs:
+                if proof in gone:
+                    # Its block fails on its page (and fails a build); the table says why under serve.
+                    rows.append(
+                        f"| `{Path(proof).name}`<br>block `{block.block_id}` | *missing: deleted or renamed?* |"
+                    )
+                    continue
                 summary = _first_docstring_line(engine.project_dir / proof).replace("|", "\\|")
                 rows.append(f"| [`{Path(proof).name}`]({proof})<br>block `{block.block_id}` | {summary} |")
         sections.append("\n".join(rows))
     return "\n\n".join(sections)
+
+
+def _without_missing_includes(markdown: str, page: str, project_dir: Path) -> str:
+    """The page's Markdown with each include of a missing file, in an executed block, made a comment.
+
+    pymdownx.snippets raises on an include it cannot find, which would stop the build with a traceback
+    (and `mkdocs serve` until the file is back); the block reaches the engine instead, which fails it,
+    naming the page, the block, the file and the include's line, as any failed proof.
+    """
+    try:
+        blocks = scan_markdown(markdown, page, project_dir)
+    except ScanError:
+        return markdown  # the page's own file scanned well: what changed it is left to the renderer
+    lines = markdown.splitlines(keepends=True)
+    for block in blocks:
+        for _path, line in block.missing:
+            text = lines[line - 1]
+            lines[line - 1] = _SNIPPET_MARK.sub("# floors: missing include", text, count=1)
+    return "".join(lines)
 
 
 def _labs_follow(config: MkDocsConfig, settings: Settings, cache_dir: Path | None = None) -> None:
@@ -424,6 +452,8 @@ class SiteBuild:
         """
         engine = self.engine
         engine.begin_page(page.file.src_uri, page.url)
+        if any(block.missing for block in engine.planned.get(page.file.src_uri, [])):
+            markdown = _without_missing_includes(markdown, page.file.src_uri, engine.project_dir)
         self.notebook_cache_before = self._cache_files() if self.serving else set()
         take_runs()  # a lab's run is the one recorded while its page renders
         floor = floor_for_page(page.file.src_uri)
