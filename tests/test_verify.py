@@ -63,11 +63,24 @@ def test_a_site_built_without_the_plugin_fails(fixture_site: FixtureSite) -> Non
 @pytest.mark.build
 def test_a_site_built_with_the_plugin_passes_and_each_kind_of_damage_fails(fixture_site: FixtureSite) -> None:
     fixture_site.page("index.md", PROOF_PAGE)
+    fixture_site.page("about.md", "A page without blocks.\n")
     fixture_site.write("snippets/answer.py", ANSWER)
     built = fixture_site.build(strict=True, env={"FLOORS_EXEC_CACHE": "off"})
     assert built.returncode == 0, built.log
     site = built.site
     assert verify_site(site).passed, verify_site(site).problems
+    # The report lists every page the build wrote, and a page deleted afterwards is named.
+    listed = json.loads((site / "build-report.json").read_text())["build"]["pages"]
+    assert sorted(listed, key=lambda entry: entry["path"]) == [
+        {"path": "404.html", "page": None},
+        {"path": "about/index.html", "page": "about.md"},
+        {"path": "index.html", "page": "index.md"},
+    ]
+    about = site / "about" / "index.html"
+    kept = about.read_text()
+    about.unlink()
+    assert "1 pages the build wrote that the site lacks: about/index.html" in verify_site(site).problems
+    about.write_text(kept)
     report_path, page = site / "build-report.json", site / "index.html"
     report, html = report_path.read_text(), page.read_text()
 

@@ -4,7 +4,8 @@ A static-site engine that does not know the `floors` plugin (Zensical skips unkn
 without a word) would still build every page, with every proof shown as plain code and no output.
 `python -m pytorch_floors verify SITE_DIR` fails unless
 
-- the site has the build report the plugin writes (`build-report.json`);
+- the site has the build report the plugin writes (`build-report.json`), of the shape it writes;
+- every page the report lists (every page the build wrote) is there;
 - every page carries the plugin's mark with that build's id (a page left from another build, or
   rendered by a template the plugin never filled, has none);
 - every block and lab the build planned has exactly one record, none failed and none was skipped;
@@ -19,8 +20,10 @@ import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
+
+from pytorch_floors.errors import FloorsError
 
 __all__ = ["MARK", "SiteCheck", "verify_site"]
 
@@ -73,12 +76,53 @@ def _listed(problems: list[str], what: str, items: list[str]) -> None:
         problems.append(f"{len(items)} {what}: {shown}")
 
 
-def _page_html(site: Path, src_uri: str) -> Path:
-    """The built page of a source page (`floors/4-dispatcher.md` -> `floors/4-dispatcher/index.html`)."""
-    stem = src_uri.rsplit(".", 1)[0]
-    if stem == "index" or stem.endswith("/index"):
-        return site / stem.removesuffix("index") / "index.html"
-    return site / stem / "index.html"
+def _text(value: object, where: str) -> str:
+    if not isinstance(value, str):
+        raise FloorsError(f"build-report.json: {where} must be text, not {value!r}"[:300])
+    return value
+
+
+def _objects(value: object, where: str, fields: tuple[str, ...]) -> list[dict[str, Any]]:
+    """A list of objects, each with the text `fields`; a `FloorsError` names the first that is not."""
+    if not isinstance(value, list):
+        raise FloorsError(f"build-report.json: {where} must be a list, not {value!r}"[:300])
+    for number, item in enumerate(value):
+        if not isinstance(item, dict):
+            raise FloorsError(f"build-report.json: {where}[{number}] must be an object, not {item!r}"[:300])
+        for name in fields:
+            _text(item.get(name), f"{where}[{number}].{name}")
+    return value
+
+
+def _page_path(value: str, where: str) -> str:
+    path = PurePosixPath(value)
+    if path.is_absolute() or ".." in path.parts or "\\" in value or path.suffix != ".html":
+        raise FloorsError(f"build-report.json: {where} must be an HTML file inside the site, not {value!r}"[:300])
+    return value
+
+
+def _check_shape(report: dict[str, Any]) -> None:
+    """Refuse a report that is not of the shape the plugin writes, naming the first field that is wrong.
+
+    Raises:
+        FloorsError: If a field the checks read is missing or of another type.
+    """
+    build = report["build"]
+    _text(build.get("id"), "build.id")
+    _objects(build.get("planned"), "build.planned", ("page", "block_id"))
+    if "pages" not in build:
+        raise FloorsError(
+            "build-report.json: build.pages is missing: the report lists no page the build wrote "
+            "(a report of another version of the plugin); build the site again"
+        )
+    for number, entry in enumerate(_objects(build["pages"], "build.pages", ("path",))):
+        _page_path(entry["path"], f"build.pages[{number}].path")
+        if entry.get("page") is not None:
+            _text(entry["page"], f"build.pages[{number}].page")
+    _objects(report.get("blocks"), "blocks", ("page", "block_id", "status"))
+    _objects(report.get("claims"), "claims", ("outcome",))
+    if not isinstance(report.get("totals"), dict):
+        raise FloorsError(f"build-report.json: totals must be an object, not {report.get('totals')!r}"[:300])
 
 
 def _report(site: Path, check: SiteCheck) -> dict[str, Any] | None:
@@ -90,11 +134,16 @@ def _report(site: Path, check: SiteCheck) -> dict[str, Any] | None:
         return None
     try:
         report = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
+    except (OSError, RecursionError, ValueError) as error:
         check.problems.append(f"build-report.json cannot be read: {error}")
         return None
     if not isinstance(report, dict) or not isinstance(report.get("build"), dict):
         check.problems.append("build-report.json has no `build` section: a report of another version of the plugin")
+        return None
+    try:
+        _check_shape(report)
+    except FloorsError as error:
+        check.problems.append(str(error))
         return None
     return report
 
@@ -117,11 +166,30 @@ def _check_marks(site: Path, build_id: str, check: SiteCheck) -> None:
     _listed(check.problems, "pages marked by another build than the report's", foreign)
 
 
+def _check_pages(site: Path, report: dict[str, Any], check: SiteCheck) -> dict[str, Path]:
+    """Every page the report lists is in the site; returns each source page's built file."""
+    missing, built = [], {}
+    for entry in report["build"]["pages"]:
+        path = site / entry["path"]
+        if entry.get("page") is not None:
+            built[entry["page"]] = path
+        if not path.is_file():
+            missing.append(entry["path"])
+    _listed(check.problems, "pages the build wrote that the site lacks", missing)
+    return built
+
+
 def _check_records(site: Path, report: dict[str, Any], check: SiteCheck) -> None:
-    planned = Counter((entry["page"], entry["block_id"]) for entry in report["build"].get("planned", []))
-    blocks = report.get("blocks", [])
+    built = _check_pages(site, report, check)
+    planned = Counter((entry["page"], entry["block_id"]) for entry in report["build"]["planned"])
+    blocks = report["blocks"]
     recorded = Counter((block["page"], block["block_id"]) for block in blocks)
     check.blocks = sum(planned.values())
+    _listed(
+        check.problems,
+        "planned blocks on pages the report does not list",
+        sorted(f"{p} › {b}" for p, b in planned if p not in built),
+    )
     _listed(check.problems, "planned blocks without a record", sorted(f"{p} › {b}" for p, b in planned - recorded))
     _listed(check.problems, "records of blocks never planned", sorted(f"{p} › {b}" for p, b in recorded - planned))
     _listed(
@@ -135,10 +203,10 @@ def _check_records(site: Path, report: dict[str, Any], check: SiteCheck) -> None
             f"blocks {status}",
             [f"{b['page']} › {b['block_id']}" for b in blocks if b["status"] == status],
         )
-    totals = report.get("totals", {})
+    totals = report["totals"]
     statuses = Counter(block["status"] for block in blocks)
     expected = {"blocks": len(blocks), **{s: statuses.get(s, 0) for s in ("ran", "cached", "skipped", "failed")}}
-    claims = report.get("claims", [])
+    claims = report["claims"]
     check.claims = len(claims)
     outcomes = Counter(claim["outcome"] for claim in claims)
     expected |= {
@@ -157,8 +225,8 @@ def _check_records(site: Path, report: dict[str, Any], check: SiteCheck) -> None
     frames = Counter(b["page"] for b in blocks if b.get("proof") and b["page"].endswith(".md"))
     shown_wrong = []
     for page, count in sorted(frames.items()):
-        html = _page_html(site, page)
-        shown = html.read_text(encoding="utf-8").count(_FRAME) if html.is_file() else 0
+        html = built.get(page)
+        shown = html.read_text(encoding="utf-8").count(_FRAME) if html is not None and html.is_file() else 0
         if shown != count:
             shown_wrong.append(f"{page} shows {shown} of {count}")
     _listed(check.problems, "pages that do not show every proof they planned", shown_wrong)

@@ -196,6 +196,13 @@ def _labs_follow(config: MkDocsConfig, settings: Settings, cache_dir: Path | Non
         jupyter.config["execute_ignore"] = sorted({*jupyter.config.get("execute_ignore", []), *skipped})
 
 
+def _listing_pages(report: str, pages: list[dict[str, str | None]]) -> str:
+    """The build report (JSON) with `build.pages`: each HTML file the build wrote (`path`) and its source page."""
+    document = json.loads(report)
+    document["build"]["pages"] = pages
+    return json.dumps(document, indent=2)
+
+
 class SiteBuild:
     """One build of the site: its engine, the pages' proofs and what the pages and reports are given."""
 
@@ -654,6 +661,7 @@ class SiteBuild:
             recordings=recordings_json(engine.records, self.recordings, self._planned_blocks()),
         )
         report = partial_report(report, self.plan.rebuilt)
+        report = _listing_pages(report, self._written_pages(config))
         Path(config.site_dir, "build-report.json").write_text(report, encoding="utf-8")
         try:
             self.manifest.write(Path(config.site_dir), self.settings.edition)
@@ -682,6 +690,20 @@ class SiteBuild:
         if self.session is not None:
             waiting = {page for page in self.session.pending if not self.plan.rebuilds(page)} | self.pending_pages
             self.session.end_build(waiting, Path(config.config_file_path), self.engine.project_dir)
+
+    def _written_pages(self, config: MkDocsConfig) -> list[dict[str, str | None]]:
+        """Every HTML page of the site (`verify` checks each is there): the documentation pages, the theme's 404.
+
+        A partial (dirty) build lists every page too: those it did not render are the earlier build's.
+        """
+        pages: list[dict[str, str | None]] = [
+            {"path": file.dest_uri, "page": file.src_uri} for file in self._files().documentation_pages()
+        ]
+        site = Path(config.site_dir)
+        for name in sorted(config.theme.static_templates):
+            if name.endswith(".html") and (site / name).is_file():
+                pages.append({"path": name, "page": None})
+        return pages
 
     def _remember(self, config: MkDocsConfig) -> None:
         """Keep, for the session's next build, what each page contributed to this one (a dirty session only)."""

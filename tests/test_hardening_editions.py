@@ -1,0 +1,188 @@
+"""Issue 34's defects of `verify`, `publish`, `record` and the settings: each refused in words, at once.
+
+Every test here builds no site: `verify` is fed a small synthetic site and report, `publish` a git
+repository made by plumbing, `record` a recordings folder, with the proofs' run replaced.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytorch_floors.editions.verify import MARK, verify_site
+
+BUILD_ID = "0123abcd"
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@t",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@t",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+}
+
+# --- verify: every page the build wrote, a report of the plugin's shape ------------------------------
+
+# As a floors build leaves them: a proof page, a page with only an inline block, a page without blocks,
+# an executed lab, the Cite and Proofs pages, the reference tree and the theme's 404.
+PAGES = {
+    "index.md": "index.html",
+    "floors/1-program.md": "floors/1-program/index.html",
+    "inline.md": "inline/index.html",
+    "about.md": "about/index.html",
+    "labs/1-program.py": "labs/1-program/index.html",
+    "cite.md": "cite/index.html",
+    "proofs.md": "proofs/index.html",
+    "reference/index.md": "reference/index.html",
+    "reference/plugin.md": "reference/plugin/index.html",
+    None: "404.html",
+}
+FRAME = '<div class="floors-proof" data-proof="answer"></div>'
+
+
+def _block(page: str, block_id: str, *, proof: str | None) -> dict[str, Any]:
+    return {"page": page, "block_id": block_id, "status": "cached", "proof": proof}
+
+
+def _report() -> dict[str, Any]:
+    blocks = [
+        _block("floors/1-program.md", "answer", proof="snippets/answer.py"),
+        _block("inline.md", "inline", proof=None),
+        _block("labs/1-program.py", "notebook", proof=None),
+    ]
+    return {
+        "build": {
+            "id": BUILD_ID,
+            "planned": [{"page": b["page"], "block_id": b["block_id"]} for b in blocks],
+            "pages": [{"path": path, "page": page} for page, path in PAGES.items()],
+            "partial": False,
+            "rebuilt": None,
+        },
+        "totals": {
+            "blocks": 3,
+            "ran": 0,
+            "cached": 3,
+            "skipped": 0,
+            "failed": 0,
+            "claims": 0,
+            "claims_held": 0,
+            "claims_not_held": 0,
+            "claims_not_applicable": 0,
+        },
+        "claims": [],
+        "blocks": blocks,
+    }
+
+
+def _site(root: Path, report: object) -> Path:
+    site = root / "site"
+    for page, path in PAGES.items():
+        html = site / path
+        html.parent.mkdir(parents=True, exist_ok=True)
+        body = FRAME if page == "floors/1-program.md" else "<p>page</p>"
+        html.write_text(f'<html><head><meta name="{MARK}" content="{BUILD_ID}"></head>{body}</html>', encoding="utf-8")
+    (site / "build-report.json").write_text(json.dumps(report), encoding="utf-8")
+    return site
+
+
+def test_the_synthetic_site_is_verified(tmp_path: Path) -> None:
+    check = verify_site(_site(tmp_path, _report()))
+    assert check.passed, check.problems
+    assert check.pages == len(PAGES) and check.blocks == 3
+
+
+@pytest.mark.parametrize(
+    "gone",
+    [
+        "about/index.html",  # a page without blocks
+        "inline/index.html",  # a page with only an inline block
+        "labs/1-program/index.html",  # an executed lab
+        "cite/index.html",
+        "proofs/index.html",
+        "reference",  # the whole tree
+        "404.html",
+    ],
+)
+def test_verify_names_every_page_the_build_wrote_that_is_gone(tmp_path: Path, gone: str) -> None:
+    site = _site(tmp_path, _report())
+    target = site / gone
+    if target.is_dir():
+        for path in sorted(target.rglob("*"), reverse=True):
+            path.unlink() if path.is_file() else path.rmdir()
+        target.rmdir()
+    else:
+        target.unlink()
+    check = verify_site(site)
+    assert not check.passed
+    [problem] = [p for p in check.problems if "pages the build wrote that the site lacks" in p]
+    names = [path for path in PAGES.values() if path.startswith(gone)]
+    assert all(name in problem for name in names), problem
+
+
+def test_a_report_that_lists_no_page_is_refused(tmp_path: Path) -> None:
+    report = _report()
+    del report["build"]["pages"]
+    problems = verify_site(_site(tmp_path, report)).problems
+    assert any("build-report.json: build.pages is missing" in p for p in problems), problems
+
+
+def _without(path: tuple[str | int, ...]) -> dict[str, Any]:
+    report = _report()
+    *parents, last = path
+    node: Any = report
+    for key in parents:
+        node = node[key]
+    del node[last]
+    return report
+
+
+def _with(path: tuple[str | int, ...], value: object) -> dict[str, Any]:
+    report = _report()
+    *parents, last = path
+    node: Any = report
+    for key in parents:
+        node = node[key]
+    node[last] = value
+    return report
+
+
+@pytest.mark.parametrize(
+    ("report", "message"),
+    [
+        (_without(("build", "id")), "build.id must be text, not None"),
+        (_without(("blocks", 1, "status")), "blocks[1].status must be text, not None"),
+        (_with(("blocks",), None), "blocks must be a list, not None"),
+        (_with(("build", "planned"), ["x"]), "build.planned[0] must be an object, not 'x'"),
+        (_with(("build", "planned", 0, "page"), 3), "build.planned[0].page must be text, not 3"),
+        (_with(("claims",), {"held": 1}), "claims must be a list"),
+        (_with(("claims",), [{"result": "held"}]), "claims[0].outcome must be text"),
+        (_with(("totals",), []), "totals must be an object, not []"),
+        (_with(("build", "pages"), "index.html"), "build.pages must be a list"),
+        (_with(("build", "pages", 0, "path"), "../../etc/passwd.html"), "build.pages[0].path must be an HTML file"),
+        (_with(("build", "pages", 0, "path"), "/index.html"), "build.pages[0].path must be an HTML file"),
+        (_with(("build", "pages", 0, "page"), 7), "build.pages[0].page must be text"),
+    ],
+)
+def test_verify_refuses_a_malformed_report_in_words_naming_the_field(
+    tmp_path: Path, report: dict[str, Any], message: str
+) -> None:
+    check = verify_site(_site(tmp_path, report))
+    assert not check.passed
+    assert any(p.startswith("build-report.json: ") and message in p for p in check.problems), check.problems
+
+
+def test_verify_refuses_a_report_nested_past_the_parsers_depth(tmp_path: Path) -> None:
+    site = _site(tmp_path, {})
+    (site / "build-report.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    problems = verify_site(site).problems
+    assert any("build-report.json cannot be read" in p for p in problems), problems
+
+
+def test_a_planned_block_on_a_page_the_report_does_not_list_is_named(tmp_path: Path) -> None:
+    report = _report()
+    report["build"]["pages"] = [p for p in report["build"]["pages"] if p["page"] != "inline.md"]
+    problems = verify_site(_site(tmp_path, report)).problems
+    assert any("planned blocks on pages the report does not list: inline.md › inline" in p for p in problems)
