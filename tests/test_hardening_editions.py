@@ -13,7 +13,12 @@ from typing import Any
 
 import pytest
 
+from pytorch_floors.editions.publish import SiteFacts, publish
 from pytorch_floors.editions.verify import MARK, verify_site
+from pytorch_floors.errors import FloorsError
+from pytorch_floors.plugin.config import FloorsConfig
+from pytorch_floors.plugin.plugin import FloorsPlugin
+from pytorch_floors.settings import PARSERS, from_environment
 
 BUILD_ID = "0123abcd"
 GIT_ENV = {
@@ -186,3 +191,54 @@ def test_a_planned_block_on_a_page_the_report_does_not_list_is_named(tmp_path: P
     report["build"]["pages"] = [p for p in report["build"]["pages"] if p["page"] != "inline.md"]
     problems = verify_site(_site(tmp_path, report)).problems
     assert any("planned blocks on pages the report does not list: inline.md › inline" in p for p in problems)
+
+
+# --- one parser of the FLOORS_* settings -----------------------------------------------------------
+
+
+def _no_site(config_file: Path) -> SiteFacts:
+    raise AssertionError("publish read mkdocs.yml before refusing")
+
+
+def test_the_plugin_reads_every_setting_with_the_one_parser_publish_uses() -> None:
+    settings = dict(FloorsConfig._schema)
+    assert {option.variable: option.parse for option in settings.values()} == PARSERS  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("value", [" ", "\t", "  \n"])
+def test_a_blank_glob_is_refused_at_once_by_publish_and_by_the_plugin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    monkeypatch.setenv("FLOORS_EXEC_ONLY", value)
+    expected = f"FLOORS_EXEC_ONLY={value!r}: a glob of only blanks"
+    with pytest.raises(FloorsError, match=expected.replace("\\", "\\\\").replace("(", r"\(")):
+        from_environment(os.environ)
+    # publish refuses it before it looks at the repository (tmp_path is none) or starts mike.
+    with pytest.raises(FloorsError, match="FLOORS_EXEC_ONLY="):
+        publish("2026.12", repo=tmp_path, read_site=_no_site)
+    # The plugin refuses it as a configuration error, where it kept it as a glob that skipped every block.
+    errors, _ = FloorsPlugin().load_config({})
+    assert len(errors) == 1 and errors[0][0] == "only" and str(errors[0][1]).startswith(expected), errors
+    # A blank `only:` in mkdocs.yml is refused alike.
+    monkeypatch.delenv("FLOORS_EXEC_ONLY")
+    errors, _ = FloorsPlugin().load_config({"only": value})
+    assert len(errors) == 1 and "a glob of only blanks" in str(errors[0][1])
+
+
+@pytest.mark.parametrize(("variable", "value"), [("FLOORS_EXEC", "0"), ("FLOORS_EXEC", " off"), ("FLOORS_CLAIMS", "x")])
+def test_publish_refuses_what_the_plugin_would_refuse(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variable: str, value: str
+) -> None:
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(FloorsError, match=f"{variable}={value!r}: expected"):
+        publish("2026.12", repo=tmp_path, read_site=_no_site)
+    errors, _ = FloorsPlugin().load_config({})
+    assert len(errors) == 1 and f"{variable}={value!r}: expected" in str(errors[0][1])
+
+
+def test_an_empty_variable_is_unset_for_both(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FLOORS_EXEC_ONLY", "")
+    assert "FLOORS_EXEC_ONLY" not in from_environment(os.environ)
+    plugin = FloorsPlugin()
+    errors, _ = plugin.load_config({"only": "labs/*"})
+    assert errors == [] and plugin.config["only"] == "labs/*"

@@ -40,6 +40,7 @@ from pytorch_floors.editions.course_pack import PACK_DIR, pack_filename
 from pytorch_floors.editions.handouts import EDITION_PDF, HANDOUT_DIR, handout_context, handouts
 from pytorch_floors.editions.publish import main, publish, published_versions, unmeasured
 from pytorch_floors.editions.root404 import NOTE_KEY, layout_from, redirect_urls, render_root_404
+from pytorch_floors.errors import FloorsError
 from pytorch_floors.floors import FLOORS, floor_for_page
 from pytorch_floors.plugin.site_config import read_site_facts
 from pytorch_floors.render.citation import bibtex, edition_url
@@ -122,7 +123,7 @@ def test_publish_refuses_a_build_told_not_to_measure(
     variable: str, value: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(variable, value)
-    with pytest.raises(ValueError, match=f"{variable}.*an edition must"):
+    with pytest.raises(FloorsError, match=f"{variable}.*an edition must"):
         publish(SECOND, repo=tmp_path, read_site=read_site_facts)
 
 

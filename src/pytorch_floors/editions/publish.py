@@ -8,7 +8,8 @@
    published (editions are frozen), one older than the newest published (`latest` names the
    newest edition), a working tree that differs from its commit (the edition says which commit
    it was built from), and a build told not to run every proof and lab (`FLOORS_EXEC=off`,
-   `FLOORS_EXEC_ONLY`);
+   `FLOORS_EXEC_ONLY`, read by the plugin's own parser, `pytorch_floors.settings`, which refuses a
+   bad value of any `FLOORS_*` variable at once);
 2. with `--push`, first fetches the remote's publishing branch, so mike builds on top of it;
 3. runs `mike deploy --update-aliases EDITION latest` with `FLOORS_EDITION` set, the build
    strict (`FLOORS_STRICT=true`, read by `strict:` in `mkdocs.yml`), linking its PDF handouts
@@ -46,7 +47,9 @@ from pytorch_floors.editions.handouts import HANDOUT_DIR, print_and_pack
 from pytorch_floors.editions.manifest import MANIFEST_NAME, load_edition_manifest
 from pytorch_floors.editions.root404 import layout_from, redirect_urls, render_root_404
 from pytorch_floors.editions.verify import verify_site
+from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.process import scratch as scratch_names
+from pytorch_floors.settings import from_environment
 
 __all__ = [
     "SiteFacts",
@@ -108,11 +111,14 @@ def unmeasured(report: Mapping[str, object]) -> str | None:
     return None
 
 
-def _refuse_unmeasured_settings(environ: dict[str, str] | os._Environ[str]) -> None:
-    if environ.get("FLOORS_EXEC", "").strip().lower() in {"off", "false", "0", "no"}:
-        raise ValueError("FLOORS_EXEC=off renders without running: an edition must show measurements; unset it")
-    if environ.get("FLOORS_EXEC_ONLY", "").strip():
-        raise ValueError("FLOORS_EXEC_ONLY runs only some pages: an edition must run every proof and lab; unset it")
+def _refuse_unmeasured_settings(environ: Mapping[str, str]) -> None:
+    # The plugin's own parser (`pytorch_floors.settings`): a value it would refuse, or read as
+    # skipping pages, is refused here before mike renders anything.
+    values = from_environment(environ)
+    if values.get("FLOORS_EXEC") is False:
+        raise FloorsError("FLOORS_EXEC=off renders without running: an edition must show measurements; unset it")
+    if values.get("FLOORS_EXEC_ONLY") is not None:
+        raise FloorsError("FLOORS_EXEC_ONLY runs only some pages: an edition must run every proof and lab; unset it")
 
 
 def _refuse_dirty_tree(repo: Path) -> None:
@@ -341,6 +347,7 @@ def publish(
         branch: The publishing branch.
 
     Raises:
+        FloorsError: On a bad `FLOORS_*` setting.
         ValueError: On a malformed or already published edition.
     """
     parse_edition(edition)
@@ -418,7 +425,7 @@ def main(argv: list[str] | None = None, *, read_site: Callable[[Path], SiteFacts
             remote=args.remote,
             branch=args.branch,
         )
-    except (ValueError, RuntimeError, subprocess.CalledProcessError) as error:
+    except (FloorsError, ValueError, RuntimeError, subprocess.CalledProcessError) as error:
         # mike and mkdocs have printed their own account above; this line says which step stopped.
         print(f"publish: {args.edition} not published: {error}", file=sys.stderr)
         return 1

@@ -14,8 +14,10 @@ the tests and the publish step set them):
 | `recordings` | `FLOORS_RECORDINGS` | other machines' recordings: a folder relative to the project (`recordings`) |
 | `claims` | `FLOORS_CLAIMS` | `warn`: a claim that did not hold is a WARNING (fails `--strict`); `advisory`: INFO |
 
-A bad value, in either place, is a configuration error naming the option and the variable. The
-build reads [`Settings`][pytorch_floors.plugin.config.Settings], never the variables themselves.
+A bad value, in either place, is a configuration error naming the option and the variable; a value
+of only blanks is one (a glob of `" "` would skip every block). `pytorch_floors.settings` parses
+them, for the plugin and for `publish` alike. The build reads
+[`Settings`][pytorch_floors.plugin.config.Settings], never the variables themselves.
 """
 
 from __future__ import annotations
@@ -27,97 +29,62 @@ from typing import Generic, Literal, TypeVar
 
 from mkdocs.config.base import BaseConfigOption, Config, ValidationError
 
+from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.cache import CacheMode
-from pytorch_floors.execution.options import OptionError, parse_timeout
 from pytorch_floors.render.citation import edition
 from pytorch_floors.render.headings import published_edition
+from pytorch_floors.settings import (
+    PARSERS,
+    cache_mode,
+    claims_policy,
+    environment_value,
+    glob,
+    seconds,
+    switch,
+    text,
+)
 
 __all__ = ["FloorsConfig", "Settings"]
 
 T = TypeVar("T")
-_SWITCH = {"on": True, "true": True, "off": False, "false": False}
 
 
 class _Setting(BaseConfigOption[T], Generic[T]):
-    """An option read from `mkdocs.yml`, unless its environment variable is set (non-empty)."""
+    """An option read from `mkdocs.yml`, unless its environment variable is set (non-empty).
+
+    Both are read by the variable's parser in `pytorch_floors.settings.PARSERS`, the one `publish` checks with.
+    """
 
     def __init__(self, variable: str, parse: Callable[[object], T], default: T) -> None:
         super().__init__()
+        if PARSERS.get(variable) is not parse:
+            raise TypeError(f"{variable} is read by pytorch_floors.settings.PARSERS[{variable!r}], not by {parse}")
         self.variable, self.parse, self.default = variable, parse, default
 
     def run_validation(self, value: object) -> T:
-        raw = os.environ.get(self.variable, "")
-        if raw:
-            try:
-                return self.parse(raw)
-            except ValueError as error:
-                raise ValidationError(f"{self.variable}={raw!r}: {error}") from None
+        try:
+            given = environment_value(self.variable, self.parse, os.environ)
+        except FloorsError as error:
+            raise ValidationError(str(error)) from None
+        if given is not None:
+            return given
         try:
             return self.parse(value)
         except ValueError as error:
             raise ValidationError(str(error)) from None
 
 
-def _switch(value: object) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.lower() in _SWITCH:
-        return _SWITCH[value.lower()]
-    raise ValueError(f"expected on or off, not {value!r}")
-
-
-_CACHE_MODES: dict[object, Literal["on", "off", "refresh"]] = {
-    "on": "on",
-    "off": "off",
-    "refresh": "refresh",
-    # YAML reads a bare `on`/`off` as a boolean.
-    True: "on",
-    False: "off",
-}
-
-
-def _cache_mode(value: object) -> Literal["on", "off", "refresh"]:
-    if isinstance(value, str | bool) and value in _CACHE_MODES:
-        return _CACHE_MODES[value]
-    raise ValueError(f"expected on, off or refresh, not {value!r}")
-
-
-def _seconds(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise ValueError(f"expected a number of seconds, not {value!r}")
-    try:
-        return parse_timeout(str(value))
-    except OptionError as error:
-        raise ValueError(str(error)) from None
-
-
-def _text(value: object) -> str | None:
-    if value is None or value == "":
-        return None
-    if not isinstance(value, str):
-        raise ValueError(f"expected text, not {value!r}")
-    return value
-
-
-def _claims_policy(value: object) -> Literal["warn", "advisory"]:
-    if value == "warn":
-        return "warn"
-    if value == "advisory":
-        return "advisory"
-    raise ValueError(f"expected warn or advisory, not {value!r}")
-
-
 class FloorsConfig(Config):  # type: ignore[no-untyped-call]  # MkDocs' Config.__init_subclass__ is untyped
     """The plugin's options (each overridden by its `FLOORS_*` environment variable when that is set)."""
 
-    execute = _Setting("FLOORS_EXEC", _switch, True)
-    cache = _Setting[Literal["on", "off", "refresh"]]("FLOORS_EXEC_CACHE", _cache_mode, "on")
-    cache_dir = _Setting("FLOORS_CACHE_DIR", _text, None)
-    timeout = _Setting("FLOORS_EXEC_TIMEOUT", _seconds, 120.0)
-    only = _Setting("FLOORS_EXEC_ONLY", _text, None)
-    handouts = _Setting("FLOORS_HANDOUTS", _switch, False)
-    claims = _Setting[Literal["warn", "advisory"]]("FLOORS_CLAIMS", _claims_policy, "warn")
-    recordings = _Setting[str | None]("FLOORS_RECORDINGS", _text, "recordings")
+    execute = _Setting("FLOORS_EXEC", switch, True)
+    cache = _Setting[Literal["on", "off", "refresh"]]("FLOORS_EXEC_CACHE", cache_mode, "on")
+    cache_dir = _Setting("FLOORS_CACHE_DIR", text, None)
+    timeout = _Setting("FLOORS_EXEC_TIMEOUT", seconds, 120.0)
+    only = _Setting("FLOORS_EXEC_ONLY", glob, None)
+    handouts = _Setting("FLOORS_HANDOUTS", switch, False)
+    claims = _Setting[Literal["warn", "advisory"]]("FLOORS_CLAIMS", claims_policy, "warn")
+    recordings = _Setting[str | None]("FLOORS_RECORDINGS", text, "recordings")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,149 @@
+"""The `FLOORS_*` settings' one parser: the plugin reads its options through it, and `publish` checks them with it.
+
+Each parser takes a value from `mkdocs.yml` (YAML gives booleans and numbers) or from a variable
+(text), and returns it typed or raises `ValueError` saying what it expected.
+[`from_environment`][pytorch_floors.settings.from_environment] reads every variable that is set and
+refuses a bad one as a `FloorsError` naming the variable, so that the plugin (`plugin.config`) and
+`publish`, which must refuse a build told not to measure before mike renders anything, read the
+same value in the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Literal, TypeVar
+
+from pytorch_floors.errors import FloorsError
+from pytorch_floors.execution.options import OptionError, parse_timeout
+
+__all__ = [
+    "PARSERS",
+    "cache_mode",
+    "claims_policy",
+    "environment_value",
+    "from_environment",
+    "glob",
+    "seconds",
+    "switch",
+    "text",
+]
+
+T = TypeVar("T")
+_SWITCH = {"on": True, "true": True, "off": False, "false": False}
+
+_CACHE_MODES: dict[object, Literal["on", "off", "refresh"]] = {
+    "on": "on",
+    "off": "off",
+    "refresh": "refresh",
+    # YAML reads a bare `on`/`off` as a boolean.
+    True: "on",
+    False: "off",
+}
+
+
+def switch(value: object) -> bool:
+    """`on`/`true` or `off`/`false` (any case), or a YAML boolean."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in _SWITCH:
+        return _SWITCH[value.lower()]
+    raise ValueError(f"expected on or off, not {value!r}")
+
+
+def cache_mode(value: object) -> Literal["on", "off", "refresh"]:
+    """`on`, `off` or `refresh` (YAML's bare `on`/`off` are booleans)."""
+    if isinstance(value, str | bool) and value in _CACHE_MODES:
+        return _CACHE_MODES[value]
+    raise ValueError(f"expected on, off or refresh, not {value!r}")
+
+
+def seconds(value: object) -> float:
+    """A time limit in seconds (`execution.options.parse_timeout`)."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise ValueError(f"expected a number of seconds, not {value!r}")
+    try:
+        return parse_timeout(str(value))
+    except OptionError as error:
+        raise ValueError(str(error)) from None
+
+
+def text(value: object) -> str | None:
+    """Text, or `None` when empty (unset); only spaces are refused: they name no folder and match no page."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"expected text, not {value!r}")
+    if not value.strip():
+        raise ValueError(f"expected text, not only blanks ({value!r}); leave it empty to unset it")
+    return value
+
+
+def glob(value: object) -> str | None:
+    """A glob of pages relative to `docs/` (`floors/3-*`), or `None` when empty: every page."""
+    if isinstance(value, str) and value and not value.strip():
+        raise ValueError(
+            f"a glob of only blanks ({value!r}) matches no page and would skip every block and lab; "
+            "leave it empty to run every page"
+        )
+    return text(value)
+
+
+def claims_policy(value: object) -> Literal["warn", "advisory"]:
+    """`warn` or `advisory`."""
+    if value == "warn":
+        return "warn"
+    if value == "advisory":
+        return "advisory"
+    raise ValueError(f"expected warn or advisory, not {value!r}")
+
+
+PARSERS: dict[str, Callable[[object], object]] = {
+    "FLOORS_EXEC": switch,
+    "FLOORS_EXEC_CACHE": cache_mode,
+    "FLOORS_CACHE_DIR": text,
+    "FLOORS_EXEC_TIMEOUT": seconds,
+    "FLOORS_EXEC_ONLY": glob,
+    "FLOORS_HANDOUTS": switch,
+    "FLOORS_CLAIMS": claims_policy,
+    "FLOORS_RECORDINGS": text,
+}
+"""Each of the plugin's variables and its parser (`plugin.config.FloorsConfig` names the options they set)."""
+
+
+def environment_value(name: str, parse: Callable[[object], T], environ: Mapping[str, str]) -> T | None:
+    """One variable's value, parsed, or `None` when it is unset or empty (a Makefile's `FLOORS_EXEC_ONLY=`).
+
+    Args:
+        name: The variable (`FLOORS_EXEC_ONLY`).
+        parse: Its parser, `PARSERS[name]`.
+        environ: The environment (`os.environ`).
+
+    Returns:
+        The parsed value, or `None`.
+
+    Raises:
+        FloorsError: If the value is not one the parser accepts, naming the variable and the value.
+    """
+    raw = environ.get(name, "")
+    if not raw:
+        return None
+    try:
+        return parse(raw)
+    except ValueError as error:
+        raise FloorsError(f"{name}={raw!r}: {error}") from None
+
+
+def from_environment(environ: Mapping[str, str]) -> dict[str, object]:
+    """Every one of the plugin's variables that is set, parsed (as the plugin will read it).
+
+    Args:
+        environ: The environment (`os.environ`).
+
+    Returns:
+        Each set variable's parsed value.
+
+    Raises:
+        FloorsError: At the first variable whose value its parser refuses, naming it and the value.
+    """
+    values = {name: environment_value(name, parse, environ) for name, parse in PARSERS.items()}
+    return {name: value for name, value in values.items() if value is not None}
