@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pytorch_floors.editions.publish import SiteFacts, publish
+from pytorch_floors.editions.publish import SiteFacts, main, parse_edition, publish, published_versions
 from pytorch_floors.editions.verify import MARK, verify_site
 from pytorch_floors.errors import FloorsError
 from pytorch_floors.plugin.config import FloorsConfig
@@ -193,11 +195,84 @@ def test_a_planned_block_on_a_page_the_report_does_not_list_is_named(tmp_path: P
     assert any("planned blocks on pages the report does not list: inline.md › inline" in p for p in problems)
 
 
-# --- one parser of the FLOORS_* settings -----------------------------------------------------------
+# --- publish: the edition's year, mike's versions.json ---------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["9999.12", "2028.01", "2025.12", "2000.01", "0000.01"])
+def test_an_edition_outside_the_projects_years_is_refused(name: str) -> None:
+    with pytest.raises(FloorsError, match=rf"edition '{name}': the year must be from 2026 .* to 2027 \(next year\)"):
+        parse_edition(name, today=date(2026, 12, 2))
+
+
+def test_an_edition_up_to_next_year_is_accepted() -> None:
+    assert parse_edition("2026.01", today=date(2026, 12, 2)) == (2026, 1)
+    assert parse_edition("2027.12", today=date(2026, 12, 2)) == (2027, 12)
+    assert parse_edition("2031.05", today=date(2030, 1, 1)) == (2031, 5)
+
+
+def test_publish_refuses_a_far_future_edition_before_doing_anything(tmp_path: Path) -> None:
+    with pytest.raises(FloorsError, match="the year must be from 2026"):
+        publish("9999.12", repo=tmp_path, read_site=_no_site)
 
 
 def _no_site(config_file: Path) -> SiteFacts:
     raise AssertionError("publish read mkdocs.yml before refusing")
+
+
+def _git(repo: Path, *args: str, stdin: str | None = None) -> str:
+    done = subprocess.run(
+        ["git", *args],
+        cwd=repo,
+        input=stdin,
+        env={**os.environ, **GIT_ENV},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, f"git {args}: {done.stderr}"
+    return done.stdout
+
+
+def _repo_with_versions(repo: Path, versions: str) -> None:
+    """A committed project (one file) and a `gh-pages` holding only `versions.json`."""
+    _git(repo, "init", "-q", "-b", "main")
+    (repo / "README").write_text("a project\n")
+    _git(repo, "add", "README")
+    _git(repo, "commit", "-qm", "project")
+    blob = _git(repo, "hash-object", "-w", "--stdin", stdin=versions).strip()
+    tree = _git(repo, "mktree", stdin=f"100644 blob {blob}\tversions.json\n").strip()
+    commit = _git(repo, "commit-tree", tree, "-m", "mike").strip()
+    _git(repo, "update-ref", "refs/heads/gh-pages", commit)
+
+
+def _site_facts(config_file: Path) -> SiteFacts:
+    return SiteFacts(config_file, "S", "https://x.org/", "latest", {}, None)
+
+
+@pytest.mark.parametrize(
+    ("versions", "message"),
+    [
+        ('{"version": "2026.11", "aliases": ["latest"]}', "gh-pages:versions.json holds a JSON dict, not the list"),
+        ("[1]", r"gh-pages:versions.json: entry 0 has no `version` \(text\)"),
+        ('[{"version": "2026.11"}]', r"entry 0 \(2026.11\) has no `aliases` list of text"),
+        ("[{", "gh-pages:versions.json is not JSON"),
+    ],
+)
+def test_a_versions_json_mike_did_not_write_is_refused_in_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], versions: str, message: str
+) -> None:
+    for name, value in GIT_ENV.items():
+        monkeypatch.setenv(name, value)
+    _repo_with_versions(tmp_path, versions)
+    with pytest.raises(FloorsError, match=message):
+        published_versions(tmp_path, "gh-pages")
+    # The command line says so in one line (a TypeError's traceback before).
+    assert main(["2026.12", "--repo", str(tmp_path)], read_site=_site_facts) == 1
+    err = capsys.readouterr().err
+    assert "publish: 2026.12 not published: gh-pages:versions.json" in err and "Traceback" not in err
+
+
+# --- one parser of the FLOORS_* settings -----------------------------------------------------------
 
 
 def test_the_plugin_reads_every_setting_with_the_one_parser_publish_uses() -> None:

@@ -4,12 +4,12 @@
 
 (`make publish EDITION=2026.12 [PUSH=1]`.) In the project's git repository it:
 
-1. refuses an edition name that is not `YYYY.MM` (ASCII digits, a year from 2000), one already
-   published (editions are frozen), one older than the newest published (`latest` names the
-   newest edition), a working tree that differs from its commit (the edition says which commit
-   it was built from), and a build told not to run every proof and lab (`FLOORS_EXEC=off`,
-   `FLOORS_EXEC_ONLY`, read by the plugin's own parser, `pytorch_floors.settings`, which refuses a
-   bad value of any `FLOORS_*` variable at once);
+1. refuses an edition name that is not `YYYY.MM` (ASCII digits, a year from the project's first,
+   2026, to next year), one already published (editions are frozen), one older than the newest
+   published (`latest` names the newest edition), a working tree that differs from its commit
+   (the edition says which commit it was built from), and a build told not to run every proof
+   and lab (`FLOORS_EXEC=off`, `FLOORS_EXEC_ONLY`, read by the plugin's own parser,
+   `pytorch_floors.settings`, which refuses a bad value of any `FLOORS_*` variable at once);
 2. with `--push`, first fetches the remote's publishing branch, so mike builds on top of it;
 3. runs `mike deploy --update-aliases EDITION latest` with `FLOORS_EDITION` set, the build
    strict (`FLOORS_STRICT=true`, read by `strict:` in `mkdocs.yml`), linking its PDF handouts
@@ -40,6 +40,7 @@ import tarfile
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 from pytorch_floors.editions.course_pack import PACK_DIR
@@ -52,6 +53,7 @@ from pytorch_floors.execution.process import scratch as scratch_names
 from pytorch_floors.settings import from_environment
 
 __all__ = [
+    "FIRST_YEAR",
     "SiteFacts",
     "main",
     "parse_edition",
@@ -63,27 +65,40 @@ __all__ = [
 ]
 
 _EDITION = re.compile(r"(?P<year>[0-9]{4})\.(?P<month>0[1-9]|1[0-2])", re.ASCII)
-_FIRST_YEAR = 2000
+FIRST_YEAR = 2026
+"""The project's first year: no edition is older."""
 
 
-def parse_edition(name: str) -> tuple[int, int]:
-    """Read an edition's name as (year, month), refusing anything but `YYYY.MM` in ASCII digits.
+def parse_edition(name: str, today: date | None = None) -> tuple[int, int]:
+    """Read an edition's name as (year, month), refusing anything but `YYYY.MM` in ASCII digits, in range.
+
+    The year is from the project's first (`FIRST_YEAR`) to the next one: an edition named far ahead
+    (`9999.12`) would be the newest for ever, and every real edition after it refused as older.
 
     Args:
         name: The edition, such as `2026.12`.
+        today: The date to use instead of today's (for tests).
 
     Returns:
         The year and month, which order editions.
 
     Raises:
-        ValueError: For `2026.13`, `26.12`, `latest`, `0000.01`, or digits of another script (`٢٠٢٦.12`).
+        FloorsError: For `2026.13`, `26.12`, `latest`, `0000.01`, digits of another script (`٢٠٢٦.12`),
+            or a year before `FIRST_YEAR` or after next year.
     """
+    last_year = (today or date.today()).year + 1
     match = _EDITION.fullmatch(name)
-    if match is None or int(match["year"]) < _FIRST_YEAR:
-        raise ValueError(
-            f"edition {name!r}: expected YYYY.MM in ASCII digits, a year from {_FIRST_YEAR}, such as 2026.12"
+    if match is None:
+        raise FloorsError(
+            f"edition {name!r}: expected YYYY.MM in ASCII digits, a year from {FIRST_YEAR}, such as 2026.12"
         )
-    return int(match["year"]), int(match["month"])
+    year = int(match["year"])
+    if not FIRST_YEAR <= year <= last_year:
+        raise FloorsError(
+            f"edition {name!r}: the year must be from {FIRST_YEAR} (the project's first) to {last_year} (next year); "
+            "an edition named later would stay the newest and refuse every real one after it"
+        )
+    return year, int(match["month"])
 
 
 def unmeasured(report: Mapping[str, object]) -> str | None:
@@ -134,7 +149,7 @@ def _refuse_dirty_tree(repo: Path) -> None:
 def _refuse_older_than_published(edition: str, versions: list[dict[str, object]]) -> None:
     dated = []
     for entry in versions:
-        with contextlib.suppress(ValueError):  # an entry that is not an edition (a hand-made alias) is not dated
+        with contextlib.suppress(FloorsError):  # an entry that is not an edition (a hand-made alias) is not dated
             dated.append((parse_edition(str(entry["version"])), str(entry["version"])))
     if dated and max(dated)[0] > parse_edition(edition):
         raise ValueError(
@@ -172,10 +187,29 @@ def published_versions(repo: Path, ref: str) -> list[dict[str, object]]:
 
     Returns:
         The parsed entries, newest first.
+
+    Raises:
+        FloorsError: If the file is not what mike writes: a JSON list of objects, each with a `version`
+            (text) and its `aliases` (a list of text).
     """
     if not _has_ref(repo, ref) or _git(repo, "cat-file", "-e", f"{ref}:versions.json", check=False).returncode:
         return []
-    loaded: list[dict[str, object]] = json.loads(_git(repo, "show", f"{ref}:versions.json").stdout)
+    where = f"{ref}:versions.json"
+    try:
+        loaded = json.loads(_git(repo, "show", where).stdout)
+    except ValueError as error:
+        raise FloorsError(f"{where} is not JSON ({error}); mike writes a list of editions") from None
+    if not isinstance(loaded, list):
+        raise FloorsError(
+            f"{where} holds a JSON {type(loaded).__name__}, not the list of editions mike writes; "
+            "repair the branch before publishing"
+        )
+    for number, entry in enumerate(loaded):
+        if not isinstance(entry, dict) or not isinstance(entry.get("version"), str):
+            raise FloorsError(f"{where}: entry {number} has no `version` (text): {entry!r}"[:300])
+        aliases = entry.get("aliases")
+        if not isinstance(aliases, list) or not all(isinstance(alias, str) for alias in aliases):
+            raise FloorsError(f"{where}: entry {number} ({entry['version']}) has no `aliases` list of text")
     return loaded
 
 
@@ -347,8 +381,8 @@ def publish(
         branch: The publishing branch.
 
     Raises:
-        FloorsError: On a bad `FLOORS_*` setting.
-        ValueError: On a malformed or already published edition.
+        FloorsError: On a malformed edition name, a bad `FLOORS_*` setting or a `versions.json` mike did not write.
+        ValueError: On an edition already published, or older than the newest.
     """
     parse_edition(edition)
     _refuse_unmeasured_settings(os.environ)
