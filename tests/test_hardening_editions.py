@@ -18,8 +18,12 @@ import pytest
 from pytorch_floors.editions.publish import SiteFacts, main, parse_edition, publish, published_versions
 from pytorch_floors.editions.verify import MARK, verify_site
 from pytorch_floors.errors import FloorsError
+from pytorch_floors.execution.provenance import Provenance
 from pytorch_floors.plugin.config import FloorsConfig
 from pytorch_floors.plugin.plugin import FloorsPlugin
+from pytorch_floors.recordings import recorder
+from pytorch_floors.recordings.cli import record_main
+from pytorch_floors.recordings.schema import Recording, read_recording, write_recording
 from pytorch_floors.settings import PARSERS, from_environment
 
 BUILD_ID = "0123abcd"
@@ -317,3 +321,59 @@ def test_an_empty_variable_is_unset_for_both(monkeypatch: pytest.MonkeyPatch) ->
     plugin = FloorsPlugin()
     errors, _ = plugin.load_config({"only": "labs/*"})
     assert errors == [] and plugin.config["only"] == "labs/*"
+
+
+# --- record: every other tier's recording checked before this tier's is written ---------------------
+
+MACHINE = Provenance("2.11.0", "3.12.3", "Linux x86_64", "a CPU", "AVX2", 2, 2, "none", "2026-12-02")
+
+
+def _recording(tier: str, stands_for: str) -> Recording:
+    return Recording(tier=tier, stands_for=stands_for, recorded="2026-12-01", machine=MACHINE)
+
+
+def _record(project: Path, into: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, list[str]]:
+    ran: list[str] = []
+
+    def record_site(project_dir: Path, docs_dir: Path, tier: str, **_: object) -> Recording:
+        ran.append(tier)
+        return _recording(tier, "recorded again")
+
+    monkeypatch.setattr(recorder, "record_site", record_site)
+    (project / "docs").mkdir(exist_ok=True)
+    return record_main(["--tier", "mine", "--project", str(project), "--into", str(into)]), ran
+
+
+@pytest.mark.parametrize(
+    ("broken", "message"),
+    [("{not json", "cannot be read as a recording"), (None, "a tier's folder holds recording.json; this one has none")],
+)
+def test_record_checks_every_other_tier_before_it_runs_or_writes(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    broken: str | None,
+    message: str,
+) -> None:
+    into = tmp_path / "recordings"
+    mine = write_recording(_recording("mine", "as it was"), into)
+    before = mine.read_text(encoding="utf-8")
+    (into / "other").mkdir()
+    if broken is not None:
+        (into / "other" / "recording.json").write_text(broken, encoding="utf-8")
+    status, ran = _record(tmp_path, into, monkeypatch)
+    assert status == 1
+    err = capsys.readouterr().err
+    assert f"record: {into / 'other'}" in err and message in err and "Traceback" not in err
+    assert ran == [], "no proof runs before the recordings are checked"
+    assert mine.read_text(encoding="utf-8") == before, "this tier's file is left as it was"
+
+
+def test_record_mends_its_own_tiers_broken_recording(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    into = tmp_path / "recordings"
+    write_recording(_recording("other", "another machine"), into)
+    (into / "mine").mkdir()
+    (into / "mine" / "recording.json").write_text("{broken", encoding="utf-8")
+    status, ran = _record(tmp_path, into, monkeypatch)
+    assert status == 0 and ran == ["mine"]
+    assert read_recording(into / "mine" / "recording.json").stands_for == "recorded again"

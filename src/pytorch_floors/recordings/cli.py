@@ -13,7 +13,13 @@ from pathlib import Path
 from pytorch_floors.claims import Claim
 from pytorch_floors.errors import FloorsError
 from pytorch_floors.recordings.merge import merge_recordings
-from pytorch_floors.recordings.schema import tier_name_problem, write_recording
+from pytorch_floors.recordings.schema import (
+    FILE_NAME,
+    RecordingError,
+    read_recording,
+    tier_name_problem,
+    write_recording,
+)
 from pytorch_floors.tiers import TIERS, as_tier, tier_named
 
 __all__ = ["merge_main", "record_main"]
@@ -33,6 +39,21 @@ def _counts(claims: list[Claim]) -> str:
         f"{outcomes.count('held')} held, {outcomes.count('missed')} did not hold, "
         f"{outcomes.count('not applicable')} not applicable"
     )
+
+
+def _check_other_tiers(into: Path, tier: str) -> None:
+    """Read every tier's recording under `into` but `tier`'s own (recording it again mends that one).
+
+    Raises:
+        RecordingError: If a tier's folder holds no readable recording, naming the file and what is wrong.
+    """
+    if not into.is_dir():
+        return
+    for folder in sorted(p for p in into.iterdir() if p.is_dir() and p.name != tier):
+        path = folder / FILE_NAME
+        if not path.is_file():
+            raise RecordingError(f"{folder}: a tier's folder holds {FILE_NAME}; this one has none")
+        read_recording(path)
 
 
 def record_main(argv: list[str]) -> int:
@@ -69,6 +90,9 @@ def record_main(argv: list[str]) -> int:
     cache_dir = Path(os.environ.get("FLOORS_CACHE_DIR") or project / ".cache")
     _log_to_stderr()
     try:
+        # Every other tier's recording is read before anything runs or is written: one that is broken
+        # stops the pruning below, which would come after this tier's file had been rewritten.
+        _check_other_tiers(into, args.tier)
         with as_tier(tier) if tier else nullcontext():
             recording = record_site(
                 project,
