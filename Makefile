@@ -1,5 +1,14 @@
 # PyTorch Floors: `make serve` to read the site locally, `make test` to check everything.
-PYTHON ?= python3.11
+# The Python the environments are made with: tools/setup_env.py picks the newest supported one found (python3.13,
+# python3.12, python3.11, then python3, each run to read its real version: 3.11.5 or later, with venv) and says which,
+# or what to install when none fits; PYTHON=... names one instead (checked the same way). It runs with the stdlib only.
+PYTHON ?=
+SETUP_ENV := tools/setup_env.py
+SETUP_RUNNER := $(firstword $(shell command -v python3 python3.13 python3.12 python3.11 2>/dev/null))
+# torch: on Linux the CPU build (from the wheel pip already has, else PyTorch's CPU index) unless TORCH=cuda asks for
+# PyPI's CUDA build; macOS's PyPI wheel is a CPU build already. Both environments install it the same way.
+TORCH ?= cpu
+export TORCH
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
@@ -21,11 +30,19 @@ PINS = $$(grep -c '^[A-Za-z]' requirements.txt)
 INSTALLING = @echo "setup: installing the $(PINS) pinned packages of requirements.txt into $(1) (torch alone is some hundreds of MB; pip's progress follows)"
 INSTALLED = @echo "setup: $(1) is ready ($$(du -sh $(1) | cut -f1) on disk)"
 
+# A new environment from the Python tools/setup_env.py picks (stdlib only, before any environment exists).
+NEW_VENV = @test -n "$(SETUP_RUNNER)" || { echo "error: no python3 found: install Python 3.11.5 or later (Ubuntu/Debian: \
+sudo apt install python3 python3-venv; macOS: brew install python@3.13)"; exit 1; }; \
+	python="$$($(SETUP_RUNNER) $(SETUP_ENV) python $(PYTHON))" && echo "$$python -m venv $(1)" && "$$python" -m venv $(1)
+# requirements.txt into an environment, torch from where tools/setup_env.py says (the CPU build on Linux).
+PIP_INSTALL_PINS = @torch="$$($(1)/bin/python $(SETUP_ENV) torch)" \
+	&& echo "$(1)/bin/python -m pip install --progress-bar on $${torch:+$$torch }--requirement requirements.txt" \
+	&& $(1)/bin/python -m pip install --progress-bar on $$torch --requirement requirements.txt
+
 $(STAMP): requirements.txt pyproject.toml
-	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
-	$(PYTHON) -m venv $(VENV)
+	$(call NEW_VENV,$(VENV))
 	$(call INSTALLING,$(VENV))
-	$(BIN)/python -m pip install --progress-bar on --requirement requirements.txt
+	$(call PIP_INSTALL_PINS,$(VENV))
 	$(BIN)/python -m pip install --quiet --no-deps --editable .
 	$(call INSTALLED,$(VENV))
 	touch $(STAMP)
@@ -38,11 +55,10 @@ setup: $(STAMP)
 # requirements.txt does not pin everything (torch's setuptools). `pip check` may then report only the `mkdocs`
 # those packages still declare; the last check proves no MkDocs distribution is left.
 $(PD_PACKAGES): requirements.txt
-	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
 	rm -rf $(PD_VENV)
-	$(PYTHON) -m venv $(PD_VENV)
+	$(call NEW_VENV,$(PD_VENV))
 	$(call INSTALLING,$(PD_VENV))
-	$(PD_BIN)/python -m pip install --progress-bar on --requirement requirements.txt
+	$(call PIP_INSTALL_PINS,$(PD_VENV))
 	$(PD_BIN)/python -m pip uninstall --quiet --yes mkdocs mkdocs-get-deps mergedeep
 	$(PD_BIN)/python -m pip install --quiet --no-deps $(PROPERDOCS)
 	$(call INSTALLED,$(PD_VENV))
@@ -89,8 +105,8 @@ anchors: build
 	$(BIN)/python -m pytorch_floors anchors update --site site
 
 lint: setup
-	$(BIN)/ruff check src tests bench snippets
-	$(BIN)/ruff format --check src tests bench snippets
+	$(BIN)/ruff check src tests bench snippets tools
+	$(BIN)/ruff format --check src tests bench snippets tools
 	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
 
 typecheck: setup
@@ -112,7 +128,7 @@ pytest: pytest-patterns pytest-rest pytest-properdocs
 
 ## check: the fast lane: lint, types and the tests that build no site and time nothing (in-process engine, units)
 check: lint typecheck
-	$(BIN)/pytest -m "not slow and not build and not browser and not patterns and not properdocs" -q
+	$(BIN)/pytest -m "not slow and not build and not browser and not patterns and not properdocs and not network" -q
 
 ## patterns: run every proof as the build does and require each of its claims to hold (about two minutes)
 patterns: setup
