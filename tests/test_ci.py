@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no types
 
@@ -102,3 +103,65 @@ def test_the_recording_workflow_records_three_machines_and_merges_them_into_a_pu
     merge_runs = " ".join(step.get("run", "") for step in merge["steps"])
     assert "python3.11 -m pytorch_floors merge-recordings artifacts/ --into recordings/" in merge_runs
     assert any(step.get("uses", "").startswith("peter-evans/create-pull-request@") for step in merge["steps"])
+
+
+WORKFLOWS = sorted(WORKFLOW.parent.glob("*.yml"))
+
+
+def steps_of(path: Path, job: str) -> list[dict[str, Any]]:
+    steps: list[dict[str, Any]] = yaml.safe_load(path.read_text(encoding="utf-8"))["jobs"][job]["steps"]
+    return steps
+
+
+def test_torch_comes_from_the_makefiles_choice_in_every_workflow() -> None:
+    # The README's command chooses torch's CPU build (tools/setup_env.py); an index set by a workflow would
+    # leave the Arm leg on PyPI's CUDA build, as PIP_EXTRA_INDEX_URL for x86-64 only did.
+    for path in WORKFLOWS:
+        text = path.read_text(encoding="utf-8")
+        assert "PIP_EXTRA_INDEX_URL" not in text and "PIP_INDEX_URL" not in text, path.name
+        assert "download.pytorch.org" not in text, path.name
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "$(call PIP_INSTALL_PINS,$(VENV))" in makefile and "$(call PIP_INSTALL_PINS,$(PD_VENV))" in makefile
+
+
+def test_the_arm_leg_gets_a_browser_that_runs_there_and_never_ubuntus_snap() -> None:
+    steps = steps_of(WORKFLOW, "test")
+    runs = "\n".join(step.get("run", "") for step in steps)
+    assert "chromium-browser" not in runs, (
+        "Ubuntu 24.04's chromium-browser is a snap, which the browser tests cannot use"
+    )
+    arm = [step for step in steps if "runner.arch == 'ARM64'" in step.get("if", "")]
+    assert len(arm) == 1 and "playwright install --with-deps chromium" in arm[0]["run"]
+    assert "FLOORS_CHROMIUM=" in arm[0]["run"]
+    x86 = [step for step in steps if "runner.arch == 'X64'" in step.get("if", "") and "FLOORS_CHROMIUM" in step["run"]]
+    assert len(x86) == 1 and "playwright install" not in x86[0]["run"], "x86-64 drives the image's own Chrome"
+    names = [step.get("name", step.get("uses", "")) for step in steps]
+    assert names.index(arm[0]["name"]) < next(i for i, s in enumerate(steps) if "make test" in s.get("run", ""))
+
+
+def test_pips_and_the_proofs_caches_are_kept_between_runs_keyed_on_their_inputs() -> None:
+    caches = [step for step in steps_of(WORKFLOW, "test") if step.get("uses", "").startswith("actions/cache@")]
+    by_path = {step["with"]["path"].strip(): step["with"] for step in caches}
+    pip = by_path["~/.cache/pip\n~/Library/Caches/pip"]
+    assert "hashFiles('requirements.txt')" in pip["key"] and "runner.arch" in pip["key"]
+    proofs = by_path[".cache/"]
+    for inputs in ("requirements.txt", "docs/**", "snippets/**", "src/**"):
+        assert f"'{inputs}'" in proofs["key"], inputs
+    assert proofs["restore-keys"].strip() in proofs["key"], "an older cache of the same pins is restored"
+    record = [step for step in steps_of(RECORD, "record") if step.get("uses", "").startswith("actions/cache@")]
+    assert [step["with"]["path"].strip() for step in record] == ["~/.cache/pip\n~/Library/Caches/pip"]
+
+
+def test_the_pull_request_step_says_which_repository_setting_it_needs() -> None:
+    text = RECORD.read_text(encoding="utf-8")
+    setting = "Allow GitHub Actions to create and approve pull requests"
+    steps = steps_of(RECORD, "merge")
+    index = next(i for i, s in enumerate(steps) if s.get("uses", "").startswith("peter-evans/create-pull-request@"))
+    above = text[: text.index("uses: peter-evans/create-pull-request@")].rsplit("- uses:", 1)[-1]
+    comment = " ".join(line.strip().lstrip("# ") for line in above.splitlines() if line.strip().startswith("#"))
+    assert setting in comment, "said in a comment right above the step"
+    after = steps[index + 1]
+    assert (
+        after["if"] == "failure() && steps.pull-request.outcome == 'failure'" and steps[index]["id"] == "pull-request"
+    )
+    assert setting in after["run"] and "::error::" in after["run"]
