@@ -337,3 +337,22 @@ def test_pytorchs_cpu_index_serves_the_pinned_cpu_build_with_no_cuda_packages(tm
     assert not [
         r.name for r in needs if r.name.startswith("nvidia-") and (r.marker is None or r.marker.evaluate(linux))
     ]
+
+
+# --- the README says what is so ------------------------------------------------------------------
+
+
+def test_the_readme_lists_exactly_the_variables_a_block_is_passed() -> None:
+    from pytorch_floors.execution.process.sandbox import PASSED_THROUGH  # noqa: PLC0415
+
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    found = re.search(r"a block sees only a few variables of the build's environment \(([^)]*)\)", readme)
+    assert found, "the README's list of the variables a block sees"
+    assert re.findall(r"`([A-Z_]+)`", found[1]) == list(PASSED_THROUGH)
+
+
+def test_the_readme_says_how_to_set_up_on_wsl_and_which_python() -> None:
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert "sudo apt install make" in readme
+    assert "/mnt/c" in readme and "Linux filesystem" in readme
+    assert "Python 3.11.5" in readme and "TORCH=cuda" in readme
