@@ -19,6 +19,7 @@ import nbformat
 import pytest
 from mkdocs_jupyter.nbconvert2 import nb2html  # type: ignore[import-untyped]
 from test_execution import start_serve
+from test_hardening import ANCESTOR_WALK
 
 from conftest import LAB_CONFIG, ROOT, Build, FixtureSite, needs_build, project_build, run_mkdocs
 from pytorch_floors.errors import FloorsError
@@ -97,7 +98,18 @@ def test_exercises_have_self_checks_and_folded_explanations(floor: Floor) -> Non
         assert any(c.cell_type == "markdown" and c.source.startswith("<details") for c in cells)
 
 
-CHECKER_NAMES = ("NotFilled", "WrongAnswer", "_placeholders", "require", "expect", "expect_type", "within", "best_time")
+CHECKER_NAMES = (
+    "NotFilled",
+    "WrongAnswer",
+    "_placeholders",
+    "require",
+    "expect",
+    "expect_type",
+    "within",
+    "best_time",
+    "CoreShare",
+    "unclear",
+)
 
 
 def test_the_checker_is_one_file_that_no_lab_copies() -> None:
@@ -137,6 +149,13 @@ def test_the_checker_helpers_grade_as_the_labs_need() -> None:
     checker.expect_type("FLAG", True, bool, "True or False")
     assert checker.within(3, 2, 2) and not checker.within(5, 2, 2) and not checker.within("2", 2, 2)
     assert 0 < checker.best_time(lambda: sum(range(100)), repeat=3) < 0.01
+    with checker.CoreShare() as core:
+        time.sleep(0.05)  # waiting uses no CPU: the share a starved process gets
+    assert 0 <= core.share < 0.5 and core.wall >= 0.05
+    idle, starved = checker.CoreShare(cpu=1, wall=1), checker.CoreShare(cpu=0.1, wall=1)
+    assert checker.unclear(50, 10, idle) == "" and checker.unclear(0.002, 0.1, starved) == ""
+    assert checker.unclear(15, 10, idle).startswith("not graded on this machine: the ratio, 15, is within 2 times")
+    assert "got 10% of a core" in checker.unclear(50, 10, starved), "a tenth of a core: within 20 times is unclear"
 
 
 def _lab_without_a_marker() -> Any:
@@ -474,7 +493,9 @@ def test_a_lab_shows_neither_the_builds_secrets_nor_its_paths(fixture_site: Fixt
         "# %% [markdown]\n# # Lab 1 · Your program\n\n# %%\nimport os, sys\n\n"
         "print('token', os.environ.get('GITHUB_TOKEN'), sys.prefix, os.path.expanduser('~'), os.getcwd())\n"
         "print(open('/proc/self/environ', 'rb').read().decode(errors='replace'))\n"
-        "print('order \\u202e reversed')\n\n" + CHECKER_CELL,
+        "print('order \\u202e reversed')\n\n"
+        # Every ancestor's environment and memory, the build's (the kernel's parent) first.
+        "# %%\nprint('kernel-parent', os.getppid())\nshow = True\n" + ANCESTOR_WALK + "\n" + CHECKER_CELL,
     )
     secret = "ghp_fake123floorslab"
     build = run_mkdocs(fixture_site.root, fixture_site.root / "site", env={"GITHUB_TOKEN": secret}, timeout=300)
@@ -482,6 +503,10 @@ def test_a_lab_shows_neither_the_builds_secrets_nor_its_paths(fixture_site: Fixt
     html = unescape((fixture_site.root / "site" / "labs" / "1-program" / "index.html").read_text(encoding="utf-8"))
     assert "token None" in html, "the kernel saw the build's token"
     assert secret not in html
+    parent = re.search(r"kernel-parent (\d+)", html)
+    assert parent, html[-2000:]
+    assert f"refused {parent[1]} environ PermissionError" in html, "a cell read the build's environment"
+    assert f"refused {parent[1]} mem PermissionError" in html, "a cell read the build's memory"
     assert "token None <env> ~" in html, "the environment and home directory are named, not shown"
     assert str(fixture_site.root) not in html and str(Path.home()) + "/" not in html
     assert "\u202e" not in html and "\\u202e" in html

@@ -3,13 +3,21 @@
 `require` stops with `NotFilled`, naming what to fill in, while an answer is still a placeholder;
 `expect` stops with `WrongAnswer` and a message for you when an answer and the measurement
 disagree; `expect_type` says which type an answer should have when it has another; `within`
-compares a prediction with a measurement; `best_time` times a call.
+compares a prediction with a measurement; `best_time` times a call; `CoreShare` measures how much
+of a core the process got while it timed something, and `unclear` says when that was too little
+to tell on which side of a line a timed ratio lies.
 """
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import torch
+
+try:
+    import resource  # the CPU time of finished child processes (not on Windows)
+except ImportError:  # Windows
+    resource = None  # type: ignore[assignment]
 
 
 class NotFilled(AssertionError):
@@ -95,3 +103,57 @@ def best_time(
         samples.append((time.perf_counter() - start) / calls)
     _sync()
     return min(samples)  # other programs can only add time to a batch, never remove it
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds this process has used (all its threads), and the child processes it has waited for."""
+    children = 0.0
+    if resource is not None:
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        children = usage.ru_utime + usage.ru_stime
+    return time.process_time() + children
+
+
+@dataclass
+class CoreShare:
+    """The CPU time a measurement got against the wall time it took: `with CoreShare() as core: ...`.
+
+    `core.share` is about 1 when the process had a core to itself while it measured (more, when
+    several of its threads ran at once), and less when other programs took turns on that core:
+    at a share of 0.25, every timing in the block can have taken up to four times as long as the
+    code needs. CPU time counts child processes once they have finished (not on Windows).
+    """
+
+    cpu: float = 0.0
+    wall: float = 0.0
+    _started: tuple[float, float] = field(default=(0.0, 0.0), repr=False)
+
+    def __enter__(self) -> "CoreShare":
+        self._started = (_cpu_seconds(), time.perf_counter())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.cpu = _cpu_seconds() - self._started[0]
+        self.wall = time.perf_counter() - self._started[1]
+
+    @property
+    def share(self) -> float:
+        """CPU seconds per wall second while the block ran (0 when nothing was measured)."""
+        return self.cpu / self.wall if self.wall > 0 else 0.0
+
+
+def unclear(measured: float, line: float, core: CoreShare, margin: float = 2.0, what: str = "the ratio") -> str:
+    """Why this run cannot tell on which side of `line` the timed ratio `measured` lies; "" when it can.
+
+    A ratio within `margin` times of the line is too close to call on any run. A process that got
+    only a share s of a core while it measured can have had each timing stretched up to 1/s times,
+    and so a ratio of two timings moved as far either way: the margin widens to margin / s.
+    """
+    share = min(core.share, 1.0)
+    reach = margin / share if share > 0 else float("inf")
+    if measured > 0 and max(measured, line) / min(measured, line) > reach:
+        return ""
+    return (
+        f"not graded on this machine: {what}, {measured:,.3g}, is within {reach:,.3g} times of {line:,.3g},"
+        f" too close to call when this process got {core.share:.0%} of a core while it measured"
+    )
