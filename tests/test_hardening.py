@@ -6,6 +6,8 @@ of a throw-away project through the formatter, no MkDocs build.
 
 from __future__ import annotations
 
+import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -23,8 +25,8 @@ from pytorch_floors.execution.cache import CacheError
 from pytorch_floors.execution.options import OptionError, parse_timeout
 from pytorch_floors.execution.output import PathScrubber, clean_text
 from pytorch_floors.execution.process import runner, scratch
-from pytorch_floors.execution.process.runner import restart_fork_server
 from pytorch_floors.execution.scan import ScanError, scan_markdown
+from pytorch_floors.execution.secrets import SecretFinder
 
 SECRET = "ghp_fake123floors"
 
@@ -39,24 +41,146 @@ def pages(tmp_path: Path) -> Iterator[Pages]:
     yield make_pages(tmp_path)
 
 
+# A block's code that walks every ancestor (its parent, theirs, ... up to init) and prints what each one's
+# environment and memory give it: `refused <pid> <file> <error>`, or (`show = True` set before it) the
+# environment itself and any token found in the writable memory, else only whether a token was there.
+# Shared by the proof and lab tests (`ANCESTOR_WALK` is a plain script).
+ANCESTOR_WALK = """\
+import os, re
+def ancestors():
+    pid = os.getpid()
+    while True:
+        pid = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+        if pid <= 1:
+            return
+        yield pid
+def heap(pid):
+    with open(f"/proc/{pid}/maps") as maps, open(f"/proc/{pid}/mem", "rb") as mem:
+        for line in maps:
+            span, perms = line.split()[:2]
+            low, high = (int(x, 16) for x in span.split("-"))
+            if perms.startswith("rw") and high - low < 1 << 26:
+                try:
+                    mem.seek(low)
+                    yield mem.read(high - low)
+                except OSError:
+                    continue
+for pid in ancestors():
+    try:
+        environ = open(f"/proc/{pid}/environ", "rb").read().decode(errors="replace")
+        print("environ", pid, environ if show else "ghp_" in environ)
+    except OSError as error:
+        print("refused", pid, "environ", type(error).__name__)
+    try:
+        for chunk in heap(pid):
+            for found in re.findall(rb"ghp_[A-Za-z0-9]+", chunk):
+                print("memory", pid, found.decode() if show else True)
+    except OSError as error:
+        print("refused", pid, "mem", type(error).__name__)
+print("capabilities", [line for line in open("/proc/self/status") if line.startswith("CapEff")])
+"""
+
+_BUILD_IN_A_PROCESS = """\
+import sys, textwrap
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from test_engine import make_pages
+pages = make_pages(Path(sys.argv[2]))
+html = pages.render(Path(sys.argv[3]).read_text())
+print("BUILD", __import__("os").getpid())
+print("FAILURES", [str(failure) for failure in pages.engine.failures])
+print(html)
+"""
+
+
 @linux_only
-def test_a_block_cannot_read_the_builds_secrets_through_proc(pages: Pages, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GITHUB_TOKEN", SECRET)
-    restart_fork_server()  # the server must start while the token is in the build's environment
+@pytest.mark.parametrize("method", ["forkserver", "spawn"])
+def test_no_ancestor_of_a_block_gives_it_the_builds_secrets(tmp_path: Path, method: str) -> None:
+    # The token must be in the build's environment from its start (what /proc/PID/environ shows), and in a
+    # process above the build, as in CI: `sh` stays the build's parent (`; true` keeps it from exec'ing).
+    page = tmp_path / "page.md"
+
+    def fence(block_id: str, show: bool) -> str:
+        return f'```python exec="1" id="{block_id}"\nshow = {show}\n{ANCESTOR_WALK}```\n\n'
+
+    page.write_text(fence("walk", show=False) + fence("leak", show=True))
+    script = tmp_path / "build.py"
+    script.write_text(_BUILD_IN_A_PROCESS)
+    env = {**os.environ, "GITHUB_TOKEN": SECRET, runner.START_METHOD: method}
+    command = f"{sys.executable} {script} {Path(__file__).parent} {tmp_path / 'project'} {page}; true"
+    (tmp_path / "project").mkdir()
+    done = subprocess.run(["sh", "-c", command], env=env, capture_output=True, text=True, timeout=240, check=False)
+    out = done.stdout
+    assert "BUILD" in out, done.stderr[-3000:]
+    build = out.split("BUILD ", 1)[1].split()[0]
+    assert SECRET not in out, "a secret reached the page or the build's report"
+    # The build process itself hides its environment and memory from the block, root or not.
+    assert f"refused {build} environ PermissionError" in out, out[-3000:]
+    assert f"refused {build} mem PermissionError" in out, out[-3000:]
+    assert f"memory {build}" not in out and f"environ {build}" not in out
+    if os.geteuid() == 0:
+        # Root without capabilities reads no process of root's that keeps them: `sh` above the build neither.
+        assert not re.search(r"^environ ", out, re.MULTILINE), out[-3000:]
+    else:
+        # `sh` above the build is not the build's to hide (it holds the token: `True`); a block that prints
+        # what it read there fails by name, and the page shows the failure, not the token.
+        assert re.search(r"^environ \d+ True$", out, re.MULTILINE), out[-3000:]
+        assert "block 'leak' (docs/index.md:37): its output holds the value of the build's environment" in out
+
+
+def test_a_block_whose_output_holds_a_secret_fails_by_name(pages: Pages, monkeypatch: pytest.MonkeyPatch) -> None:
+    # What no lock can hide (a process above the build, a file): the output itself is checked.
+    monkeypatch.setattr(pages.engine, "_secrets", SecretFinder({"GITHUB_TOKEN": SECRET}))
     html = pages.render(
         """\
-        ```python exec="1" id="proc"
-        import os
-        mine = open("/proc/self/environ", "rb").read()
-        parent = open(f"/proc/{os.getppid()}/environ", "rb").read()
-        print("read", len(mine) > 0, len(parent) > 0)
-        print(mine.decode(errors="replace"))
-        print(parent.decode(errors="replace"))
+        ```python exec="1" id="leak"
+        print("the token:", "ghp_fake" + "123floors")
+        ```
+
+        ```python exec="1" id="shaped"
+        print("AKIA" + "ABCDEFGHIJKLMNOP")
         ```
         """
     )
-    assert "read True True" in html
-    assert SECRET not in html
+    assert SECRET not in html and "AKIAABCDEFGHIJKLMNOP" not in html
+    failures = [str(failure) for failure in pages.engine.failures]
+    assert any(
+        "'leak'" in f and "holds the value of the build's environment variable GITHUB_TOKEN" in f for f in failures
+    )
+    assert any("'shaped'" in f and "holds an AWS access key" in f for f in failures), failures
+
+
+@linux_only
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0, reason="root only: an ordinary user holds no capability to drop"
+)
+def test_a_block_run_as_root_gives_up_every_capability(pages: Pages) -> None:
+    html = pages.render(
+        """\
+        ```python exec="1" id="caps"
+        import subprocess
+        mine = [l.split()[1] for l in open("/proc/self/status") if l.startswith(("CapEff", "CapBnd"))]
+        child = subprocess.run(["grep", "CapEff", "/proc/self/status"], capture_output=True, text=True)
+        child = child.stdout.split()[1]
+        print("masks", *mine, child)
+        ```
+        """
+    )
+    masks = html.split("masks ", 1)[1].split()[:3]
+    assert masks == ["0000000000000000"] * 3, "a block run as root keeps capabilities (its own, bounding, a child's)"
+
+
+def test_a_secret_in_a_failure_message_is_withheld(pages: Pages, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pages.engine, "_secrets", SecretFinder({"GITHUB_TOKEN": SECRET}))
+    html = pages.render(
+        """\
+        ```python exec="1" id="raises"
+        raise RuntimeError("ghp_fake123floors")
+        ```
+        """
+    )
+    assert SECRET not in html and SECRET not in str(pages.engine.failures)
+    assert "<GITHUB_TOKEN withheld>" in str(pages.engine.failures)
 
 
 @linux_only
@@ -289,7 +413,10 @@ def test_every_start_method_keeps_the_engines_guarantees(method_pages: Pages, mo
         import os, sys, torch
         print("fresh", torch.get_default_dtype(), "mkdocs" in sys.modules)
         print(open("/proc/self/environ", "rb").read().decode(errors="replace"))
-        print(open(f"/proc/{os.getppid()}/environ", "rb").read().decode(errors="replace"))
+        try:
+            print(open(f"/proc/{os.getppid()}/environ", "rb").read().decode(errors="replace"))
+        except PermissionError:
+            print("the parent is the build, which hides its environment")
         ```
         """
     )

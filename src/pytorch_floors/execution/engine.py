@@ -19,7 +19,7 @@ from pytorch_floors.execution.digest import block_digest, keyed_options
 from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.imports import sources_digest
 from pytorch_floors.execution.options import NO_ID, BlockOptions, OptionError
-from pytorch_floors.execution.output import PathScrubber, clean_text, html_problem
+from pytorch_floors.execution.output import MAX_OUTPUT, PathScrubber, clean_text, html_problem
 from pytorch_floors.execution.process import scratch
 from pytorch_floors.execution.process.runner import (
     BlockError,
@@ -34,6 +34,7 @@ from pytorch_floors.execution.process.sandbox import block_environment
 from pytorch_floors.execution.provenance import Provenance
 from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.execution.scan import ExecBlock
+from pytorch_floors.execution.secrets import SecretFinder
 
 __all__ = ["SKIPPED_OUTPUT", "Engine", "ProofFailure", "shown_marker"]
 
@@ -156,7 +157,7 @@ class Engine:
         execute: bool = True,
         default_timeout: float = 120.0,
         only: str | None = None,
-        max_output: int = 1 << 20,
+        max_output: int = MAX_OUTPUT,
         provenance: Provenance | None = None,
         advisory_claims: bool = False,
         machine: Mapping[str, str] | None = None,
@@ -186,6 +187,7 @@ class Engine:
         self.advisory_claims = advisory_claims
         self._machine = dict(machine) if machine is not None else None
         self._scrub = PathScrubber(project_dir)
+        self._secrets = SecretFinder()
         self.import_roots = (project_dir / "src", project_dir)
         self.planned: dict[str, list[ExecBlock]] = {}
         self.records: list[BlockResult] = []
@@ -257,15 +259,16 @@ class Engine:
         self._sessions = {}
 
     def sanitize(self, text: str) -> str:
-        """Remove the build machine's absolute paths from text shown to readers.
+        """Remove the build machine's absolute paths, and any secret, from text shown to readers.
 
         Args:
             text: Any text (output, an error message, a traceback).
 
         Returns:
-            The text with the project, environment, temporary and home paths replaced by short names.
+            The text with the project, environment, temporary and home paths replaced by short names,
+            and each secret (`secrets.SecretFinder`) by a note naming what was withheld.
         """
-        return self._scrub(text)
+        return self._secrets.redact(self._scrub(text))
 
     def result_for(self, block_id: str) -> BlockResult | None:
         """The result of a block of the current page in this build.
@@ -320,6 +323,24 @@ class Engine:
             failure = ProofFailure(self.page, block.block_id, (f"docs/{self.page}", block.fence_line), summary)
             self._fail(failure, block.proofs[0] if block.proofs else None)
         return _MARKER.sub("", html)
+
+    def fail_shown(self, block_id: str, summary: str) -> ProofFailure:
+        """Fail a block of the current page whose result the page cannot show (a recording of it was refused).
+
+        Its record becomes `failed` in place, so the block still ends exactly once.
+
+        Args:
+            block_id: The block's id.
+            summary: Why, in one line.
+
+        Returns:
+            The failure recorded.
+        """
+        block = self.block(block_id)
+        failure = ProofFailure(self.page, block_id, self._location(block, []), self.sanitize(summary))
+        self.records = [r for r in self.records if not (r.page == self.page and r.block_id == block_id)]
+        self._fail(failure, block.proofs[0] if block and block.proofs else None)
+        return failure
 
     def fail_unexpectedly(self, block_id: str, error: Exception) -> ProofFailure:
         """Record an error that escaped the engine or the renderer as the block's failure.
@@ -498,7 +519,19 @@ class Engine:
             ProofFailure: If its HTML output would break the page.
         """
         if reply.stderr.strip():
-            log.debug("%s wrote to stderr (kept out of the page):\n%s", job.where, reply.stderr)
+            log.debug("%s wrote to stderr (kept out of the page):\n%s", job.where, self.sanitize(reply.stderr))
+        secret = self._secrets.find(reply.output) or self._secrets.find(repr(claims))
+        if secret is not None:
+            # Redacting would publish a page that looks fine; the proof that reached a secret must change.
+            failure = ProofFailure(
+                self.page,
+                job.block.block_id,
+                self._location(job.block, []),
+                f"its output holds {secret}: a page never shows the build's secrets (was another process's "
+                "environment or memory read?)",
+            )
+            self._fail(failure, job.proof)
+            raise failure
         output = self._shown(reply.output, html=job.options.html, block=job.block, proof=job.proof)
         self.cache.put(job.key, output, reply.seconds, self.provenance, claims)
         result = BlockResult(

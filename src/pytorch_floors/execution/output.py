@@ -8,7 +8,10 @@ import tempfile
 from html.parser import HTMLParser
 from pathlib import Path
 
-__all__ = ["PathScrubber", "clean_text", "escape_bidi", "html_problem"]
+__all__ = ["MAX_OUTPUT", "PathScrubber", "clean_text", "escape_bidi", "html_problem"]
+
+MAX_OUTPUT = 1 << 20
+"""Bytes of output a block may print (and a recording may hold for one block): a page is not a log file."""
 
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")

@@ -24,7 +24,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -34,9 +34,12 @@ from nbclient.exceptions import CellExecutionError
 from nbconvert.preprocessors import ExecutePreprocessor, Preprocessor
 from traitlets import Bool, Type
 
+from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.output import PathScrubber, escape_bidi
+from pytorch_floors.execution.process.confine import hide_this_process
 from pytorch_floors.execution.process.sandbox import PASSED_THROUGH
+from pytorch_floors.execution.secrets import SecretFinder
 from pytorch_floors.labs.cells import lab_name, with_checker
 
 __all__ = [
@@ -211,6 +214,10 @@ def kernel_environment(build_env: dict[str, str] | os._Environ[str]) -> dict[str
     return env
 
 
+CONFINE_MODULE = "pytorch_floors.execution.process.confine"
+"""What a lab's kernel starts through: it confines the process, then runs ipykernel's launcher."""
+
+
 class NarrowKernelManager(AsyncKernelManager):
     """A kernel manager whose kernels start with `kernel_environment`, whatever the caller passes."""
 
@@ -221,6 +228,8 @@ class NarrowKernelManager(AsyncKernelManager):
             **kwargs: What nbclient passes (`extra_arguments`, `cwd`); an `env` is replaced.
         """
         kwargs["env"] = kernel_environment(os.environ)
+        # The kernel's parent is the build: its environment is hidden before the kernel starts (`confine`).
+        hide_this_process()
         # Piped, so the kernel's warning about its local transport stays out of the build's log.
         kwargs["stderr"] = subprocess.PIPE
         await super().start_kernel(**kwargs)
@@ -228,8 +237,27 @@ class NarrowKernelManager(AsyncKernelManager):
         if process is not None and process.stderr is not None:
             quiet_kernel_stderr(process.stderr)
 
+    def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
+        """The kernel's command line, started through `confine`, so no cell can read the build's memory.
 
-def _scrub(value: Any, scrub: PathScrubber) -> Any:
+        Args:
+            extra_arguments: What nbclient adds.
+
+        Returns:
+            `python -m pytorch_floors.execution.process.confine -m ipykernel_launcher ...`.
+
+        Raises:
+            FloorsError: If the kernel is not started as `python -m MODULE` (a kernel spec of another kind).
+        """
+        command = super().format_kernel_cmd(extra_arguments)
+        if len(command) < 3 or command[1] != "-m":
+            raise FloorsError(
+                f"a lab's kernel must start as 'python -m MODULE', so it can be confined; its spec says {command[:3]}"
+            )
+        return [command[0], "-m", CONFINE_MODULE, *command[1:]]
+
+
+def _scrub(value: Any, scrub: Callable[[str], str]) -> Any:
     if isinstance(value, str):
         return escape_bidi(scrub(value))
     if isinstance(value, list):
@@ -239,14 +267,14 @@ def _scrub(value: Any, scrub: PathScrubber) -> Any:
     return value
 
 
-def scrub_outputs(cell: Any, scrub: PathScrubber) -> None:
-    """Replace machine paths and bidirectional controls in a cell's text outputs, in place.
+def scrub_outputs(cell: Any, scrub: Callable[[str], str]) -> None:
+    """Replace machine paths, secrets and bidirectional controls in a cell's text outputs, in place.
 
     Text, HTML and tracebacks are scrubbed; images and other binary data are left as they are.
 
     Args:
         cell: A notebook cell (nbformat node).
-        scrub: The build's path scrubber.
+        scrub: What makes a text safe to show (machine paths and secrets replaced).
     """
     for output in cell.get("outputs", []):
         if "text" in output:
@@ -336,7 +364,12 @@ class LabExecutePreprocessor(ExecutePreprocessor):
             The cell and the resources.
         """
         project = os.environ.get(PROJECT_DIR)
-        scrub = PathScrubber(Path(project) if project else Path.cwd())
+        paths, secrets = PathScrubber(Path(project) if project else Path.cwd()), SecretFinder()
+
+        def scrub(text: str) -> str:
+            # A cell that reached a secret (a process above the build holds the environment) shows a note instead.
+            return secrets.redact(paths(text))
+
         try:
             cell, resources = super().preprocess_cell(cell, resources, index)  # type: ignore[no-untyped-call]
         except CellExecutionError as error:

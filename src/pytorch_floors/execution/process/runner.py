@@ -31,6 +31,7 @@ from multiprocessing import forkserver
 from multiprocessing.context import ForkServerContext, SpawnContext
 
 from pytorch_floors.execution.process import worker
+from pytorch_floors.execution.process.confine import hide_this_process
 from pytorch_floors.execution.process.sandbox import block_environment
 from pytorch_floors.execution.process.worker import BlockError, BlockReply, BlockRequest, kill_descendants
 
@@ -221,6 +222,8 @@ class BlockProcess:
             owner: The set of processes of whoever starts this one (an engine's): the process is in it
                 while it lives, so its owner can end what it started and nothing else (`end`).
         """
+        # This process's own environment is the build's: hidden from every block before the first starts.
+        hide_this_process()
         context = fork_server()
         self._conn, child_conn = context.Pipe()
         self._process = context.Process(target=worker.serve, args=(child_conn, os.getpid()), daemon=True)

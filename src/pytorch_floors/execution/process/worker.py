@@ -40,6 +40,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from pytorch_floors.execution.process.confine import ConfinementError, confine_this_process
+
 __all__ = ["BlockError", "BlockReply", "BlockRequest", "descendants", "kill_descendants", "print_torch_facts", "serve"]
 
 _PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
@@ -388,6 +390,15 @@ def serve(conn: Connection, build_pid: int) -> None:
     """
     os.setsid()
     _become_subreaper()
+    # Before any code it is sent: no reading the build's memory or environment, whatever the user (`confine`).
+    try:
+        confine_this_process()
+    except ConfinementError as error:
+        refusal: BlockError | None = BlockError(
+            "ConfinementFailed", f"the block's process could not give up reading other processes' memory: {error}"
+        )
+    else:
+        refusal = None
     threading.Thread(target=_watch_build, args=(build_pid,), daemon=True, name="floors-build-watch").start()
     out, err = _capture_fd(1), _capture_fd(2)
     watch = _OutputWatch(out)
@@ -401,4 +412,7 @@ def serve(conn: Connection, build_pid: int) -> None:
             return
         if request is None:
             return
+        if refusal is not None:
+            conn.send(BlockReply(output="", stderr="", seconds=0.0, error=refusal))
+            continue
         conn.send(_run_one(request, namespace, out, err, watch))
