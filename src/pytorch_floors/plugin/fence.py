@@ -14,11 +14,12 @@ so no engine outlives its build in a module global.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from markdown import Markdown
-from markdown_exec import MarkdownConverter, base_format, code_block, validator
+from markdown_exec import MarkdownConverter, base_format, validator
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.utils import get_relative_url
 
@@ -27,15 +28,35 @@ from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.engine import Engine, ProofFailure, shown_marker
 from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.recordings.compare import tiers_for
+from pytorch_floors.recordings.html import UntrustedHTML, allowed_html
 from pytorch_floors.recordings.schema import Recording
 from pytorch_floors.render.listings import LISTING_LANGUAGE
 from pytorch_floors.render.proof_frame import claims_html, failure_banner, proof_frame_html, recorded_claims_html
 from pytorch_floors.render.tiers import TierTab, namespaced_ids, tier_tabs_html
 
-__all__ = ["FENCE", "formatter", "register_fence"]
+__all__ = ["FENCE", "fenced", "formatter", "register_fence"]
 
 FENCE = "python"
 """The fence name of executed blocks: ```` ```python exec="1" id="…" ````."""
+
+
+def fenced(language: str, text: str) -> str:
+    """Text as a fenced code block whose fence no line of the text can close.
+
+    markdown-exec's `code_block` fences with eight backticks: a block that printed a line of eight
+    backticks closed it, and what it printed next became Markdown with raw HTML. This fence is one
+    backtick longer than the longest run of backticks in the text.
+
+    Args:
+        language: The code block's language (`text`, `python`).
+        text: What goes inside.
+
+    Returns:
+        The Markdown of the code block.
+    """
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * max(8, longest + 1)
+    return f"{ticks}{language}\n{text}\n{ticks}"
 
 
 def formatter(  # noqa: PLR0917  (SuperFences' signature)
@@ -78,15 +99,18 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
         raise RuntimeError("no proof engine is bound to this fence: list the floors plugin under plugins in mkdocs.yml")
     block_id = options.get("id", "")
     run_options = dict(options)
-    if not run_options.get("html") and not run_options.get("result"):
-        run_options["result"] = "text"
+    # Console output is fenced here, not by markdown-exec, whose fence has a fixed length (`fenced`).
+    result_language = str(run_options.pop("result", "") or ("" if run_options.get("html") else "text"))
     show_source = run_options.pop("source", "")
     # The engine honours these in the block's own process; markdown-exec would apply them to the build's.
     run_options.pop("workdir", None)
     run_options.pop("width", None)
 
+    def as_shown(output: str) -> str:
+        return fenced(result_language, output) if result_language and output else output
+
     def run(code: str, **_: Any) -> str:
-        return engine.run(code, options)
+        return as_shown(engine.run(code, options))
 
     try:
         output = str(base_format(language=language, run=run, code=source, md=md, source="", **run_options))
@@ -100,27 +124,39 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
     if recordings and result is not None:
 
         def render(recorded: str) -> str:
-            # The recorded output is rendered as this block's own is: the same formatter, options and page.
+            # The recorded output is rendered as this block's own is: the same formatter, options and page;
+            # HTML from another machine only as the project's figures write it (read_recording checks it too).
+            if run_options.get("html"):
+                recorded = allowed_html(recorded)
             return str(
                 base_format(
-                    language=language, run=lambda *_, **__: recorded, code=source, md=md, source="", **run_options
+                    language=language,
+                    run=lambda *_, **__: as_shown(recorded),
+                    code=source,
+                    md=md,
+                    source="",
+                    **run_options,
                 )
             )
 
-        output, claims = _with_tiers(engine, result, recordings, (output, claims), render), ""
+        try:
+            output, claims = _with_tiers(engine, result, recordings, (output, claims), render), ""
+        except UntrustedHTML as error:
+            summary = f"a recording of this block holds HTML the project's figures never write: {error}"
+            return failure_banner(engine.fail_shown(block_id, summary))
     # The engine checks that this marker reaches the page: a fence Markdown reads as an indented
     # code block runs, but SuperFences shows its source instead of what it printed.
     marker = shown_marker(block_id)
     if block is None or not block.proofs:
         if show_source:
             converter = MarkdownConverter(md, update_toc=False)
-            listing = str(converter.convert(code_block(language, source)))
+            listing = str(converter.convert(fenced(language, source)))
             return f'{marker}<div class="floors-exec">{listing}{output}{claims}</div>'
         return marker + output + claims
     proof = block.proofs[0]
     converter = MarkdownConverter(md, update_toc=False)
     # Collapsed under the output, the proof source is lightly highlighted (see `pytorch_floors.render.listings`).
-    listing = str(converter.convert(code_block(LISTING_LANGUAGE, source)))
+    listing = str(converter.convert(fenced(LISTING_LANGUAGE, source)))
     return marker + proof_frame_html(
         proof=proof,
         href=get_relative_url(proof, engine.page_url) if engine.page_url else proof,

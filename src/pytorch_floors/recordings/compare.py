@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from pytorch_floors.claims import Claim
 from pytorch_floors.execution.provenance import Provenance
 from pytorch_floors.execution.result import BlockResult
+from pytorch_floors.recordings.html import UntrustedHTML, allowed_html
 from pytorch_floors.recordings.schema import RecordedBlock, Recording
 
 __all__ = [
@@ -119,7 +120,19 @@ def _same(result: BlockResult, recorded: RecordedBlock) -> bool:
     def outcomes(claims: Iterable[Claim]) -> list[tuple[str, str]]:
         return [(c.statement, c.outcome) for c in claims]
 
-    return recorded.output == result.output and outcomes(recorded.claims) == outcomes(result.claims)
+    return _shown(result.output, html=recorded.html) == recorded.output and outcomes(recorded.claims) == outcomes(
+        result.claims
+    )
+
+
+def _shown(output: str, *, html: bool) -> str:
+    """This build's output as a recording of it is shown: HTML written out again from the allow-list."""
+    if not html:
+        return output
+    try:
+        return allowed_html(output)
+    except UntrustedHTML:
+        return output  # this build's own figure, of elements no recording may hold: so no recording is the same
 
 
 def tiers_for(result: BlockResult, recordings: Iterable[Recording]) -> BlockTiers:

@@ -35,13 +35,17 @@ A reader of another `format` refuses the file by name: a build never shows a rec
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytorch_floors.claims import Claim, ClaimFormatError, parse_claims
 from pytorch_floors.errors import FloorsError
+from pytorch_floors.execution.output import MAX_OUTPUT
 from pytorch_floors.execution.provenance import Provenance
+from pytorch_floors.execution.secrets import SecretFinder, personal_path
+from pytorch_floors.recordings.html import UntrustedHTML, allowed_html
 
 __all__ = [
     "FILE_NAME",
@@ -60,6 +64,9 @@ FORMAT = 1
 
 FILE_NAME = "recording.json"
 """The file a tier's folder holds."""
+
+MAX_FILE = 64 << 20
+"""Bytes a recording file may hold: the site's blocks at well under their limit each."""
 
 _TIER_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
 
@@ -201,13 +208,38 @@ def _text(data: dict[str, object], name: str, where: str) -> str:
     return value
 
 
-def _block(data: object, where: str) -> RecordedBlock:
+def _refuse_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number a recording may hold")
+
+
+def _untrusted(text: str, where: str, secrets: SecretFinder) -> None:
+    """Refuse text from another machine that a page must not show: a secret, or a path into a home folder."""
+    if (secret := secrets.find(text)) is not None:
+        raise RecordingError(f"{where}: holds {secret}; record it again on a machine without it")
+    if (home := personal_path(text)) is not None:
+        raise RecordingError(f"{where}: names a path in a home folder ({home}/…), which a build never shows")
+
+
+def _checked_output(data: dict[str, object], html: bool, where: str, secrets: SecretFinder) -> str:
+    output = _text(data, "output", where)
+    if len(output.encode("utf-8", errors="replace")) > MAX_OUTPUT:
+        raise RecordingError(f"{where}: its output is over {MAX_OUTPUT:,} bytes, more than a page shows of a block")
+    _untrusted(output, f"{where}: output", secrets)
+    if not html:
+        return output
+    try:
+        return allowed_html(output)
+    except UntrustedHTML as error:
+        raise RecordingError(f"{where}: its HTML output is not what the project's figures write: {error}") from None
+
+
+def _block(data: object, where: str, secrets: SecretFinder) -> RecordedBlock:
     if not isinstance(data, dict):
         raise RecordingError(f"{where}: a block must be an object")
     claims, seconds, html = data.get("claims"), data.get("seconds"), data.get("html")
     if not isinstance(claims, list):
         raise RecordingError(f"{where}: 'claims' must be a list")
-    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds < 0:
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 <= seconds < math.inf:
         raise RecordingError(f"{where}: 'seconds' must be a number of seconds, not {seconds!r}")
     if not isinstance(html, bool):
         raise RecordingError(f"{where}: 'html' must be true or false")
@@ -216,12 +248,15 @@ def _block(data: object, where: str) -> RecordedBlock:
         provenance = Provenance.from_dict(data.get("provenance"))
     except (ClaimFormatError, ValueError) as error:
         raise RecordingError(f"{where}: {error}") from None
+    _untrusted(json.dumps(data.get("provenance")), f"{where}: provenance", secrets)
+    for claim in parsed:
+        _untrusted(" ".join((claim.statement, claim.detail, claim.why_not, claim.file)), f"{where}: a claim", secrets)
     return RecordedBlock(
         page=_text(data, "page", where),
         block_id=_text(data, "block", where),
         digest=_text(data, "digest", where),
         html=html,
-        output=_text(data, "output", where),
+        output=_checked_output(data, html, where, secrets),
         seconds=float(seconds),
         claims=parsed,
         provenance=provenance,
@@ -243,12 +278,20 @@ def read_recording(path: Path, *, folder_prefixes: tuple[str, ...] = ("",)) -> R
         RecordingError: If it is not JSON, of another format, or a field is missing or of the wrong type.
     """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        with path.open("rb") as file:
+            raw = file.read(MAX_FILE + 1)
+        if len(raw) > MAX_FILE:
+            raise RecordingError(
+                f"{path}: is over {MAX_FILE:,} bytes, more than a recording of the site's blocks holds"
+            )
+        data = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+    except RecursionError:
+        raise RecordingError(f"{path}: cannot be read as a recording: it is nested too deeply") from None
     except (OSError, UnicodeDecodeError, ValueError) as error:
         raise RecordingError(f"{path}: cannot be read as a recording: {error}") from None
     if not isinstance(data, dict):
         raise RecordingError(f"{path}: a recording is a JSON object")
-    if data.get("format") != FORMAT:
+    if type(data.get("format")) is not int or data.get("format") != FORMAT:
         raise RecordingError(
             f"{path}: recording format {data.get('format')!r}; this version reads format {FORMAT}: record it again"
         )
@@ -264,7 +307,9 @@ def read_recording(path: Path, *, folder_prefixes: tuple[str, ...] = ("",)) -> R
         machine = Provenance.from_dict(data.get("machine"))
     except ValueError as error:
         raise RecordingError(f"{path}: machine: {error}") from None
-    read = tuple(_block(b, f"{path}: block {n + 1}") for n, b in enumerate(blocks))
+    secrets = SecretFinder()
+    _untrusted(json.dumps([data.get("stands_for"), data.get("machine")]), f"{path}: machine", secrets)
+    read = tuple(_block(b, f"{path}: block {n + 1}", secrets) for n, b in enumerate(blocks))
     keys = [b.key for b in read]
     if len(set(keys)) != len(keys):
         raise RecordingError(f"{path}: a block is recorded twice")
