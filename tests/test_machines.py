@@ -44,12 +44,43 @@ def test_the_table_says_what_each_tier_did_and_a_failure_in_words(tmp_path: Path
     assert "| FAILED: WARNING - claim did not hold | 170 / 1 / 12 |" in rows[3]
 
 
-def test_lab_checks_are_counted_from_the_tiers_own_lab_pages(tmp_path: Path) -> None:
+# A lab page as mkdocs-jupyter writes it: each code cell's source (highlighted), then its outputs.
+LAB_PAGE = """
+<div class="jp-Cell jp-CodeCell"><div class="jp-Cell-inputWrapper"><div class="highlight-ipynb hl-python"><pre>
+<span class="n">expect</span><span class="p">(</span><span class="n">ok</span><span class="p">)</span>
+<span class="nb">print</span><span class="p">(</span>
+<span class="s2">"not graded on this machine: too noisy"</span><span class="p">)</span>
+<span class="nb">print</span><span class="p">(</span>
+<span class="s2">"self-check passed: your formula matches"</span><span class="p">)</span>
+</pre></div></div>
+<div class="jp-Cell-outputWrapper"><div class="jp-OutputArea jp-Cell-outputArea"><div class="jp-OutputArea-child">
+<div class="jp-RenderedText jp-OutputArea-output" data-mime-type="text/plain">
+<pre>self-check passed: your formula matches all 4 dtypes you measured
+</pre>
+</div></div></div></div></div>
+<div class="jp-Cell jp-CodeCell"><div class="highlight-ipynb hl-python"><pre>
+<span class="nb">print</span><span class="p">(</span>
+<span class="s2">"self-check passed: all right"</span><span class="p">)</span>
+</pre></div>
+<div class="jp-RenderedText jp-OutputArea-output" data-mime-type="text/plain"><pre>x&nbsp;=&nbsp;3<br>
+not graded on this machine: the two timers, 2.1, is within 4 times of 3
+self-check passed: all right
+</pre></div></div>
+<p>Run the self-check: it prints "self-check passed" when your answer matches.</p>
+"""
+
+
+def test_lab_checks_are_counted_from_what_the_labs_printed_not_from_their_code(tmp_path: Path) -> None:
+    # A lab page shows each cell's code as well as its outputs: counting the strings anywhere on the page
+    # counted every `print("self-check passed ...")` twice (68 passed and 6 not graded where the outputs
+    # showed 34 and 0).
     machines = _machines()
     page = tmp_path / "labs" / "1-program" / "index.html"
     page.parent.mkdir(parents=True)
-    page.write_text("self-check passed: a\nself-check passed: b\nnot graded on this machine: noisy\n")
+    page.write_text(LAB_PAGE, encoding="utf-8")
     assert machines._lab_checks(tmp_path) == (2, 1)
+    outputs = machines.executed_outputs(LAB_PAGE)
+    assert len(outputs) == 2 and outputs[0].strip().startswith("self-check passed: your formula")
 
 
 def test_a_blocks_process_runs_the_kernels_the_tier_asks_for() -> None:
