@@ -14,6 +14,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -25,7 +26,7 @@ from pytorch_floors.execution.cache import CacheError
 from pytorch_floors.execution.options import OptionError, parse_timeout
 from pytorch_floors.execution.output import PathScrubber, clean_text
 from pytorch_floors.execution.process import runner, scratch
-from pytorch_floors.execution.scan import ScanError, scan_markdown
+from pytorch_floors.execution.scan import ScanError, included_paths, scan_markdown
 from pytorch_floors.execution.secrets import SecretFinder
 
 SECRET = "ghp_fake123floors"
@@ -228,21 +229,29 @@ def _alive(pids: Path) -> list[int]:
         time.sleep(0.1)
 
 
-def test_output_is_bounded_while_it_is_written(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("stream", "said"),
+    [
+        ("stdout", "OutputTooLarge: the block printed more than 1,048,576 bytes and was stopped as it wrote"),
+        ("stderr", "OutputTooLarge: the block wrote more than 1,048,576 bytes to stderr and was stopped as it wrote"),
+    ],
+)
+def test_output_is_bounded_while_it_is_written(tmp_path: Path, stream: str, said: str) -> None:
+    # stderr stays out of the page, but it filled the disk the same way (295 MiB in six seconds).
     pages = make_pages(tmp_path)
     start = time.perf_counter()
     pages.render(
-        """\
+        f"""\
         ```python exec="1" id="flood" timeout="60"
         import sys
         while True:
-            sys.stdout.write("y" * 2**20)
+            sys.{stream}.write("y" * 2**20)
         ```
         """
     )
     seconds = time.perf_counter() - start
     failure = str(pages.engine.failures[0])
-    assert "OutputTooLarge: the block printed more than 1,048,576 bytes and was stopped as it wrote" in failure
+    assert said in failure
     # Stopped by the watch, long before the block's own limit would have ended it.
     assert seconds < 30
 
@@ -340,6 +349,35 @@ def test_a_right_to_left_override_is_shown_not_obeyed() -> None:
 # --- every fence is found where it is written ------------------------------------------------------
 
 
+def test_a_zero_width_space_is_shown_not_hidden() -> None:
+    # U+202E was escaped and U+200B passed through raw, hiding inside a name a reader copies.
+    assert clean_text("to\u200bken \ufeff") == "to\\u200bken \\ufeff"
+    # The joiners stay: emoji and some scripts are written with them.
+    assert clean_text("\U0001f469\u200d\U0001f4bb") == "\U0001f469\u200d\U0001f4bb"
+
+
+def test_an_exception_without_a_message_still_says_what_happened(pages: Pages) -> None:
+    # "MemoryError:" printed nothing after the colon.
+    pages.render(
+        """\
+        ```python exec="1" id="memory"
+        raise MemoryError
+        ```
+
+        ```python exec="1" id="bare"
+        raise ValueError()
+        ```
+        """
+    )
+    failures = [str(failure) for failure in pages.engine.failures]
+    assert any(
+        "'memory'" in f
+        and f.endswith("MemoryError: the block ran out of memory (the allocation it asked for was refused)")
+        for f in failures
+    ), failures
+    assert any("'bare'" in f and f.endswith("ValueError: (raised without a message)") for f in failures), failures
+
+
 def test_a_fence_in_a_blockquote_is_found_and_runs(pages: Pages) -> None:
     html = pages.render(
         """\
@@ -352,6 +390,59 @@ def test_a_fence_in_a_blockquote_is_found_and_runs(pages: Pages) -> None:
     )
     assert pages.status() == {"quoted": "ran"}
     assert "from the quote" in html
+
+
+def test_a_fence_in_a_list_inside_a_blockquote_is_found_and_runs(pages: Pages) -> None:
+    # It was not found by the scan, so its failure was reported at line 0 of the page.
+    html = pages.render(
+        """\
+        > A quote with a list:
+        >
+        > - an item
+        >
+        >     ```python exec="1" id="listed"
+        >     print("from the list")
+        >     ```
+        """
+    )
+    assert pages.status() == {"listed": "ran"}, [str(f) for f in pages.engine.failures]
+    assert "from the list" in html
+    assert pages.engine.planned["index.md"][0].fence_line == 5
+
+
+@pytest.mark.parametrize(
+    ("include", "shown"),
+    [
+        ("--8<-- 'snippets/x.py'", "from x"),
+        ('--8<-- "snippets/x.py"', "from x"),
+        ("--8<--\nsnippets/x.py\n;snippets/nope.py\nsnippets/y.py\n--8<--", "from x\nfrom y"),
+        ("-8<- 'snippets/y.py:1:1'", "from y"),
+        (
+            's = """\n;--8<-- "snippets/x.py"\n"""\nprint("escaped:", s.strip())',
+            'escaped: --8&lt;-- "snippets/x.py"',
+        ),
+    ],
+    ids=["single-quoted", "double-quoted", "block-of-paths", "short-marker-and-lines", "escaped"],
+)
+def test_every_include_form_pymdownx_accepts_runs_as_markdown_expands_it(
+    pages: Pages, include: str, shown: str
+) -> None:
+    # The single-quoted and block forms were refused: "...handed over other code than its scan found".
+    (pages.root / "snippets").mkdir()
+    (pages.root / "snippets" / "x.py").write_text('print("from x")\n')
+    (pages.root / "snippets" / "y.py").write_text('print("from y")\n')
+    body = '```python exec="1" id="inc"\n' + include + "\n```\n"
+    html = pages.render(body)
+    assert pages.status() == {"inc": "ran"}, [str(f) for f in pages.engine.failures]
+    assert shown in html
+
+
+def test_included_paths_reads_every_form() -> None:
+    page = (
+        "--8<-- 'a.py'\n;--8<-- 'no.py'\n--8<--\nb.py\n;c.py\n\n--8<-- 'inside.py'\nd.py:2:3\n--8<--\n"
+        'text --8<-- "not-a-line.py"\n  --8<-- "e.py"\n'
+    )
+    assert included_paths(page) == ["a.py", "b.py", "d.py:2:3", "e.py"]
 
 
 def test_an_executed_fence_in_the_brace_form_is_refused_by_line() -> None:
@@ -451,7 +542,10 @@ def test_fork_windows_and_unknown_start_methods_are_refused_in_words(monkeypatch
         '{"output": "out", "seconds": Infinity, "claims": []}',
         '{"output": "out", "seconds": 1, "provenance": {"x": 1}, "claims": []}',
         '{"output": "out", "seconds": 1, "provenance": "Linux", "claims": []}',
+        # Nested past the JSON parser's depth: a RecursionError failed the block instead of missing.
+        '{"output": "out", "seconds": 1, "claims": ' + "[" * 100_000 + "]" * 100_000 + "}",
     ],
+    ids=["negative", "nan", "infinity", "provenance-object", "provenance-text", "deeply-nested"],
 )
 def test_a_poisoned_cache_entry_is_a_miss(tmp_path: Path, entry: str) -> None:
     cache = OutputCache(tmp_path)
@@ -469,6 +563,36 @@ def test_a_poisoned_entry_runs_its_block_again(pages: Pages) -> None:
     html = pages.render(body)
     assert pages.engine.failures == []
     assert "measured" in html and "stale" not in html
+
+
+def test_a_read_only_cache_runs_the_block_uncached_with_one_warning(
+    pages: Pages, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Root writes through a folder's mode bits, so the refusal a read-only cache gives is made here.
+    cache, write_text = pages.root / ".cache", Path.write_text
+
+    def refuse(self: Path, *args: Any, **kwargs: Any) -> int:
+        if self.is_relative_to(cache):
+            raise PermissionError(13, "Permission denied", str(self))
+        return write_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", refuse)
+    html = pages.render(
+        """\
+        ```python exec="1" id="one"
+        print("first ran")
+        ```
+
+        ```python exec="1" id="two"
+        print("second ran")
+        ```
+        """
+    )
+    assert pages.engine.failures == [], "a block that ran failed because its output could not be kept"
+    assert "first ran" in html and "second ran" in html
+    warned = [r for r in caplog.records if r.levelname == "WARNING" and "cannot be written" in r.getMessage()]
+    assert len(warned) == 1, [r.getMessage() for r in caplog.records]
+    assert "run uncached" in warned[0].getMessage() and "FLOORS_CACHE_DIR" in warned[0].getMessage()
 
 
 def test_a_cache_that_cannot_drop_an_entry_says_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -163,6 +163,7 @@ class OutputCache:
         self.mode = mode
         self.used: set[str] = set()
         self._marked = False
+        self._unwritable_since: str | None = None
         self._release: weakref.finalize[[tuple[Path, int]], OutputCache] | None = None
 
     def close(self) -> None:
@@ -267,7 +268,8 @@ class OutputCache:
             data = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return None
-        except (OSError, ValueError) as error:
+        except (OSError, ValueError, RecursionError) as error:
+            # RecursionError: JSON nested past the parser's depth is a poisoned entry like any other.
             log.info("cache entry %s is unreadable (%s): the block runs again", path.name, error)
             return None
         try:
@@ -301,21 +303,32 @@ class OutputCache:
             return
         self._mark_in_use()
         self.used.add(key)
+        if self._unwritable_since is not None:
+            return
         path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        record = {
+            "output": output,
+            "seconds": seconds,
+            "provenance": provenance.as_dict() if provenance is not None else None,
+            "claims": [claim.__dict__ for claim in claims],
+        }
         temporary = path.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(
-            json.dumps(
-                {
-                    "output": output,
-                    "seconds": seconds,
-                    "provenance": provenance.as_dict() if provenance is not None else None,
-                    "claims": [claim.__dict__ for claim in claims],
-                }
-            ),
-            encoding="utf-8",
-        )
-        temporary.replace(path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            temporary.write_text(json.dumps(record), encoding="utf-8")
+            temporary.replace(path)
+        except OSError as error:
+            # The block ran and its output is good: a cache that cannot keep it costs a re-run next time, not
+            # this block. Said once, as a warning (a strict build stops on it: the cache is misconfigured).
+            self._unwritable_since = str(error)
+            with contextlib.suppress(OSError):  # nothing was written, or the folder is gone: nothing to clean
+                temporary.unlink(missing_ok=True)
+            log.warning(
+                "proof cache %s cannot be written (%s): this build's blocks run uncached; make it writable, "
+                "or set FLOORS_CACHE_DIR to a writable directory",
+                self.directory,
+                error.strerror or error,
+            )
 
     def prune(self) -> int:
         """Delete every entry this cache object neither read nor wrote (call after a complete build).

@@ -15,9 +15,10 @@ MAX_OUTPUT = 1 << 20
 
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-# Bidirectional overrides and isolates reorder the text around them (a "Trojan Source" trick):
-# a page shows them as escapes, like other invisible controls.
-_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Bidirectional overrides and isolates reorder the text around them (a "Trojan Source" trick), and
+# zero-width spaces hide inside a name (`to\u200bken`): a page shows both as escapes, like other invisible
+# controls. The zero-width (non-)joiners U+200C and U+200D stay: emoji and some scripts are written with them.
+_BIDI = re.compile("[\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 # A path ends where a name cannot go on: `/tmp` is not the start of `/tmpabc1`, nor the project of `projectX`.
 _PATH_END = r"(?![\w\-]|\.\w)"
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
@@ -76,7 +77,7 @@ def _visible(match: re.Match[str]) -> str:
 
 
 def escape_bidi(text: str) -> str:
-    r"""Show bidirectional overrides and isolates (U+202E and its kin) as `\uNNNN` instead of obeying them.
+    r"""Show bidirectional controls (U+202E and its kin) and zero-width spaces (U+200B) as `\uNNNN`.
 
     Args:
         text: Text a page will show.

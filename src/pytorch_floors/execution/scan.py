@@ -9,22 +9,34 @@ map from code lines back to the file and line they came from.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytorch_floors.execution.options import OptionError, validate_options
 from pytorch_floors.execution.snippet_target import included_lines, parse_target
 
-__all__ = ["ExecBlock", "ScanError", "not_utf8", "scan_markdown"]
+__all__ = ["ExecBlock", "ScanError", "included_paths", "not_utf8", "scan_markdown"]
 
 # A fence, also inside a blockquote (`> ```python`) and in the brace form (```{.python exec="1"}).
 _FENCE = re.compile(
-    r"^(?P<indent>[ \t]*(?:>[ \t]?)*)(?P<fence>`{3,}|~{3,})[ \t]*"
+    r"^(?P<indent>[ \t]*(?:>[ \t]*)*)(?P<fence>`{3,}|~{3,})[ \t]*"
     r"(?:\{[ \t]*\.?(?P<braced>[\w+-]+)(?P<braced_attrs>[^\n`}]*)\}|(?P<lang>[\w+-]+)(?P<attrs>[^\n`]*))[ \t]*$"
 )
 _COMMENT_TOKEN = re.compile(r"<!--|-->")
 _ATTR = re.compile(r'(?P<name>[\w-]+)=(?:"(?P<quoted>[^"]*)"|(?P<bare>\S+))')
-_INCLUDE = re.compile(r'^[ \t]*-{1,}8<-{1,}[ \t]+"(?P<path>[^"]+)"[ \t]*$')
+# pymdownx.snippets' own grammar (its `RE_ALL_SNIPPETS` and `RE_SNIPPET_SECTION`): an inline include
+# (`--8<-- "path"` or `--8<-- 'path'`), the marker alone (opening or closing a block of paths, one a line),
+# either escaped by a leading `;` (then it is a line of code, less one `;`), and a section marker line.
+_SNIPPET = re.compile(
+    r"""^(?P<space>[ \t]*)(?P<escape>;*)(?:(?P<inline>-{1,}8<-{1,}[ \t]+)"""
+    r"""(?P<snippet>"(?:\\"|[^"\n\r])+?"|'(?:\\'|[^'\n\r])+?')(?![ \t])|(?P<block>-{1,}8<-{1,})(?![ \t]))\r?$"""
+)
+_SECTION = re.compile(
+    r"^(?P<pre>.*?)(?<!;)(?!(?<=-)-)(?P<escape>;*)(?P<marker>-{1,}8<-{1,}[ \t]+)"
+    r"(?P<section>\[[ \t]*(?:start|end)[ \t]*:[ \t]*[a-z][-_0-9a-z]*[ \t]*\])(?P<post>.*?)$",
+    re.IGNORECASE,
+)
 _FALSE = {"", "no", "off", "false", "0"}
 
 
@@ -145,6 +157,63 @@ def _include(block: ExecBlock, spec: str, inner: str, offset: int, project_dir: 
     block.code_lines.extend(lead + file_lines[n - 1] if file_lines[n - 1] else "" for n in taken)
 
 
+@dataclass(frozen=True)
+class _Line:
+    """What pymdownx.snippets makes of one line: code (`text`), an include (`path`), or nothing."""
+
+    text: str | None = None
+    path: str | None = None
+
+
+def _block_path(line: str) -> _Line:
+    """A line inside a block of paths: a path, a blank line, or a commented-out path (`;path`)."""
+    path = line.strip()
+    if not path:
+        return _Line(text="")
+    return _Line() if path.startswith(";") else _Line(path=path)
+
+
+def _plain(line: str) -> _Line:
+    """A line outside any include: code, unless it marks a section (dropped) or escapes one (`;` dropped)."""
+    section = _SECTION.match(line)
+    if section is None:
+        return _Line(text=line)
+    return _Line(text=line.replace(";", "", 1)) if section["escape"] else _Line()
+
+
+def _snippet_lines(lines: Iterable[str]) -> Iterator[_Line]:
+    """Read lines as pymdownx.snippets does: each becomes a line of code, an include, or is dropped.
+
+    Every form it accepts is read here (double or single quotes, the block of paths, `;` escapes,
+    commented paths, section markers), so the scan expands what Markdown will, never "other code".
+    """
+    block = False
+    for line in lines:
+        snippet = _SNIPPET.match(line)
+        if snippet is None:
+            yield _block_path(line) if block else _plain(line)
+        elif snippet["escape"]:
+            yield _Line(text=line.replace(";", "", 1))
+        elif snippet["block"]:
+            block = not block
+            yield _Line()
+        else:
+            # An inline include directly inside a block of paths is ignored by pymdownx too.
+            yield _Line() if block else _Line(path=snippet["snippet"][1:-1].strip())
+
+
+def included_paths(text: str) -> list[str]:
+    """Every include target of a page or snippet, as pymdownx.snippets reads them (`path:lines` kept).
+
+    Args:
+        text: Markdown or a snippet.
+
+    Returns:
+        The include specifications, in order.
+    """
+    return [line.path for line in _snippet_lines(text.splitlines()) if line.path is not None]
+
+
 def scan_markdown(text: str, page: str, project_dir: Path) -> list[ExecBlock]:
     """List a page's executed blocks.
 
@@ -201,14 +270,15 @@ def scan_markdown(text: str, page: str, project_dir: Path) -> list[ExecBlock]:
                 )
             block_id = _check_executed(options, lang, f"docs/{page}:{index + 1}", blocks)
             block = ExecBlock(page=page, block_id=block_id, fence_line=index + 1, options=options)
-            for offset, body_line in enumerate(lines[index + 1 : end], start=index + 2):
-                inner = body_line[len(indent) :] if body_line.startswith(indent) else body_line.lstrip()
-                include = _INCLUDE.match(inner)
-                if include:
-                    _include(block, include["path"], inner, offset, project_dir)
-                else:
+            body = [
+                line[len(indent) :] if line.startswith(indent) else line.lstrip() for line in lines[index + 1 : end]
+            ]
+            for offset, (inner, read) in enumerate(zip(body, _snippet_lines(body), strict=True), start=index + 2):
+                if read.path is not None:
+                    _include(block, read.path, inner, offset, project_dir)
+                elif read.text is not None:
                     block.line_map.append((f"docs/{page}", offset))
-                    block.code_lines.append(inner)
+                    block.code_lines.append(read.text)
             blocks.append(block)
         index = end + 1
     return blocks

@@ -62,6 +62,7 @@ from pytorch_floors.execution.facts import TorchFacts
 from pytorch_floors.execution.imports import local_imports
 from pytorch_floors.execution.process.runner import end_all
 from pytorch_floors.execution.result import BlockResult
+from pytorch_floors.execution.scan import included_paths
 from pytorch_floors.execution.snippet_target import parse_target
 
 __all__ = [
@@ -99,7 +100,6 @@ SITE_WIDE_MARKER = "<!-- floors:"
 """A page holding one of the plugin's markers shows something of the whole build: it is rebuilt every time."""
 
 _API_BLOCK = re.compile(r"^:::[ \t]+\S", re.MULTILINE)
-_INCLUDE = re.compile(r'^[ \t]*-{1,}8<-{1,}[ \t]+"(?P<path>[^"]+)"[ \t]*$', re.MULTILINE)
 _H1 = re.compile(r"^#[ \t]+(?P<title>.+?)[ \t#]*$|<h1\b[^>]*>(?P<html>.*?)</h1>", re.MULTILINE | re.IGNORECASE)
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(?P<meta>.*?\n)---[ \t]*\n", re.DOTALL)
 _META_TITLE = re.compile(r"^title:[ \t]*(?P<title>.+?)[ \t]*$", re.MULTILINE)
@@ -187,7 +187,7 @@ class Memo:
 
 
 def _includes(text: str, base: Path) -> list[Path]:
-    return [base / parse_target(match["path"]).path for match in _INCLUDE.finditer(text)]
+    return [base / parse_target(spec).path for spec in included_paths(text)]
 
 
 def _file_digest(path: Path, project_dir: Path, import_roots: tuple[Path, ...]) -> tuple[str, list[Path], list[Path]]:

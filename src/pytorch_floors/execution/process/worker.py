@@ -46,6 +46,11 @@ __all__ = ["BlockError", "BlockReply", "BlockRequest", "descendants", "kill_desc
 
 _PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 _WATCH_INTERVAL = 0.02
+_NO_MESSAGE: dict[type[BaseException], str] = {
+    MemoryError: "the block ran out of memory (the allocation it asked for was refused)",
+    KeyboardInterrupt: "the block was interrupted",
+    RecursionError: "the block recursed too deeply",
+}
 
 
 @dataclass(frozen=True)
@@ -109,7 +114,8 @@ class BlockError:
         if isinstance(error, SystemExit):
             message = f"the proof called sys.exit({error.code!r}); proofs must run to the end"
         else:
-            message = str(error)
+            # `MemoryError()` and other bare raises have no message: "MemoryError: " said nothing.
+            message = str(error) or _NO_MESSAGE.get(type(error), "(raised without a message)")
         return cls(
             type=type(error).__name__,
             message=message,
@@ -225,27 +231,28 @@ class _OutputLimitReached(BaseException):
 
 
 class _OutputWatch:
-    """Stops a block whose output grows past its limit while it is still writing.
+    """Stops a block whose output or stderr grows past its limit while it is still writing.
 
     Checking only after the block ended let `while True: print(...)` write gigabytes into the
-    temporary file first. Every few milliseconds the watch reads the file's size; past the limit it
+    temporary file first. Every few milliseconds the watch reads both files' sizes; past the limit it
     kills what the block started, raises `_OutputLimitReached` in the block's thread and empties the
     file, again while the block goes on writing, so the disk holds at most a few milliseconds'
-    worth beyond the limit.
+    worth beyond the limit. stderr is kept out of the page, but not off the disk: it is bounded alike.
     """
 
-    def __init__(self, sink: BinaryIO) -> None:
-        self._sink = sink
+    def __init__(self, sinks: dict[str, BinaryIO]) -> None:
+        self._sinks = sinks
         self._limit: int | None = None
         self._target = threading.get_ident()
         self._lock = threading.Lock()
-        self.overflowed = False
+        self.overflowed: str | None = None
+        """The stream that passed the limit (`output` or `stderr`), if one did."""
         threading.Thread(target=self._watch, daemon=True, name="floors-output-watch").start()
 
     def start(self, limit: int) -> None:
         """Watch the output of the block about to run in this thread."""
         with self._lock:
-            self.overflowed = False
+            self.overflowed = None
             self._target = threading.get_ident()
             self._limit = limit
 
@@ -260,13 +267,16 @@ class _OutputWatch:
             time.sleep(_WATCH_INTERVAL)
             with self._lock:
                 limit = self._limit
-                if limit is None or os.fstat(self._sink.fileno()).st_size <= limit:
+                if limit is None:
                     continue
-                if not self.overflowed:
-                    _async_raise(self._target, _OutputLimitReached)
-                self.overflowed = True
-                kill_descendants(os.getpid())
-                os.ftruncate(self._sink.fileno(), 0)
+                for name, sink in self._sinks.items():
+                    if os.fstat(sink.fileno()).st_size <= limit:
+                        continue
+                    if self.overflowed is None:
+                        _async_raise(self._target, _OutputLimitReached)
+                        self.overflowed = name
+                    kill_descendants(os.getpid())
+                    os.ftruncate(sink.fileno(), 0)
 
 
 def _async_raise(thread_id: int, exception: type[BaseException] | None) -> None:
@@ -334,7 +344,10 @@ def _run_one(
     _end_children()
     output, size = _read(out, request.max_output)
     stderr, _ = _read(err, request.max_output)
-    if watch.overflowed:
+    if watch.overflowed == "stderr":
+        message = f"the block wrote more than {request.max_output:,} bytes to stderr and was stopped as it wrote"
+        error = BlockError("OutputTooLarge", f"{message}; stderr is kept out of the page, but not off the disk")
+    elif watch.overflowed:
         message = f"the block printed more than {request.max_output:,} bytes and was stopped as it wrote"
         error = BlockError("OutputTooLarge", f"{message}; a page shows at most {request.max_output:,}")
     elif size > request.max_output:
@@ -401,7 +414,7 @@ def serve(conn: Connection, build_pid: int) -> None:
         refusal = None
     threading.Thread(target=_watch_build, args=(build_pid,), daemon=True, name="floors-build-watch").start()
     out, err = _capture_fd(1), _capture_fd(2)
-    watch = _OutputWatch(out)
+    watch = _OutputWatch({"output": out, "stderr": err})
     sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", write_through=True)
     sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", write_through=True)
     namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
