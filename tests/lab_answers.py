@@ -143,7 +143,7 @@ PLANTED["2-python"] = {
         "}\n",
         "torch.Tensor.__rsub__: you said compiled, it is Python",
     ),
-    "import-cost": Wrong("the second import costs about as much", "PREDICTED_FACTOR = 2\n", "not about 2"),
+    "import-cost": Wrong("the second import costs about as much", "OVER_A_THOUSAND = False\n", "more than 1,000 times"),
     "torch-function": Wrong(
         "the mode sees the operators below the call",
         'PREDICTED_CALLS = ["addmm", "log_softmax", "nll_loss", "backward"]\n',
@@ -194,7 +194,7 @@ CHANGES["2-python"] = {
         Change(
             '**Change** `MODULE` to `"json"`, predict again',
             edits={'MODULE = "torch"': 'MODULE = "json"'},
-            answers={"import-cost": "PREDICTED_FACTOR = 1e5\n"},
+            answers={"import-cost": "OVER_A_THOUSAND = True\n"},  # Python's start-up alone: about 1e5 times
         ),
         Change(
             'with `MODULE` back to `"torch"`, set `FLAGS = ["-X", "importtime"]`',
@@ -233,14 +233,24 @@ CHANGES["2-python"] = {
 }
 
 PLANTED["3-boundary"] = {
-    "rejected-call": Wrong("a refused call is free: no kernel ran", "PREDICTED_FACTOR = 1\n", "not about 1"),
+    "rejected-call": Wrong(
+        "a refused call is free: no kernel ran",
+        'REFUSED_COST = "under 2"\n',
+        "2 to 100, not under 2",
+        ungraded=("not graded on this machine",),
+    ),
     "what-the-floor-buys": Wrong("a torch call is a Python call", "PREDICTED_CALLS = 1\n", "not about 1"),
     "argument-parsing": Wrong(
         "the parser complains about alpha",
         'PREDICTED_WORD = {\'torch.add(a1, "two")\': "alpha"}\n',
         "something else than 'alpha'",
     ),
-    "batch-the-crossings": Wrong("batching buys nothing", "PREDICTED_SPEEDUP = 1\n", "not 1x faster"),
+    "batch-the-crossings": Wrong(
+        "batching buys nothing",
+        "MUCH_FASTER = False\n",
+        "more than 5 times as fast",
+        ungraded=("not graded on this machine",),
+    ),
 }
 CHANGES["3-boundary"] = {
     "rejected-call": [
@@ -253,7 +263,7 @@ CHANGES["3-boundary"] = {
                 )
             },
             # the kernel's shape check throws as the parser does: no cheaper without the signature list
-            answers={"rejected-call": "PREDICTED_FACTOR = 12\n"},
+            answers={"rejected-call": 'REFUSED_COST = "2 to 100"\n'},
         )
     ],
     "what-the-floor-buys": [
@@ -295,7 +305,7 @@ CHANGES["3-boundary"] = {
         Change(
             "**Change** `PIECES` and `PIECE_SIZE` to 100 pieces of 100 000 elements and predict again",
             edits={"PIECES, PIECE_SIZE = 1000, 100": "PIECES, PIECE_SIZE = 100, 100_000"},
-            answers={"batch-the-crossings": "PREDICTED_SPEEDUP = 1\n"},
+            answers={"batch-the-crossings": "MUCH_FASTER = False\n"},
         )
     ],
 }
@@ -624,7 +634,12 @@ PLANTED_ALONE: list[tuple[str, str, Wrong]] = [
     (
         "3-boundary",
         "rejected-call",
-        Wrong("an exception costs orders of magnitude more than a call", "PREDICTED_FACTOR = 1000\n", "not about 1000"),
+        Wrong(
+            "an exception costs orders of magnitude more than a call",
+            'REFUSED_COST = "over 100"\n',
+            "2 to 100, not over 100",
+            ungraded=("not graded on this machine",),
+        ),
     ),
     (
         "7-memory",
@@ -653,7 +668,12 @@ PLANTED_ALONE: list[tuple[str, str, Wrong]] = [
 ]
 
 PLANTED["8-chip"] = {
-    "launch-vs-completion": Wrong("the call returns when the work is done", "PREDICTED_SHARE = 1\n", "not about 1"),
+    "launch-vs-completion": Wrong(
+        "the call returns when the work is done",
+        "LAUNCH_BOUND = True\n",
+        "less than a tenth",
+        ungraded=("not graded on this machine",),
+    ),
     "wall-vs-cpu": Wrong(
         "a sleeping process keeps its CPU busy",
         'PREDICTED_CPU_PER_WALL = {"sleep": 1, "matmul, at most": DEFAULT_THREADS}\n',
@@ -675,7 +695,7 @@ CHANGES["8-chip"] = {
         Change(
             "**Change** `N` to `16`, so that each multiply is shorter than a submission, and predict again",
             edits={"N, CALLS = 512, 50": "N, CALLS = 16, 50"},
-            answers={"launch-vs-completion": "PREDICTED_SHARE = 0.8\n"},
+            answers={"launch-vs-completion": "LAUNCH_BOUND = True\n"},
         )
     ],
     "wall-vs-cpu": [
@@ -814,7 +834,7 @@ MISTYPED["2-python"] = {
         "}\n",
         "PREDICTED_KIND['torch.relu'] should be \"Python\" or \"compiled\", not 'C++'",
     ),
-    "import-cost": Wrong("the factor as a string", 'PREDICTED_FACTOR = "1e6"\n', "PREDICTED_FACTOR should be a number"),
+    "import-cost": Wrong("yes for True", 'OVER_A_THOUSAND = "yes"\n', "OVER_A_THOUSAND should be True or False"),
     "torch-function": Wrong(
         "the names in one string",
         'PREDICTED_CALLS = "linear, cross_entropy, backward"\n',
@@ -831,11 +851,9 @@ MISTYPED["3-boundary"] = {
         "should be a string, an argument's name",
     ),
     "rejected-call": Wrong(
-        "the factor with its x", 'PREDICTED_FACTOR = "10x"\n', "PREDICTED_FACTOR should be a number"
+        "the count as a number", "REFUSED_COST = 10\n", 'REFUSED_COST should be the string "under 2"'
     ),
-    "batch-the-crossings": Wrong(
-        "the speed-up as a string", 'PREDICTED_SPEEDUP = "200"\n', "PREDICTED_SPEEDUP should be a number"
-    ),
+    "batch-the-crossings": Wrong("yes for True", 'MUCH_FASTER = "yes"\n', "MUCH_FASTER should be True or False"),
 }
 MISTYPED["4-dispatcher"] = {
     "dispatch-keys": Wrong(
@@ -882,7 +900,9 @@ MISTYPED["5-autograd"] = {
         'def predicted_per_example(hidden):\n    return "4 * 784 + 4 * 10 + 8"\n',
         "predicted_per_example(None) should be a number of bytes",
     ),
-    "micro-batches": Wrong("the ratio as a string", 'PREDICTED_RATIO = "4"\n', "PREDICTED_RATIO should be a number"),
+    "micro-batches": Wrong(
+        "the ratio as a string", 'PREDICTED_RATIO = "4"\n', "PREDICTED_RATIO should be a number"
+    ),
     "no-grad": Wrong(
         "one total instead of a dict by mode",
         "def predicted_saved(batch, hidden):\n    return batch * (4 * (784 + hidden + 10) + 8) + 4 * 10 * hidden + 4\n",
@@ -943,9 +963,9 @@ MISTYPED["7-memory"] = {
 }
 MISTYPED["8-chip"] = {
     "launch-vs-completion": Wrong(
-        "the share as a string (issue: a TypeError)",
-        'PREDICTED_SHARE = "0.3"\n',
-        "PREDICTED_SHARE should be a number (a float such as 0.3), not the string '0.3'",
+        "True and False written as strings",
+        'LAUNCH_BOUND = "False"\n',
+        "LAUNCH_BOUND should be True or False (without quotes), not the string 'False'",
     ),
     "wall-vs-cpu": Wrong(
         "a ratio as a string",
