@@ -411,7 +411,7 @@ PLANTED["5-autograd"] = {
         "    return 4 * 784 + 4 * 10 + 8 + (0 if hidden is None else 2 * 4 * hidden)\n",
         "hidden=256: each example saves 4,208 bytes, your formula gives 5232",
     ),
-    "micro-batches": Wrong("backward replaces .grad", "PREDICTED_RATIO = 1\n", "not 1"),
+    "micro-batches": Wrong("backward replaces .grad", "PREDICTED_MULTIPLE = 1\n", "not 1"),
     "no-grad": Wrong(
         "only the input is saved",
         "def predicted_saved(batch, hidden):\n"
@@ -447,12 +447,12 @@ CHANGES["5-autograd"] = {
             "**Change** `SCALE_LOSS` to `True` (each micro-batch's loss is divided by `MICRO_BATCHES` before its"
             " backward) and predict again",
             edits={"SCALE_LOSS = False": "SCALE_LOSS = True"},
-            answers={"micro-batches": "PREDICTED_RATIO = 1\n"},
+            answers={"micro-batches": "PREDICTED_MULTIPLE = 1\n"},
         ),
         Change(
             "with `SCALE_LOSS` back to `False`, change `MICRO_BATCHES` to `2` and predict again",
             edits={"MICRO_BATCHES = 4": "MICRO_BATCHES = 2"},
-            answers={"micro-batches": "PREDICTED_RATIO = 2\n"},
+            answers={"micro-batches": "PREDICTED_MULTIPLE = 2\n"},
         ),
     ],
     "no-grad": [
@@ -901,7 +901,7 @@ MISTYPED["5-autograd"] = {
         "predicted_per_example(None) should be a number of bytes",
     ),
     "micro-batches": Wrong(
-        "the ratio as a string", 'PREDICTED_RATIO = "4"\n', "PREDICTED_RATIO should be a number"
+        "the ratio as a string", 'PREDICTED_MULTIPLE = "4"\n', "PREDICTED_MULTIPLE should be a number"
     ),
     "no-grad": Wrong(
         "one total instead of a dict by mode",
