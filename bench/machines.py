@@ -1,17 +1,25 @@
-"""Machine tiers: the whole site built strictly as four kinds of machine would build it.
+"""Machine tiers: the whole site built strictly as nine kinds of machine would build it.
 
 Run with `make machines` (or `python bench/machines.py [--tier NAME ...]`). Each tier builds the
 site with `mkdocs build --strict`, its own empty proof cache and its own site folder (in a scratch
 directory, so your tree and cache are untouched), and the script prints one table: tier, build
 result, claims held / missed / not applicable, labs' self-checks passed / not graded, and time.
 
+What each tier is (its environment, CPU affinity, the load beside the build, its own Python) is
+defined once, in `pytorch_floors.tiers`, which `make record TIER=<name>` takes too: the build runs
+inside `as_tier`, with the interpreter `tier_python` gives (a tier's own environment, such as
+`.venv-cuda/` or `.venv-py3.12/`, is made on demand the first time; `--setup` only makes them).
+
 - `as-is`: a laptop or workstation as it is; this machine, nothing changed.
-- `one-core-scalar`: a single-vCPU CI runner, an old or throttled CPU; `taskset -c 0`,
+- `one-core-scalar`: a single-vCPU CI runner, an old or throttled CPU; pinned to CPU 0,
   `OMP_NUM_THREADS=1`, `MKL_NUM_THREADS=1`, `ATEN_CPU_CAPABILITY=default`.
-- `loaded`: a shared JupyterHub, Colab's free tier, a busy CI host; two CPU hogs (`yes`) run
-  beside the build.
-- `spawn`: macOS and Windows Python, where the fork server is not the default;
-  `FLOORS_START_METHOD=spawn`.
+- `loaded`: a busy CI host; two spinning CPU hogs beside the build.
+- `crowded`: a shared JupyterHub node; a neighbour building a copy of the site cold, again and
+  again, and two spinning hogs per core, beside the build.
+- `spawn`: Windows or macOS Python, where the fork server is not used; `FLOORS_START_METHOD=spawn`.
+- `avx2`: an AVX2-only CPU, emulated with `ATEN_CPU_CAPABILITY=avx2` on this CPU.
+- `cuda-build-no-gpu`: PyPI's CUDA build of torch without a GPU (`.venv-cuda/`, `CUDA_VISIBLE_DEVICES=`).
+- `python3.12`, `python3.13`: stock Pythons (`.venv-py3.12/`, `.venv-py3.13/`).
 
 Every tier must pass: a claim that cannot apply says so ("not applicable") and a lab check that
 cannot grade says "not graded on this machine", while a genuine contradiction fails the build.
@@ -23,7 +31,6 @@ on the lab pages this script's own build wrote (never the lab's code, which the 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import shutil
@@ -31,7 +38,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -39,8 +45,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
+from pytorch_floors.errors import FloorsError  # noqa: E402
 from pytorch_floors.floors import FLOORS  # noqa: E402  (the registry names the lab pages)
-from pytorch_floors.tiers import TIERS, Tier  # noqa: E402  (the tiers are the package's: `make record` takes them)
+from pytorch_floors.tiers import TIERS, Tier, as_tier, tier_python  # noqa: E402  (the package's: `make record` takes them)
 
 
 @dataclass
@@ -53,18 +60,6 @@ class Outcome:
     claims: tuple[int, int, int] = (0, 0, 0)  # held, missed, not applicable
     labs: tuple[int, int] = (0, 0)  # self-checks passed, not graded
     problem: str = ""
-
-
-@contextlib.contextmanager
-def _hogs(count: int) -> Iterator[None]:
-    """`count` processes that keep a core busy each, for as long as the block lasts."""
-    hogs = [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) for _ in range(count)]
-    try:
-        yield
-    finally:
-        for hog in hogs:
-            hog.kill()
-            hog.wait()
 
 
 OUTPUT_CLASS = "jp-OutputArea-output"
@@ -128,13 +123,16 @@ def _lab_checks(site: Path) -> tuple[int, int]:
 def run_tier(tier: Tier, scratch: Path) -> Outcome:
     """Build the site strictly as `tier`, into `scratch`."""
     site, cache = scratch / f"site-{tier.name}", scratch / f"cache-{tier.name}"
-    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)]
-    if tier.cpus is not None:
-        command = ["taskset", "-c", tier.cpus, *command]
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "FLOORS_CACHE_DIR": str(cache), **tier.env}
-    env.pop("FLOORS_CLAIMS", None)
     start = time.perf_counter()
-    with _hogs(tier.hogs):
+    try:
+        python = tier_python(tier, ROOT)
+    except (FloorsError, OSError, subprocess.CalledProcessError) as error:
+        return Outcome(tier, False, time.perf_counter() - start, problem=f"setup: {error}")
+    command = [python, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)]
+    start = time.perf_counter()
+    with as_tier(tier, python=python, project=ROOT):
+        env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "FLOORS_CACHE_DIR": str(cache)}
+        env.pop("FLOORS_CLAIMS", None)
         done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - start
     log = scratch / f"build-{tier.name}.log"
@@ -176,8 +174,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python bench/machines.py", description=__doc__.splitlines()[0])
     parser.add_argument("--tier", action="append", choices=[t.name for t in TIERS], help="only this tier (repeatable)")
     parser.add_argument("--keep", action="store_true", help="keep the scratch directory (sites, logs)")
+    parser.add_argument("--setup", action="store_true", help="only make the tiers' own environments; build nothing")
     args = parser.parse_args(argv)
     chosen = [t for t in TIERS if not args.tier or t.name in args.tier]
+    if args.setup:
+        for tier in chosen:
+            print(f"machines: {tier.name} runs {tier_python(tier, ROOT)}", flush=True)
+        return 0
     scratch = Path(tempfile.mkdtemp(prefix="floors-machines-"))
     outcomes = []
     try:

@@ -1,4 +1,8 @@
-"""`make machines` builds the site as four kinds of machine and prints one table of what each did."""
+"""`make machines` builds the site as nine kinds of machine and prints one table of what each did.
+
+The tiers are defined once (`pytorch_floors.tiers`), for `make machines` and `make record` alike; these
+tests check the definitions, the neighbour's command and the table's counts, and run no build.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,13 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import psutil
+import pytest
+
 from conftest import ROOT
+from pytorch_floors import tiers
+from pytorch_floors.errors import FloorsError
+from pytorch_floors.tiers import TIERS, Neighbour, as_tier, hog_count, tier_named, tier_python
 
 
 def _machines() -> ModuleType:
@@ -21,16 +31,148 @@ def _machines() -> ModuleType:
     return module
 
 
-def test_the_tiers_are_a_laptop_a_one_core_scalar_runner_a_loaded_host_and_spawn() -> None:
+def _tier(name: str) -> tiers.Tier:
+    tier = tier_named(name)
+    assert tier is not None, name
+    return tier
+
+
+def test_make_machines_lists_the_nine_tiers_of_issue_33() -> None:
     machines = _machines()
-    tiers = {tier.name: tier for tier in machines.TIERS}
-    assert list(tiers) == ["as-is", "one-core-scalar", "loaded", "spawn"]
-    scalar = tiers["one-core-scalar"]
+    assert [tier.name for tier in machines.TIERS] == [
+        "as-is",
+        "one-core-scalar",
+        "loaded",
+        "crowded",
+        "spawn",
+        "avx2",
+        "cuda-build-no-gpu",
+        "python3.12",
+        "python3.13",
+    ]
+    # One definition: bench/machines.py takes the package's tiers (make record's), and loads the
+    # machine only through as_tier (no `yes` hogs or `taskset` of its own).
+    assert machines.TIERS is TIERS and machines.as_tier is as_tier
+    source = (ROOT / "bench" / "machines.py").read_text(encoding="utf-8")
+    assert "taskset" not in source and '"yes"' not in source and "sched_setaffinity" not in source
+
+
+def test_each_tier_sets_what_it_stands_for() -> None:
+    as_is, scalar, loaded, crowded = (_tier(n) for n in ("as-is", "one-core-scalar", "loaded", "crowded"))
+    assert as_is.env == {} and as_is.cpus is None and hog_count(as_is) == 0 and not as_is.neighbour
+    assert as_is.venv is None
     assert scalar.cpus == "0"
     assert scalar.env == {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "ATEN_CPU_CAPABILITY": "default"}
-    assert tiers["loaded"].hogs == 2
-    assert tiers["spawn"].env == {"FLOORS_START_METHOD": "spawn"}
-    assert tiers["as-is"].env == {} and tiers["as-is"].hogs == 0 and tiers["as-is"].cpus is None
+    assert hog_count(loaded) == 2 and not loaded.neighbour
+    # Crowded: a neighbour building the site cold, and two spinning hogs per core this process may use.
+    assert crowded.neighbour and crowded.env == {} and crowded.cpus is None
+    assert hog_count(crowded) == 2 * len(os.sched_getaffinity(0))
+    assert _tier("spawn").env == {"FLOORS_START_METHOD": "spawn"}
+    avx2 = _tier("avx2")
+    assert avx2.env == {"ATEN_CPU_CAPABILITY": "avx2"} and "emulated" in avx2.stands_for
+    assert avx2.venv is None and avx2.cpus is None
+
+
+def test_the_cuda_and_python_tiers_run_in_environments_of_their_own() -> None:
+    cuda = _tier("cuda-build-no-gpu")
+    assert cuda.venv == tiers.TierEnvironment(".venv-cuda", "", pypi_torch=True, cuda_build=True)
+    assert cuda.env == {"CUDA_VISIBLE_DEVICES": ""}  # no GPU, even on a machine that has one
+    for minor in ("3.12", "3.13"):
+        tier = _tier(f"python{minor}")
+        assert tier.venv == tiers.TierEnvironment(f".venv-py{minor}", minor)
+        assert tier.env == {} and tier.cpus is None and hog_count(tier) == 0
+    # Each environment lies in a folder git ignores: the project's .gitignore or the folder's own `*`.
+    for tier in TIERS:
+        if tier.venv is not None:
+            assert tier.venv.folder.startswith(".venv-")
+
+
+def test_pip_takes_the_cuda_tiers_torch_from_pypi_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The dev image's find-links holds a +cpu wheel that satisfies torch==2.13.0 and sorts higher.
+    monkeypatch.setenv("PIP_FIND_LINKS", "/opt/wheels")
+    monkeypatch.setenv("PIP_CERT", "/etc/ssl/certs/ca-certificates.crt")
+    cuda = _tier("cuda-build-no-gpu").venv
+    assert cuda is not None
+    env = tiers._pip_env(cuda)
+    assert env["PIP_CONFIG_FILE"] == os.devnull and "PIP_FIND_LINKS" not in env
+    assert env["PIP_CERT"] == "/etc/ssl/certs/ca-certificates.crt"
+    stock = _tier("python3.12").venv
+    assert stock is not None and tiers._pip_env(stock)["PIP_FIND_LINKS"] == "/opt/wheels"
+
+
+def test_a_tier_uses_its_environment_once_made_and_this_python_otherwise(tmp_path: Path) -> None:
+    assert tier_python(_tier("avx2"), tmp_path) == sys.executable
+    tier = _tier("python3.12")
+    assert tier.venv is not None
+    for name in ("requirements.txt", "pyproject.toml"):
+        (tmp_path / name).write_text(f"{name}\n", encoding="utf-8")
+    python = tmp_path / tier.venv.folder / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text("", encoding="utf-8")
+    (python.parent.parent / ".tier-installed").write_text(tiers._digest(tmp_path, tier.venv), encoding="utf-8")
+    # Made for these requirements: used as it is, nothing run.
+    assert tier_python(tier, tmp_path) == str(python)
+
+
+def test_a_python_tier_without_its_interpreter_says_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setenv("PYENV_ROOT", str(tmp_path / "pyenv"))
+    with pytest.raises(FloorsError, match=r"no Python 3\.12 found .*install it"):
+        tiers.find_python("3.12")
+
+
+def test_the_crowded_neighbour_builds_a_copy_of_the_site_cold_with_its_own_cache(tmp_path: Path) -> None:
+    neighbour = Neighbour(tmp_path, python="/usr/bin/python3")
+    try:
+        command = neighbour.command()
+        assert command == ["/usr/bin/python3", "-m", "mkdocs", "build", "--site-dir", str(neighbour.copy / "site")]
+        assert "--strict" not in command  # its outcome is not graded: it is load
+        env = neighbour.environment()
+        assert env["FLOORS_CACHE_DIR"] == str(neighbour.copy / ".cache") and env["FLOORS_CLAIMS"] == "advisory"
+        assert not neighbour.copy.is_relative_to(tmp_path)
+    finally:
+        neighbour.stop()
+    assert not neighbour.copy.parent.exists()
+
+
+def test_the_neighbours_copy_leaves_out_environments_caches_and_sites(tmp_path: Path) -> None:
+    for path in ("docs/index.md", "src/pkg/__pycache__/x.pyc", ".venv-cuda/bin/python", ".cache/a", "site/x.html"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("x", encoding="utf-8")
+    ignore = tiers._not_copied(tmp_path)
+    assert ignore(str(tmp_path), ["docs", "src", ".venv-cuda", ".venv", ".cache", "site", ".git", "mkdocs.yml"]) == {
+        ".venv-cuda",
+        ".venv",
+        ".cache",
+        "site",
+        ".git",
+    }
+    assert ignore(str(tmp_path / "docs"), ["site", "build"]) == set()  # only the project's own are left out
+    assert ignore(str(tmp_path / "src" / "pkg"), ["__pycache__", "a.py"]) == {"__pycache__"}
+
+
+def test_as_tier_starts_the_tiers_hogs_and_stops_them() -> None:
+    me = psutil.Process()
+
+    def hogs() -> list[psutil.Process]:
+        return [c for c in me.children() if tiers.HOG in " ".join(c.cmdline())]
+
+    assert hogs() == []
+    with as_tier(_tier("loaded")):
+        assert len(hogs()) == 2
+    assert hogs() == []
+
+
+def test_a_tier_with_its_own_python_sets_its_environment_for_the_build_it_starts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0")
+    # bench/machines.py names the interpreter the build runs with: nothing is made or run again.
+    with as_tier(_tier("cuda-build-no-gpu"), python=sys.executable):
+        assert os.environ["CUDA_VISIBLE_DEVICES"] == ""
+    assert os.environ["CUDA_VISIBLE_DEVICES"] == "0"
 
 
 def test_the_table_says_what_each_tier_did_and_a_failure_in_words(tmp_path: Path) -> None:
