@@ -142,9 +142,9 @@ test: setup browser
 	@failed=""; for phase in $(PHASES); do $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $$phase || failed="$$failed $$phase"; done; \
 	if [ -n "$$failed" ]; then echo "make test: failed phases:$$failed"; exit 1; fi; echo "make test: every phase passed"
 
-## machines: build the site strictly as four kinds of machine (as-is, one core scalar, loaded, spawn) and print the table
+## machines: build the site strictly as each of the nine tiers of pytorch_floors.tiers (TIERS="crowded avx2": some) and print the table
 machines: setup
-	$(BIN)/python bench/machines.py
+	$(BIN)/python bench/machines.py $(foreach tier,$(TIERS),--tier $(tier))
 
 ## record: run every proof as tier TIER=<name> (one of pytorch_floors.tiers, or any name: this machine as it is) into recordings/
 record: setup
