@@ -25,6 +25,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import time
 import types
 from collections.abc import Iterable, Iterator
 from multiprocessing import forkserver
@@ -32,6 +33,7 @@ from multiprocessing.context import ForkServerContext, SpawnContext
 
 from pytorch_floors.execution.process import worker
 from pytorch_floors.execution.process.confine import hide_this_process
+from pytorch_floors.execution.process.limits import Usage, UsageClock, stretches, timeout_message
 from pytorch_floors.execution.process.sandbox import block_environment
 from pytorch_floors.execution.process.worker import BlockError, BlockReply, BlockRequest, kill_descendants
 
@@ -230,6 +232,7 @@ class BlockProcess:
         with _main_not_reimported(), _narrow_environment():
             self._process.start()
         child_conn.close()
+        self._timeout_message = ""
         self._owner = owner
         _live.add(self)
         if owner is not None:
@@ -251,9 +254,9 @@ class BlockProcess:
         """
         try:
             self._conn.send(request)
-            if not self._conn.poll(timeout):
+            if not self._answered_in_time(timeout):
                 self.kill()
-                raise BlockTimeout(f"the block did not finish within its time limit of {timeout:g} s")
+                raise BlockTimeout(self._timeout_message)
             reply: BlockReply = self._conn.recv()
         except (EOFError, ConnectionError, OSError) as error:
             self._process.join(5)
@@ -261,6 +264,22 @@ class BlockProcess:
             self.kill()
             raise WorkerDied(_death(exitcode)) from error
         return reply
+
+    def _answered_in_time(self, limit: float) -> bool:
+        """Wait for the answer: `limit` seconds, stretched by the time the block was crowded out (`limits`)."""
+        pid = self._process.pid
+        clock = UsageClock(pid) if pid is not None else None
+        started = time.monotonic()
+        if self._conn.poll(limit):
+            return True
+        while True:
+            usage = clock.usage(time.monotonic() - started) if clock is not None else Usage(limit, None, None)
+            if not stretches(limit, usage):
+                self._timeout_message = timeout_message(limit, usage)
+                return False
+            # Crowded out, not stuck: look again once it could have used the time it is still owed.
+            if self._conn.poll(max(1.0, limit - usage.charged)):
+                return True
 
     def _kill_group(self) -> None:
         pid = self._process.pid
