@@ -7,10 +7,12 @@ time-out and at shutdown.
 
 How the processes start (`FLOORS_START_METHOD`):
 
-- `forkserver` (the default where the platform has it): a server process imports torch and the
-  worker module once, and every block's process is forked from it;
-- `spawn` (the default elsewhere, as on macOS and Windows Python): every block's process is a new
-  interpreter, which imports torch itself (about a second more per block).
+- `forkserver` (the default on Linux): a server process imports torch and the worker module once,
+  and every block's process is forked from it;
+- `spawn` (the default elsewhere, macOS included): every block's process is a new interpreter, which
+  imports torch itself (about a second more per block). CPython offers the fork server on macOS too,
+  but there it forks from a process that imported torch (Accelerate, libomp), the pattern for which
+  CPython made `spawn` macOS's default start method; so the engine uses the fork server only on Linux.
 
 Either way the server or the interpreter is started (`execve`) with a block's narrow environment
 (`sandbox.block_environment`), never the build's: `/proc/self/environ` of a block and of its parent
@@ -86,7 +88,7 @@ def start_method(environ: dict[str, str] | None = None) -> str:
         )
     source = os.environ if environ is None else environ
     available = multiprocessing.get_all_start_methods()
-    default = "forkserver" if "forkserver" in available else "spawn"
+    default = "forkserver" if "forkserver" in available and sys.platform.startswith("linux") else "spawn"
     chosen = source.get(START_METHOD, "").strip() or default
     if chosen == "fork":
         raise StartMethodError(
