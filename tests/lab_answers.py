@@ -511,7 +511,7 @@ CHANGES["6-kernels"] = {
     "roofline": [
         Change(
             "**Change** `N` to `8` and predict again",
-            edits={"N = 512\npeak_gflops": "N = 8\npeak_gflops"},
+            edits={"N = 512\nROUNDS": "N = 8\nROUNDS"},
             answers={"roofline": 'ridge = peak_gflops / memory_gbps\nBOUND = {"add": "memory", "matmul": "memory"}\n'},
         )
     ],

@@ -31,9 +31,10 @@
 #
 # Run this first. `require`, `expect`, `expect_type` and `within` are what the self-checks use to
 # grade your answers (`expect_type` says which type an answer should have when it has another). `best_time` returns the seconds of one call of a function: the fastest of
-# fifteen short batches (other programs can only slow a batch down, and a short one often escapes them). The
-# lab runs PyTorch on one CPU thread so that timings stay steady when other programs share the
-# machine; Lab 8 measures what more threads buy.
+# fifteen short batches (other programs can only slow a batch down, and a short one often escapes them).
+# `CoreShare` measures how much of a core a measurement got, and `unclear` says when a busy machine
+# stretched the timings too much to grade a ratio. The lab runs PyTorch on one CPU thread so that
+# timings stay steady when other programs share the machine; Lab 8 measures what more threads buy.
 
 # %%
 import numbers
@@ -82,13 +83,14 @@ from torch.utils.flop_counter import FlopCounterMode
 SIZES = [16, 32, 64, 128, 256, 512]
 
 matmul_seconds, counted_flops = {}, {}
-for n in SIZES:
-    a, b = torch.randn(n, n), torch.randn(n, n)
-    matmul_seconds[n] = best_time(lambda: a @ b)
-    with FlopCounterMode(display=False) as counter:
-        a @ b
-    counted_flops[n] = counter.get_total_flops()
-    print(f"n = {n:>5}: {matmul_seconds[n] * 1e6:>10.1f} µs")
+with CoreShare() as matmul_core:  # how much of a core the timings got
+    for n in SIZES:
+        a, b = torch.randn(n, n), torch.randn(n, n)
+        matmul_seconds[n] = best_time(lambda: a @ b)
+        with FlopCounterMode(display=False) as counter:
+            a @ b
+        counted_flops[n] = counter.get_total_flops()
+        print(f"n = {n:>5}: {matmul_seconds[n] * 1e6:>10.1f} µs")
 
 # %%
 # SELF-CHECK: your count against PyTorch's FLOP counter at every size; then the rates.
@@ -104,8 +106,13 @@ for n, counted in counted_flops.items():
 gflops = {n: matmul_flops(n) / t / 1e9 for n, t in matmul_seconds.items()}
 for n, rate in gflops.items():
     print(f"n = {n:>5}: {rate:7.1f} GFLOP/s")
-expect(gflops[max(gflops)] > 4 * gflops[min(gflops)], "large matrices should run several times more FLOP/s than tiny ones")
-print("self-check passed: your FLOP count is right, and the rate climbs with size")
+climb = max(gflops.values()) / gflops[min(gflops)]  # the best rate against the smallest size's
+why = "" if climb > 4 else unclear(climb, 4, matmul_core, margin=1, what="the best rate over the smallest size's")
+if why:
+    print(why)
+else:
+    expect(climb > 4, f"the best rate is {climb:.1f} times the smallest size's: large matrices should run several times more FLOP/s than tiny ones")
+print(f"self-check passed: your FLOP count is right{', and the rate climbs with size' if climb > 4 else ''}")
 
 # %% [markdown]
 # <details class="success"><summary>What to notice</summary>
@@ -151,18 +158,19 @@ from torch.utils import benchmark
 SIZES = [2**k for k in range(6, 23, 2)]  # 64 ... 4,194,304 elements
 
 add_seconds, tensor_bytes = {}, {}
-for n in SIZES:
-    a, b, c = torch.rand(n), torch.rand(n), torch.empty(n)
-    add_seconds[n] = best_time(lambda: torch.add(a, b, out=c))
-    tensor_bytes[n] = a.nbytes + b.nbytes + c.nbytes
-    print(f"{n:>9,} elements: {add_seconds[n] * 1e6:>9.2f} µs")
-largest = max(SIZES)
-a, b, c = torch.rand(largest), torch.rand(largest), torch.empty(largest)
-timer = benchmark.Timer("torch.add(a, b, out=c)", globals={"torch": torch, "a": a, "b": b, "c": c}, num_threads=1)
-second_method_seconds = float("inf")
-for _ in range(3):  # alternate the two timers, so a busy moment cannot favour one of them
-    second_method_seconds = min(second_method_seconds, *timer.blocked_autorange(min_run_time=0.1).times)
-    add_seconds[largest] = min(add_seconds[largest], best_time(lambda: torch.add(a, b, out=c)))
+with CoreShare() as add_core:  # how much of a core the timings got
+    for n in SIZES:
+        a, b, c = torch.rand(n), torch.rand(n), torch.empty(n)
+        add_seconds[n] = best_time(lambda: torch.add(a, b, out=c))
+        tensor_bytes[n] = a.nbytes + b.nbytes + c.nbytes
+        print(f"{n:>9,} elements: {add_seconds[n] * 1e6:>9.2f} µs")
+    largest = max(SIZES)
+    a, b, c = torch.rand(largest), torch.rand(largest), torch.empty(largest)
+    timer = benchmark.Timer("torch.add(a, b, out=c)", globals={"torch": torch, "a": a, "b": b, "c": c}, num_threads=1)
+    second_method_seconds = float("inf")
+    for _ in range(3):  # alternate the two timers, so a busy moment cannot favour one of them
+        second_method_seconds = min(second_method_seconds, *timer.blocked_autorange(min_run_time=0.1).times)
+        add_seconds[largest] = min(add_seconds[largest], best_time(lambda: torch.add(a, b, out=c)))
 
 # %%
 # SELF-CHECK: your bytes against nbytes at every size; two timers agree on the largest size's GB/s;
@@ -176,16 +184,26 @@ for n, rate in gbps.items():
     print(f"{n:>9,} elements: {rate:7.1f} GB/s")
 second = add_bytes(largest) / second_method_seconds / 1e9
 print(f"largest size, second method (benchmark.Timer): {second:.1f} GB/s")
-expect(1 / 3 < gbps[largest] / second < 3, "the two timers should agree within a factor of 3; rerun on a quieter machine")
+apart = max(gbps[largest] / second, second / gbps[largest])  # how many times the two timers disagree
+why = "" if apart < 3 else unclear(apart, 3, add_core, margin=1, what="the two timers' disagreement")
+if why:
+    print(why)
+else:
+    expect(apart < 3, f"the two timers disagree {apart:.1f} times (within 3 expected): rerun on a quieter machine")
 smallest = min(SIZES)
 if tensor_bytes[smallest] <= 4096:  # a tiny add: the fixed cost of the call dominates its time
-    expect(max(gbps.values()) > 3 * gbps[smallest], f"your tiny add ({smallest:,} elements) should move bytes much more slowly than your fastest")
+    climb = max(gbps.values()) / gbps[smallest]
+    why = "" if climb > 3 else unclear(climb, 3, add_core, margin=1, what="the fastest rate over the tiny add's")
+    if why:
+        print(why)
+    else:
+        expect(climb > 3, f"your tiny add ({smallest:,} elements) should move bytes much more slowly than your fastest")
 else:
     print(
         f"the climb is not graded with these sizes: your smallest add moves {tensor_bytes[smallest]:,} bytes, too many for"
         " the fixed cost of a call to dominate; add a size of a few hundred elements to see it"
     )
-print("self-check passed: your byte count is the tensors', and two timers agree")
+print(f"self-check passed: your byte count is the tensors'{', and two timers agree' if apart < 3 else ''}")
 
 # %% [markdown]
 # <details class="success"><summary>What to notice</summary>
@@ -203,17 +221,28 @@ print("self-check passed: your byte count is the tensors', and two timers agree"
 #
 # Arithmetic intensity is FLOP per byte moved. A kernel with intensity *I* on a machine with
 # memory bandwidth *B* and peak compute rate *P* runs at most at min(*I × B*, *P*): that is the
-# roofline. The two roofs meet at the *ridge* intensity. The measurement takes *P* from your
-# fastest matrix multiply and *B* from your largest add (out of cache: main memory's rate, not
-# the caches'). **Run** it, then **compute** the ridge from `peak_gflops` and `memory_gbps`, and
-# **predict** whether each op is memory-bound or compute-bound on your machine.
+# roofline. The two roofs meet at the *ridge* intensity. The measurement times the size of your
+# fastest matrix multiply for *P* and your largest add for *B* (out of cache: main memory's rate,
+# not the caches'), in turn, in five rounds, and keeps the round whose ridge is the median: both
+# roofs are measured the same way, so a busy moment weighs on both. **Run** it, then **compute**
+# the ridge from `peak_gflops` and `memory_gbps`, and **predict** whether each op is memory-bound
+# or compute-bound on your machine.
 #
 # **Change** `N` to `8` and predict again: is a tiny matrix multiply compute-bound?
 
 # %%
 N = 512
-peak_gflops = max(counted_flops[n] / t / 1e9 for n, t in matmul_seconds.items())  # the compute roof
-memory_gbps = tensor_bytes[largest] / add_seconds[largest] / 1e9  # the memory roof: main memory
+ROUNDS = 5
+fastest = max(matmul_seconds, key=lambda n: counted_flops[n] / matmul_seconds[n])  # Exercise 1's fastest size
+ma, mb = torch.randn(fastest, fastest), torch.randn(fastest, fastest)
+a, b, c = torch.rand(largest), torch.rand(largest), torch.empty(largest)  # Exercise 2's largest add
+roofs = []
+with CoreShare() as roof_core:  # how much of a core the timings got
+    for _ in range(ROUNDS):  # both roofs in every round
+        compute = counted_flops[fastest] / best_time(lambda: ma @ mb, repeat=5) / 1e9  # the compute roof
+        memory = tensor_bytes[largest] / best_time(lambda: torch.add(a, b, out=c), repeat=5) / 1e9  # main memory
+        roofs.append((compute / memory, compute, memory))
+_, peak_gflops, memory_gbps = sorted(roofs)[ROUNDS // 2]  # the round whose ridge is the median
 
 
 def matmul_intensity(n):
@@ -222,7 +251,8 @@ def matmul_intensity(n):
 
 
 intensity = {"add": 1 / 12, "matmul": matmul_intensity(N)}
-print(f"compute roof {peak_gflops:.1f} GFLOP/s, memory roof {memory_gbps:.1f} GB/s")
+print(f"compute roof {peak_gflops:.1f} GFLOP/s (n = {fastest}), memory roof {memory_gbps:.1f} GB/s"
+      f" ({roof_core.share:.0%} of a core while timing)")
 for op, i in intensity.items():
     print(f"{op:<7} intensity {i:8.3f} FLOP/byte, attainable {min(i * memory_gbps, peak_gflops):7.1f} GFLOP/s")
 
@@ -236,7 +266,8 @@ ridge = peak_gflops / memory_gbps  # below it memory limits, above it compute do
 BOUND = {"add": "memory", "matmul": "compute"}
 
 # %%
-# SELF-CHECK: your ridge within 1 % of the roofs' crossing; each op on the side of it you said.
+# SELF-CHECK: your ridge within 1 % of the roofs' crossing; each op on the side of it you said,
+# unless its intensity is too close to the ridge to call on this run (a busy machine stretches timings).
 require(ridge=ridge, BOUND={op: BOUND.get(op) for op in intensity})
 expect_type("ridge", ridge, numbers.Real, "a number of FLOP per byte")
 for op in intensity:
@@ -244,6 +275,10 @@ for op in intensity:
 crossing = peak_gflops / memory_gbps
 expect(abs(ridge - crossing) <= 0.01 * crossing, f"the roofs meet at {crossing:.2f} FLOP/byte, not {ridge}")
 for op, i in intensity.items():
+    why = unclear(i, crossing, roof_core, what=f"{op}'s intensity")
+    if why:
+        print(why)
+        continue
     really = "memory" if i < crossing else "compute"
     expect(BOUND[op] == really, f"{op}: intensity {i:.2f} is {'below' if really == 'memory' else 'above'} the ridge, so it is {really}-bound")
 print(f"self-check passed: ridge at {crossing:.2f} FLOP/byte; add {BOUND['add']}-bound, matmul n={N} {BOUND['matmul']}-bound")
@@ -327,10 +362,12 @@ print(f"self-check passed: {measured}")
 # vectorised routine, while integer types have no BLAS routine and run PyTorch's own generic
 # kernel. Elements twice as wide would cost a kernel of the same kind about 2 times; the gap is
 # larger because the kernel is another one. How much larger depends on your CPU more than
-# anything else in this lab does: the generic loop is only as fast as the vector instructions it
-# was compiled for (the setup printed which ones PyTorch uses here). AVX-512 can multiply 64-bit
-# integers in a vector; AVX2 cannot, so there each int64 multiply is built from narrower ones,
-# and the same gap that is several times on one machine is a hundred times or more on another.
+# anything else in this lab does: the same gap that is several times on one machine is a hundred
+# times or more on another. This run measures the gap, not its cause. You can test one suspect,
+# the vector instructions PyTorch's own kernels use (the setup printed which): run the lab again
+# with `ATEN_CPU_CAPABILITY=avx2` or `ATEN_CPU_CAPABILITY=default` set before Python starts. If the
+# gap stays where it was, as it did on the Intel CPU this lab was tested on, the vector width of
+# PyTorch's kernels is not what sets it on your machine.
 # Narrower integers move fewer bytes and fit more values in a vector register, so they can run
 # faster than `int64`, but they stay on the generic path and, on most CPUs, below the float32
 # rate. The dtype you choose decides which code runs, not only how many bytes it moves; for fast
