@@ -1,4 +1,5 @@
 import time
+from collections.abc import Callable
 
 import pytest
 import torch
@@ -8,6 +9,9 @@ from pytorch_floors.measure import (
     detect_device,
     human_bytes,
     human_seconds,
+    interleaved_rounds,
+    paired_ratio,
+    paired_ratios,
     same_storage,
     seconds_per_call,
     storage_bytes,
@@ -78,6 +82,54 @@ def test_time_call_batches_fast_calls() -> None:
 def test_time_call_rejects_bad_arguments() -> None:
     with pytest.raises(ValueError, match="samples"):
         time_call(lambda: None, samples=0)
+
+
+def test_time_call_on_the_thread_clock_leaves_out_time_the_thread_does_not_run() -> None:
+    """A sleeping call costs its wall time on the host clock, and almost nothing of the thread's CPU time."""
+    wall = time_call(lambda: time.sleep(0.002), samples=3, warmup=0, number=1)
+    cpu = time_call(lambda: time.sleep(0.002), samples=3, warmup=0, number=1, clock=time.thread_time)
+    assert wall.median >= 0.002 and cpu.median < wall.median / 4
+
+
+def test_interleaved_rounds_visit_every_measurement_once_a_round_alternating_the_order() -> None:
+    visits: list[str] = []
+
+    def measured(name: str) -> Callable[[], str]:
+        def measure() -> str:
+            visits.append(name)
+            return f"{name}{visits.count(name)}"
+
+        return measure
+
+    rounds = interleaved_rounds({name: measured(name) for name in ("small", "large", "other")}, 3)
+    assert visits == ["small", "large", "other", "other", "large", "small", "small", "large", "other"]
+    assert rounds == {
+        "small": ["small1", "small2", "small3"],
+        "large": ["large1", "large2", "large3"],
+        "other": ["other1", "other2", "other3"],
+    }
+    with pytest.raises(ValueError, match="rounds"):
+        interleaved_rounds({"small": lambda: 1.0}, 0)
+
+
+def test_paired_ratios_compare_within_a_round_so_a_busy_moment_cancels() -> None:
+    """Size-independence on a shared machine: a busy moment slows both sizes of its round, the median drops a burst."""
+    quiet, busy = 1.0, 6.0
+    small = [quiet, busy, quiet, busy, quiet]
+    large = [quiet, busy, 9.0, busy, quiet]  # one burst hit only the large size, in round 3
+    assert max(large) / min(small) > 3, "the scene: best and worst of separate rounds spread past the claims' lines"
+    assert paired_ratio(large, small) == 1.0
+    assert paired_ratios({"small": small, "large": large}, against="small") == {"small": 1.0, "large": 1.0}
+    # A size that really costs more shows it in every round, and the ratio says so: the claims can miss.
+    assert paired_ratio([5 * value for value in small], small) == 5.0
+    # A round where one side could not run pairs with nothing; no round at all gives no ratio.
+    assert paired_ratio([2.0, "not supported"], [1.0, 1.0]) == 2.0
+    assert paired_ratio(["not supported"], [1.0]) is None
+    assert "large" not in paired_ratios({"small": [1.0], "large": ["not supported"]}, against="small")
+    with pytest.raises(ValueError, match="same rounds"):
+        paired_ratio([1.0, 2.0], [1.0])
+    with pytest.raises(ValueError, match="divide"):
+        paired_ratio([1.0], [0.0])
 
 
 def test_detect_device_agrees_with_torch() -> None:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import torch
 
@@ -15,6 +16,9 @@ __all__ = [
     "detect_device",
     "human_bytes",
     "human_seconds",
+    "interleaved_rounds",
+    "paired_ratio",
+    "paired_ratios",
     "same_storage",
     "seconds_per_call",
     "storage_bytes",
@@ -22,6 +26,8 @@ __all__ = [
     "tensor_bytes",
     "time_call",
 ]
+
+_T = TypeVar("_T")
 
 _DECIMAL = ("B", "kB", "MB", "GB", "TB", "PB")
 _BINARY = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
@@ -188,6 +194,7 @@ def time_call(
     samples: int = 15,
     number: int | None = None,
     min_sample_seconds: float = 2e-3,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> Timing:
     """Time `fn()` the careful way: warm up, batch calls, repeat, synchronize, take the median.
 
@@ -200,9 +207,13 @@ def time_call(
         number: Calls per sample; chosen automatically when `None` so that one
             sample lasts at least `min_sample_seconds`.
         min_sample_seconds: Target duration of one sample when choosing `number`.
+        clock: The clock read around each sample: the host's wall clock by default;
+            `time.thread_time` counts only the CPU time of the calling thread, so the moments
+            another program holds the core are left out (right for CPU work on one torch thread,
+            which runs on the caller's; wrong for a GPU's work or an op that spreads over threads).
 
     Returns:
-        Per-call statistics.
+        Per-call statistics, in the clock's seconds.
 
     Raises:
         ValueError: If `samples` or `warmup` is negative or `samples` is zero.
@@ -215,20 +226,20 @@ def time_call(
     if number is None:
         number = 1
         while True:
-            start = time.perf_counter()
+            start = clock()
             for _ in range(number):
                 fn()
             synchronize(device)
-            if time.perf_counter() - start >= min_sample_seconds or number >= 1 << 20:
+            if clock() - start >= min_sample_seconds or number >= 1 << 20:
                 break
             number *= 2
     per_call = []
     for _ in range(samples):
-        start = time.perf_counter()
+        start = clock()
         for _ in range(number):
             fn()
         synchronize(device)
-        per_call.append((time.perf_counter() - start) / number)
+        per_call.append((clock() - start) / number)
     quartiles = statistics.quantiles(per_call, n=4) if len(per_call) > 1 else [per_call[0]] * 3
     return Timing(
         median=statistics.median(per_call),
@@ -297,3 +308,84 @@ def seconds_per_call(
     if kind == "cuda":
         return cuda_event_seconds(fn)
     return time_call(fn, device=device, samples=samples, min_sample_seconds=min_sample_seconds).median
+
+
+def interleaved_rounds(measurements: Mapping[str, Callable[[], _T]], rounds: int) -> dict[str, list[_T]]:
+    """Take every measurement once per round, all of a round's back to back, for `rounds` rounds.
+
+    On a shared machine the other programs' load changes from second to second. Measured one after
+    the other, a small size and a large one (or two dtypes) can land in a quiet moment and a busy
+    one; measured in the same round they share its load, so their ratio in that round cancels most
+    of it (see [`paired_ratios`][pytorch_floors.measure.paired_ratios]). Odd rounds visit the
+    measurements in reverse order, so none is always the first (or the last) of its round.
+
+    Args:
+        measurements: Each name's measurement, a call taking no arguments (seconds, a rate, or
+            the text of an error where it could not run).
+        rounds: How many rounds.
+
+    Returns:
+        Each name's results, one per round, in round order.
+
+    Raises:
+        ValueError: If `rounds` is under 1.
+    """
+    if rounds < 1:
+        raise ValueError("interleaved_rounds needs rounds >= 1")
+    results: dict[str, list[_T]] = {name: [] for name in measurements}
+    names = list(measurements)
+    for number in range(rounds):
+        for name in names if number % 2 == 0 else reversed(names):
+            results[name].append(measurements[name]())
+    return results
+
+
+def paired_ratio(top: Sequence[float | str], bottom: Sequence[float | str]) -> float | None:
+    """The median over rounds of `top[r] / bottom[r]`: two measurements compared within each round.
+
+    A round where either side is not a number (the text of an error) pairs with nothing. The
+    median drops a round that one burst of other work disturbed on one side only.
+
+    Args:
+        top: One measurement per round (from [`interleaved_rounds`][pytorch_floors.measure.interleaved_rounds]).
+        bottom: The other's, from the same rounds.
+
+    Returns:
+        The median ratio, or `None` when no round has both as numbers.
+
+    Raises:
+        ValueError: If the two have different numbers of rounds, or a divisor is not positive.
+    """
+    if len(top) != len(bottom):
+        raise ValueError(f"paired_ratio needs the same rounds on both sides ({len(top)} and {len(bottom)})")
+    ratios = []
+    for upper, lower in zip(top, bottom, strict=True):
+        if isinstance(upper, str) or isinstance(lower, str):
+            continue
+        if lower <= 0:
+            raise ValueError(f"paired_ratio cannot divide by {lower}")
+        ratios.append(upper / lower)
+    return statistics.median(ratios) if ratios else None
+
+
+def paired_ratios(rounds: Mapping[str, Sequence[float | str]], against: str) -> dict[str, float]:
+    """Each name's measurement over `against`'s in the same round, the median of the rounds.
+
+    Best values taken from separate rounds compare a quiet moment with a busy one (beside two CPU
+    hogs the best add rates of four dtypes once spread by 2.1x); the measurements of one round
+    shared its load, so their ratio cancels most of it. See
+    [`paired_ratio`][pytorch_floors.measure.paired_ratio].
+
+    Args:
+        rounds: Each name's results by round, `against`'s among them.
+        against: The name every other is divided by.
+
+    Returns:
+        Each name's median ratio (`against`'s own is 1.0); a name with no round that ran is left out.
+    """
+    ratios: dict[str, float] = {}
+    for name, values in rounds.items():
+        ratio = paired_ratio(values, rounds[against])
+        if ratio is not None:
+            ratios[name] = ratio
+    return ratios
