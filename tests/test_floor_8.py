@@ -78,3 +78,81 @@ def test_thread_timing_reports_the_cores_it_got(load_proof: Loader) -> None:
     proof = load_proof("8-chip/thread_scaling.py")
     seconds, cores = proof.timed(lambda: sum(range(20000)), samples=2, min_sample_seconds=0.005)
     assert seconds > 0 and 0 < cores < 1.5  # one Python thread gets at most one core
+
+
+NOT_COMPILED = "Torch not compiled with CUDA enabled"  # torch/cuda/__init__.py, _lazy_init
+NO_DRIVER = "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver"
+
+
+def _reached(proof: ModuleType, outcome: str, message: str) -> list[tuple[str, str, str]]:
+    return [(expression, outcome, message) for expression in proof.REACH]
+
+
+def test_each_of_the_three_setups_holds_its_own_cuda_claim(load_proof: Loader) -> None:
+    """A build without CUDA, PyPI's CUDA build on a machine with no driver (issue 33), and a GPU: one claim each."""
+    proof = load_proof("8-chip/device_errors.py")
+    setups = {
+        proof.NO_CUDA_BUILD: ((None, None, False), _reached(proof, "AssertionError", NOT_COMPILED)),
+        proof.NO_USABLE_GPU: (("13.0", None, False), _reached(proof, "RuntimeError", NO_DRIVER)),
+        proof.USABLE_GPU: (("13.0", None, True), _reached(proof, "made", "a tensor on cuda:0")),
+    }
+    for expected, (facts, reached) in setups.items():
+        kind = proof.setup(*facts)
+        assert kind == expected
+        outcomes = proof.cuda_outcomes(kind, reached)
+        applying = [outcome for outcome in outcomes if outcome.applies]
+        assert len(applying) == 1 and applying[0].held, (kind, outcomes)
+        assert all(kind in outcome.why_not for outcome in outcomes if not outcome.applies)
+    # A ROCm build drives AMD GPUs through torch.cuda: it is no build without CUDA.
+    assert proof.setup(None, "6.4", False) == proof.NO_USABLE_GPU
+    assert proof.setup(None, "6.4", True) == proof.USABLE_GPU
+
+
+def test_each_cuda_claim_misses_on_the_wrong_outcome(load_proof: Loader) -> None:
+    """The claim the issue saw miss, and each other, still fail where their setup does something else."""
+    proof = load_proof("8-chip/device_errors.py")
+    wrong = {
+        proof.NO_CUDA_BUILD: [
+            _reached(proof, "RuntimeError", NO_DRIVER),
+            _reached(proof, "made", "a tensor on cuda:0"),
+            [],
+        ],
+        proof.NO_USABLE_GPU: [
+            _reached(proof, "AssertionError", NOT_COMPILED),
+            _reached(proof, "RuntimeError", "CUDA error: an illegal memory access was encountered"),
+            _reached(proof, "made", "a tensor on cuda:0"),
+        ],
+        proof.USABLE_GPU: [_reached(proof, "RuntimeError", NO_DRIVER), _reached(proof, "made", "a tensor on cpu")],
+    }
+    for kind, cases in wrong.items():
+        for reached in cases:
+            (applying,) = [outcome for outcome in proof.cuda_outcomes(kind, reached) if outcome.applies]
+            assert not applying.held, (kind, reached)
+
+
+def test_a_cuda_build_with_no_driver_runs_the_proof_and_holds(
+    load_proof: Loader, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The whole proof, on PyPI's CUDA build with no NVIDIA driver, as the issue saw it, without a CUDA build."""
+    proof = load_proof("8-chip/device_errors.py")
+
+    def no_driver() -> object:
+        raise RuntimeError(NO_DRIVER + " from http://www.nvidia.com/Download/index.aspx")
+
+    monkeypatch.setattr(proof.torch.version, "cuda", "13.0")
+    monkeypatch.setattr(proof.torch.version, "hip", None, raising=False)
+    monkeypatch.setattr(proof.torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(proof, "REACH", dict.fromkeys(proof.REACH, no_driver))
+    stated: list[tuple[str, bool, bool]] = []
+
+    def record(statement: str, held: object, detail: str = "", *, applies: object = True, why_not: str = "") -> bool:
+        stated.append((statement, bool(held), bool(applies)))
+        return bool(held) and bool(applies)
+
+    monkeypatch.setattr(proof, "claim", record)
+    proof.main()
+    assert f"This is {proof.NO_USABLE_GPU}." in capsys.readouterr().out
+    assert all(held for _, held, applies in stated if applies), stated
+    applying = [statement for statement, _, applies in stated if applies]
+    assert any("no usable NVIDIA driver" in statement for statement in applying)
+    assert not any("not compiled" in statement for statement in applying)

@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import torch
 
 from pytorch_floors.claims import claim
 from pytorch_floors.measure import detect_device
+
+# The three setups a reader may have, told apart by facts torch reports before anything fails.
+NO_CUDA_BUILD = "a build without CUDA"
+NO_USABLE_GPU = "a CUDA build with no usable NVIDIA driver or GPU"
+USABLE_GPU = "a CUDA build with a GPU"
+
+REACH = {
+    "torch.empty(3, device='cuda')": lambda: torch.empty(3, device="cuda"),
+    "torch.ones(3).to('cuda')": lambda: torch.ones(3).to("cuda"),
+}
+"""Two ways of reaching for CUDA: each refuses, or makes a tensor on the GPU."""
 
 
 def detection() -> list[tuple[str, object]]:
@@ -26,8 +38,80 @@ def detection() -> list[tuple[str, object]]:
     return rows
 
 
-def attempts(device: torch.device) -> dict[str, Callable[[], object]]:
-    """Operations that must fail on this build: each CUDA/MPS branch is real code for that device."""
+def setup(cuda_version: str | None, hip_version: str | None, available: bool) -> str:
+    """Which of the three setups this is, from torch.version.cuda and .hip and torch.cuda.is_available().
+
+    A build without CUDA has no CUDA version (a ROCm build drives AMD GPUs through `torch.cuda`, so its
+    HIP version counts as one); a CUDA build is usable only where a driver and a GPU answer.
+    """
+    if cuda_version is None and hip_version is None:
+        return NO_CUDA_BUILD
+    return USABLE_GPU if available else NO_USABLE_GPU
+
+
+def this_setup() -> str:
+    """The setup of this process."""
+    return setup(torch.version.cuda, getattr(torch.version, "hip", None), torch.cuda.is_available())
+
+
+def reach_cuda() -> list[tuple[str, str, str]]:
+    """(expression, outcome, message) for each way of reaching CUDA: the exception's type and first line, or `made`."""
+    found = []
+    for expression, attempt in REACH.items():
+        try:
+            tensor = attempt()
+        except (RuntimeError, AssertionError) as error:
+            found.append((expression, type(error).__name__, str(error).splitlines()[0]))
+        else:
+            found.append((expression, "made", f"a tensor on {tensor.device}"))
+    return found
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One of the page's claims about reaching CUDA, judged on what one setup's attempts did."""
+
+    statement: str
+    held: bool
+    applies: bool
+    why_not: str
+    detail: str
+
+
+def cuda_outcomes(kind: str, reached: list[tuple[str, str, str]]) -> list[Outcome]:
+    """The three claims about reaching CUDA, one per setup: the one of `kind` applies, the others say why not.
+
+    The messages: a build without CUDA stops in `torch.cuda._lazy_init` (torch/cuda/__init__.py), which
+    raises `AssertionError("Torch not compiled with CUDA enabled")`; a CUDA build passes that check and
+    stops where the driver is asked for a device (`torch._C._cuda_init()`), with a RuntimeError that says
+    what is missing: "Found no NVIDIA driver on your system" where no driver is installed.
+    """
+    results = [(outcome, message) for _, outcome, message in reached]
+    not_compiled = bool(results) and all(
+        outcome == "AssertionError" and "not compiled with CUDA" in message for outcome, message in results
+    )
+    names_what_is_missing = bool(results) and all(
+        outcome == "RuntimeError" and ("driver" in message or "GPU" in message) for outcome, message in results
+    )
+    made = bool(results) and all(outcome == "made" and "cuda" in message for outcome, message in results)
+    detail = "; ".join(
+        sorted({message if outcome == "made" else f"{outcome}: {message}" for outcome, message in results})
+    )
+    statements = {
+        NO_CUDA_BUILD: "a build without CUDA refuses CUDA: Torch not compiled with CUDA",
+        NO_USABLE_GPU: "a CUDA build with no usable NVIDIA driver or GPU refuses CUDA with a RuntimeError "
+        "naming what is missing",
+        USABLE_GPU: "a CUDA build with a GPU makes the same tensors on it",
+    }
+    held = {NO_CUDA_BUILD: not_compiled, NO_USABLE_GPU: names_what_is_missing, USABLE_GPU: made}
+    return [
+        Outcome(statement, held[case], kind == case, f"this is {kind}, not {case}", detail if kind == case else "")
+        for case, statement in statements.items()
+    ]
+
+
+def mixing_attempts(device: torch.device) -> dict[str, Callable[[], object]]:
+    """Ops mixing two devices, which must fail: the accelerator and the CPU, or the meta device and the CPU."""
     if device.type in {"cuda", "mps"}:
         kind = device.type
         return {
@@ -36,18 +120,14 @@ def attempts(device: torch.device) -> dict[str, Callable[[], object]]:
                 torch.ones(1, 3)
             ),
         }
-    return {
-        "torch.empty(3, device='cuda')": lambda: torch.empty(3, device="cuda"),
-        "torch.ones(3).to('cuda')": lambda: torch.ones(3).to("cuda"),
-        "torch.ones(3, device='meta') + torch.ones(3)": lambda: torch.ones(3, device="meta") + torch.ones(3),
-    }
+    return {"torch.ones(3, device='meta') + torch.ones(3)": lambda: torch.ones(3, device="meta") + torch.ones(3)}
 
 
 def errors(device: torch.device | None = None) -> list[tuple[str, str, str]]:
-    """(expression, exception type, message) for each attempt; an attempt that succeeds is an error here."""
+    """(expression, exception type, message) for each mixing attempt; an attempt that succeeds is an error here."""
     device = device or detect_device()
     found = []
-    for expression, attempt in attempts(device).items():
+    for expression, attempt in mixing_attempts(device).items():
         try:
             attempt()
         except (RuntimeError, AssertionError) as error:
@@ -69,30 +149,27 @@ def main() -> None:
     for expression, value in detection():
         print(f"{expression:<42} {value}")
     device = detect_device()
+    kind = this_setup()
     print()
-    if device.type == "cpu":
-        print("CPU-only build. Reaching for CUDA, and mixing two devices (cpu and meta) in one op:")
-    else:
-        print(f"{device.type} build. Mixing the {device.type} device and the CPU in one op:")
-    found = errors(device)
-    for expression, kind, message in found:
+    print(f"This is {kind}. Reaching for CUDA:")
+    reached = reach_cuda()
+    for expression, outcome, message in reached:
         print(f"  {expression}")
-        print(f"    -> {kind}: {message}")
+        print(f"    -> {message}" if outcome == "made" else f"    -> {outcome}: {message}")
+    mixed = "the meta device and the CPU" if device.type == "cpu" else f"the {device.type} device and the CPU"
+    print(f"Mixing {mixed} in one op:")
+    found = errors(device)
+    for expression, error, message in found:
+        print(f"  {expression}")
+        print(f"    -> {error}: {message}")
     print(scalar_exception(device))
-    mixing = [(kind, message) for expression, kind, message in found if "+" in expression]
     claim(
         "an op on tensors of two devices raises a RuntimeError that names the devices",
-        held=bool(mixing) and all(kind == "RuntimeError" and "device" in message for kind, message in mixing),
+        held=bool(found) and all(error == "RuntimeError" and "device" in message for _, error, message in found),
     )
     claim("a 0-dim CPU tensor may join an op on another device", held="works" in scalar_exception(device))
-    creating = [(kind, message) for expression, kind, message in found if "cuda" in expression]
-    claim(
-        "a CPU-only build refuses CUDA: Torch not compiled with CUDA",
-        held=bool(creating)
-        and all(kind == "AssertionError" and "not compiled with CUDA" in message for kind, message in creating),
-        applies=device.type == "cpu",
-        why_not=f"this machine runs torch on {device.type}, so there is no CPU-only refusal to see",
-    )
+    for outcome in cuda_outcomes(kind, reached):
+        claim(outcome.statement, outcome.held, outcome.detail, applies=outcome.applies, why_not=outcome.why_not)
 
 
 if __name__ == "__main__":
