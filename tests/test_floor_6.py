@@ -5,6 +5,7 @@ Every proof's claims are required to hold by `tests/test_floor_proofs.py`, which
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from types import ModuleType
 
@@ -64,6 +65,30 @@ def test_the_capability_settings_and_the_distance_from_one(load_proof: Loader) -
     assert proof.log_distance(1.65) < proof.log_distance(2.8) / 2 < proof.log_distance(1.7)
 
 
+def test_under_a_tier_that_forces_a_capability_this_builds_row_keeps_it(
+    load_proof: Loader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The avx2 tier stands for an AVX2-only CPU: stripping the variable for the "(not set)" row ran this
+    # processor's widest kernels instead, which that CPU does not have.
+    proof = load_proof("6-kernels/capability.py")
+    seen: list[str | None] = []
+
+    class Done:
+        stdout = "AVX2 1 1 1"
+
+    def run(command: list[str], *, env: dict[str, str], **_: object) -> Done:
+        seen.append(env.get("ATEN_CPU_CAPABILITY"))
+        return Done()
+
+    monkeypatch.setattr(proof.subprocess, "run", run)
+    monkeypatch.setattr(proof, "FORCED", "avx2")
+    proof.run_with("")
+    proof.run_with("default")
+    monkeypatch.setattr(proof, "FORCED", "")
+    proof.run_with("")
+    assert seen == ["avx2", "default", None]
+
+
 def test_the_add_claim_compares_dtypes_within_a_round_so_a_busy_moment_cancels(load_proof: Loader) -> None:
     """Memory-bound adds on a shared machine: one quiet round for float16, every other round busy."""
     proof = load_proof("6-kernels/dtypes.py")
@@ -78,3 +103,79 @@ def test_the_add_claim_compares_dtypes_within_a_round_so_a_busy_moment_cancels(l
     assert ratios == {"float32": 1.0, "float64": 1.0, "bfloat16": 1.0, "float16": 1.0}
     # A dtype that failed to run pairs with nothing.
     assert "bfloat16" not in proof.paired_ratios({**rounds, "bfloat16": ["not supported"] * proof.ROUNDS}, "float32")
+
+
+def _stated(proof: ModuleType, monkeypatch: pytest.MonkeyPatch) -> dict[str, bool]:
+    """The proof's claims, by statement: held or not (a claim that does not apply is left out)."""
+    found: dict[str, bool] = {}
+
+    def record(statement: str, held: object, detail: str = "", *, applies: object = True, why_not: str = "") -> bool:
+        if applies:
+            found[statement] = bool(held)
+        return bool(held) and bool(applies)
+
+    monkeypatch.setattr(proof, "claim", record)
+    return found
+
+
+SKINNY = "its skinny product (N = 10) runs well below the large layer's GEMM rate"
+
+
+def test_the_skinny_product_is_compared_with_the_large_one_in_the_same_round(
+    load_proof: Loader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 33: under load the skinny product once reached 68% of the large layer's rate, timed in other moments."""
+    proof = load_proof("6-kernels/linear_cost.py")
+    shapes = proof.shapes()
+    busy = [1.0, 3.0, 1.0, 3.0, 1.0]  # each round's load, shared by its four calls
+    seconds = {"fixed": 1e-5, "program": 5e-5, "square": 3e-5, "large": 4.3e-3}
+
+    def rounds(slow: dict[str, float]) -> dict[str, list[object]]:
+        return {
+            key: [proof.Call(*shapes[key], seconds=load * seconds[key] * slow.get(key, 1.0)) for load in busy]
+            for key in shapes
+        }
+
+    steady = rounds({})
+    best = proof.best(steady)
+    rate = {key: proof.gemm_rate(best[key], best["fixed"]) for key in ("program", "large")}
+    # The scene: the best large rate of a busy round beside the program's best of a quiet one.
+    assert (
+        proof.gemm_rate(steady["program"][0], steady["fixed"][0])
+        / proof.gemm_rate(steady["large"][1], steady["fixed"][1])
+        > 0.6
+        > rate["program"] / rate["large"]
+    )
+    stated = _stated(proof, monkeypatch)
+    proof.check(proof.ratios(steady))
+    assert stated and all(stated.values()), stated
+    # A product as fast as the large one, per FLOP, misses the claim (and the square one's with it).
+    stated.clear()
+    proof.check(proof.ratios(rounds({"program": 0.3})))
+    assert stated[SKINNY] is False
+    # A call no longer than the fixed cost has no GEMM rate: it pairs with nothing.
+    assert isinstance(proof.gemm_rate(steady["fixed"][0], steady["fixed"][0]), str)
+
+
+def test_the_float64_matmul_is_compared_with_float32_in_the_same_round(
+    load_proof: Loader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    proof = load_proof("6-kernels/dtypes.py")
+    half = "float64 matmul runs at about half the float32 rate: a vector register holds half as many float64 values"
+    busy = [1.0, 3.0, 1.0, 3.0, 1.0][: proof.ROUNDS]
+    rounds = {"float32": [100.0 / load for load in busy], "float64": [50.0 / load for load in busy]}
+    assert max(rounds["float32"]) / min(rounds["float64"]) > 2 * math.sqrt(2), "the scene: separate rounds miss"
+    rates = {"matmul float32": 100.0, "matmul float64": 50.0}
+    add = dict.fromkeys(("float32", "float64", "bfloat16", "float16"), 1.0)
+    stated = _stated(proof, monkeypatch)
+    proof.check(rates, add, [], proof.paired_ratios(rounds, against="float64"))
+    if proof.detect_device().type != "cpu":
+        assert half not in stated
+        return
+    assert stated[half] is True
+    # As fast in float64 as in float32 (or four times slower): the claim misses.
+    for factor in (1.0, 4.0):
+        stated.clear()
+        same = {"float32": rounds["float32"], "float64": [rate * 2 / factor for rate in rounds["float64"]]}
+        proof.check(rates, add, [], proof.paired_ratios(same, against="float64"))
+        assert stated[half] is False, factor

@@ -32,8 +32,16 @@ FROM_MEMORY = 1 << 24  # three 64 MiB arrays: beyond the caches, so memory sets 
 ROUNDS = 3  # every setting once per round, so a burst of other work lands on all settings alike
 
 
+FORCED = os.environ.get("ATEN_CPU_CAPABILITY", "").strip()
+"""The value this build runs under, if any: a tier that stands for another CPU (`avx2`, `default`) sets it."""
+
+
 def settings() -> tuple[str, ...]:
-    """The values of ATEN_CPU_CAPABILITY to compare ("" = not set: torch picks the best the CPU supports)."""
+    """The values of ATEN_CPU_CAPABILITY to compare ("" = this build's own: unset, or the value it runs under).
+
+    Under a tier that stands for another CPU, "this build's own" keeps the tier's value: stripping it
+    would run this processor's widest kernels, which the CPU the tier stands for does not have.
+    """
     if platform.machine().lower() in {"x86_64", "amd64"}:
         return ("default", "avx2", "")
     return ("default", "")
@@ -42,8 +50,8 @@ def settings() -> tuple[str, ...]:
 def run_with(capability: str) -> tuple[str, float, float, float]:
     """`(capability torch reports, add bytes/s in cache, add bytes/s from memory, 256² matmul FLOP/s)`, one thread."""
     env = {key: value for key, value in os.environ.items() if key != "ATEN_CPU_CAPABILITY"}
-    if capability:
-        env["ATEN_CPU_CAPABILITY"] = capability
+    if capability or FORCED:
+        env["ATEN_CPU_CAPABILITY"] = capability or FORCED
     env["OMP_NUM_THREADS"] = "1"  # one thread: the comparison is about vector width, not cores
     env.pop("FLOORS_OUTPUT", None)
     code = CHILD.replace("IN_CACHE", str(IN_CACHE)).replace("FROM_MEMORY", str(FROM_MEMORY))
@@ -72,9 +80,8 @@ def log_distance(ratio: float) -> float:
 
 
 def main() -> None:
-    forced = os.environ.get("ATEN_CPU_CAPABILITY")
     print(f"this process: get_cpu_capability() = {torch.backends.cpu.get_cpu_capability()}", end="")
-    print(f" (ATEN_CPU_CAPABILITY={forced} is set for it)" if forced else "")
+    print(f" (ATEN_CPU_CAPABILITY={FORCED} is set for it: the row 'this build' keeps it)" if FORCED else "")
     print()
     print(f"each row: the best of its fresh processes ({ROUNDS} for DEFAULT and unset, interleaved), 1 thread;")
     print(f"add on 2^{IN_CACHE.bit_length() - 1} float32 elements (in cache) and on 2^{FROM_MEMORY.bit_length() - 1}")
@@ -91,7 +98,8 @@ def main() -> None:
             max(r[3] for r in results),
         )
         name, cache, memory, mm = rows[choice]
-        print(f"{choice or '(not set)':<20} {name:<12} {cache / 1e9:>9.1f} {memory / 1e9:>12.1f} {mm / 1e9:>15.1f}")
+        label = choice or (f"this build ({FORCED})" if FORCED else "(not set)")
+        print(f"{label:<20} {name:<12} {cache / 1e9:>9.1f} {memory / 1e9:>12.1f} {mm / 1e9:>15.1f}")
     best, lowest = rows[""], rows["default"]
     vector = best[0] != "DEFAULT"
     cache_gain, memory_gain, mm_ratio = best[1] / lowest[1], best[2] / lowest[2], best[3] / lowest[3]
@@ -103,15 +111,24 @@ def main() -> None:
         rounds = ", ".join(f"{gain:.1f}x" for gain in per_round)
         print(f"{memory_gain:.1f}x from main memory (round by round in cache: {rounds})")
         print(f"matmul: {mm_ratio:.2f}x (ATEN_CPU_CAPABILITY does not reach the BLAS library)")
+    elif FORCED:
+        print(f"this build runs with ATEN_CPU_CAPABILITY={FORCED}: it stands for a CPU with no vector build above it")
     else:
         print("unset, torch chose DEFAULT here: this processor has no vector build above it to compare")
     expected = {"default": "DEFAULT", "avx2": "AVX2"}
     claim(
         "ATEN_CPU_CAPABILITY is taken as given: each value selects the kernels it names",
         held=all(rows[choice][0] == name for choice, name in expected.items() if choice in rows),
-        detail=", ".join(f"{choice or 'unset'} -> {row[0]}" for choice, row in rows.items()),
+        detail=", ".join(
+            f"{choice or ('this build' if FORCED else 'unset')} -> {row[0]}" for choice, row in rows.items()
+        ),
     )
-    why = "this processor has no vector build above DEFAULT, so there is no wider loop to compare"
+    why = (
+        f"this build runs with ATEN_CPU_CAPABILITY={FORCED}, standing for a CPU with no vector build above "
+        "DEFAULT, so there is no wider loop to compare"
+        if FORCED
+        else "this processor has no vector build above DEFAULT, so there is no wider loop to compare"
+    )
     claim(
         "in cache, the vector build adds faster than the DEFAULT build, in every round",
         held=min(per_round) > 1,
