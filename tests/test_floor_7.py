@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 from types import ModuleType
 
+import pytest
 import torch
 
 from conftest import ROOT
@@ -64,3 +65,45 @@ def test_the_meta_model_is_sized_past_the_machines_memory(load_proof: Loader) ->
     blocks = proof.blocks_for(10 * block)
     assert blocks * block > 2 * 10 * block >= (blocks - 1) * block
     assert proof.blocks_for(None) == 4
+
+
+def _stated(proof: ModuleType, monkeypatch: pytest.MonkeyPatch) -> dict[str, bool]:
+    """The proof's claims, by statement: held or not (a claim that does not apply is left out)."""
+    found: dict[str, bool] = {}
+
+    def record(statement: str, held: object, detail: str = "", *, applies: object = True, why_not: str = "") -> bool:
+        if applies:
+            found[statement] = bool(held)
+        return bool(held) and bool(applies)
+
+    monkeypatch.setattr(proof, "claim", record)
+    return found
+
+
+def test_the_view_claim_compares_sizes_within_a_round_and_can_miss(
+    load_proof: Loader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 33: a busy moment on one size missed "a view costs the same at any size"; a real growth still misses."""
+    proof = load_proof("7-memory/view_vs_copy_cost.py")
+    sides = (32, 2048)
+    busy = [1.0, 6.0, 1.0, 6.0, 1.0]  # the load of each round, shared by everything timed in it
+
+    def rounds(view_growth: float) -> dict[str, list[float]]:
+        times = {"view": (1e-6, view_growth * 1e-6), "clone": (2e-6, 2e-3), "transpose_copy": (8e-6, 1e-2)}
+        found = {
+            f"{op} {side}": [load * t for load in busy]
+            for op, pair in times.items()
+            for side, t in zip(sides, pair, strict=True)
+        }
+        found[f"view {sides[-1]}"][2] *= 5  # one burst on the large view only
+        return found
+
+    flat = rounds(1.0)
+    assert max(flat["view 2048"]) / min(flat["view 32"]) > 3, "the scene: separate rounds spread past the line"
+    stated = _stated(proof, monkeypatch)
+    proof.check(proof.growths(flat, sides), 4096)
+    assert stated and all(stated.values()), stated
+    stated.clear()
+    proof.check(proof.growths(rounds(4.0), sides), 4096)
+    assert stated["a view costs the same at any size"] is False
+    assert [row["bytes"] for row in proof.table(flat, sides)] == [4 * 32 * 32, 4 * 2048 * 2048]

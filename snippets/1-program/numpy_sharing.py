@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import statistics
+import time
+from collections.abc import Callable
+
 import numpy as np
 import torch
 
 from pytorch_floors.claims import claim
-from pytorch_floors.measure import human_seconds, time_call
+from pytorch_floors.measure import human_seconds, interleaved_rounds, paired_ratio, time_call
 
 
 def write_through(maker: str) -> bool:
@@ -35,11 +39,51 @@ def reversed_array_error() -> tuple[tuple[int, ...], str]:
     raise AssertionError("torch.from_numpy accepted a negative stride")
 
 
-def creation_time(maker: str, numel: int) -> float:
-    """Median seconds to make a tensor from a float32 NumPy array of `numel` elements."""
-    array = np.ones(numel, dtype=np.float32)
-    fn = {"from_numpy": torch.from_numpy, "tensor": torch.tensor}[maker]
-    return time_call(lambda: fn(array), samples=9, min_sample_seconds=0.005).median
+SIZES = (1_000, 1_000_000)
+MAKERS = ("from_numpy", "tensor")
+ROUNDS = 5
+
+
+def creation_rounds(sizes: tuple[int, ...] = SIZES, rounds: int = ROUNDS) -> dict[str, list[float]]:
+    """CPU seconds to make a tensor from a float32 NumPy array, keyed `"<maker> <numel>"`, one per round.
+
+    Each round times both makers at both sizes back to back, so the small and the large array share
+    the round's load; the claims compare them within each round. Timed on one torch thread by that
+    thread's CPU time (`time.thread_time`), so the moments another program holds the core are not counted.
+    """
+    arrays = {n: np.ones(n, dtype=np.float32) for n in sizes}
+    makers = {"from_numpy": torch.from_numpy, "tensor": torch.tensor}
+
+    def timed(maker: str, numel: int) -> Callable[[], float]:
+        fn, array = makers[maker], arrays[numel]
+        return lambda: time_call(lambda: fn(array), samples=3, clock=time.thread_time).median
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # a copy split over threads would do work this thread's clock does not see
+    try:
+        return interleaved_rounds({f"{m} {n}": timed(m, n) for m in MAKERS for n in sizes}, rounds)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def growths(rounds: dict[str, list[float]], sizes: tuple[int, ...] = SIZES) -> dict[str, float]:
+    """Each maker's time at the largest size over the smallest, in the same round (median of the rounds)."""
+    found = {m: paired_ratio(rounds[f"{m} {sizes[-1]}"], rounds[f"{m} {sizes[0]}"]) for m in MAKERS}
+    return {maker: ratio for maker, ratio in found.items() if ratio is not None}
+
+
+def check_costs(growth: dict[str, float]) -> None:
+    """The page's claims on the cost of wrapping and of copying, from the same-round growths."""
+    claim(
+        "wrapping an array costs the same at any size",
+        held=growth["from_numpy"] < 5,
+        detail=f"x{growth['from_numpy']:.1f}, the median of {ROUNDS} same-round ratios",
+    )
+    claim(
+        "copying grows with the size, far more than wrapping",
+        held=growth["tensor"] > 5 and growth["tensor"] > 2 * growth["from_numpy"],
+        detail=f"x{growth['tensor']:,.1f}",
+    )
 
 
 def main() -> None:
@@ -60,25 +104,16 @@ def main() -> None:
     print(f"torch.from_numpy(a[::-1]), a view with strides {strides} bytes, raises:")
     print(f"  ValueError: {message}")
     print()
-    sizes = (1_000, 1_000_000)
-    print(f"{'time to make the tensor':24} {sizes[0]:>12,} {sizes[1]:>12,}  growth")
-    growth = {}
-    for maker in ("from_numpy", "tensor"):
-        small, large = (creation_time(maker, n) for n in sizes)
-        growth[maker] = large / small
+    rounds = creation_rounds()
+    growth = growths(rounds)
+    print(f"CPU time to make the tensor (1 thread), the median of {ROUNDS} interleaved rounds")
+    print(f"{'elements in the array':24} {SIZES[0]:>12,} {SIZES[-1]:>12,}  growth")
+    for maker in MAKERS:
+        small, large = (statistics.median(rounds[f"{maker} {n}"]) for n in (SIZES[0], SIZES[-1]))
         label = f"torch.{maker}(array)"
-        print(f"{label:24} {human_seconds(small):>12} {human_seconds(large):>12}  x{large / small:,.1f}")
-    print(f"(columns: elements in the array; growth: for {sizes[1] // sizes[0]:,} times the elements)")
-    claim(
-        "wrapping an array costs the same at any size",
-        held=growth["from_numpy"] < 5,
-        detail=f"x{growth['from_numpy']:.1f}",
-    )
-    claim(
-        "copying grows with the size, far more than wrapping",
-        held=growth["tensor"] > 5 and growth["tensor"] > 2 * growth["from_numpy"],
-        detail=f"x{growth['tensor']:,.1f}",
-    )
+        print(f"{label:24} {human_seconds(small):>12} {human_seconds(large):>12}  x{growth[maker]:,.1f}")
+    print(f"(growth: for {SIZES[-1] // SIZES[0]:,} times the elements, the large over the small in the same round)")
+    check_costs(growth)
 
 
 if __name__ == "__main__":
