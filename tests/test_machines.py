@@ -131,6 +131,8 @@ def test_the_crowded_neighbour_builds_a_copy_of_the_site_cold_with_its_own_cache
         assert "--strict" not in command  # its outcome is not graded: it is load
         env = neighbour.environment()
         assert env["FLOORS_CACHE_DIR"] == str(neighbour.copy / ".cache") and env["FLOORS_CLAIMS"] == "advisory"
+        # A round that stopped on a block's time limit would skip the rest of the site (the labs).
+        assert env["FLOORS_EXEC_TIMEOUT"] == "600"
         assert not neighbour.copy.is_relative_to(tmp_path)
     finally:
         neighbour.stop()

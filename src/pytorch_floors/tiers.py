@@ -205,9 +205,10 @@ def _not_copied(root: Path) -> Callable[[str, list[str]], set[str]]:
 class Neighbour:
     """Another user's build beside the run: a copy of the project built cold, again and again.
 
-    Each round is `mkdocs build` (not strict, claims advisory: the neighbour's outcome is not graded)
-    of the copy into its own site folder, with its own proof cache emptied first, so every round runs
-    every proof and lab again: CPU on every core, memory, disk and many processes. It starts on
+    Each round is `mkdocs build` (not strict, claims advisory, a block's default time limit 600 s: the
+    neighbour's outcome is not graded, and a round that stopped on a block's time limit would skip the
+    rest of the site) of the copy into its own site folder, with its own proof cache emptied first, so
+    every round runs every proof and lab again: CPU on every core, memory, disk and many processes. It starts on
     `start()` and stops (its current round's whole process group killed) on `stop()`.
 
     Args:
@@ -233,8 +234,8 @@ class Neighbour:
         return [self.python, "-m", "mkdocs", "build", "--site-dir", str(self.copy / "site")]
 
     def environment(self) -> dict[str, str]:
-        """One round's environment: its own cache in the copy, claims advisory, no strictness."""
-        env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "FLOORS_CLAIMS": "advisory"}
+        """One round's environment: its own cache in the copy, claims advisory, long time limits."""
+        env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "FLOORS_CLAIMS": "advisory", "FLOORS_EXEC_TIMEOUT": "600"}
         env["FLOORS_CACHE_DIR"] = str(self.copy / ".cache")
         return env
 
