@@ -535,7 +535,7 @@ def test_macos_starts_blocks_by_spawn_though_it_offers_the_fork_server(monkeypat
     # CPython offers forkserver on macOS (it has sendmsg), and the engine took it there: blocks forked
     # from a server that had imported torch (Accelerate, libomp), which is why macOS defaults to spawn.
     monkeypatch.setattr(sys, "platform", "darwin")
-    monkeypatch.setattr(runner.multiprocessing, "get_all_start_methods", lambda: ["spawn", "fork", "forkserver"])
+    monkeypatch.setattr("multiprocessing.get_all_start_methods", lambda: ["spawn", "fork", "forkserver"])
     assert runner.start_method({}) == "spawn"
     assert runner.start_method({runner.START_METHOD: "forkserver"}) == "forkserver", "chosen by name, it is kept"
 
