@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import math
 import os
-import statistics
 import subprocess
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 
 import torch
 
 from pytorch_floors.claims import claim
-from pytorch_floors.measure import cuda_event_seconds, detect_device, time_call
+from pytorch_floors.measure import cuda_event_seconds, detect_device, interleaved_rounds, paired_ratios, time_call
 from pytorch_floors.plot import bar_chart, show
 
 DTYPES = [torch.float32, torch.float64, torch.bfloat16, torch.float16]
@@ -89,37 +89,15 @@ def rounds_of(
     rate: Callable[[torch.dtype, int, torch.device], float | str], n: int, device: torch.device, rounds: int = ROUNDS
 ) -> dict[torch.dtype, list[float | str]]:
     """Each dtype's `rate` in each of `rounds` interleaved rounds, so a busy moment slows every dtype alike."""
-    measured: dict[torch.dtype, list[float | str]] = {dtype: [] for dtype in DTYPES}
-    for _ in range(rounds):
-        for dtype in DTYPES:
-            measured[dtype].append(rate(dtype, n, device))
-    return measured
+    names = {str(dtype).removeprefix("torch."): dtype for dtype in DTYPES}
+    measured = interleaved_rounds({name: partial(rate, dtype, n, device) for name, dtype in names.items()}, rounds)
+    return {names[name]: results for name, results in measured.items()}
 
 
 def best_of(rounds: list[float | str]) -> float | str:
     """The fastest round, or the first error text when no round ran."""
     rates = [rate for rate in rounds if isinstance(rate, float)]
     return max(rates) if rates else rounds[0]
-
-
-def paired_ratios(rounds: dict[str, list[float | str]], against: str) -> dict[str, float]:
-    """Each dtype's rate over `against`'s in the same round, the median of the rounds.
-
-    On a shared machine the other programs' load changes from second to second. Best rates taken from
-    separate rounds compare a quiet moment with a busy one (beside two CPU hogs they once spread by
-    2.1x); the dtypes of one round shared its load, so their ratio cancels most of it, and the median
-    drops a round that one burst disturbed.
-    """
-    ratios: dict[str, float] = {}
-    for name, rates in rounds.items():
-        paired = [
-            r / base
-            for r, base in zip(rates, rounds[against], strict=True)
-            if isinstance(r, float) and isinstance(base, float)
-        ]
-        if paired:
-            ratios[name] = statistics.median(paired)
-    return ratios
 
 
 def cpu_matmul_libraries() -> dict[str, str]:
@@ -201,7 +179,8 @@ def main() -> None:
     )
     show(chart, text="\n".join(lines), name="dtypes")
     add_ratios = paired_ratios({str(d).removeprefix("torch."): add_rounds[d] for d in DTYPES}, against="float32")
-    check(rates, add_ratios, fell_back)
+    mm_ratios = paired_ratios({str(d).removeprefix("torch."): mm_rounds[d] for d in DTYPES}, against="float64")
+    check(rates, add_ratios, fell_back, mm_ratios)
 
 
 def reduced_precision(libraries: dict[str, str], rates: dict[str, float]) -> tuple[list[str], list[str]]:
@@ -223,17 +202,23 @@ def reduced_precision(libraries: dict[str, str], rates: dict[str, float]) -> tup
     return sentences, fell_back
 
 
-def check(rates: dict[str, float], add_ratios: dict[str, float], fell_back: list[str]) -> None:
-    """The page's claims: matmul GFLOP/s by dtype, and each dtype's add bytes/s over float32's in the same round."""
+def check(
+    rates: dict[str, float], add_ratios: dict[str, float], fell_back: list[str], mm_ratios: dict[str, float]
+) -> None:
+    """The page's claims: matmul GFLOP/s by dtype, and each dtype's rates over another's in the same round.
+
+    `mm_ratios` holds each dtype's matmul rate over float64's in the same round (the median of the
+    rounds), `add_ratios` each dtype's add bytes/s over float32's; `rates` the best matmul GFLOP/s.
+    """
     vector_kernels = detect_device().type != "cpu" or torch.backends.cpu.get_cpu_capability() != "DEFAULT"
-    ratio = rates["matmul float32"] / rates["matmul float64"]
+    ratio = mm_ratios["float32"]
     # The model: a product this size is compute-bound, and a vector register holds half as many float64
     # values, so float64 should run at about half the rate: nearer 2x slower than 1x (or 4x), on a log scale.
     cpu = detect_device().type == "cpu"
     claim(
         "float64 matmul runs at about half the float32 rate: a vector register holds half as many float64 values",
         held=math.sqrt(2) < ratio < 2 * math.sqrt(2),
-        detail=f"float32 {ratio:.2f}x as fast",
+        detail=f"float32 {ratio:.2f}x as fast, the median of {ROUNDS} same-round ratios",
         applies=cpu,
         why_not="a GPU runs float64 on units of its own, at a rate its design sets, not by vector width",
     )
