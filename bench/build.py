@@ -18,8 +18,8 @@ It prints the times, the sum of block execution times from the cold build's repo
 memory of each build (resident memory of the build process and its children, summed), and the ratios against the
 targets: warm ≤ 1.3 × render-only and, the newer target, warm ≤ 0.5 × render-only;
 cold ≤ 1.15 × (render-only + sum of block times); the median prose-edit reload under `make serve`
-≤ 0.2 × render-only. The machine's load average is printed with them: on a busy machine every figure
-grows, the ratios less.
+≤ 0.2 × render-only; each lab's run in the cold build ≤ 60 s. The machine's load average is printed with
+them: on a busy machine every figure grows, the ratios less.
 """
 
 from __future__ import annotations
@@ -246,6 +246,24 @@ def _print_builds(  # noqa: PLR0917  (the three builds' figures, printed togethe
     print(
         f"cold / (render-only + blocks) = {cold_ratio:.2f}  (target ≤ 1.15) {'ok' if cold_ratio <= 1.15 else 'MISSED'}"
     )
+    _print_labs(cold_report)
+
+
+LAB_TARGET = 60.0
+"""Seconds one lab's solved run may take on a quiet machine (a student runs it in class): a speed target, so here."""
+
+
+def _print_labs(report: dict[str, Any]) -> None:
+    """Each lab's run time in the cold build (the build report's `notebook` blocks) against `LAB_TARGET`.
+
+    It was an assertion of `tests/test_lab_grading.py`, where it failed on a crowded machine (35-80 s
+    beside eight CPU hogs) whatever the labs graded: a timing target belongs in a benchmark.
+    """
+    labs = [b for b in report["blocks"] if b["block_id"] == "notebook" and b["status"] == "ran"]
+    for lab in labs:
+        seconds = lab["seconds"] or 0.0
+        verdict = "ok" if seconds <= LAB_TARGET else "MISSED"
+        print(f"lab {lab['page']:<22} {seconds:7.1f} s   (target ≤ {LAB_TARGET:.0f} s) {verdict}")
 
 
 if __name__ == "__main__":
