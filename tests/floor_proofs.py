@@ -14,6 +14,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
+
+import pytest
 
 from conftest import ROOT
 from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE
@@ -88,3 +91,20 @@ def specific_checks() -> tuple[dict[str, list[str]], list[str]]:
                 else:
                     unnamed.append(f"{where} (line {call.lineno})")
     return checks, unnamed
+
+
+def stated_claims(proof: ModuleType, monkeypatch: pytest.MonkeyPatch) -> dict[str, bool]:
+    """The claims a proof states while a test runs it, by statement: held or not (one not applying is left out).
+
+    A test feeds a proof's judging code made-up measurements and reads which claims held, so it can show
+    each claim missing where its pattern does not hold.
+    """
+    found: dict[str, bool] = {}
+
+    def record(statement: str, held: object, detail: str = "", *, applies: object = True, why_not: str = "") -> bool:
+        if applies:
+            found[statement] = bool(held)
+        return bool(held) and bool(applies)
+
+    monkeypatch.setattr(proof, "claim", record)
+    return found

@@ -11,6 +11,7 @@ from types import ModuleType
 
 import pytest
 import torch
+from floor_proofs import stated_claims
 
 Loader = Callable[[str], ModuleType]
 
@@ -105,19 +106,6 @@ def test_the_add_claim_compares_dtypes_within_a_round_so_a_busy_moment_cancels(l
     assert "bfloat16" not in proof.paired_ratios({**rounds, "bfloat16": ["not supported"] * proof.ROUNDS}, "float32")
 
 
-def _stated(proof: ModuleType, monkeypatch: pytest.MonkeyPatch) -> dict[str, bool]:
-    """The proof's claims, by statement: held or not (a claim that does not apply is left out)."""
-    found: dict[str, bool] = {}
-
-    def record(statement: str, held: object, detail: str = "", *, applies: object = True, why_not: str = "") -> bool:
-        if applies:
-            found[statement] = bool(held)
-        return bool(held) and bool(applies)
-
-    monkeypatch.setattr(proof, "claim", record)
-    return found
-
-
 SKINNY = "its skinny product (N = 10) runs well below the large layer's GEMM rate"
 
 
@@ -146,7 +134,7 @@ def test_the_skinny_product_is_compared_with_the_large_one_in_the_same_round(
         > 0.6
         > rate["program"] / rate["large"]
     )
-    stated = _stated(proof, monkeypatch)
+    stated = stated_claims(proof, monkeypatch)
     proof.check(proof.ratios(steady))
     assert stated and all(stated.values()), stated
     # A product as fast as the large one, per FLOP, misses the claim (and the square one's with it).
@@ -167,7 +155,7 @@ def test_the_float64_matmul_is_compared_with_float32_in_the_same_round(
     assert max(rounds["float32"]) / min(rounds["float64"]) > 2 * math.sqrt(2), "the scene: separate rounds miss"
     rates = {"matmul float32": 100.0, "matmul float64": 50.0}
     add = dict.fromkeys(("float32", "float64", "bfloat16", "float16"), 1.0)
-    stated = _stated(proof, monkeypatch)
+    stated = stated_claims(proof, monkeypatch)
     proof.check(rates, add, [], proof.paired_ratios(rounds, against="float64"))
     if proof.detect_device().type != "cpu":
         assert half not in stated

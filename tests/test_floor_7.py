@@ -11,6 +11,7 @@ from types import ModuleType
 
 import pytest
 import torch
+from floor_proofs import stated_claims
 
 from conftest import ROOT
 from pytorch_floors.measure import detect_device
@@ -67,19 +68,6 @@ def test_the_meta_model_is_sized_past_the_machines_memory(load_proof: Loader) ->
     assert proof.blocks_for(None) == 4
 
 
-def _stated(proof: ModuleType, monkeypatch: pytest.MonkeyPatch) -> dict[str, bool]:
-    """The proof's claims, by statement: held or not (a claim that does not apply is left out)."""
-    found: dict[str, bool] = {}
-
-    def record(statement: str, held: object, detail: str = "", *, applies: object = True, why_not: str = "") -> bool:
-        if applies:
-            found[statement] = bool(held)
-        return bool(held) and bool(applies)
-
-    monkeypatch.setattr(proof, "claim", record)
-    return found
-
-
 def test_the_view_claim_compares_sizes_within_a_round_and_can_miss(
     load_proof: Loader, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -100,7 +88,7 @@ def test_the_view_claim_compares_sizes_within_a_round_and_can_miss(
 
     flat = rounds(1.0)
     assert max(flat["view 2048"]) / min(flat["view 32"]) > 3, "the scene: separate rounds spread past the line"
-    stated = _stated(proof, monkeypatch)
+    stated = stated_claims(proof, monkeypatch)
     proof.check(proof.growths(flat, sides), 4096)
     assert stated and all(stated.values()), stated
     stated.clear()

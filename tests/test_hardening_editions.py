@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pytest
+from git_repos import GIT_ENV, git
 
 from pytorch_floors.editions.publish import SiteFacts, main, parse_edition, publish, published_versions
 from pytorch_floors.editions.verify import MARK, verify_site
@@ -27,13 +27,6 @@ from pytorch_floors.recordings.schema import Recording, read_recording, write_re
 from pytorch_floors.settings import PARSERS, from_environment
 
 BUILD_ID = "0123abcd"
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@t",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@t",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-}
 
 # --- verify: every page the build wrote, a report of the plugin's shape ------------------------------
 
@@ -223,30 +216,16 @@ def _no_site(config_file: Path) -> SiteFacts:
     raise AssertionError("publish read mkdocs.yml before refusing")
 
 
-def _git(repo: Path, *args: str, stdin: str | None = None) -> str:
-    done = subprocess.run(
-        ["git", *args],
-        cwd=repo,
-        input=stdin,
-        env={**os.environ, **GIT_ENV},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, f"git {args}: {done.stderr}"
-    return done.stdout
-
-
 def _repo_with_versions(repo: Path, versions: str) -> None:
     """A committed project (one file) and a `gh-pages` holding only `versions.json`."""
-    _git(repo, "init", "-q", "-b", "main")
+    git(repo, "init", "-q", "-b", "main")
     (repo / "README").write_text("a project\n")
-    _git(repo, "add", "README")
-    _git(repo, "commit", "-qm", "project")
-    blob = _git(repo, "hash-object", "-w", "--stdin", stdin=versions).strip()
-    tree = _git(repo, "mktree", stdin=f"100644 blob {blob}\tversions.json\n").strip()
-    commit = _git(repo, "commit-tree", tree, "-m", "mike").strip()
-    _git(repo, "update-ref", "refs/heads/gh-pages", commit)
+    git(repo, "add", "README")
+    git(repo, "commit", "-qm", "project")
+    blob = git(repo, "hash-object", "-w", "--stdin", stdin=versions).strip()
+    tree = git(repo, "mktree", stdin=f"100644 blob {blob}\tversions.json\n").strip()
+    commit = git(repo, "commit-tree", tree, "-m", "mike").strip()
+    git(repo, "update-ref", "refs/heads/gh-pages", commit)
 
 
 def _site_facts(config_file: Path) -> SiteFacts:

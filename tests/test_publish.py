@@ -29,6 +29,7 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from git_repos import GIT_ENV, git
 from mike.mkdocs_utils import inject_plugin
 from mkdocs.config import load_config
 from playwright.sync_api import Browser, Page, expect
@@ -47,13 +48,6 @@ from pytorch_floors.render.citation import bibtex, edition_url
 
 FIRST, SECOND = "2026.11", "2026.12"
 MARKER = "Only the second edition has this sentence."
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@t",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@t",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-}
 
 
 # --- the pieces, without a deployment ---------------------------------------------------------
@@ -141,12 +135,12 @@ def _repo_with_site(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
     for name, value in GIT_ENV.items():
         monkeypatch.setenv(name, value)
-    _git(repo, "init", "-q", "-b", "main")
+    git(repo, "init", "-q", "-b", "main")
     shutil.copy(ROOT / "mkdocs.yml", repo / "mkdocs.yml")
     for folder in ("docs", "overrides", "snippets", "src"):  # what mkdocs.yml names must exist
         (repo / folder).symlink_to(ROOT / folder)
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "site")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "site")
 
 
 def test_publish_refuses_a_working_tree_that_differs_from_its_commit(
@@ -166,8 +160,8 @@ def test_publish_refuses_an_edition_older_than_the_newest(tmp_path: Path, monkey
 
 
 def test_publish_stops_when_the_remote_cannot_be_read(tmp_path: Path) -> None:
-    _git(tmp_path, "init", "-q")
-    _git(tmp_path, "remote", "add", "origin", str(tmp_path / "missing.git"))
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "remote", "add", "origin", str(tmp_path / "missing.git"))
     with pytest.raises(RuntimeError, match="cannot read the remote 'origin'"):
         publish(SECOND, repo=tmp_path, read_site=read_site_facts, push=True)
 
@@ -184,13 +178,13 @@ def _commit_edition(
         files[f"{edition}/build-report.json"] = json.dumps(report)
     index = {**os.environ, "GIT_INDEX_FILE": str(repo / ".git/scratch-index")}
     for path, text in files.items():
-        blob = _git(repo, "hash-object", "-w", "--stdin", stdin=text).strip()
+        blob = git(repo, "hash-object", "-w", "--stdin", stdin=text).strip()
         subprocess.run(
             ["git", "update-index", "--add", "--cacheinfo", f"100644,{blob},{path}"], cwd=repo, env=index, check=True
         )
     tree = subprocess.run(["git", "write-tree"], cwd=repo, env=index, capture_output=True, text=True, check=True).stdout
-    commit = _git(repo, "commit-tree", tree.strip(), *(["-p", parent] if parent else []), "-m", "mike").strip()
-    _git(repo, "update-ref", "refs/heads/gh-pages", commit)
+    commit = git(repo, "commit-tree", tree.strip(), *(["-p", parent] if parent else []), "-m", "mike").strip()
+    git(repo, "update-ref", "refs/heads/gh-pages", commit)
     (repo / ".git/scratch-index").unlink()
     return commit
 
@@ -272,20 +266,6 @@ class PagesHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def _git(repo: Path, *args: str, stdin: str | None = None) -> str:
-    done = subprocess.run(
-        ["git", *args],
-        cwd=repo,
-        input=stdin,
-        env={**os.environ, **GIT_ENV},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, f"git {args}: {done.stderr}"
-    return done.stdout
-
-
 def _copy_project(into: Path) -> None:
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
@@ -328,18 +308,18 @@ def _publish_two_editions(scratch: Path) -> dict[str, Any]:
     cache = ROOT / ".cache"
     repo.mkdir(parents=True)
     _copy_project(repo)
-    _git(scratch, "init", "-q", "--bare", str(remote))
-    _git(repo, "init", "-q", "-b", "main")
-    _git(repo, "remote", "add", "origin", str(remote))
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "site")
+    git(scratch, "init", "-q", "--bare", str(remote))
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "remote", "add", "origin", str(remote))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "site")
     log = _publish(repo, FIRST, cache)
     # As in a fresh CI checkout: gh-pages only on the remote, so the publish step must fetch it first.
-    _git(repo, "branch", "-D", "gh-pages")
-    _git(repo, "update-ref", "-d", "refs/remotes/origin/gh-pages")
+    git(repo, "branch", "-D", "gh-pages")
+    git(repo, "update-ref", "-d", "refs/remotes/origin/gh-pages")
     floor_3 = repo / "docs/floors/3-boundary.md"
     floor_3.write_text(floor_3.read_text(encoding="utf-8") + f"\n{MARKER}\n", encoding="utf-8")
-    _git(repo, "commit", "-qam", "second edition")
+    git(repo, "commit", "-qam", "second edition")
     log += _publish(repo, SECOND, cache)
     archive = subprocess.run(["git", "archive", "gh-pages"], cwd=remote, capture_output=True, check=True).stdout
     tree.mkdir()
@@ -372,8 +352,8 @@ def test_publish_deploys_both_editions_with_latest_on_the_newest(published: Publ
     root_404 = (published.tree / "404.html").read_text(encoding="utf-8")
     assert f'"editions": ["{SECOND}", "{FIRST}", "latest"]' in root_404
     # The publish step leaves the project's own checkout as it was.
-    assert _git(published.repo, "status", "--porcelain") == ""
-    assert _git(published.repo, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
+    assert git(published.repo, "status", "--porcelain") == ""
+    assert git(published.repo, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
 
 
 @pytest.mark.slow
@@ -405,15 +385,15 @@ def test_a_published_edition_carries_its_pdfs_and_its_pages_and_packs_hold_them(
         assert inside == (folder / HANDOUT_DIR / item.filename).read_bytes(), f"{floor.key}: pack holds another PDF"
     assert f"{HANDOUT_DIR}/{EDITION_PDF}" in cite
     # One commit of the edition's handouts, made without checking the branch out.
-    assert f"Handouts of {edition}: {len(expected)} PDFs" in _git(published.repo, "log", "--format=%s", "gh-pages")
+    assert f"Handouts of {edition}: {len(expected)} PDFs" in git(published.repo, "log", "--format=%s", "gh-pages")
 
 
 @pytest.mark.slow
 def test_a_published_edition_is_frozen(published: Published, capsys: pytest.CaptureFixture[str]) -> None:
-    before = _git(published.repo, "rev-parse", "gh-pages")
+    before = git(published.repo, "rev-parse", "gh-pages")
     assert main([FIRST, "--repo", str(published.repo)], read_site=read_site_facts) == 1
     assert f"edition {FIRST} is already published on gh-pages" in capsys.readouterr().err
-    assert _git(published.repo, "rev-parse", "gh-pages") == before
+    assert git(published.repo, "rev-parse", "gh-pages") == before
 
 
 def test_a_publish_build_is_strict(monkeypatch: pytest.MonkeyPatch) -> None:
