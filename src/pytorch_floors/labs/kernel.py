@@ -214,8 +214,8 @@ def kernel_environment(build_env: dict[str, str] | os._Environ[str]) -> dict[str
     return env
 
 
-CONFINE_MODULE = "pytorch_floors.execution.process.confine"
-"""What a lab's kernel starts through: it confines the process, then runs ipykernel's launcher."""
+# What a lab's kernel starts through: it confines the process, then runs ipykernel's launcher.
+_CONFINE_MODULE = "pytorch_floors.execution.process.confine"
 
 
 class NarrowKernelManager(AsyncKernelManager):
@@ -244,7 +244,7 @@ class NarrowKernelManager(AsyncKernelManager):
             extra_arguments: What nbclient adds.
 
         Returns:
-            `python -m pytorch_floors.execution.process.confine -m ipykernel_launcher ...`.
+            The spec's command, its module run through the `confine` module (`python -m … -m ipykernel_launcher`).
 
         Raises:
             FloorsError: If the kernel is not started as `python -m MODULE` (a kernel spec of another kind).
@@ -254,7 +254,7 @@ class NarrowKernelManager(AsyncKernelManager):
             raise FloorsError(
                 f"a lab's kernel must start as 'python -m MODULE', so it can be confined; its spec says {command[:3]}"
             )
-        return [command[0], "-m", CONFINE_MODULE, *command[1:]]
+        return [command[0], "-m", _CONFINE_MODULE, *command[1:]]
 
 
 def _scrub(value: Any, scrub: Callable[[str], str]) -> Any:
