@@ -36,7 +36,6 @@ import glob
 import hashlib
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -48,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytorch_floors.errors import FloorsError
+from pytorch_floors.execution.process.groups import end_group
 
 __all__ = [
     "TIERS",
@@ -275,15 +275,8 @@ class Neighbour:
         with self._lock:
             self._stopping.set()
             process = self._process
-        if process is not None and process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+        if process is not None:
+            end_group(process, grace=15)
         if self._thread.is_alive():
             self._thread.join(timeout=30)
         shutil.rmtree(self._scratch, ignore_errors=True)

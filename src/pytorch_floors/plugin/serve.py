@@ -42,7 +42,6 @@ import logging
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -60,6 +59,7 @@ from jinja2.bccache import Bucket
 from pytorch_floors.execution.engine import SKIPPED_OUTPUT, ProofFailure
 from pytorch_floors.execution.facts import TorchFacts
 from pytorch_floors.execution.imports import local_imports
+from pytorch_floors.execution.process.groups import end_group
 from pytorch_floors.execution.process.runner import end_all
 from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.execution.scan import included_paths
@@ -681,14 +681,7 @@ class Background:
         process = self.process
         if process is None or process.poll() is not None:
             return
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
+        end_group(process, grace=10)
         shutil.rmtree(self._site, ignore_errors=True)
 
 
