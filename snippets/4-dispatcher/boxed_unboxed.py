@@ -190,9 +190,12 @@ def main() -> None:
         held="aten.sin.default" in mode.seen and "floors_boxing.twice.default" in mode.seen,
     )
     ops, moded = times["torch.ops.aten.add.Tensor(a, b): a stack"], times["torch.add(a, b) in a TorchDispatchMode"]
+    # Both doors parse Python arguments before they reach a kernel, and that costs about what the
+    # stack does: torch.ops was clearly slower on the developers' machines and as fast on a CI
+    # runner. The pattern is the order of magnitude, not which of the two wins.
     claim(
-        "calling the operator with a stack from Python (torch.ops) is slower than the typed binding",
-        held=ops / plain > 1.1,
+        "a call with a stack from Python (torch.ops) costs the same order as the typed binding: within 3 times",
+        held=1 / 3 < ops / plain < 3,
         detail=f"{ops / plain:.1f}x",
     )
     claim(
