@@ -493,19 +493,21 @@ PLANTED["6-kernels"] = {
 CHANGES["6-kernels"] = {
     "matmul-gflops": [
         Change(
-            "**Change** `SIZES` to include `1024` (and `2048` if your machine is patient)",
-            edits={"SIZES = [16, 32, 64, 128, 256, 512]": "SIZES = [16, 32, 64, 128, 256, 512, 1024, 2048]"},
+            "**Change** `MATMUL_SIZES` to include `1024` (and `2048` if your machine is patient)",
+            edits={
+                "MATMUL_SIZES = [16, 32, 64, 128, 256, 512]": "MATMUL_SIZES = [16, 32, 64, 128, 256, 512, 1024, 2048]"
+            },
         )
     ],
     "add-bandwidth": [
         Change(
-            "**Change** `SIZES` to find where the rate drops",
-            edits={"SIZES = [2**k for k in range(6, 23, 2)]": "SIZES = [2**k for k in range(6, 24)]"},
+            "**Change** `ADD_SIZES` to find where the rate drops",
+            edits={"ADD_SIZES = [2**k for k in range(6, 23, 2)]": "ADD_SIZES = [2**k for k in range(6, 24)]"},
         ),
         # Sizes that start above the caches' smallest level: no tiny add to show the fixed cost (issue).
         Change(
-            "**Change** `SIZES` to find where the rate drops",
-            edits={"SIZES = [2**k for k in range(6, 23, 2)]": "SIZES = [2**k for k in range(14, 25)]"},
+            "**Change** `ADD_SIZES` to find where the rate drops",
+            edits={"ADD_SIZES = [2**k for k in range(6, 23, 2)]": "ADD_SIZES = [2**k for k in range(14, 25)]"},
         ),
     ],
     "roofline": [

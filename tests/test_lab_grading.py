@@ -1,7 +1,9 @@
 """The labs' self-checks grade: they fail unfilled, pass with the solutions, and catch wrong answers.
 
-Each lab runs in a fresh kernel (nbclient) in four versions, with errors allowed so that every
-self-check is graded separately:
+Each lab runs whole twice, in fresh kernels (nbclient), with errors allowed so that every
+self-check is graded separately: as shipped, and solved. The solved run's kernel then grades the
+other versions, running only the cells each one changes and those that read what they bind
+(tests/lab_kernel.py; compared with a fresh kernel on every lab's first change):
 
 - **as shipped to a student**: the solution cells removed. Every self-check must fail with
   `NotFilled`, naming what to fill, and no other cell may fail.
@@ -26,28 +28,19 @@ from __future__ import annotations
 
 import copy
 import re
-import time
-from dataclasses import dataclass
+from collections import OrderedDict
+from collections.abc import Iterator
 from typing import Any
 
 import nbclient
 import pytest
 import torch
 from lab_answers import CHANGES, MISTYPED, PLANTED, PLANTED_ALONE, Change, Wrong
+from lab_kernel import Graded, LabKernel, cell_outcome, names, run_fresh
 
 from conftest import ROOT
 from pytorch_floors.floors import FLOORS, Floor
 from pytorch_floors.labs.cells import SELF_CHECK, exercises, read_lab, student_notebook, with_answers
-
-
-@dataclass(frozen=True)
-class Graded:
-    """What one run of a lab did: per exercise, its self-check's outcome; other cells' errors."""
-
-    checks: dict[str, tuple[str, str]]  # anchor -> ("passed" | exception name, printed text or message)
-    other_errors: list[str]
-    stderr: str
-    seconds: float
 
 
 def read(floor: Floor) -> Any:
@@ -55,34 +48,46 @@ def read(floor: Floor) -> Any:
     return read_lab(ROOT / "docs", floor)
 
 
-def run(notebook: Any) -> Graded:
-    client = nbclient.NotebookClient(
-        notebook, timeout=120, kernel_name="python3", allow_errors=True, resources={"metadata": {"path": str(ROOT)}}
-    )
-    start = time.perf_counter()
-    client.execute(cwd=str(ROOT))
-    seconds = time.perf_counter() - start
-    check_cells = {index: e.anchor for e in exercises(notebook) for index in e.checks}
-    checks: dict[str, tuple[str, str]] = {}
-    other_errors, stderr = [], ""
-    for index, cell in enumerate(notebook.cells):
-        if cell.cell_type != "code":
-            continue
-        stderr += "".join(out.get("text", "") for out in cell.outputs if out.get("name") == "stderr")
-        outcome, message = _outcome(cell)
-        if index in check_cells:
-            checks[check_cells[index]] = (outcome, message)
-        elif outcome != "passed":
-            other_errors.append(f"cell {index}: {outcome}: {message}")
-    return Graded(checks, other_errors, stderr, seconds)
+class LabKernels:
+    """This worker's lab kernels (tests/lab_kernel.py), the two it used last: each lab runs once per worker."""
+
+    KEPT = 2
+
+    def __init__(self) -> None:
+        self._kernels: OrderedDict[str, LabKernel] = OrderedDict()
+
+    def _kernel(self, floor: Floor) -> LabKernel:
+        if floor.key not in self._kernels:
+            while len(self._kernels) >= self.KEPT:
+                self._kernels.popitem(last=False)[1].close()
+            self._kernels[floor.key] = LabKernel(read(floor))
+        self._kernels.move_to_end(floor.key)
+        return self._kernels[floor.key]
+
+    def solved(self, floor: Floor) -> Graded:
+        """The lab as written, run whole in a fresh kernel (the one its variants are then graded in)."""
+        return self._kernel(floor).solved
+
+    def graded(self, floor: Floor, variant: Any) -> Graded:
+        """The variant's outcomes from its lab's kernel; a kernel that fails to come back is closed and dropped."""
+        kernel = self._kernel(floor)
+        try:
+            return kernel.graded(variant)
+        except BaseException:
+            del self._kernels[floor.key]
+            kernel.close()
+            raise
+
+    def close(self) -> None:
+        while self._kernels:
+            self._kernels.popitem()[1].close()
 
 
-def _outcome(cell: Any) -> tuple[str, str]:
-    """An executed cell's outcome: ("passed", what it printed), or its first error's name and message."""
-    errors = [out for out in cell.outputs if out.output_type == "error"]
-    if errors:
-        return errors[0].ename, errors[0].evalue
-    return "passed", "".join(out.get("text", "") for out in cell.outputs if out.get("name") == "stdout")
+@pytest.fixture(scope="module")
+def lab_kernels() -> Iterator[LabKernels]:
+    kernels = LabKernels()
+    yield kernels
+    kernels.close()
 
 
 def apply(notebook: Any, change: Change) -> Any:
@@ -155,10 +160,27 @@ def test_every_change_prompt_is_tried(floor: Floor) -> None:
         assert not untried, f"{anchor}: the prompt asks for {untried}, which no tested change carries out"
 
 
+@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
+def test_an_exercise_run_again_after_the_whole_lab_reads_what_it_measured(floor: Floor) -> None:
+    """A student may run an exercise's cells again after finishing the lab: they must grade the same.
+
+    So no cell of an exercise reads a name that a later cell binds (lab 3's two exercises both
+    called their CoreShare `core`, so the first check, run again, judged the second's timings).
+    This is also what lets a variant be graded by re-running only its cells (tests/lab_kernel.py).
+    """
+    notebook = read(floor)
+    code = [i for i, cell in enumerate(notebook.cells) if cell.cell_type == "code"]
+    found = {i: names(notebook.cells[i].source) for i in code}
+    for exercise in exercises(notebook):
+        for i in (i for i in code if exercise.heading < i <= exercise.checks[0]):
+            later = sorted({name for j in code if j > i for name in found[i].reads & found[j].binds})
+            assert not later, f"{exercise.anchor}, cell {i}: reads {later}, which a later cell binds again"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
 def test_as_shipped_every_check_asks_for_the_answer(floor: Floor) -> None:
-    graded = run(student_notebook(read(floor)))
+    graded = run_fresh(student_notebook(read(floor)))
     print(f"{floor.key} shipped: {graded.seconds:.1f} s")
     assert not graded.other_errors, "only self-checks may fail before the answers are filled in"
     assert set(graded.checks) == set(anchors(floor))
@@ -169,8 +191,8 @@ def test_as_shipped_every_check_asks_for_the_answer(floor: Floor) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
-def test_with_the_solutions_every_check_passes(floor: Floor) -> None:
-    graded = run(read(floor))
+def test_with_the_solutions_every_check_passes(lab_kernels: LabKernels, floor: Floor) -> None:
+    graded = lab_kernels.solved(floor)
     print(f"{floor.key} solved: {graded.seconds:.1f} s")
     assert not graded.other_errors
     failed = {a: c for a, c in graded.checks.items() if c[0] != "passed"}
@@ -192,10 +214,11 @@ def assert_caught(anchor: str, wrong: Wrong, outcome: str, message: str) -> None
 
 @pytest.mark.slow
 @pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
-def test_planted_wrong_answers_are_caught(floor: Floor) -> None:
+def test_planted_wrong_answers_are_caught(lab_kernels: LabKernels, floor: Floor) -> None:
     planted = PLANTED[floor.key]
     assert planted, f"{floor.lab}: plant at least one known-wrong answer"
-    graded = run(with_answers(read(floor), {anchor: wrong.source for anchor, wrong in planted.items()}))
+    variant = with_answers(read(floor), {anchor: wrong.source for anchor, wrong in planted.items()})
+    graded = lab_kernels.graded(floor, variant)
     print(f"{floor.key} planted: {graded.seconds:.1f} s")
     assert not graded.other_errors
     for anchor, (outcome, message) in graded.checks.items():
@@ -207,10 +230,11 @@ def test_planted_wrong_answers_are_caught(floor: Floor) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
-def test_answers_of_a_wrong_type_are_named_by_the_type_expected(floor: Floor) -> None:
+def test_answers_of_a_wrong_type_are_named_by_the_type_expected(lab_kernels: LabKernels, floor: Floor) -> None:
     """A number written as a string, a dtype as its name: the check says which type it wants, not a TypeError."""
     mistyped = MISTYPED[floor.key]
-    graded = run(with_answers(read(floor), {anchor: wrong.source for anchor, wrong in mistyped.items()}))
+    variant = with_answers(read(floor), {anchor: wrong.source for anchor, wrong in mistyped.items()})
+    graded = lab_kernels.graded(floor, variant)
     print(f"{floor.key} mistyped: {graded.seconds:.1f} s")
     assert not graded.other_errors
     for anchor, (outcome, message) in graded.checks.items():
@@ -222,27 +246,53 @@ def test_answers_of_a_wrong_type_are_named_by_the_type_expected(floor: Floor) ->
 @pytest.mark.parametrize(
     ("key", "anchor", "wrong"), PLANTED_ALONE, ids=lambda v: v.mistake if isinstance(v, Wrong) else v
 )
-def test_more_wrong_answers_are_caught_one_at_a_time(key: str, anchor: str, wrong: Wrong) -> None:
+def test_more_wrong_answers_are_caught_one_at_a_time(
+    lab_kernels: LabKernels, key: str, anchor: str, wrong: Wrong
+) -> None:
     floor = next(floor for floor in FLOORS if floor.key == key)
-    graded = run(with_answers(read(floor), {anchor: wrong.source}))
+    graded = lab_kernels.graded(floor, with_answers(read(floor), {anchor: wrong.source}))
     outcome, message = graded.checks[anchor]
     assert_caught(anchor, wrong, outcome, message)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("key", "run_index"), changed_runs(), ids=lambda v: str(v + 1) if isinstance(v, int) else v)
-def test_the_suggested_changes_keep_the_checks_valid(key: str, run_index: int) -> None:
+def test_the_suggested_changes_keep_the_checks_valid(lab_kernels: LabKernels, key: str, run_index: int) -> None:
     floor = next(floor for floor in FLOORS if floor.key == key)
     notebook = read(floor)
     parts = [parts[run_index] for parts in CHANGES[key].values() if run_index < len(parts)]
     for part in parts:
         notebook = apply(notebook, part)
-    graded = run(notebook)
+    graded = lab_kernels.graded(floor, notebook)
     print(f"{key} changed, run {run_index + 1}: {len(parts)} parts, {graded.seconds:.1f} s")
     assert not graded.other_errors
     assert set(graded.checks) == set(anchors(floor))
     failed = {a: c for a, c in graded.checks.items() if c[0] != "passed"}
     assert not failed
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
+def test_a_variant_grades_the_same_in_its_lab_kernel_as_in_a_fresh_one(lab_kernels: LabKernels, floor: Floor) -> None:
+    """The lab kernel's shortcut (tests/lab_kernel.py) against a whole run in a fresh kernel, on the first change.
+
+    That variant edits measurement cells as well as answers, so it re-runs the most, and the
+    kernel must then bring those cells back. A check whose outcome this run's timings decide
+    ("not graded", "not applicable") may differ between the two runs; every other must not.
+    """
+    variant = read(floor)
+    for parts in CHANGES[floor.key].values():
+        variant = apply(variant, parts[0])
+    rerun = lab_kernels.graded(floor, variant)
+    fresh = run_fresh(copy.deepcopy(variant))
+    assert rerun.rerun, "the variant ran no cell in its lab kernel, so nothing was compared"
+    print(f"{floor.key}: ran {len(rerun.rerun)} cells in {rerun.seconds:.1f} s; a fresh kernel, {fresh.seconds:.1f} s")
+    assert rerun.other_errors == fresh.other_errors
+    assert set(rerun.checks) == set(fresh.checks)
+    for anchor, (outcome, message) in rerun.checks.items():
+        timed = any(w in text for text in (message, fresh.checks[anchor][1]) for w in ("not graded", "not applicable"))
+        then = fresh.checks[anchor]
+        assert timed or outcome == then[0], f"{anchor}: {outcome}: {message} | in a fresh kernel: {then}"
 
 
 GPU_ONLY = re.compile(r'^if (torch\.cuda\.is_available\(\)|DEVICE\.type == "cuda"):\n')
@@ -289,7 +339,7 @@ def _graded_with_measured(floor: Floor, anchor: str, cases: list[tuple[str, str]
         cells += [stand_in, copy.deepcopy(check)]
     notebook.cells = cells
     nbclient.NotebookClient(notebook, timeout=60, kernel_name="python3", allow_errors=True).execute(cwd=str(ROOT))
-    return [_outcome(cell) for cell in notebook.cells[len(setup) + 1 :: 2]]
+    return [cell_outcome(cell) for cell in notebook.cells[len(setup) + 1 :: 2]]
 
 
 @pytest.mark.slow
@@ -371,7 +421,9 @@ def test_the_dtype_check_grades_the_gap_that_any_cpu_shows() -> None:
 def test_the_flop_check_accepts_either_convention() -> None:
     """Lab 6: PyTorch's counter counts 2n³ (n adds per output); the exact count, n²(2n − 1), is right too."""
     kernels = _floor("6-kernels")
-    measured = "SIZES = [16, 64]\ncounted_flops = {16: 2 * 16**3, 64: 2 * 64**3}\nmatmul_seconds = {16: 1e-6, 64: 1e-5}"
+    measured = (
+        "MATMUL_SIZES = [16, 64]\ncounted_flops = {16: 2 * 16**3, 64: 2 * 64**3}\nmatmul_seconds = {16: 1e-6, 64: 1e-5}"
+    )
     outcomes = _graded_with_measured(
         kernels,
         "matmul-gflops",

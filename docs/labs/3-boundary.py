@@ -218,7 +218,7 @@ if refusal is None:
     print("no error: the call in rejected() was accepted")
 else:
     print(f"rejected() raised {type(refusal).__name__}: {str(refusal).splitlines()[0]}")
-with CoreShare() as core:  # how much of a core the timings got
+with CoreShare() as call_core:  # how much of a core the timings got
     error_path = {
         "torch.add accepted": best_time(lambda: torch.add(a1, b1)),
         "torch.add refused, caught": best_time(rejected),
@@ -227,7 +227,7 @@ with CoreShare() as core:  # how much of a core the timings got
 for name, t in error_path.items():
     print(f"{name:<26} {t * 1e9:>9.0f} ns")
 refused_factor = error_path["torch.add refused, caught"] / error_path["torch.add accepted"]
-print(f"\none refused call costs {refused_factor:.1f} accepted calls ({core.share:.0%} of a core while timing)")
+print(f"\none refused call costs {refused_factor:.1f} accepted calls ({call_core.share:.0%} of a core while timing)")
 
 # %%
 # SELF-CHECK: the call was refused; the measured count in the range you said, unless it is too
@@ -238,14 +238,14 @@ expect_type("REFUSED_COST", REFUSED_COST, str, 'the string "under 2", "2 to 100"
 expect(REFUSED_COST in RANGES, f'REFUSED_COST should be "under 2", "2 to 100" or "over 100", not {REFUSED_COST!r}')
 expect(refusal is not None, "the call in rejected() was accepted: make a call that torch refuses")
 nearest = 2 if refused_factor < (2 * 100) ** 0.5 else 100  # the line nearer the count, on a log scale
-why = unclear(refused_factor, nearest, core, margin=1.5, what="the refused call's cost in accepted calls")
+why = unclear(refused_factor, nearest, call_core, margin=1.5, what="the refused call's cost in accepted calls")
 if why:
     print(why)
 else:
     really = RANGES[(refused_factor > 2) + (refused_factor > 100)]
     expect(REFUSED_COST == really, f"one refused call cost {refused_factor:.1f} accepted calls here: {really}, not {REFUSED_COST}")
 python_share = error_path["Python raise, caught"] / error_path["torch.add refused, caught"]
-why = "" if python_share < 0.5 else unclear(python_share, 0.5, core, margin=1, what="Python's own share of the refused call")
+why = "" if python_share < 0.5 else unclear(python_share, 0.5, call_core, margin=1, what="Python's own share of the refused call")
 if why:
     print(why)
 else:
@@ -316,19 +316,19 @@ def batched_sum():
 
 
 torch.testing.assert_close(loop_sum(), batched_sum())
-with CoreShare() as core:  # how much of a core the timings got
+with CoreShare() as batch_core:  # how much of a core the timings got
     loop_t, batched_t = best_time(loop_sum), best_time(batched_sum)
 speedup = loop_t / batched_t
 verdict = f"{speedup:.1f}x faster" if speedup >= 1 else f"{1 / speedup:.1f}x slower"
 print(f"loop of {PIECES} adds: {loop_t * 1e3:.3f} ms")
-print(f"one batched sum:      {batched_t * 1e3:.3f} ms  ({verdict}; {core.share:.0%} of a core while timing)")
+print(f"one batched sum:      {batched_t * 1e3:.3f} ms  ({verdict}; {batch_core.share:.0%} of a core while timing)")
 
 # %%
 # SELF-CHECK: your answer on the same side of 5 times as the measured speed-up, unless the
 # speed-up is too close to 5 to call on this run (a busy machine stretches the timings).
 require(MUCH_FASTER=MUCH_FASTER)
 expect_type("MUCH_FASTER", MUCH_FASTER, bool, "True or False (without quotes)")
-why = unclear(speedup, 5, core, what="the speed-up")
+why = unclear(speedup, 5, batch_core, what="the speed-up")
 if why:
     print(why)
 else:

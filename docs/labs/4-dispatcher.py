@@ -378,6 +378,9 @@ def backward(ctx, grad):
 
 
 soft_clip.register_autograd(backward, setup_context=setup_context)
+# Run again, this cell starts from nothing compiled: torch.compile remembers which shapes changed
+# between calls of the same source line, and would trace the second call's new shape as dynamic.
+torch.compiler.reset()
 compiled = torch.compile(lambda x: soft_clip(x, 2.0) * 2, backend="aot_eager", fullgraph=True)
 
 CALLS = {

@@ -61,7 +61,7 @@ print(f"torch {torch.__version__}, {torch.get_num_threads()} CPU thread, kernels
 # counter (like most FLOP counts) uses, which counts one add for every product, one more add per
 # output than the exact count.
 #
-# **Change** `SIZES` to include `1024` (and `2048` if your machine is patient). Where does the rate
+# **Change** `MATMUL_SIZES` to include `1024` (and `2048` if your machine is patient). Where does the rate
 # stop growing?
 
 # %% tags=["answer"]
@@ -80,11 +80,11 @@ def matmul_flops(n):
 # %%
 from torch.utils.flop_counter import FlopCounterMode
 
-SIZES = [16, 32, 64, 128, 256, 512]
+MATMUL_SIZES = [16, 32, 64, 128, 256, 512]
 
 matmul_seconds, counted_flops = {}, {}
 with CoreShare() as matmul_core:  # how much of a core the timings got
-    for n in SIZES:
+    for n in MATMUL_SIZES:
         a, b = torch.randn(n, n), torch.randn(n, n)
         matmul_seconds[n] = best_time(lambda: a @ b)
         with FlopCounterMode(display=False) as counter:
@@ -94,7 +94,7 @@ with CoreShare() as matmul_core:  # how much of a core the timings got
 
 # %%
 # SELF-CHECK: your count against PyTorch's FLOP counter at every size; then the rates.
-require(matmul_flops=matmul_flops(SIZES[0]))
+require(matmul_flops=matmul_flops(MATMUL_SIZES[0]))
 for n, counted in counted_flops.items():
     guess = matmul_flops(n)
     expect_type(f"matmul_flops({n})", guess, numbers.Real, "a number of operations")
@@ -135,7 +135,7 @@ print(f"self-check passed: your FLOP count is right{', and the rate climbs with 
 # measurement: it times the add at growing sizes, checks your count against the tensors' own
 # `nbytes`, and measures the largest size a second way, with `torch.utils.benchmark.Timer`.
 #
-# **Change** `SIZES` to find where the rate drops (when the three arrays no longer fit in your
+# **Change** `ADD_SIZES` to find where the rate drops (when the three arrays no longer fit in your
 # CPU's caches). The self-check tests that tiny adds are slow only when your sizes include a tiny
 # one (three arrays of at most 4 KiB, where the fixed cost of the call dominates).
 
@@ -155,16 +155,16 @@ def add_bytes(n):
 # %%
 from torch.utils import benchmark
 
-SIZES = [2**k for k in range(6, 23, 2)]  # 64 ... 4,194,304 elements
+ADD_SIZES = [2**k for k in range(6, 23, 2)]  # 64 ... 4,194,304 elements
 
 add_seconds, tensor_bytes = {}, {}
 with CoreShare() as add_core:  # how much of a core the timings got
-    for n in SIZES:
+    for n in ADD_SIZES:
         a, b, c = torch.rand(n), torch.rand(n), torch.empty(n)
         add_seconds[n] = best_time(lambda: torch.add(a, b, out=c))
         tensor_bytes[n] = a.nbytes + b.nbytes + c.nbytes
         print(f"{n:>9,} elements: {add_seconds[n] * 1e6:>9.2f} µs")
-    largest = max(SIZES)
+    largest = max(ADD_SIZES)
     a, b, c = torch.rand(largest), torch.rand(largest), torch.empty(largest)
     timer = benchmark.Timer("torch.add(a, b, out=c)", globals={"torch": torch, "a": a, "b": b, "c": c}, num_threads=1)
     second_method_seconds = float("inf")
@@ -175,7 +175,7 @@ with CoreShare() as add_core:  # how much of a core the timings got
 # %%
 # SELF-CHECK: your bytes against nbytes at every size; two timers agree on the largest size's GB/s;
 # a tiny add, if you measured one, much slower than your fastest.
-require(add_bytes=add_bytes(SIZES[0]))
+require(add_bytes=add_bytes(ADD_SIZES[0]))
 for n, nbytes in tensor_bytes.items():
     expect_type(f"add_bytes({n})", add_bytes(n), numbers.Real, "a number of bytes")
     expect(add_bytes(n) == nbytes, f"n = {n:,}: your formula gives {add_bytes(n):,} bytes, the three tensors hold {nbytes:,}")
@@ -190,7 +190,7 @@ if why:
     print(why)
 else:
     expect(apart < 3, f"the two timers disagree {apart:.1f} times (within 3 expected): rerun on a quieter machine")
-smallest = min(SIZES)
+smallest = min(ADD_SIZES)
 if tensor_bytes[smallest] <= 4096:  # a tiny add: the fixed cost of the call dominates its time
     climb = max(gbps.values()) / gbps[smallest]
     why = "" if climb > 3 else unclear(climb, 3, add_core, margin=1, what="the fastest rate over the tiny add's")
@@ -322,14 +322,14 @@ FASTER = torch.float32  # BLAS's blocked, vectorised float32 routine against PyT
 GAP = "large"  # a different kind of kernel, not only elements twice as wide
 
 # %%
-N = 256
+SIDE = 256
 DTYPES = [torch.float32, torch.int64]
 
 dtype_gops = {}
 for _ in range(2):  # two rounds, interleaved, so a busy moment cannot favour one dtype
     for dtype in DTYPES:
-        a, b = torch.randint(-8, 8, (N, N)).to(dtype), torch.randint(-8, 8, (N, N)).to(dtype)
-        dtype_gops[dtype] = max(2 * N**3 / best_time(lambda: a @ b) / 1e9, dtype_gops.get(dtype, 0))
+        a, b = torch.randint(-8, 8, (SIDE, SIDE)).to(dtype), torch.randint(-8, 8, (SIDE, SIDE)).to(dtype)
+        dtype_gops[dtype] = max(2 * SIDE**3 / best_time(lambda: a @ b) / 1e9, dtype_gops.get(dtype, 0))
 for dtype, rate in dtype_gops.items():
     print(f"{dtype!s:<15} {rate:8.1f} G multiply-adds x 2 per second, float32 / this: {dtype_gops[torch.float32] / rate:6.1f}")
 dtype_ratio = dtype_gops[torch.float32] / dtype_gops[torch.int64]

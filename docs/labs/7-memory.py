@@ -278,7 +278,7 @@ def predicted_step_bytes(batch, hidden):
 BATCH, HIDDEN = 64, 256
 model = torch.nn.Sequential(torch.nn.Linear(784, HIDDEN), torch.nn.ReLU(), torch.nn.Linear(HIDDEN, 10))
 optimizer = torch.optim.Adam(model.parameters())
-x, y = torch.randn(BATCH, 784), torch.randint(0, 10, (BATCH,))
+inputs, targets = torch.randn(BATCH, 784), torch.randint(0, 10, (BATCH,))
 
 saved = {}
 
@@ -289,7 +289,7 @@ def pack(t):
 
 
 with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-    loss = torch.nn.functional.cross_entropy(model(x), y)
+    loss = torch.nn.functional.cross_entropy(model(inputs), targets)
 param_ptrs = {p.untyped_storage().data_ptr() for p in model.parameters()}
 loss.backward()
 optimizer.step()
@@ -313,7 +313,7 @@ if torch.cuda.is_available():
     gpu_model = model.cuda()
     gpu_opt = torch.optim.Adam(gpu_model.parameters())
     torch.cuda.reset_peak_memory_stats()
-    torch.nn.functional.cross_entropy(gpu_model(x.cuda()), y.cuda()).backward()
+    torch.nn.functional.cross_entropy(gpu_model(inputs.cuda()), targets.cuda()).backward()
     gpu_opt.step()
     print(f"CUDA peak allocated during the step: {torch.cuda.max_memory_allocated():,} B")
 else:
