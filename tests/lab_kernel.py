@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import builtins
 import copy
+import functools
 import symtable
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,6 +95,7 @@ class _Names:
 _BUILTINS = frozenset(dir(builtins))
 
 
+@functools.cache  # the same sources are read for every variant of a lab
 def names(source: str) -> _Names:
     """The global names a cell binds, and the ones it reads without binding them (its functions' included)."""
     top = symtable.symtable(source, "<cell>", "exec")
@@ -171,8 +174,8 @@ class LabKernel:
     def __init__(self, notebook: Any) -> None:
         scratch = copy.deepcopy(notebook)  # nbclient puts each cell it runs into its notebook
         self._client = _client(scratch)
-        self._kernel = self._client.setup_kernel(cwd=str(ROOT))
-        self._kernel.__enter__()
+        self._kernel = ExitStack()
+        self._kernel.enter_context(self._client.setup_kernel(cwd=str(ROOT)))
         start = time.perf_counter()
         for index, cell in enumerate(scratch.cells):
             self._client.execute_cell(cell, index)
@@ -181,7 +184,7 @@ class LabKernel:
         self._held = holders(self._base, [i for i, c in enumerate(self._base.cells) if c.cell_type == "code"])
 
     def close(self) -> None:
-        self._kernel.__exit__(None, None, None)
+        self._kernel.close()
 
     def graded(self, variant: Any) -> Graded:
         """The variant's outcomes: the cells `plan` names run here, the others as the solved run left them."""

@@ -1,9 +1,9 @@
 """The labs' self-checks grade: they fail unfilled, pass with the solutions, and catch wrong answers.
 
-Each lab runs whole twice, in fresh kernels (nbclient), with errors allowed so that every
-self-check is graded separately: as shipped, and solved. The solved run's kernel then grades the
-other versions, running only the cells each one changes and those that read what they bind
-(tests/lab_kernel.py; compared with a fresh kernel on every lab's first change):
+Each lab runs whole in fresh kernels (nbclient), with errors allowed so that every self-check is
+graded separately: as shipped, solved, and once more with its first change, to compare. The solved
+run's kernel grades the other versions, running only the cells each one changes and those that
+read what they bind (tests/lab_kernel.py):
 
 - **as shipped to a student**: the solution cells removed. Every self-check must fail with
   `NotFilled`, naming what to fill, and no other cell may fail.
@@ -166,7 +166,6 @@ def test_an_exercise_run_again_after_the_whole_lab_reads_what_it_measured(floor:
 
     So no cell of an exercise reads a name that a later cell binds (lab 3's two exercises both
     called their CoreShare `core`, so the first check, run again, judged the second's timings).
-    This is also what lets a variant be graded by re-running only its cells (tests/lab_kernel.py).
     """
     notebook = read(floor)
     code = [i for i, cell in enumerate(notebook.cells) if cell.cell_type == "code"]
