@@ -500,6 +500,33 @@ def test_the_thread_checks_grade_only_what_the_run_can_show() -> None:
 
 
 @pytest.mark.slow
+def test_the_view_check_grades_only_growth_the_run_can_show() -> None:
+    """Lab 7's growth checks: a copy of 256 times the bytes grew only 8.1x on a busy AMD EPYC (its caches are large).
+
+    That failed the right answer against a line of 10x (the clean-clone run of 50d8bcc). The line
+    is now 4x, the view's, and a growth too close to it for the share of a core is not graded.
+    """
+    memory = _floor("7-memory")
+    right = 'IS_VIEW = {"x.diagonal()": True, "x.flatten()": True, "x.t().flatten()": False, "x[x > 0]": False}'
+    machine = (
+        "SIDES = [64, 1024]\nOPS = dict.fromkeys(['x.diagonal()', 'x.t().flatten()'])\n"
+        "shares = {{'x.diagonal()': True, 'x.t().flatten()': False}}\n"
+        "times = {{'x.diagonal()': {{64: 1e-6, 1024: {view} * 1e-6}},\n"
+        "         'x.t().flatten()': {{64: 1e-6, 1024: {copy} * 1e-6}}}}\n"
+        "views_core = CoreShare(cpu={share}, wall=1.0)"
+    )
+    cases = [
+        machine.format(view=1.1, copy=8.1, share=1.0),  # the busy EPYC: passes
+        machine.format(view=1.1, copy=3.0, share=0.5),  # too close to 4x at half a core: not graded
+        machine.format(view=1.1, copy=2.0, share=1.0),  # a copy that did not grow, on a full core: the machine is wrong
+        machine.format(view=9.0, copy=80.0, share=1.0),  # a view that grew: wrong too
+    ]
+    outcomes = _graded_with_measured(memory, "view-vs-copy", [(right, case) for case in cases])
+    assert [outcome for outcome, _ in outcomes] == ["passed", "passed", "WrongAnswer", "WrongAnswer"], outcomes
+    assert "not graded on this machine" in outcomes[1][1], outcomes
+
+
+@pytest.mark.slow
 def test_the_largest_file_is_the_one_your_install_lists() -> None:
     """Lab 2: on a CUDA build (what Colab installs) libtorch_cuda outweighs libtorch_cpu, and the Python layer's
     share is smaller (46 MB of .py files in about 2.3 GB); an empty name, or a part that the second largest

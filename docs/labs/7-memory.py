@@ -137,11 +137,13 @@ OPS = {
 }
 times = {name: {} for name in OPS}
 shares = {}
-for side in SIDES:
-    x = torch.randn(side, side)
-    for name, op in OPS.items():
-        times[name][side] = best_time(lambda: op(x))
-        shares[name] = same_storage(op(x), x)
+with CoreShare() as views_core:  # how much of a core the timings got
+    for _ in range(2):  # two rounds, interleaved, so a busy moment does not hit one size only
+        for side in SIDES:
+            x = torch.randn(side, side)
+            for name, op in OPS.items():
+                times[name][side] = min(best_time(lambda: op(x)), times[name].get(side, float("inf")))
+                shares[name] = same_storage(op(x), x)
 
 print(f"{'':<34}" + "".join(f"{s:>10}²" for s in SIDES))
 for name, row in times.items():
@@ -149,6 +151,8 @@ for name, row in times.items():
 
 # %%
 # SELF-CHECK: your answers against the storages; a view's cost does not grow with the size, a copy's does.
+# A growth within the share of a core this run got of 4x is too close to call (a busy machine
+# stretches the timings), and not graded; how far past 4x a copy grows depends on the caches.
 require(IS_VIEW={name: IS_VIEW.get(name) for name in OPS})
 for name in OPS:
     expect_type(f"IS_VIEW[{name!r}]", IS_VIEW[name], bool, "True or False (without quotes)")
@@ -156,10 +160,15 @@ small, large = min(SIDES), max(SIDES)
 for name, really in shares.items():
     expect(IS_VIEW[name] == really, f"{name}: you said view={IS_VIEW[name]}, but it {'shares' if really else 'does not share'} x's storage")
     growth = times[name][large] / times[name][small]
-    if really:
+    if not really and (large / small) ** 2 < 100:
+        continue  # too few more bytes for a copy's growth to show
+    why = unclear(growth, 4, views_core, margin=1, what=f"{name}'s growth")
+    if why:
+        print(why)
+    elif really:
         expect(growth < 4, f"{name} is a view, yet it took {growth:.1f}x longer at the larger size")
-    elif (large / small) ** 2 >= 100:
-        expect(growth > 10, f"{name} copies {(large / small) ** 2:.0f}x more bytes, yet it took only {growth:.1f}x longer")
+    else:
+        expect(growth > 4, f"{name} copies {(large / small) ** 2:.0f}x more bytes, yet it took only {growth:.1f}x longer")
 print("self-check passed: views cost metadata, copies cost bytes")
 
 # %% [markdown]
