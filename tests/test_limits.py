@@ -46,6 +46,7 @@ def pages(tmp_path: Path) -> Iterator[Pages]:
 
 
 @linux_only
+@pytest.mark.waits
 def test_a_sleeping_block_ends_at_its_limit(pages: Pages) -> None:
     pages.render(
         """\
@@ -60,21 +61,29 @@ def test_a_sleeping_block_ends_at_its_limit(pages: Pages) -> None:
 
 
 @linux_only
+@pytest.mark.waits
 def test_a_block_crowded_out_of_its_core_finishes_past_its_wall_limit(pages: Pages) -> None:
-    # The block and four spinning neighbours share one core: it gets about a fifth of it, so its two
-    # CPU seconds of work take several times its 2 s limit in wall time, which a wall limit failed.
-    hogs = [subprocess.Popen(["taskset", "-c", "0", sys.executable, "-c", "while True: pass"]) for _ in range(4)]
+    # The block and four spinning neighbours share one core: it gets about a fifth of it, so its one CPU
+    # second of work takes about 5 s of wall time, past its 3 s limit, which a wall limit failed. The work
+    # is well under the limit: a block whose running time alone reaches its limit is rightly stopped
+    # (CI: 2 CPU s of work under a 2 s limit was stopped once it had run 2.1 s, crowded time deducted).
+    # Each hog in a session of its own, as the block's process is: with the kernel's autogroup
+    # scheduling, one session's four hogs would share a single group's share and leave the block half.
+    hogs = [
+        subprocess.Popen(["taskset", "-c", "0", sys.executable, "-c", "while True: pass"], start_new_session=True)
+        for _ in range(4)
+    ]
     try:
         html = pages.render(
             """\
-            ```python exec="1" id="crowded" timeout="2"
+            ```python exec="1" id="crowded" timeout="3"
             import os, time
             os.sched_setaffinity(0, {0})
             start = time.perf_counter()
             cpu = time.process_time()
-            while time.process_time() - cpu < 2.0:
+            while time.process_time() - cpu < 1.0:
                 pass
-            print("wall over cpu", round((time.perf_counter() - start) / (time.process_time() - cpu), 1))
+            print("wall", round(time.perf_counter() - start, 2))
             ```
             """
         )
@@ -83,5 +92,5 @@ def test_a_block_crowded_out_of_its_core_finishes_past_its_wall_limit(pages: Pag
             hog.kill()
             hog.wait()
     assert pages.engine.failures == [], [str(f) for f in pages.engine.failures]
-    ratio = float(html.split("wall over cpu ", 1)[1].split()[0])
-    assert ratio > 1.5, "the block was not crowded out: the test shows nothing"
+    wall = float(html.split("wall ", 1)[1].split()[0].rstrip("<"))
+    assert wall > 3, f"the block took {wall} s, within its limit: it was not crowded out, and the test shows nothing"
