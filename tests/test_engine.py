@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import sys
 import textwrap
 import time
@@ -191,6 +192,40 @@ def test_a_cache_directory_deleted_under_the_build_is_named_and_the_block_still_
     assert any("cannot be written (No such file or directory)" in r.getMessage() for r in caplog.records)
 
 
+def test_a_checkout_moved_elsewhere_reads_its_cache(tmp_path: Path) -> None:
+    # CI restores `.cache/` into a clone at another path (actions/cache): nothing in a key may name where
+    # the checkout lies, neither the project module a block imports, nor an include, nor a session's history.
+    first = tmp_path / "here" / "project"
+    (first / "src" / "helpers").mkdir(parents=True)
+    (first / "src" / "helpers" / "__init__.py").write_text("def twice(x):\n    return 2 * x\n")
+    (first / "snippets").mkdir()
+    (first / "snippets" / "part.py").write_text("from helpers import twice\nprint(twice(21))\n")
+    page = """\
+        ```python exec="1" id="setup" session="s"
+        import sys
+        sys.path.insert(0, "src")  # as the project's own package is installed from src/
+        import helpers
+        ```
+
+        ```python exec="1" id="included" session="s"
+        --8<-- "snippets/part.py"
+        ```
+        """
+    made = make_pages(first)
+    made.render(page)
+    assert made.status() == {"setup": "ran", "included": "ran"}
+    moved = tmp_path / "elsewhere" / "deeper" / "clone"
+    shutil.copytree(first, moved)
+    again = make_pages(moved)
+    html = again.render(page)
+    assert again.status() == {"setup": "cached", "included": "cached"} and "42" in html
+    # The key still follows the content: an edit to the imported module runs its blocks again.
+    (moved / "src" / "helpers" / "__init__.py").write_text("def twice(x):\n    return x + x\n")
+    edited = make_pages(moved)
+    edited.render(page)
+    assert edited.status() == {"setup": "ran", "included": "ran"}
+
+
 def test_a_failing_replay_of_a_cached_session_block_is_recorded(pages: Pages) -> None:
     (pages.root / "flag.txt").write_text("5")
     page = """\
@@ -285,6 +320,7 @@ def test_processes_a_block_starts_end_with_the_block(pages: Pages) -> None:
     assert all(gone(pid) for pid in started)
 
 
+@pytest.mark.waits
 def test_processes_of_a_timed_out_block_end_with_it(pages: Pages) -> None:
     pages.render(f'```python exec="1" id="stuck" timeout="5"\n{SPAWNS}while True:\n    pass\n```\n')
     assert pages.status() == {"stuck": "failed"}
