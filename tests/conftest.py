@@ -38,8 +38,13 @@ BUILDS = {"built_site": "slow", "lab_site": "slow", "fixture_site": "build"}
 PROJECT_BUILDS = {"built_site", "lab_site"}
 """Fixtures that build this project itself (`project_build`), into its own proof cache."""
 
-PROJECT_LOCK = "project-build"
-"""The lock every build of this project itself holds: they share its proof cache, which a build writes and prunes."""
+PROJECT_LOCK = Path(os.environ.get("FLOORS_CACHE_DIR") or ROOT / ".cache") / "test-builds.lock"
+"""The lock every build of this project itself holds: they share its proof cache, which a build writes and prunes.
+
+It lies beside that cache, not in the run's folder: two test runs on one checkout (two terminals, or
+`make test` beside `make machines`' as-is tier) have two run folders but one cache, whose labs one
+run's build rewrote under the other's.
+"""
 
 PATTERN_MODULES = ("test_floor_", "test_measure")
 """Modules whose tests time proofs: `make test` runs them on their own, before the parallel run."""
@@ -231,7 +236,7 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def once_per_run(
-    shared: Path, name: str, make: Callable[[Path], dict[str, Any]], *, lock: str | None = None
+    shared: Path, name: str, make: Callable[[Path], dict[str, Any]], *, lock: str | Path | None = None
 ) -> dict[str, Any]:
     """What `make(shared / name)` returns, made once per test run however many workers ask.
 
@@ -245,9 +250,12 @@ def once_per_run(
         name: What is made (names the record and the directory given to `make`).
         make: Makes it in the given directory; returns JSON-serialisable facts about it.
         lock: The lock to hold while making it (default: its own), so makers that share
-            something else (this project's proof cache) never run at the same time.
+            something else never run at the same time: a name, in `shared`, for makers of one run;
+            a path (`PROJECT_LOCK`) for makers of any run that share what lies there.
     """
-    with FileLock(shared / f"{lock or name}.lock"):
+    if isinstance(lock, Path):
+        lock.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(lock if isinstance(lock, Path) else shared / f"{lock or name}.lock"):
         record = shared / f"{name}.json"
         if record.is_file():
             made: dict[str, Any] = json.loads(record.read_text(encoding="utf-8"))

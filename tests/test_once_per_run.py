@@ -9,13 +9,14 @@ grouped.) `once_per_run` makes each once, under a file lock, whichever worker as
 from __future__ import annotations
 
 import multiprocessing
+import os
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import once_per_run
+from conftest import PROJECT_LOCK, ROOT, once_per_run
 
 
 def _make_slowly(directory: Path) -> dict[str, Any]:
@@ -59,17 +60,33 @@ def _make_and_time(directory: Path) -> dict[str, Any]:
     return {"start": start, "end": time.monotonic()}
 
 
-def _ask_for(shared: str, name: str, answers: Any) -> None:
-    answers.put(once_per_run(Path(shared), name, _make_and_time, lock="project"))
+def _ask_for(shared: str, name: str, answers: Any, lock: str | Path = "project") -> None:
+    answers.put(once_per_run(Path(shared), name, _make_and_time, lock=lock))
+
+
+def _spans_of(asks: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+    """What `_ask_for` measured for each ask (its arguments but the queue), asked at once in processes of their own."""
+    context = multiprocessing.get_context("fork")
+    answers = context.Queue()
+    workers = [context.Process(target=_ask_for, args=(shared, name, answers, *lock)) for shared, name, *lock in asks]
+    for worker in workers:
+        worker.start()
+    spans = sorted((answers.get(timeout=30) for _ in workers), key=lambda span: span["start"])
+    for worker in workers:
+        worker.join(30)
+    return spans
 
 
 def test_makers_sharing_a_lock_never_overlap(tmp_path: Path) -> None:
-    context = multiprocessing.get_context("fork")
-    answers = context.Queue()
-    workers = [context.Process(target=_ask_for, args=(str(tmp_path), name, answers)) for name in ("site", "labs")]
-    for worker in workers:
-        worker.start()
-    first, second = sorted((answers.get(timeout=30) for _ in workers), key=lambda span: span["start"])
-    for worker in workers:
-        worker.join(30)
+    first, second = _spans_of([(str(tmp_path), "site"), (str(tmp_path), "labs")])
     assert first["end"] <= second["start"], "two builds of the project ran at the same time"
+
+
+def test_two_runs_on_one_checkout_never_build_the_project_at_once(tmp_path: Path) -> None:
+    # Two test runs have two run folders (pytest's basetemp) but one project, and one proof cache.
+    runs = [tmp_path / "pytest-1", tmp_path / "pytest-2"]
+    for run in runs:
+        run.mkdir()
+    first, second = _spans_of([(str(run), "site", PROJECT_LOCK) for run in runs])
+    assert first["end"] <= second["start"], "two runs built the project at the same time"
+    assert PROJECT_LOCK.parent == Path(os.environ.get("FLOORS_CACHE_DIR") or ROOT / ".cache")
