@@ -126,9 +126,9 @@ pytest-properdocs: setup setup-properdocs
 
 pytest: pytest-patterns pytest-rest pytest-properdocs
 
-## check: the fast lane: lint, types and the tests that build no site and time nothing (in-process engine, units)
+## check: the fast lane: lint, types and the tests that build no site, time nothing and wait out no limit, on two workers
 check: lint typecheck
-	$(BIN)/pytest -m "not slow and not build and not browser and not patterns and not properdocs and not network" -q
+	$(BIN)/pytest -m "not slow and not build and not browser and not patterns and not properdocs and not network and not waits" -q -n 2
 
 ## patterns: run every proof as the build does and require each of its claims to hold (about two minutes)
 patterns: setup

@@ -95,7 +95,7 @@ print(html)
 
 
 @linux_only
-@pytest.mark.parametrize("method", ["forkserver", "spawn"])
+@pytest.mark.parametrize("method", ["forkserver", pytest.param("spawn", marks=pytest.mark.waits)])
 def test_no_ancestor_of_a_block_gives_it_the_builds_secrets(tmp_path: Path, method: str) -> None:
     # The token must be in the build's environment from its start (what /proc/PID/environ shows), and in a
     # process above the build, as in CI: `sh` stays the build's parent (`; true` keeps it from exec'ing).
@@ -278,6 +278,7 @@ def test_a_thread_of_one_session_block_never_prints_into_the_next(pages: Pages) 
     assert "t2 done" in html
 
 
+@pytest.mark.waits
 def test_a_block_that_leaves_a_thread_running_fails_by_name(pages: Pages) -> None:
     pages.render(
         """\
@@ -299,6 +300,7 @@ def test_a_huge_timeout_is_refused_with_its_maximum(value: str) -> None:
         scan_markdown(f'```python exec="1" id="x" timeout="{value}"\npass\n```\n', "index.md", Path("."))
 
 
+@pytest.mark.waits
 def test_a_replayed_block_keeps_its_own_limit(pages: Pages) -> None:
     body = """\
         ```python exec="1" id="slow" session="s" timeout="30"
@@ -462,7 +464,7 @@ def test_an_executed_fence_inside_an_html_comment_is_refused_by_line() -> None:
 # --- the engine where fork is not available ---------------------------------------------------------
 
 
-@pytest.fixture(params=["forkserver", "spawn"])
+@pytest.fixture(params=["forkserver", pytest.param("spawn", marks=pytest.mark.waits)])
 def method_pages(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pages]:
     """Pages whose blocks start under each start method a platform may offer."""
     monkeypatch.setenv(runner.START_METHOD, request.param)

@@ -441,6 +441,7 @@ def test_setup_shows_pips_progress() -> None:
         assert re.search(r"installing the .* pinned packages of requirements\.txt", shown), shown
 
 
+@pytest.mark.waits
 def test_the_lab_kernel_keeps_its_transport_warning_out_of_the_log(
     capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
 ) -> None:

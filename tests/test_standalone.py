@@ -40,6 +40,7 @@ def bare_python(
     )
 
 
+@pytest.mark.waits
 def test_the_bare_interpreter_has_torch_and_numpy_but_not_the_package(tmp_path: Path) -> None:
     probe = tmp_path / "probe.py"
     probe.write_text(
@@ -51,6 +52,7 @@ def test_the_bare_interpreter_has_torch_and_numpy_but_not_the_package(tmp_path: 
     assert done.stdout.strip() == "True"
 
 
+@pytest.mark.waits
 def test_a_bundled_proof_runs_where_the_plain_one_cannot(tmp_path: Path) -> None:
     proof = ROOT / "snippets" / "7-memory" / "bytes_per_element.py"
     source = proof.read_text(encoding="utf-8")
