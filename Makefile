@@ -22,7 +22,7 @@ export NO_MKDOCS_2_WARNING := 1
 # Tools that start other tools by name (mike starts mkdocs) must find the ones in .venv.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: anchors setup serve build check patterns publish pdf record test lint typecheck pytest pytest-patterns pytest-rest pytest-properdocs setup-properdocs browser bench machines clean
+.PHONY: anchors setup serve build check patterns publish pdf record test lint typecheck pytest pytest-patterns pytest-rest pytest-properdocs setup-properdocs browser bench bench-suite machines clean
 
 # pip shows what it installs (a line per package, a bar per download on a terminal): the first install
 # takes minutes, and a silent one looks hung.
@@ -138,8 +138,11 @@ patterns: setup
 PHASES := lint typecheck pytest-patterns pytest-rest pytest-properdocs
 
 ## test: set up, then lint, type-check and run every test (unit, build, browser), every phase even after a failure
+# It prints each phase's wall time on one line (`make test: phase seconds: lint=2 ...`), which bench/suite.py reads.
 test: setup browser
-	@failed=""; for phase in $(PHASES); do $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $$phase || failed="$$failed $$phase"; done; \
+	@failed=""; took=""; for phase in $(PHASES); do start=$$(date +%s); \
+	$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $$phase || failed="$$failed $$phase"; \
+	took="$$took $$phase=$$(( $$(date +%s) - start ))"; done; echo "make test: phase seconds:$$took"; \
 	if [ -n "$$failed" ]; then echo "make test: failed phases:$$failed"; exit 1; fi; echo "make test: every phase passed"
 
 ## machines: build the site strictly as each of the nine tiers of pytorch_floors.tiers (TIERS="crowded avx2": some) and print the table
@@ -154,6 +157,10 @@ record: setup
 ## bench: build benchmarks (cold, warm, render-only) for bench/build.py
 bench: setup
 	$(BIN)/python bench/build.py
+
+## bench-suite: time `make test` per phase in a fresh clone of HEAD, setup included (WARM=1: in this checkout, set up)
+bench-suite:
+	$(or $(SETUP_RUNNER),python3) bench/suite.py $(if $(WARM),--warm)
 
 clean:
 	rm -rf site .cache test-output
