@@ -1,8 +1,9 @@
 """Machine tiers: the whole site built strictly as nine kinds of machine would build it.
 
 Run with `make machines` (or `python bench/machines.py [--tier NAME ...]`). Each tier builds the
-site with `mkdocs build --strict`, its own empty proof cache and its own site folder (in a scratch
-directory, so your tree and cache are untouched), and the script prints one table: tier, build
+site with `mkdocs build --strict`, its own empty proof cache and its own site folder, from a snapshot
+of the tree taken when the run began (in a scratch directory, so your tree and cache are untouched,
+and an edit made meanwhile changes no tier's build), and the script prints one table: tier, build
 result, claims held / missed / not applicable, labs' self-checks passed / not graded, and time.
 
 What each tier is (its environment, CPU affinity, the load beside the build, its own Python) is
@@ -47,7 +48,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from pytorch_floors.errors import FloorsError  # noqa: E402
 from pytorch_floors.floors import FLOORS  # noqa: E402  (the registry names the lab pages)
-from pytorch_floors.tiers import TIERS, Tier, as_tier, tier_python  # noqa: E402  (the package's: `make record` takes them)
+from pytorch_floors.tiers import TIERS, Tier, as_tier, snapshot, tier_python  # noqa: E402  (the package's: `make record` takes them)
 
 
 @dataclass
@@ -120,8 +121,12 @@ def _lab_checks(site: Path) -> tuple[int, int]:
     return passed, not_graded
 
 
-def run_tier(tier: Tier, scratch: Path) -> Outcome:
-    """Build the site strictly as `tier`, into `scratch`."""
+def run_tier(tier: Tier, scratch: Path, project: Path = ROOT) -> Outcome:
+    """Build the site strictly as `tier`, into `scratch`, from `project` (a snapshot of this one).
+
+    The tier's interpreter and environments are this project's (`tier_python`); the package and the
+    pages are the snapshot's, its `src` put first on `PYTHONPATH`.
+    """
     site, cache = scratch / f"site-{tier.name}", scratch / f"cache-{tier.name}"
     start = time.perf_counter()
     try:
@@ -130,10 +135,11 @@ def run_tier(tier: Tier, scratch: Path) -> Outcome:
         return Outcome(tier, False, time.perf_counter() - start, problem=f"setup: {error}")
     command = [python, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)]
     start = time.perf_counter()
-    with as_tier(tier, python=python, project=ROOT):
+    with as_tier(tier, python=python, project=project):
         env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "FLOORS_CACHE_DIR": str(cache)}
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(project / "src"), os.environ.get("PYTHONPATH")]))
         env.pop("FLOORS_CLAIMS", None)
-        done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+        done = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - start
     log = scratch / f"build-{tier.name}.log"
     log.write_text(done.stdout + done.stderr, encoding="utf-8")
@@ -184,9 +190,11 @@ def main(argv: list[str] | None = None) -> int:
     scratch = Path(tempfile.mkdtemp(prefix="floors-machines-"))
     outcomes = []
     try:
+        # Every tier builds the tree as it was when the run began: an edit during the run changes none.
+        project = snapshot(ROOT, scratch / "project")
         for tier in chosen:
             print(f"machines: building as {tier.name} ({tier.stands_for})", flush=True)
-            outcomes.append(run_tier(tier, scratch))
+            outcomes.append(run_tier(tier, scratch, project))
             print(table(outcomes[-1:]).splitlines()[-1], flush=True)
     finally:
         if not args.keep:

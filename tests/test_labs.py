@@ -28,6 +28,7 @@ from pytorch_floors.labs import checker, notebooks
 from pytorch_floors.labs.cells import CHECKER, checker_source, lab_name, lab_text, with_checker
 from pytorch_floors.labs.cells import read_lab as read_checked_lab
 from pytorch_floors.labs.install import install_line, pins
+from pytorch_floors.labs.kernel import kernel_environment
 from pytorch_floors.labs.launch import notebook_names
 from pytorch_floors.labs.notebooks import jupyter_environment, labs_fingerprint
 
@@ -562,3 +563,11 @@ def test_a_build_stops_on_a_lab_that_does_not_mark_the_checker_cell(fixture_site
     build = run_mkdocs(fixture_site.root, fixture_site.root / "site", timeout=300)
     assert build.returncode != 0
     assert "docs/labs/1-program.py: 0 code cells tagged 'checker'" in build.log, build.log[-3000:]
+
+
+def test_a_labs_kernel_imports_the_package_the_build_imports_and_gets_no_secret() -> None:
+    # make machines builds a snapshot with its src first on PYTHONPATH: a kernel without it graded the
+    # snapshot's lab with the live tree's checker.
+    env = kernel_environment({"PYTHONPATH": "/snapshot/src", "GITHUB_TOKEN": "ghp_x", "PATH": "/usr/bin"})
+    assert env["PYTHONPATH"] == "/snapshot/src" and "GITHUB_TOKEN" not in env
+    assert "PYTHONPATH" not in kernel_environment({"PATH": "/usr/bin"})

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import psutil
 import pytest
@@ -237,3 +238,34 @@ def test_a_blocks_process_runs_the_kernels_the_tier_asks_for() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[-1] == "DEFAULT"
+
+
+def test_every_tier_builds_the_tree_as_it_was_when_the_run_began(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A run of make machines takes many minutes: the tiers built the live tree, so an edit made meanwhile
+    # changed what the later tiers built, and the table mixed two versions of the site.
+    machines = _machines()
+    built: list[tuple[Path, dict[str, str]]] = []
+
+    def fake_run(command: list[str], **options: Any) -> subprocess.CompletedProcess[str]:
+        if "mkdocs" in command:  # the tier's build; lscpu too goes through subprocess.run
+            built.append((options["cwd"], options["env"]))
+        return subprocess.CompletedProcess(command, 1, "", "")
+
+    monkeypatch.setattr(machines.subprocess, "run", fake_run)
+    machines.main(["--tier", "as-is", "--tier", "spawn"])
+    (first, env), (second, _) = built
+    assert first == second and first != ROOT and first.name == "project"
+    assert env["PYTHONPATH"].split(os.pathsep)[0] == str(first / "src")
+    assert not first.exists(), "the snapshot is left behind"
+    assert [t.name for t in machines.TIERS] and (ROOT / "mkdocs.yml").is_file()
+
+
+def test_a_snapshot_holds_the_tree_and_none_of_its_environments(tmp_path: Path) -> None:
+    for path in ("docs/index.md", "src/pkg/a.py", ".venv/bin/python", ".cache/x", ".git/HEAD"):
+        (tmp_path / "tree" / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "tree" / path).write_text("before", encoding="utf-8")
+    copy = tiers.snapshot(tmp_path / "tree", tmp_path / "copy")
+    (tmp_path / "tree" / "docs" / "index.md").write_text("edited during the run", encoding="utf-8")
+    assert (copy / "docs" / "index.md").read_text(encoding="utf-8") == "before"
+    assert (copy / "src" / "pkg" / "a.py").is_file()
+    assert not any((copy / name).exists() for name in (".venv", ".cache", ".git"))

@@ -56,6 +56,7 @@ __all__ = [
     "TierEnvironment",
     "as_tier",
     "hog_count",
+    "snapshot",
     "tier_named",
     "tier_python",
 ]
@@ -202,6 +203,24 @@ def _not_copied(root: Path) -> Callable[[str, list[str]], set[str]]:
     return ignore
 
 
+def snapshot(project: Path, to: Path) -> Path:
+    """A copy of `project` as it is now, to build from while its tree is edited (`make machines`).
+
+    Its environments, caches, site and `.git` are left out; a build from it imports the package from
+    the copy when its `src` comes first on `PYTHONPATH` (which the blocks' fork server and the labs'
+    kernels keep).
+
+    Args:
+        project: The project.
+        to: Where the copy goes (must not exist).
+
+    Returns:
+        `to`.
+    """
+    shutil.copytree(project, to, ignore=_not_copied(project), symlinks=True)
+    return to
+
+
 class Neighbour:
     """Another user's build beside the run: a copy of the project built cold, again and again.
 
@@ -241,7 +260,7 @@ class Neighbour:
 
     def start(self) -> None:
         """Copy the project and start building it, round after round."""
-        shutil.copytree(self.project, self.copy, ignore=_not_copied(self.project), symlinks=True)
+        snapshot(self.project, self.copy)
         self._env = self.environment()  # taken now: the run's own tier settings come after
         self._thread.start()
 

@@ -211,6 +211,10 @@ def kernel_environment(build_env: dict[str, str] | os._Environ[str]) -> dict[str
     """
     env = {name: build_env[name] for name in PASSED_THROUGH if name in build_env}
     env["PYTHONUNBUFFERED"] = "1"
+    if "PYTHONPATH" in build_env:
+        # As the blocks' fork server: the kernel imports the package the build imports (a checkout or a
+        # snapshot put first on the path, as `make machines` does), and a search path is no secret.
+        env["PYTHONPATH"] = build_env["PYTHONPATH"]
     return env
 
 
