@@ -239,7 +239,12 @@ PLANTED["3-boundary"] = {
         "2 to 100, not under 2",
         ungraded=("not graded on this machine",),
     ),
-    "what-the-floor-buys": Wrong("a torch call is a Python call", "PREDICTED_CALLS = 1\n", "not about 1"),
+    "what-the-floor-buys": Wrong(
+        "a torch call is a Python call",
+        "PREDICTED_CALLS = 1\n",
+        "not about 1",
+        ungraded=("not graded on this machine",),
+    ),
     "argument-parsing": Wrong(
         "the parser complains about alpha",
         'PREDICTED_WORD = {\'torch.add(a1, "two")\': "alpha"}\n',
@@ -271,10 +276,10 @@ CHANGES["3-boundary"] = {
             "**Change**: add the operator form `a1 + b1` and the method form `a1.add(b1)` to `crossing`. Do"
             " they cost the same as `torch.add(a1, b1)`?",
             edits={
-                '"torch.add, 1 element": best_time(lambda: torch.add(a1, b1)),\n}': (
+                '"torch.add, 1 element": best_time(lambda: torch.add(a1, b1)),\n    }': (
                     '"torch.add, 1 element": best_time(lambda: torch.add(a1, b1)),\n'
-                    '    "a1 + b1": best_time(lambda: a1 + b1),\n'
-                    '    "a1.add(b1)": best_time(lambda: a1.add(b1)),\n}'
+                    '        "a1 + b1": best_time(lambda: a1 + b1),\n'
+                    '        "a1.add(b1)": best_time(lambda: a1.add(b1)),\n    }'
                 )
             },
         )

@@ -386,6 +386,32 @@ def _solution(floor: Floor, anchor: str) -> str:
 
 
 @pytest.mark.slow
+def test_the_crossing_count_check_grades_only_what_the_run_can_show() -> None:
+    """Lab 3's count of Python calls in one torch.add is a ratio of two timings.
+
+    Within 4 times of the measured count passes. A process that got a quarter of a core can have had
+    either timing stretched 4 times: a count within 16 times, but not 4, is then not graded, where
+    it failed a student's answer for the machine's load; outside 16 times it still fails.
+    """
+    boundary = _floor("3-boundary")
+    idle, starved = "crossing_core = CoreShare(cpu=1.0, wall=1.0)", "crossing_core = CoreShare(cpu=0.25, wall=1.0)"
+    outcomes = _graded_with_measured(
+        boundary,
+        "what-the-floor-buys",
+        [
+            ("PREDICTED_CALLS = 30", f"calls = 40\n{idle}"),
+            ("PREDICTED_CALLS = 30", f"calls = 200\n{starved}"),
+            ("PREDICTED_CALLS = 3", f"calls = 40\n{starved}"),
+            ("PREDICTED_CALLS = 30", f"calls = 200\n{idle}"),
+            ("PREDICTED_CALLS = 1", f"calls = 40\n{starved}"),
+        ],
+    )
+    assert [outcome for outcome, _ in outcomes] == ["passed"] * 3 + ["WrongAnswer"] * 2, outcomes
+    assert "not graded" not in outcomes[0][1], "a count within 4 times is graded"
+    assert all("not graded on this machine: " in text and "25% of a core" in text for _, text in outcomes[1:3])
+
+
+@pytest.mark.slow
 def test_the_dtype_check_grades_the_gap_that_any_cpu_shows() -> None:
     """Lab 6's float32 / int64 matmul ratio is about 9 on an AVX-512 Intel core and 97 to 324 on an AVX2 AMD EPYC.
 

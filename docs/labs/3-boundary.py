@@ -77,21 +77,31 @@ def noop(p, q):
     return p
 
 
-crossing = {
-    "python call": best_time(lambda: noop(x, y)),
-    "python float add": best_time(lambda: x + y),
-    "torch.add, 1 element": best_time(lambda: torch.add(a1, b1)),
-}
+with CoreShare() as crossing_core:  # how much of a core the timings got
+    crossing = {
+        "python call": best_time(lambda: noop(x, y)),
+        "python float add": best_time(lambda: x + y),
+        "torch.add, 1 element": best_time(lambda: torch.add(a1, b1)),
+    }
 for name, t in crossing.items():
     print(f"{name:<22} {t * 1e9:>9.0f} ns")
 calls = crossing["torch.add, 1 element"] / crossing["python call"]
-print(f"\none torch.add costs {calls:.0f} empty Python calls")
+print(f"\none torch.add costs {calls:.0f} empty Python calls ({crossing_core.share:.0%} of a core while timing)")
 
 # %%
-# SELF-CHECK: your count within a factor of 4 of the measured one.
+# SELF-CHECK: your count within a factor of 4 of the measured one. A process that got a share s of
+# a core can have had either timing stretched up to 1/s times: a count within 4/s times but not 4
+# is too close to call on this run, and says so.
 require(PREDICTED_CALLS=PREDICTED_CALLS)
 expect_type("PREDICTED_CALLS", PREDICTED_CALLS, numbers.Real, "a number of calls (such as 5)")
-expect(within(PREDICTED_CALLS, calls, 4), f"one torch.add cost {calls:.0f} Python calls here, not about {PREDICTED_CALLS}")
+reach = 4 / min(crossing_core.share, 1.0) if crossing_core.share > 0 else float("inf")
+if not within(PREDICTED_CALLS, calls, 4) and within(PREDICTED_CALLS, calls, reach):
+    print(
+        f"not graded on this machine: your {PREDICTED_CALLS} is within {reach:.3g} times of the {calls:.0f}"
+        f" measured, too close to call when this process got {crossing_core.share:.0%} of a core while it measured"
+    )
+else:
+    expect(within(PREDICTED_CALLS, calls, 4), f"one torch.add cost {calls:.0f} Python calls here, not about {PREDICTED_CALLS}")
 print(f"self-check passed: the crossing costs about {calls:.0f} Python calls")
 
 # %% [markdown]
