@@ -21,7 +21,7 @@ from mkdocs_jupyter.nbconvert2 import nb2html  # type: ignore[import-untyped]
 from test_execution import start_serve
 from test_hardening import ANCESTOR_WALK
 
-from conftest import LAB_CONFIG, ROOT, Build, FixtureSite, needs_build, project_build, run_mkdocs
+from conftest import LAB_CONFIG, ROOT, Build, FixtureSite, run_mkdocs
 from pytorch_floors.errors import FloorsError
 from pytorch_floors.floors import FLOORS, Floor
 from pytorch_floors.labs import checker, notebooks
@@ -206,12 +206,13 @@ def test_the_checker_is_part_of_what_an_executed_lab_depends_on(monkeypatch: pyt
 
 
 @pytest.fixture(scope="module")
-def lab_site(tmp_path_factory: pytest.TempPathFactory) -> Build:
-    """The site built with only the labs executed (floor proofs skipped)."""
-    # Claims advisory, as for the session's site (see `built_site`): this build reads the claims the
-    # proofs' cached outputs were measured with, beside other tests, and runs none itself.
-    env = {"FLOORS_EXEC_ONLY": "labs/*", "FLOORS_CLAIMS": "advisory"}
-    return needs_build(project_build(tmp_path_factory, "labs-site", env, timeout=900), "labs-site")
+def lab_site(built_site: Build) -> Build:
+    """The lab pages of the session's site build (`built_site`).
+
+    A build of its own (the labs executed, the proofs skipped) was a whole second build of the site
+    per test run, for pages the session's build writes alike.
+    """
+    return built_site
 
 
 def lab_page(build: Build, floor: Floor) -> str:
