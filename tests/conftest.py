@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 from filelock import FileLock
 from playwright.sync_api import Browser, sync_playwright
+from site_builds import build_in_process
 
 from pytorch_floors.claims import CHANNEL, Claim, parse_claims
 from pytorch_floors.editions.handouts import CHROMIUM_ARGS
@@ -218,8 +219,17 @@ class FixtureSite:
     def page(self, name: str, body: str) -> Path:
         return self.write(f"docs/{name}", f"---\ndescription: fixture page {name}\n---\n\n" + textwrap.dedent(body))
 
-    def build(self, *, strict: bool = False, env: dict[str, str] | None = None, timeout: float = 300) -> Build:
-        return run_mkdocs(self.root, self.root / "site", strict=strict, env=env, timeout=timeout)
+    def build(
+        self, *, strict: bool = False, env: dict[str, str] | None = None, timeout: float = 300, process: bool = False
+    ) -> Build:
+        """Build the site: in this process (`site_builds`), or as a `mkdocs build` subprocess (`process`).
+
+        `timeout` bounds the subprocess; in this process each block keeps its own limit.
+        """
+        if process or os.environ.get("FLOORS_TEST_BUILDS") == "process":
+            return run_mkdocs(self.root, self.root / "site", strict=strict, env=env, timeout=timeout)
+        returncode, log, seconds = build_in_process(self.root, self.root / "site", strict=strict, env=env)
+        return Build(returncode, log, self.root / "site", seconds)
 
 
 @pytest.fixture
