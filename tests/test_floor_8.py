@@ -8,11 +8,14 @@ from __future__ import annotations
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
+from pathlib import Path
 from types import ModuleType
 
 import pytest
 import torch
+from pytest import MonkeyPatch
 
+from pytorch_floors.claims import CHANNEL, parse_claims
 from pytorch_floors.measure import detect_device
 
 Loader = Callable[[str], ModuleType]
@@ -156,3 +159,24 @@ def test_a_cuda_build_with_no_driver_runs_the_proof_and_holds(
     applying = [statement for statement, _, applies in stated if applies]
     assert any("no usable NVIDIA driver" in statement for statement in applying)
     assert not any("not compiled" in statement for statement in applying)
+
+
+def test_the_cache_claims_stand_aside_for_scalar_kernels(
+    load_proof: Loader, tmp_path: Path, monkeypatch: MonkeyPatch
+) -> None:
+    """A flat sweep (one-core-scalar on a CPU whose scalar sum is slower than its memory) misses both
+    claims with vector kernels and is not applicable with scalar ones, saying why."""
+    proof = load_proof("8-chip/bandwidth_vs_size.py")
+    caches = [("L1 data", 48 << 10), ("L2 unified", 1 << 20), ("L3 unified", 32 << 20)]
+    flat = [(size, 2.0) for size in proof.sizes(caches)]
+    flat[-4] = (flat[-4][0], 2.01)  # the fastest lies beyond every private cache
+    verdicts = {}
+    for capability in ("AVX512", "DEFAULT"):
+        channel = tmp_path / f"{capability}.jsonl"
+        channel.write_text("", encoding="utf-8")
+        monkeypatch.setenv(CHANNEL, str(channel))
+        proof.state_claims(flat, caches, capability)
+        verdicts[capability] = [(c.applies, c.held, c.why_not) for c in parse_claims(channel.read_text("utf-8"))]
+    assert [(applies, held) for applies, held, _ in verdicts["AVX512"]] == [(True, False), (True, False)]
+    assert [applies for applies, _, _ in verdicts["DEFAULT"]] == [False, False]
+    assert all("scalar kernels" in why for _, _, why in verdicts["DEFAULT"])
