@@ -23,6 +23,7 @@ import pytest
 from filelock import FileLock
 from playwright.sync_api import Browser, sync_playwright
 from site_builds import build_in_process
+from site_proofs import SiteProofs
 
 from pytorch_floors.claims import CHANNEL, Claim, parse_claims
 from pytorch_floors.editions.handouts import CHROMIUM_ARGS
@@ -39,7 +40,10 @@ BUILDS = {"built_site": "slow", "lab_site": "slow", "fixture_site": "build"}
 PROJECT_BUILDS = {"built_site", "lab_site"}
 """Fixtures that build this project itself (`project_build`), into its own proof cache."""
 
-PROJECT_LOCK = Path(os.environ.get("FLOORS_CACHE_DIR") or ROOT / ".cache") / "test-builds.lock"
+PROJECT_CACHE = Path(os.environ.get("FLOORS_CACHE_DIR") or ROOT / ".cache")
+"""The project's own caches, where its builds read and write every proof's output (the build's `cache_dir`)."""
+
+PROJECT_LOCK = PROJECT_CACHE / "test-builds.lock"
 """The lock every build of this project itself holds: they share its proof cache, which a build writes and prunes.
 
 It lies beside that cache, not in the run's folder: two test runs on one checkout (two terminals, or
@@ -354,15 +358,31 @@ def claims_problem(relative: str, claims: list[Claim]) -> str | None:
 
 @pytest.fixture(scope="session")
 def proof_claims(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], list[Claim]]]:
-    """Run a proof from `snippets/` as the build does (a fresh process forked from a torch-loaded server).
+    """Run a proof from `snippets/` as the build does, and return its claims.
 
-    The claims are the patterns the page states, written once in the proof; the pattern tests
-    reuse them instead of restating them. Fails unless the proof ran, stated at least one claim,
-    and every claim held or could not apply on this machine (`claims_problem`).
+    A proof a page shows runs as that page's block: the whole page runs through the build's engine
+    once (`site_proofs.SiteProofs`), into the project's proof cache, which the site build of the later
+    phase reads. A proof no page shows runs on its own, in a fresh process forked from the same kind
+    of torch-loaded server. Either way the claims are the patterns the page states, written once in
+    the proof; the pattern tests reuse them instead of restating them. Fails unless the proof ran,
+    stated at least one claim, and every claim held or could not apply on this machine (`claims_problem`).
     """
     channel_dir = tmp_path_factory.mktemp("claims")
+    site = SiteProofs(ROOT, PROJECT_CACHE, PROJECT_LOCK)
 
-    def run(relative: str) -> list[Claim]:
+    def shown(relative: str) -> list[Claim] | None:
+        runs = site.runs_of(f"snippets/{relative}")
+        if not runs:
+            return None
+        failed = [str(run.failure) for run in runs if run.failure is not None]
+        assert failed == [], f"{relative} failed as its page's block:\n" + "\n".join(failed)
+        claims = [claim for run in runs if run.result is not None for claim in run.result.claims]
+        problem = claims_problem(relative, claims)
+        outputs = "\n".join(run.result.output for run in runs if run.result is not None)
+        assert problem is None, f"{problem}\noutput:\n{outputs}"
+        return claims
+
+    def alone(relative: str) -> list[Claim]:
         path = ROOT / "snippets" / relative
         channel = channel_dir / (relative.replace("/", "__") + ".jsonl")
         channel.write_text("", encoding="utf-8")
@@ -387,7 +407,12 @@ def proof_claims(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[
         assert problem is None, f"{problem}\noutput:\n{report.output}"
         return claims
 
+    def run(relative: str) -> list[Claim]:
+        claims = shown(relative)
+        return alone(relative) if claims is None else claims
+
     yield run
+    site.close()
     end_all()
 
 
