@@ -17,18 +17,17 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from filelock import FileLock
-from playwright.sync_api import Browser, sync_playwright
-from site_builds import build_in_process
-from site_proofs import SiteProofs
 
 from pytorch_floors.claims import CHANNEL, Claim, parse_claims
-from pytorch_floors.editions.handouts import CHROMIUM_ARGS
 from pytorch_floors.execution.process.runner import BlockProcess, BlockRequest, end_all
 from pytorch_floors.execution.process.sandbox import block_environment
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -232,6 +231,8 @@ class FixtureSite:
         """
         if process or os.environ.get("FLOORS_TEST_BUILDS") == "process":
             return run_mkdocs(self.root, self.root / "site", strict=strict, env=env, timeout=timeout)
+        from site_builds import build_in_process  # noqa: PLC0415  (MkDocs: loaded by the tests that build only)
+
         returncode, log, seconds = build_in_process(self.root, self.root / "site", strict=strict, env=env)
         return Build(returncode, log, self.root / "site", seconds)
 
@@ -367,6 +368,8 @@ def proof_claims(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[
     the proof; the pattern tests reuse them instead of restating them. Fails unless the proof ran,
     stated at least one claim, and every claim held or could not apply on this machine (`claims_problem`).
     """
+    from site_proofs import SiteProofs  # noqa: PLC0415  (the engine: loaded by the pattern tests only)
+
     channel_dir = tmp_path_factory.mktemp("claims")
     site = SiteProofs(ROOT, PROJECT_CACHE, PROJECT_LOCK)
 
@@ -456,6 +459,12 @@ def site_url(built_site: Build) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def browser(chromium_path: str) -> Iterator[Browser]:
+    # Imported here: collection (every worker, every phase) and the tests that open no browser never load
+    # Playwright, nor the handouts' nbformat.
+    from playwright.sync_api import sync_playwright  # noqa: PLC0415
+
+    from pytorch_floors.editions.handouts import CHROMIUM_ARGS  # noqa: PLC0415
+
     with sync_playwright() as playwright:
         instance = playwright.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
         yield instance

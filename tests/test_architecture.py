@@ -4,6 +4,8 @@ and no module imports itself back at run time."""
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 from conftest import ROOT
@@ -106,3 +108,14 @@ def test_no_module_imports_itself_back_at_run_time() -> None:
 def test_the_cycle_check_finds_a_cycle() -> None:
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_collecting_the_tests_loads_no_browser_driver_notebook_library_or_mkdocs() -> None:
+    """Every pytest process (each worker, each phase) imports conftest; what only some tests need waits for them."""
+    probe = (
+        "import sys; sys.path.insert(0, 'tests'); import conftest; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'playwright', 'nbformat', 'mkdocs', 'torch'}))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
