@@ -112,19 +112,21 @@ lint: setup
 typecheck: setup
 	$(BIN)/mypy
 
-# The pattern tests time proofs, so they run alone; the rest runs on two workers, which share one
-# build of the site, one publish and one printing (tests/conftest.py: once_per_run).
+# The pattern tests time proofs, so they run alone, and leave what they measured in the proof cache; the rest
+# runs on two workers, which share one build of the site (it reads that cache), one publish and one printing
+# (tests/conftest.py: once_per_run), and the ProperDocs build of the same site, compared with it.
 pytest-patterns: setup
 	$(BIN)/pytest -m patterns
 
-pytest-rest: setup browser
-	$(BIN)/pytest -m "not patterns and not properdocs" -n 2 --dist worksteal
+pytest-rest: setup browser setup-properdocs
+	$(BIN)/pytest -m "not patterns" -n 2 --dist worksteal
 
-# The whole site built strictly with ProperDocs (from .venv-properdocs) and with MkDocs: the same pages, blocks, claims.
+# The whole site built strictly with ProperDocs (from .venv-properdocs) and with MkDocs: the same pages, blocks,
+# claims (part of pytest-rest; this runs them alone).
 pytest-properdocs: setup setup-properdocs
 	$(BIN)/pytest -m properdocs
 
-pytest: pytest-patterns pytest-rest pytest-properdocs
+pytest: pytest-patterns pytest-rest
 
 ## check: the fast lane: lint, types and the tests that build no site, time nothing and wait out no limit, on two workers
 check: lint typecheck
@@ -135,11 +137,11 @@ patterns: setup
 	$(BIN)/pytest -m patterns -q
 
 # make test's phases, in order: each runs whatever failed before it, and the last line lists the failures.
-PHASES := lint typecheck pytest-patterns pytest-rest pytest-properdocs
+PHASES := lint typecheck pytest-patterns pytest-rest
 
 ## test: set up, then lint, type-check and run every test (unit, build, browser), every phase even after a failure
 # It prints each phase's wall time on one line (`make test: phase seconds: lint=2 ...`), which bench/suite.py reads.
-test: setup browser
+test: setup setup-properdocs browser
 	@failed=""; took=""; for phase in $(PHASES); do start=$$(date +%s); \
 	$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $$phase || failed="$$failed $$phase"; \
 	took="$$took $$phase=$$(( $$(date +%s) - start ))"; done; echo "make test: phase seconds:$$took"; \

@@ -3,8 +3,9 @@
 ProperDocs, a maintained fork of MkDocs 1.6, aliases the `mkdocs` module, so Material and the plugins
 (this project's `floors` among them) run unchanged. It lives in its own environment, `.venv-properdocs`
 (`make setup-properdocs`: `.venv`'s packages with MkDocs swapped for it), and `make test` runs these
-tests as their own phase (`make pytest-properdocs`). The MkDocs side is the shared `built_site`; this
-build comes after it, holding the same lock, and reads the proof cache that build filled.
+tests with the rest, after the pattern tests (`make pytest-properdocs` runs them alone). The MkDocs side
+is the shared `built_site`; this build comes after it, holding the same lock, and both read the proof
+cache the pattern tests filled.
 """
 
 from __future__ import annotations
