@@ -117,13 +117,14 @@ def main() -> None:
 def state_claims(rows: list[tuple[int, float]], caches: list[tuple[str, int]], capability: str) -> None:
     """The page's two patterns, judged on the sweep's (bytes, GB/s) rows and the caches the OS reports.
 
-    Scalar kernels (`ATEN_CPU_CAPABILITY=default`, capability `DEFAULT`) add one element per
-    instruction: the loop, not the cache, sets the pace of a sum, and main memory keeps up with it,
-    so neither pattern can show there.
+    Kernels compiled without AVX2 or AVX-512 (`ATEN_CPU_CAPABILITY=default`, capability `DEFAULT`:
+    at most the baseline's narrow SSE vectors) sum so slowly that the loop, not the cache, sets the
+    pace, and main memory keeps up with it, so neither pattern can show there.
     """
     scalar = capability == "DEFAULT"
     loop_bound = (
-        "scalar kernels (CPU capability DEFAULT): the loop, not the cache, limits a sum, and main memory keeps up"
+        "kernels compiled without AVX2 or AVX-512 (CPU capability DEFAULT): the loop, not the cache,"
+        " limits a sum, and main memory keeps up with it"
     )
     best = max(rows, key=lambda r: r[1])
     last = rows[-1]
