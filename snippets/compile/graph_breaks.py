@@ -27,6 +27,12 @@ PRINT_LINE = 'print("  (the print'
 BRANCH_LINE = "if z.sum().item() > 0"
 
 
+def graph_ops(graph: torch.fx.GraphModule) -> list[str]:
+    """What a graph Dynamo built runs, in order: its function calls and its method calls (`z.sum()` is one)."""
+    nodes = graph.graph.nodes
+    return [getattr(n.target, "__name__", str(n.target)) for n in nodes if n.op in ("call_function", "call_method")]
+
+
 def main() -> None:
     torch._dynamo.reset()
     # Dynamo also logs each break as a warning; the explanation below says the same.
@@ -42,8 +48,8 @@ def main() -> None:
         lines.append(where)
         print(f"break {number}: {str(reason.reason).splitlines()[0].strip()}\n         at: {where}")
     for number, graph in enumerate(explained.graphs, 1):
-        ops = [getattr(n.target, "__name__", str(n.target)) for n in graph.graph.nodes if n.op == "call_function"]
-        print(f"graph {number}: {ops}")
+        inputs = [str(n.target) for n in graph.graph.nodes if n.op == "placeholder"]
+        print(f"graph {number}: takes {inputs}, runs {graph_ops(graph)}")
     claim(
         "a print and a branch on a tensor's value make two graph breaks, so Dynamo builds three graphs",
         held=explained.graph_break_count == 2 and explained.graph_count == 3,
@@ -53,6 +59,12 @@ def main() -> None:
         "each break is reported at the line that caused it",
         held=len(lines) == 2 and lines[0].startswith(PRINT_LINE) and lines[1].startswith(BRANCH_LINE),
         detail=" | ".join(lines),
+    )
+    before_branch = graph_ops(explained.graphs[1]) if explained.graph_count == 3 else []
+    claim(
+        "the sum the branch needs is computed in the graph that the branch's break ends; only .item() leaves it",
+        held="sum" in before_branch and not any("item" in graph_ops(graph) for graph in explained.graphs),
+        detail=f"graph 2 runs {before_branch}",
     )
     torch._dynamo.reset()
     compiled = torch.compile(step, backend="eager")
