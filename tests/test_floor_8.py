@@ -180,3 +180,13 @@ def test_the_cache_claims_stand_aside_for_kernels_without_avx2(
     assert [(applies, held) for applies, held, _ in verdicts["AVX512"]] == [(True, False), (True, False)]
     assert [applies for applies, _, _ in verdicts["DEFAULT"]] == [False, False]
     assert all("without AVX2 or AVX-512" in why for _, _, why in verdicts["DEFAULT"])
+
+
+def test_the_thread_sentence_says_slower_when_a_speed_up_is_below_one(load_proof: Loader) -> None:
+    """The ci-2core tab printed "the sum gained more than the matmul" under matmul ×0.12, sum ×0.58: both lost."""
+    sentence = load_proof("8-chip/thread_scaling.py").gain_sentence
+    both_lost = sentence(2, 0.12, 0.58)
+    assert "gained" not in both_lost and "8.33× slower" in both_lost and "1.72× slower" in both_lost
+    assert sentence(2, 1.9, 1.2).endswith("the matmul gained more.")
+    assert sentence(2, 1.2, 1.9).endswith("the sum gained more.")
+    assert "gained" not in sentence(2, 1.5, 0.9)

@@ -79,6 +79,18 @@ def scaling(
     return [{"threads": float(n), **best[n]} for n in counts]
 
 
+def gain_sentence(threads: int, matmul_gain: float, sum_gain: float) -> str:
+    """What the extra threads did to each operation, in words that match the speed-ups (below 1: slower)."""
+
+    def change(gain: float) -> str:
+        return f"ran {gain:.2f}× as fast" if gain >= 1 else f"ran {1 / gain:.2f}× slower"
+
+    said = f"Here, on {threads} threads against one, the matmul {change(matmul_gain)} and the sum {change(sum_gain)}"
+    if matmul_gain > 1 and sum_gain > 1:
+        return said + f": the {'sum' if sum_gain > matmul_gain else 'matmul'} gained more."
+    return said + "."
+
+
 def main() -> None:
     counts = thread_counts()
     print(f"CPUs this process may use: {len(counts)}; torch.get_num_threads() by default: {torch.get_num_threads()}")
@@ -102,20 +114,23 @@ def main() -> None:
     threads = int(most["threads"])
     if threads > 1:
         print(f"With {threads} threads: matmul ×{matmul_gain:.2f}, sum ×{sum_gain:.2f} (the ideal is ×{threads}).")
-        relation = "more than" if sum_gain > matmul_gain else "less than"
-        print(f"Here the sum gained {relation} the matmul from its extra threads.")
+        print(gain_sentence(threads, matmul_gain, sum_gain))
     print(f"torch.get_num_threads() after the sweep: {torch.get_num_threads()} (restored)")
     # The model: compute-bound work divides across the cores it gets, so the matmul's speed-up should be
-    # nearer that number of cores than 1, on a log scale: above its square root.
-    got = min(float(threads), most["cores"])
+    # nearer the cores its threads got, over what one thread got, than 1, on a log scale: above its square root.
+    one = min(1.0, base["cores"]) or 1.0
+    got = min(float(threads), most["cores"]) / one
     if threads == 1:
         why = "this process may run on one CPU only: there is no second thread to add"
     else:
-        why = f"other work held the cores: {threads} threads got {most['cores']:.2f} cores' worth of CPU time"
+        why = (
+            f"other work held the cores: {threads} threads got {most['cores']:.2f} cores' worth of CPU time,"
+            f" one thread {base['cores']:.2f}"
+        )
     claim(
         "a matmul gains nearly in proportion to the cores its threads get",
         held=matmul_gain > math.sqrt(got),
-        detail=f"×{matmul_gain:.2f} on {got:.2f} cores",
+        detail=f"×{matmul_gain:.2f} on {got:.2f}× the cores one thread got",
         applies=threads > 1 and got >= 1.5,
         why_not=why,
     )
