@@ -13,7 +13,7 @@ import torch._dynamo
 import torch._inductor.config
 from torch._inductor.cpp_builder import get_cpp_compiler
 from torch._inductor.cpu_vec_isa import pick_vec_isa
-from torch._inductor.utils import run_and_get_code
+from torch._inductor.utils import parallel_num_threads, run_and_get_code
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from pytorch_floors.claims import claim, not_applicable
@@ -24,6 +24,7 @@ STATEMENTS = (
     "eager runs four aten kernels and makes four tensors; the compiled call allocates only its output",
     "the kernel uses vector registers exactly when Inductor picked a vector instruction set",
     "the compiled result matches the eager one to float32 rounding",
+    "the kernel opens an OpenMP parallel region exactly when it was compiled for more than one thread",
 )
 
 
@@ -134,6 +135,20 @@ def main() -> None:
         detail=f"instruction set {isa!r}, at::vec::Vectorized in the kernel: {vectorized}",
     )
     claim(STATEMENTS[4], held=torch.allclose(out, expected, rtol=1e-5, atol=1e-6))
+    # Inductor splits a loop across threads only when it compiles for more than one (torch.get_num_threads()
+    # at compile time) and each thread's share is at least `min_chunk_size` elements; this proof's is far over.
+    threads = parallel_num_threads()
+    parallel = "#pragma omp parallel" in source
+    big_enough = x.numel() // max(threads, 1) >= torch._inductor.config.cpp.min_chunk_size
+    print(f"threads Inductor compiled for: {threads}; OpenMP parallel region in the kernel: {parallel}")
+    claim(
+        STATEMENTS[5],
+        held=parallel == (threads > 1),
+        detail=f"{threads} threads, #pragma omp parallel: {parallel}",
+        applies=big_enough,
+        why_not=f"{x.numel()} elements over {threads} threads is under Inductor's chunk of "
+        f"{torch._inductor.config.cpp.min_chunk_size}",
+    )
     torch._dynamo.reset()
 
 
