@@ -190,3 +190,18 @@ def test_the_thread_sentence_says_slower_when_a_speed_up_is_below_one(load_proof
     assert sentence(2, 1.9, 1.2).endswith("the matmul gained more.")
     assert sentence(2, 1.2, 1.9).endswith("the sum gained more.")
     assert "gained" not in sentence(2, 1.5, 0.9)
+
+
+def test_two_cores_at_once_is_judged_by_cpu_time_which_time_slicing_cannot_fake(load_proof: Loader) -> None:
+    """The one-CPU tab's overlap held by interval arithmetic: its threads took turns. CPU time tells them apart."""
+    at_once = load_proof("8-chip/worker_stream.py").at_once
+    quiet_serial = {"serial": 1.0, "serial_cpu": 0.98}
+    parallel = {"overlapped": 1.0, "overlapped_cpu": 1.6, **quiet_serial}
+    sliced = {"overlapped": 1.0, "overlapped_cpu": 0.97, **quiet_serial}
+    verdict, cannot = at_once(parallel, together=0.7, cpus=2)
+    assert verdict.held and cannot is None
+    verdict, cannot = at_once(sliced, together=0.7, cpus=2)
+    assert not verdict.held and cannot is None, "turns taken on one core must not pass for two cores"
+    assert "one CPU" in (at_once(sliced, together=0.7, cpus=1)[1] or "")
+    crowded = {**parallel, "serial_cpu": 0.4}
+    assert "other work held the cores" in (at_once(crowded, together=0.7, cpus=2)[1] or "")

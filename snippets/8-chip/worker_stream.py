@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+import os
 import queue
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from html import escape
 
 import torch
@@ -66,12 +68,12 @@ def host_python_work(n: int) -> int:
 def run(side: int = 768, matmuls: int = 3, python_steps: int = 600_000) -> dict[str, object]:
     """The same work twice: queued on a worker while the host runs Python, then one after the other.
 
-    Returns the host's and the worker's intervals of the overlapped run and both wall times.
+    Returns the host's and the worker's intervals of the overlapped run, and both runs' wall and CPU times.
     """
     torch.set_num_threads(1)  # one core per lane: the worker's matmul, the host's Python
     a, b = torch.randn(side, side), torch.randn(side, side)
     (a @ b), host_python_work(1000)  # warm up both kinds of work
-    origin = time.perf_counter()
+    origin, cpu_start = time.perf_counter(), time.process_time()
     stream = WorkerStream(origin)
     host: list[Interval] = []
     for k in range(matmuls):
@@ -84,15 +86,23 @@ def run(side: int = 768, matmuls: int = 3, python_steps: int = 600_000) -> dict[
     start = time.perf_counter()
     stream.synchronize()
     host.append(("synchronize (waits)", start - origin, time.perf_counter() - origin))
-    overlapped_wall = time.perf_counter() - origin
+    overlapped_wall, overlapped_cpu = time.perf_counter() - origin, time.process_time() - cpu_start
     stream.close()
 
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     for _ in range(matmuls):
         a @ b
     host_python_work(python_steps)
-    serial_wall = time.perf_counter() - start
-    return {"host": host, "worker": list(stream.ran), "overlapped": overlapped_wall, "serial": serial_wall}
+    serial_wall, serial_cpu = time.perf_counter() - start, time.process_time() - cpu_start
+    return {
+        "host": host,
+        "worker": list(stream.ran),
+        "overlapped": overlapped_wall,
+        "serial": serial_wall,
+        # CPU time of the whole process (every thread): over the wall time, the cores it kept busy.
+        "overlapped_cpu": overlapped_cpu,
+        "serial_cpu": serial_cpu,
+    }
 
 
 def busy_together(first: list[Interval], second: list[Interval]) -> float:
@@ -173,6 +183,39 @@ def draw(host: list[Interval], worker: list[Interval]) -> str:
     )
 
 
+@dataclass(frozen=True)
+class AtOnce:
+    """Whether the overlapped run kept two cores busy, and the figures it was judged on."""
+
+    held: bool
+    detail: str
+
+
+def at_once(result: dict[str, object], together: float, cpus: int | None = None) -> tuple[AtOnce, str | None]:
+    """Judge the overlap by CPU time, which time slicing cannot fake.
+
+    On one core a process's CPU time never exceeds its wall time, however much its threads' bars
+    overlap; on two, every second both threads really ran adds a second of CPU time beyond the
+    wall time. Held when that extra is at least half the overlapping time. Also returns why the run
+    cannot show it, if it cannot: one CPU, or other work holding the core one thread got alone.
+    """
+    wall, cpu = float(result["overlapped"]), float(result["overlapped_cpu"])  # type: ignore[arg-type]
+    alone = float(result["serial_cpu"]) / float(result["serial"])  # type: ignore[arg-type]
+    extra = cpu - wall
+    verdict = AtOnce(
+        held=extra > 0.5 * together,
+        detail=f"CPU time {cpu / wall:.2f}× the wall time: {human_seconds(max(extra, 0.0))} beyond it, "
+        f"{human_seconds(together)} overlapping",
+    )
+    if cpus is None:
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if cpus < 2:
+        return verdict, "this process may run on one CPU: its threads take turns, and the bars overlap by time slicing"
+    if alone < 0.7:
+        return verdict, f"other work held the cores: one thread alone got {alone:.2f} of a core"
+    return verdict, None
+
+
 def main() -> None:
     result = run()
     host: list[Interval] = result["host"]  # type: ignore[assignment]
@@ -210,6 +253,14 @@ def main() -> None:
         "the host's Python work and the worker's matmuls overlap",
         held=together > 0.3 * min(python_time, sum(matmuls)),
         detail=f"{human_seconds(together)} together",
+    )
+    cores, cannot = at_once(result, together)
+    claim(
+        "while they overlap, the host's bytecode and the worker's matmul run on two cores at once",
+        held=cores.held,
+        detail=cores.detail,
+        applies=cannot is None,
+        why_not=cannot or "",
     )
     wait = next(i for i in host if i[0].startswith("synchronize"))
     claim("synchronize returns only after the last queued call ended", held=wait[2] >= max(ends))
