@@ -6,7 +6,9 @@ Every proof's claims are required to hold by `tests/test_floor_proofs.py`, which
 from __future__ import annotations
 
 import math
+import platform
 from collections.abc import Callable
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -167,3 +169,22 @@ def test_the_float64_matmul_is_compared_with_float32_in_the_same_round(
         same = {"float32": rounds["float32"], "float64": [rate * 2 / factor for rate in rounds["float64"]]}
         proof.check(rates, add, [], proof.paired_ratios(same, against="float64"))
         assert stated[half] is False, factor
+
+
+def test_the_kernel_slots_are_read_from_the_library_and_only_from_an_elf_file(
+    load_proof: Loader, tmp_path: Path
+) -> None:
+    """The slots come from torch's own symbol table: every capability of both stubs is found, and the
+    DEFAULT and AVX2 builds of add are there (an empty DEFAULT slot would mean the reader is wrong)."""
+    proof = load_proof("6-kernels/capability.py")
+    library = proof.torch_cpu_library()
+    if library is None or platform.machine().lower() not in {"x86_64", "amd64"}:
+        pytest.skip("not an x86-64 Linux build of torch: there are no AVX slots to read")
+    slots = proof.kernel_slots(library)
+    assert sorted(slots) == sorted(proof.SLOT_STUBS)
+    for filled in slots.values():
+        assert sorted(filled) == sorted(proof.CAPABILITIES) and filled["DEFAULT"] and filled["AVX2"]
+    text = tmp_path / "libnot.so"
+    text.write_text("not a library", encoding="utf-8")
+    with pytest.raises(ValueError, match="not a little-endian 64-bit ELF"):
+        proof.kernel_slots(text)

@@ -134,7 +134,8 @@ def trace() -> list[Step]:
         ),
         Step(
             "8. vectorized loop",
-            f"CPU capability chosen at start-up: {torch.backends.cpu.get_cpu_capability()}",
+            f"CPU capability {torch.backends.cpu.get_cpu_capability()}; at its first call add takes the widest"
+            " build it has up to that (floor 6)",
             "aten/src/ATen/native/cpu/Loops.h",
         ),
     ]

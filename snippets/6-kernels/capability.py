@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import math
+import mmap
 import os
 import platform
+import struct
 import subprocess
 import sys
+from pathlib import Path
 from statistics import median
 
 import torch
@@ -72,6 +75,52 @@ def measure(rounds: int = ROUNDS) -> dict[str, list[tuple[str, float, float, flo
             if choice in {"default", ""} or round_number == 0:
                 results.append(run_with(choice))
     return runs
+
+
+SLOT_STUBS = ("add_stub", "exp_stub")
+"""The add this page times, and a kernel registered for AVX-512 too (`ALSO_REGISTER_AVX512_DISPATCH`)."""
+CAPABILITIES = ("DEFAULT", "AVX2", "AVX512")
+SHT_DYNSYM, SHT_NOBITS = 11, 8
+
+
+def kernel_slots(library: Path, stubs: tuple[str, ...] = SLOT_STUBS) -> dict[str, dict[str, bool]]:
+    """Which capability slots of each `DispatchStub` the library fills, read from its ELF symbol table.
+
+    Each stub has one exported pointer per capability (`DispatchStub<..., add_stub_...>::AVX512`). A
+    slot the build registered a kernel for starts as that kernel's address (a data section, with a
+    relocation); a slot left empty is a zero, so the linker puts it in `.bss`, a section with no bytes
+    in the file. `REGISTER_DISPATCH` leaves the AVX512 slot empty on purpose (DispatchStub.h), and at
+    run time `choose_cpu_impl` falls back to the AVX2 kernel. Returns stub -> capability -> filled.
+    """
+    found: dict[str, dict[str, bool]] = {stub: {} for stub in stubs}
+    with library.open("rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as elf:
+        if elf[:4] != b"\x7fELF" or elf[4] != 2 or elf[5] != 1:
+            raise ValueError(f"{library.name} is not a little-endian 64-bit ELF file")
+        (section_offset,) = struct.unpack_from("<Q", elf, 0x28)
+        entry_size, count = struct.unpack_from("<HH", elf, 0x3A)
+        sections = [struct.unpack_from("<IIQQQQIIQQ", elf, section_offset + i * entry_size) for i in range(count)]
+        nobits = {i for i, section in enumerate(sections) if section[1] == SHT_NOBITS}
+        symbols = next(section for section in sections if section[1] == SHT_DYNSYM)
+        strings = sections[symbols[6]]
+        for start in range(symbols[4], symbols[4] + symbols[5], symbols[9]):
+            name_at, _, _, index, _, _ = struct.unpack_from("<IBBHQQ", elf, start)
+            begin = strings[4] + name_at
+            name = elf[begin : elf.find(b"\0", begin)]
+            if b"DispatchStub" not in name:
+                continue
+            for stub in stubs:
+                if f"{stub}_DECLARE_DISPATCH_type".encode() in name:
+                    for capability in CAPABILITIES:
+                        # The member's mangled name ends `<length><name>E`, as `6AVX512E`.
+                        if name.endswith(f"{len(capability)}{capability}E".encode()):
+                            found[stub][capability] = index not in nobits
+    return found
+
+
+def torch_cpu_library() -> Path | None:
+    """torch's CPU library, where its kernels and their `DispatchStub` slots live (an ELF file on Linux)."""
+    library = Path(torch.__file__).parent / "lib" / "libtorch_cpu.so"
+    return library if library.is_file() else None
 
 
 def log_distance(ratio: float) -> float:
@@ -150,9 +199,39 @@ def main() -> None:
         applies=vector,
         why_not=why,
     )
+    slots_claim()
     if detect_device().type == "cuda":
         print("(CPU capability is a CPU matter; this build's CUDA kernels were compiled for")
         print(f"{' '.join(torch.cuda.get_arch_list())})")
+
+
+def slots_claim() -> None:
+    """Which builds of add (and of exp) this library holds, printed and claimed."""
+    library = torch_cpu_library() if platform.machine().lower() in {"x86_64", "amd64"} else None
+    statement = (
+        "this build has no AVX-512 add (its AVX512 slot is empty, so an AVX512 run adds with the AVX2 loop), "
+        "while exp has one"
+    )
+    if library is None:
+        claim(
+            statement,
+            held=True,
+            applies=False,
+            why_not="not an x86-64 Linux build of torch: no AVX-512 kernels, no ELF library to read",
+        )
+        return
+    slots = kernel_slots(library)
+    print()
+    for stub, filled in slots.items():
+        builds = ", ".join(capability for capability in CAPABILITIES if filled.get(capability))
+        empty = ", ".join(capability for capability in CAPABILITIES if capability in filled and not filled[capability])
+        print(f"{stub.removesuffix('_stub')}: kernels built for {builds}" + (f"; empty slot: {empty}" if empty else ""))
+    add, exp = slots["add_stub"], slots["exp_stub"]
+    claim(
+        statement,
+        held=add.get("AVX2") is True and add.get("AVX512") is False and exp.get("AVX512") is True,
+        detail=f"add {add}, exp {exp}",
+    )
 
 
 if __name__ == "__main__":
