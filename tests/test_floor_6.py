@@ -188,3 +188,13 @@ def test_the_kernel_slots_are_read_from_the_library_and_only_from_an_elf_file(
     text.write_text("not a library", encoding="utf-8")
     with pytest.raises(ValueError, match="not a little-endian 64-bit ELF"):
         proof.kernel_slots(text)
+
+
+def test_the_grain_size_caps_the_pieces_not_their_length(load_proof: Loader) -> None:
+    """invoke_parallel (ParallelOpenMP.h): tasks = min(threads, ceil(n / grain)), piece = ceil(n / tasks)."""
+    proof = load_proof("6-kernels/grain_size.py")
+    grain = proof.GRAIN_SIZE
+    assert (proof.tasks(grain), proof.piece(grain)) == (1, grain)
+    assert proof.tasks(3 * grain // 2) == 2 and proof.piece(3 * grain // 2) < grain, "a piece shorter than the grain"
+    assert any(n % grain for n in proof.AROUND), "the table shows a size that is no multiple of the grain"
+    assert proof.tasks(64 * grain, threads=4) == 4 and proof.piece(64 * grain, threads=4) == 16 * grain

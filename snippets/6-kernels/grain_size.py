@@ -20,8 +20,9 @@ It is a C++ constant that torch does not expose to Python, so the proof states i
 BELOW = (GRAIN_SIZE // 32, GRAIN_SIZE // 8, GRAIN_SIZE // 2)
 """Sizes below the grain size: `TensorIterator::for_each` runs them on the calling thread whatever the setting."""
 
-AROUND = (GRAIN_SIZE, 2 * GRAIN_SIZE)
-"""At the grain size (still one task: `parallel_for` splits only a range longer than it) and twice it (two tasks)."""
+AROUND = (GRAIN_SIZE, 3 * GRAIN_SIZE // 2, 2 * GRAIN_SIZE)
+"""At the grain size (still one task: `parallel_for` splits only a range longer than it), one and a half
+times it (two tasks, each shorter than the grain size) and twice it (two tasks of exactly the grain size)."""
 
 WELL_ABOVE = (8 * GRAIN_SIZE, 16 * GRAIN_SIZE, 32 * GRAIN_SIZE)
 """Sizes well above it: 1 to 4 MiB per float32 tensor, enough work per thread to pay for waking a second one."""
@@ -45,13 +46,23 @@ def usable_threads() -> tuple[int, str]:
 def tasks(elements: int, threads: int = 2) -> int:
     """How many pieces `at::parallel_for` cuts an add of `elements` into with `threads` threads.
 
-    `TensorIterator::for_each` stays on one thread below the grain size; `parallel_for` splits only a
-    range longer than it, into at most one piece per thread and at least `GRAIN_SIZE` elements each
-    (`invoke_parallel` in aten/src/ATen/ParallelOpenMP.h).
+    `TensorIterator::for_each` stays on one thread up to the grain size; past it, `invoke_parallel`
+    (aten/src/ATen/ParallelOpenMP.h) takes as many tasks as there are threads, but no more than the
+    range holds grain sizes, rounded up. The grain size bounds the number of pieces, not their length:
+    see `piece`.
     """
     if elements <= GRAIN_SIZE or threads < 2:
         return 1
     return min(threads, -(-elements // GRAIN_SIZE))
+
+
+def piece(elements: int, threads: int = 2) -> int:
+    """The elements in each piece (the last may be shorter): the range divided by `tasks`, rounded up.
+
+    At 1.5 times the grain size two threads get two pieces of 0.75 grain sizes each: shorter than the
+    grain size, which is the figure a reader might take for a minimum.
+    """
+    return -(-elements // tasks(elements, threads))
 
 
 def add_seconds(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> float:
@@ -109,11 +120,11 @@ def main() -> None:
     print(torch.__config__.parallel_info().strip().splitlines()[-1].strip())
     sizes = BELOW + AROUND + WELL_ABOVE
     best, cores, calling_thread = measure(sizes)
-    print(f"{'elements':>10} {'x grain':>8} {'pieces':>7} {'1 thread':>10} {'2 threads':>10} {'1 / 2':>7}")
+    print(f"{'elements':>10} {'x grain':>8} {'pieces':>7} {'piece':>9} {'1 thread':>10} {'2 threads':>10} {'1 / 2':>7}")
     speedup = {n: best[(n, 1)] / best[(n, 2)] for n in sizes}
     for n in sizes:
         print(
-            f"{n:>10,} {n / GRAIN_SIZE:>8.3g} {tasks(n):>7} {human_seconds(best[(n, 1)]):>10}"
+            f"{n:>10,} {n / GRAIN_SIZE:>8.3g} {tasks(n):>7} {piece(n):>9,} {human_seconds(best[(n, 1)]):>10}"
             f" {human_seconds(best[(n, 2)]):>10} {speedup[n]:>6.2f}x"
         )
     print(f"two threads got {cores:.2f} cores' worth of CPU time while the largest adds ran")
@@ -131,7 +142,10 @@ def main() -> None:
         why_not=why_one,
     )
     above = statistics.median(speedup[n] for n in WELL_ABOVE)
-    held_by_others = f"other work held the cores: two threads got {cores:.2f} cores' worth of CPU time"
+    held_by_others = (
+        f"other work held the cores: two threads got {cores:.2f} cores' worth of CPU time, and a thread that"
+        " loses its core stalls the other at OpenMP's barrier"
+    )
     why = why_one if threads < 2 else held_by_others
     claim(
         "well above the grain size two threads are faster than one",
