@@ -1,4 +1,4 @@
-"""One core's main-memory ceiling and the ridge it sets against the matmul ceiling: floor 6's roofline, again."""
+"""One core's main-memory ceiling and the ridge it sets against the matmul ceiling, every tensor past the caches."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def matmul_rate(device: torch.device, n: int = 1024) -> float:
 
 
 def main() -> None:
-    torch.set_num_threads(1)  # one core, like floor 6's roofline
+    torch.set_num_threads(1)  # one core, as floor 6's roofline
     device = detect_device()
     numel = main_memory_numel(device)
     rates = stream_rates(device, numel)
