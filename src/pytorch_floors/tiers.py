@@ -115,7 +115,7 @@ TIERS = (
     Tier("as-is", "a laptop or workstation as it is"),
     Tier(
         "one-core-scalar",
-        "a single-vCPU runner with scalar kernels",
+        "a single-vCPU runner without AVX2 or AVX-512 kernels",
         {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "ATEN_CPU_CAPABILITY": "default"},
         cpus="0",
     ),

@@ -50,7 +50,7 @@ def machine_in_words(provenance: Provenance, recorded: str | None = None) -> str
     else:
         device = _short_cpu(provenance.cpu)
     threads = f"{provenance.threads} thread{'s' if provenance.threads != 1 else ''}"
-    kernels = ", scalar kernels" if provenance.cpu_capability.upper() == "DEFAULT" else ""
+    kernels = ", kernels without AVX2" if provenance.cpu_capability.upper() == "DEFAULT" else ""
     words = f"{device} + {threads}{kernels}, torch {provenance.torch_version}"
     return f"{words}, recorded {recorded}" if recorded else words
 
