@@ -44,7 +44,7 @@ import torch
 torch.manual_seed(0)
 torch.set_num_threads(1)  # one thread: steadier timings on a busy machine (Lab 8 measures threads)
 
-print(f"torch {torch.__version__}, {torch.get_num_threads()} CPU thread, kernels for {torch.backends.cpu.get_cpu_capability()}")
+print(f"torch {torch.__version__}, {torch.get_num_threads()} CPU thread, CPU capability {torch.backends.cpu.get_cpu_capability()}")
 
 # %% tags=["checker"]
 # The self-check helpers (require, expect, best_time, ...) go in this cell: the build puts them here.
