@@ -98,17 +98,21 @@ def main() -> None:
     )
     xs = [float(size) for size, _ in rows]
     series = [Series("sum over the buffer, one thread", xs, [rate for _, rate in rows])]
-    top = max(rate for _, rate in rows)
+    # A log scale for the rate too: a linear one squashed every step past L2 against the axis.
+    top, bottom = max(rate for _, rate in rows), min(rate for _, rate in rows)
     for name, size in caches[:3]:
-        series.append(Series(f"{name} cache size", [float(size), float(size)], [0.0, top], points=False, dashed=True))
+        series.append(
+            Series(f"{name} cache size", [float(size), float(size)], [bottom, top], points=False, dashed=True)
+        )
     chart = line_chart(
         series,
         title="Read bandwidth against buffer size (one CPU thread)",
         x_label="buffer size (bytes, log scale)",
-        y_label="read bandwidth (GB/s)",
+        y_label="read bandwidth (GB/s, log scale)",
         description="Read bandwidth against buffer size, with the cache sizes the operating system reports; "
         "the largest buffers come from main memory.",
         log_x=True,
+        log_y=True,
     )
     show(chart, text="\n".join(lines), name="bandwidth_vs_size")
     state_claims(rows, caches, torch.backends.cpu.get_cpu_capability())
