@@ -111,6 +111,8 @@ def busy_together(first: list[Interval], second: list[Interval]) -> float:
 
 
 WIDTH, LEFT, RIGHT, BAR = 640, 8.0, 20.0, 22.0
+GAP = 2.0
+"""Pixels left between two back-to-back bars of one lane."""
 LINE = 1.2
 """Line height of the drawing's text, in ems."""
 CLASSES = {"launch": 0, "Python work": 1, "synchronize (waits)": 4}
@@ -150,10 +152,21 @@ def draw(host: list[Interval], worker: list[Interval]) -> str:
         for what, s, e in intervals:
             css = f"floors-plot__series floors-plot__series--{CLASSES.get(what, 2)}"
             faded = ' style="fill-opacity:0.3"' if what.startswith("synchronize") else ""
+            # Back-to-back matmuls keep a gap between them, so each is a bar of its own; a launch, microseconds
+            # long, is drawn as a mark a little taller than the lane, wide enough to see.
+            width, y, height = max(x(e) - x(s) - (GAP if what not in CLASSES else 0), 1.5), bars, BAR
+            if what == "launch":
+                width, y, height = max(width, 3.0), bars - 3, BAR + 6
             out.append(
-                f'<rect class="{css}" x="{x(s):.1f}" y="{bars:.1f}" width="{max(x(e) - x(s), 1.5):.1f}" '
-                f'height="{BAR}"{faded}><title>{escape(what)}: {human_seconds(s)} .. {human_seconds(e)}</title></rect>'
+                f'<rect class="{css}" x="{x(s):.1f}" y="{y:.1f}" width="{width:.1f}" height="{height:.1f}"{faded}>'
+                f"<title>{escape(what)}: {human_seconds(s)} .. {human_seconds(e)}</title></rect>"
             )
+            number = what.rsplit("#", 1)[-1] if "#" in what else ""
+            if number and width > 2 * PHONE_TEXT:
+                out.append(
+                    f'<text class="floors-plot__tick" x="{x(s) + width / 2:.1f}" y="{bars + BAR / 2:.1f}" '
+                    f'text-anchor="middle" dominant-baseline="central" style="fill:#fff">#{number}</text>'
+                )
         top = bars + BAR + 6
     axis = top
     ticks = int(axis_ms / step)
