@@ -147,7 +147,8 @@ def main() -> None:
         detail=f"{python[0]} before, {python[1]} with three views",
     )
 
-    print("\nC heap bytes left allocated per tensor, over 20,000 four-element tensors:")
+    print("\nC heap bytes each step adds, per tensor, over 20,000 four-element tensors (each row: the change")
+    print("that step left, not a total; the tensors themselves were allocated before the first row):")
     meta = autograd_meta()
     if meta is None:
         not_applicable(
