@@ -118,16 +118,33 @@ print(json.dumps(codes))
 """
 
 
-@pytest.mark.slow
-def test_every_download_link_of_the_built_site_runs_standalone(built_site: Build, tmp_path: Path) -> None:
-    """Fetch each proof download link from the built pages into an empty directory and run it bare."""
+SHARES = 4
+"""The downloads run in this many tests, each a share of them: one test of minutes would hold one
+pytest-xdist worker to the end of the run, where shares let the other worker take some."""
+
+
+def site_downloads(built_site: Build) -> dict[str, Path]:
+    """Each proof download the built pages link to: its path in the site, and the file there."""
     downloads: dict[str, Path] = {}
     for page in sorted(built_site.site.rglob("*.html")):
         url = page.relative_to(built_site.site).as_posix()
         for match in DOWNLOAD.finditer(page.read_text(encoding="utf-8")):
             target = urlsplit(urljoin(url, match["href"])).path
             downloads.setdefault(target, built_site.site / target)
-    assert len(downloads) >= len(list((ROOT / "snippets").rglob("*.py"))) - 1  # every proof is linked from a page
+    return downloads
+
+
+@pytest.mark.slow
+def test_every_proof_is_a_download_of_the_built_site(built_site: Build) -> None:
+    assert len(site_downloads(built_site)) >= len(list((ROOT / "snippets").rglob("*.py"))) - 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("share", range(SHARES))
+def test_every_download_link_of_the_built_site_runs_standalone(built_site: Build, tmp_path: Path, share: int) -> None:
+    """Fetch each proof download link from the built pages into an empty directory and run it bare (a share of them)."""
+    downloads = dict(sorted(site_downloads(built_site).items())[share::SHARES])
+    assert downloads, "this share has downloads to run"
     scripts: dict[str, str] = {}
     arguments = []
     for target, path in sorted(downloads.items()):
