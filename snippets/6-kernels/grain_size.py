@@ -131,9 +131,12 @@ def main() -> None:
     # Judged on the calling thread's CPU time, one and two threads in the same round: best wall times from
     # separate moments of a busy machine spread past the band (0.62 beside other builds) with no change in torch.
     below = [paired_ratio(calling_thread[(n, 1)], calling_thread[(n, 2)]) or 0.0 for n in BELOW]
+    # Only "faster" contradicts the model: the add stays on the calling thread. Two threads can be a little
+    # slower (a pool thread still spinning from the last parallel add, on a core that shares this one's
+    # hardware: the python3.13 tier measured 0.66), which is no help either.
     claim(
-        "below the grain size a second thread does not help: the time on two threads is that on one",
-        held=all(2 / 3 < ratio < 1.5 for ratio in below),
+        "below the grain size a second thread does not help: the calling thread takes no less time with two",
+        held=all(ratio < 1.5 for ratio in below),
         detail="1 / 2 thread CPU time of the calling thread, median of the rounds: "
         + ", ".join(f"{ratio:.2f}" for ratio in below),
         # On one CPU the second thread shares the first one's core (its cache, its time slices): what the
