@@ -161,12 +161,6 @@ def draw(host: list[Interval], worker: list[Interval]) -> str:
                 f'<rect class="{css}" x="{x(s):.1f}" y="{y:.1f}" width="{width:.1f}" height="{height:.1f}"{faded}>'
                 f"<title>{escape(what)}: {human_seconds(s)} .. {human_seconds(e)}</title></rect>"
             )
-            number = what.rsplit("#", 1)[-1] if "#" in what else ""
-            if number and width > 2 * PHONE_TEXT:
-                out.append(
-                    f'<text class="floors-plot__tick" x="{x(s) + width / 2:.1f}" y="{bars + BAR / 2:.1f}" '
-                    f'text-anchor="middle" dominant-baseline="central" style="fill:#fff">#{number}</text>'
-                )
         top = bars + BAR + 6
     axis = top
     ticks = int(axis_ms / step)

@@ -129,12 +129,17 @@ def main() -> None:
     )
     vector = bool(pick_vec_isa())  # False under ATEN_CPU_CAPABILITY=default: Inductor then writes scalar loops
     print(f"Inductor's loop: {'vector code, ' + str(pick_vec_isa()) if vector else 'scalar code (no vector set)'}")
-    # It applies with scalar code too: ATen's six DEFAULT kernels are no wider, and the fused loop still
-    # reads and writes a sixth of their bytes. A quarter faster is a win no burst of other work explains.
+    # Without a vector set Inductor writes plain C++ loops, while ATen's DEFAULT kernels still get the
+    # baseline's packed SSE from the compiler: the race is then between two compilers' loops, not about
+    # memory traffic (it has gone either way on the machines tried), so the claim does not apply.
     claim(
         STATEMENTS[2],
-        held=eager > 1.25 * fused,
+        held=eager > 1.5 * fused,
         detail=f"eager / compiled {eager / fused:.2f}x at {LARGE:,} elements",
+        applies=vector,
+        why_not="Inductor picked no vector instruction set (ATEN_CPU_CAPABILITY=default) and writes plain C++ "
+        "loops, while ATen's DEFAULT kernels still use the baseline's SSE: which is faster then depends on the "
+        "compilers and the core, not on the bytes fusion saves",
     )
     torch._dynamo.reset()
 
