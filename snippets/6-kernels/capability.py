@@ -135,7 +135,7 @@ def main() -> None:
     print(f"each row: the best of its fresh processes ({ROUNDS} for DEFAULT and unset, interleaved), 1 thread;")
     print(f"add on 2^{IN_CACHE.bit_length() - 1} float32 elements (in cache) and on 2^{FROM_MEMORY.bit_length() - 1}")
     print("(from main memory), out= given; matmul 256 x 256 float32")
-    print(f"{'ATEN_CPU_CAPABILITY':<20} {'kernel used':<12} {'add GB/s':>9} {'from memory':>12} {'matmul GFLOP/s':>15}")
+    print(f"{'ATEN_CPU_CAPABILITY':<20} {'capability':<12} {'add GB/s':>9} {'from memory':>12} {'matmul GFLOP/s':>15}")
     runs = measure()
     rows = {}
     for choice, results in runs.items():
@@ -156,7 +156,7 @@ def main() -> None:
     per_round = [own[1] / scalar[1] for own, scalar in zip(runs[""], runs["default"], strict=True)]
     print()
     if vector:
-        print(f"add with {best[0]} kernels: {cache_gain:.1f}x the rate of the DEFAULT build in cache,")
+        print(f"add under capability {best[0]}: {cache_gain:.1f}x the rate of the DEFAULT build in cache,")
         rounds = ", ".join(f"{gain:.1f}x" for gain in per_round)
         print(f"{memory_gain:.1f}x from main memory (round by round in cache: {rounds})")
         print(f"matmul: {mm_ratio:.2f}x (ATEN_CPU_CAPABILITY does not reach the BLAS library)")
