@@ -198,3 +198,13 @@ def test_the_grain_size_caps_the_pieces_not_their_length(load_proof: Loader) -> 
     assert proof.tasks(3 * grain // 2) == 2 and proof.piece(3 * grain // 2) < grain, "a piece shorter than the grain"
     assert any(n % grain for n in proof.AROUND), "the table shows a size that is no multiple of the grain"
     assert proof.tasks(64 * grain, threads=4) == 4 and proof.piece(64 * grain, threads=4) == 16 * grain
+
+
+def test_a_stub_is_told_from_one_whose_name_ends_the_same(load_proof: Loader) -> None:
+    """frexp_stub's symbols hold 'exp_stub_DECLARE_DISPATCH_type' too: matched by substring, its empty AVX512
+    slot was read as exp's in PyPI's CUDA build and failed the claim on three tiers."""
+    names_stub = load_proof("6-kernels/capability.py").names_stub
+    exp = b"_ZN2at6native12DispatchStubIPFvRNS_18TensorIteratorBaseEENS0_30exp_stub_DECLARE_DISPATCH_typeEE6AVX512E"
+    frexp = exp.replace(b"30exp_stub", b"32frexp_stub")
+    assert names_stub(exp, "exp_stub") and not names_stub(frexp, "exp_stub")
+    assert names_stub(frexp, "frexp_stub") and not names_stub(exp, "frexp_stub")

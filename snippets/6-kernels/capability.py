@@ -109,12 +109,22 @@ def kernel_slots(library: Path, stubs: tuple[str, ...] = SLOT_STUBS) -> dict[str
             if b"DispatchStub" not in name:
                 continue
             for stub in stubs:
-                if f"{stub}_DECLARE_DISPATCH_type".encode() in name:
+                if names_stub(name, stub):
                     for capability in CAPABILITIES:
                         # The member's mangled name ends `<length><name>E`, as `6AVX512E`.
                         if name.endswith(f"{len(capability)}{capability}E".encode()):
                             found[stub][capability] = index not in nobits
     return found
+
+
+def names_stub(mangled: bytes, stub: str) -> bool:
+    """Whether a mangled symbol belongs to `stub`'s DispatchStub, and not to one whose name ends the same.
+
+    The Itanium ABI writes each name with its length first (`30exp_stub_DECLARE_DISPATCH_type`), so
+    the length tells `exp_stub` from `frexp_stub`, whose name holds the same characters.
+    """
+    identifier = f"{stub}_DECLARE_DISPATCH_type"
+    return f"{len(identifier)}{identifier}".encode() in mangled
 
 
 def torch_cpu_library() -> Path | None:
