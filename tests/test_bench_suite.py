@@ -21,11 +21,23 @@ def _suite() -> ModuleType:
 
 
 def test_the_phase_times_make_test_prints_are_what_the_benchmark_reads(tmp_path: Path) -> None:
-    # make test's own loop over two stand-in phases, one failing: the loop goes on after it, and the
-    # line it prints names both, in order (its environments are left as they are: -o setup -o browser).
+    # make test's own loop over two stand-in phases, one failing: the loop goes on after it, and the line
+    # it prints names both, in order (its environments are left as they are: -o for each target that makes one).
     wrapper = tmp_path / "wrapper.mk"
     wrapper.write_text(f"include {ROOT / 'Makefile'}\nfirst: ; @sleep 1\nsecond: ; @false\n", encoding="utf-8")
-    command = ["make", "--no-print-directory", "-f", str(wrapper), "-o", "setup", "-o", "browser", "test"]
+    command = [
+        "make",
+        "--no-print-directory",
+        "-f",
+        str(wrapper),
+        "-o",
+        "setup",
+        "-o",
+        "setup-properdocs",
+        "-o",
+        "browser",
+        "test",
+    ]
     done = subprocess.run(
         [*command, "PHASES=first second"],
         cwd=ROOT,
