@@ -36,6 +36,27 @@ def test_timeline_figure_is_accessible(load_proof: Loader) -> None:
     assert len(root.findall(f"{SVG}rect")) >= 2 * (len(rows) - 1)
 
 
+def _timeline(*durations: float) -> list[dict[str, object]]:
+    names = ["c = a @ b (1)", "c = a @ b (2)", "c = a @ b (3)", "s = c.sum()", "s.item()"]
+    rows, now = [], 0.0
+    for name, took in zip(names, durations, strict=True):
+        rows.append({"op": name, "host": (now, now + took)})
+        now += took + 0.001  # a little loop overhead between calls
+    return rows
+
+
+def test_one_processor_is_told_by_where_the_run_waits_not_by_which_call_is_longest(load_proof: Loader) -> None:
+    """The crowded tier failed the claim: its sum, stalled beside a neighbour, outlasted the matmuls (20% of the
+    run), though every call still lasted as long as its work and .item() waited for nothing."""
+    one_processor = load_proof("8-chip/timeline.py").one_processor
+    quiet, detail = one_processor(_timeline(0.003, 0.003, 0.003, 0.0005, 0.00001))
+    assert quiet, detail
+    crowded, detail = one_processor(_timeline(0.002, 0.002, 0.002, 0.024, 0.00001))
+    assert crowded, detail
+    cuda_like, detail = one_processor(_timeline(0.00002, 0.00002, 0.00002, 0.00002, 0.05))
+    assert not cuda_like, "launches that return at once and an .item() that waits are not one processor"
+
+
 def test_cache_sizes_and_thread_counts_are_well_formed(load_proof: Loader) -> None:
     for name, size in load_proof("8-chip/bandwidth_vs_size.py").cache_sizes():
         assert name.startswith("L") and size > 0
