@@ -38,7 +38,8 @@ def test_timeline_figure_is_accessible(load_proof: Loader) -> None:
 
 def _timeline(*durations: float) -> list[dict[str, object]]:
     names = ["c = a @ b (1)", "c = a @ b (2)", "c = a @ b (3)", "s = c.sum()", "s.item()"]
-    rows, now = [], 0.0
+    rows: list[dict[str, object]] = []
+    now = 0.0
     for name, took in zip(names, durations, strict=True):
         rows.append({"op": name, "host": (now, now + took)})
         now += took + 0.001  # a little loop overhead between calls
