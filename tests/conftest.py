@@ -458,6 +458,14 @@ def site_url(built_site: Build) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
+def axe_core(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The pinned axe-core's script (tests/accessibility.py), installed once per run."""
+    from accessibility import install_axe_core  # noqa: PLC0415  (Playwright: loaded by the browser tests only)
+
+    return install_axe_core(run_dir(tmp_path_factory))
+
+
+@pytest.fixture(scope="session")
 def browser(chromium_path: str) -> Iterator[Browser]:
     # Imported here: collection (every worker, every phase) and the tests that open no browser never load
     # Playwright, nor the handouts' nbformat.

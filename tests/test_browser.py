@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from accessibility import serious_violations, settle
 from playwright.sync_api import Browser
 
 from pytorch_floors.floors import FLOORS
@@ -26,4 +27,27 @@ def test_gauge_is_visible_and_navigates_down_a_floor(browser: Browser, site_url:
     current = page.locator('nav.floors-gauge a[aria-current="page"]', has_text=below.title)
     current.wait_for()
     assert page.locator('nav.floors-gauge a[aria-current="page"]').count() == 1
+    page.close()
+
+
+def test_the_accessibility_check_finds_what_it_must_and_waits_for_a_fade(browser: Browser, axe_core: str) -> None:
+    """Every accessibility test reads `serious_violations`: shown here to name a serious contrast failure and a
+    critical unlabelled image, and to pass a clean page; `settle` returns only once a transition has ended."""
+    page = browser.new_page()
+    page.set_content(
+        '<html lang="en"><head><title>t</title></head><body><main><h1>Title</h1>'
+        '<p style="color:#bbb;background:#fff">faint text</p><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">'
+        "</main></body></html>"
+    )
+    found = serious_violations(page, axe_core, "planted")
+    assert any("color-contrast (serious)" in line for line in found), found
+    assert any("image-alt (critical)" in line for line in found), found
+    page.set_content(
+        '<html lang="en"><head><title>t</title></head><body><main><h1>Title</h1><p>plain</p></main></body></html>'
+    )
+    assert serious_violations(page, axe_core, "clean") == []
+    page.set_content('<html><body><p id="p" style="transition: opacity 600ms linear">fading</p></body></html>')
+    page.evaluate("() => { document.getElementById('p').style.opacity = '0'; }")
+    settle(page)
+    assert page.evaluate("getComputedStyle(document.getElementById('p')).opacity") == "0"
     page.close()

@@ -9,8 +9,6 @@ import importlib.util
 import itertools
 import json
 import re
-import shutil
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,13 +16,12 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
+from accessibility import serious_violations, settle
 from bs4 import BeautifulSoup
-from filelock import FileLock
 from playwright.sync_api import Browser, Page, ViewportSize, expect
 from test_reader import DESKTOP, MOBILE, set_palette, site_pages
 
-from conftest import ROOT, Build, run_dir
+from conftest import ROOT, Build
 from pytorch_floors.floors import FLOORS
 
 pytestmark = pytest.mark.browser
@@ -68,7 +65,7 @@ SECTION_LINKS_JS = """
 def open_drawer(tab: Page) -> None:
     tab.locator("label.md-header__button[for='__drawer']").tap()
     tab.wait_for_function("document.getElementById('__drawer').checked")
-    tab.wait_for_timeout(300)  # the drawer slides in
+    settle(tab)  # the drawer slides in
 
 
 @pytest.mark.parametrize("path", [*FLOOR_PAGES, LAB_PAGES[3]])
@@ -81,7 +78,7 @@ def test_a_phones_drawer_keeps_the_gauge_and_offers_the_pages_sections(phone: Pa
     assert contents.count() == 1 and contents.is_visible(), "the drawer has no entry for the page's contents"
     contents.tap()
     phone.wait_for_function("document.getElementById('__toc').checked")
-    phone.wait_for_timeout(300)
+    settle(phone)
     sections = phone.evaluate(SECTION_LINKS_JS, ".md-sidebar--primary")
     assert len(sections) >= 5, f"{path}: the drawer offers {len(sections)} links to the page's sections: {sections}"
     # A section link leads there and closes the drawer, as Material's own contents do.
@@ -336,22 +333,17 @@ def test_no_folded_answer_of_a_lab_is_in_the_search_index(built_site: Build) -> 
 # ---- accessibility at a phone's size --------------------------------------------------------------
 
 
-def test_no_serious_accessibility_violations_on_a_phone(phone: Page, site_url: str) -> None:
-    axe = Axe()
+def test_no_serious_accessibility_violations_on_a_phone(phone: Page, site_url: str, axe_core: str) -> None:
     problems = []
     for path in ["", FLOOR_PAGES[3], LAB_PAGES[3], "build-report/", "reference/gauge/"]:
         for scheme in ("default", "slate"):
             phone.goto(site_url + path)
             set_palette(phone, scheme)
-            phone.wait_for_timeout(400)  # Material fades the colours between palettes
             if path == FLOOR_PAGES[3]:
                 open_drawer(phone)
                 phone.locator(".md-sidebar--primary label.md-nav__link[for='__toc']").tap()
-                phone.wait_for_timeout(300)
-            for violation in axe.run(phone).response["violations"]:
-                if violation["impact"] in ("serious", "critical"):
-                    nodes = [n["target"] for n in violation["nodes"][:3]]
-                    problems.append(f"{path or 'index'} [{scheme}] {violation['id']}: {violation['help']} {nodes}")
+                settle(phone)
+            problems += serious_violations(phone, axe_core, f"{path or 'index'} [{scheme}]")
     assert problems == [], "\n".join(problems)
 
 
@@ -609,43 +601,6 @@ def test_the_404_pages_floor_names_look_like_links(browser: Browser, site_url: s
 
 # ---- 4. accessibility by the latest axe-core ------------------------------------------------------
 
-AXE_CORE_VERSION = "4.14.1"
-"""npm's latest axe-core when this check was written, pinned so that every run applies the same rules."""
-
-AXE_CORE_PREFIX = ROOT / ".cache" / "npm"
-"""Where npm installs it (not committed; `make clean` removes it, and the next run installs it again)."""
-
-
-@pytest.fixture(scope="session")
-def axe_core(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """axe-core's script at `AXE_CORE_VERSION`, installed with npm first if it is not there yet.
-
-    Never skipped: without npm, or if the install fails, the test fails and says why. The workers of one
-    run install it once, under a lock.
-    """
-    script = AXE_CORE_PREFIX / "node_modules" / "axe-core" / "axe.min.js"
-    package = script.parent / "package.json"
-    with FileLock(run_dir(tmp_path_factory) / "axe-core.lock"):
-        installed = json.loads(package.read_text(encoding="utf-8"))["version"] if package.is_file() else None
-        if installed != AXE_CORE_VERSION:
-            npm = shutil.which("npm")
-            if npm is None:
-                pytest.fail(f"npm is needed to install axe-core {AXE_CORE_VERSION} (apt-get install npm)")
-            command = [npm, "install", "--no-save", "--prefix", str(AXE_CORE_PREFIX), f"axe-core@{AXE_CORE_VERSION}"]
-            done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
-            if done.returncode != 0 or not script.is_file():
-                pytest.fail(f"{' '.join(command)} failed:\n{done.stdout}{done.stderr}"[-3000:])
-    return script.read_text(encoding="utf-8")
-
-
-AXE_RUN_JS = """
-async () => {
-  const results = await axe.run(document, {resultTypes: ['violations']});
-  return {version: axe.version, violations: results.violations.map(v => ({
-    id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}))};
-}
-"""
-
 
 @pytest.mark.parametrize("scheme", ["default", "slate"])
 def test_the_latest_axe_core_finds_nothing_serious_on_a_phone(
@@ -661,16 +616,8 @@ def test_the_latest_axe_core_finds_nothing_serious_on_a_phone(
     for path in every if scheme == "default" else ["", FLOOR_PAGES[len(FLOOR_PAGES) // 2]]:
         phone.goto(site_url + path)
         set_palette(phone, scheme)
-        phone.wait_for_timeout(400)  # Material fades the colours between palettes
         phone.wait_for_selector(".md-version__current")  # drawn by Material once versions.json arrives
-        phone.add_script_tag(content=axe_core)
-        found = phone.evaluate(AXE_RUN_JS)
-        assert found["version"] == AXE_CORE_VERSION
-        problems += [
-            f"{path or 'index'} [{scheme}] {v['id']} ({v['impact']}): {v['help']} {v['nodes']}"
-            for v in found["violations"]
-            if v["impact"] in ("serious", "critical")
-        ]
+        problems += serious_violations(phone, axe_core, f"{path or 'index'} [{scheme}]")
     assert problems == [], "\n".join(problems)
 
 

@@ -1,0 +1,85 @@
+"""Accessibility checks of a page in the browser, by one pinned release of npm's latest axe-core.
+
+Every accessibility test runs this one engine (`serious_violations`): the desktop and phone tests,
+every page of the site, and the root 404 of a published edition. axe-playwright-python, which these
+tests used before, bundles an older axe-core and returns every rule's passes and incomplete nodes
+to Python as well, so one page took about twice as long to check; here axe reports violations only.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from filelock import FileLock
+from playwright.sync_api import Page
+
+from conftest import ROOT
+
+AXE_CORE_VERSION = "4.14.1"
+"""npm's latest axe-core when this check was written, pinned so that every run applies the same rules."""
+
+AXE_CORE_PREFIX = ROOT / ".cache" / "npm"
+"""Where npm installs it (not committed; `make clean` removes it, and the next run installs it again)."""
+
+AXE_RUN_JS = """
+async () => {
+  const results = await axe.run(document, {resultTypes: ['violations']});
+  return {version: axe.version, violations: results.violations.map(v => ({
+    id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}))};
+}
+"""
+
+SERIOUS = ("serious", "critical")
+
+
+def install_axe_core(lock_dir: Path) -> str:
+    """axe-core's script at `AXE_CORE_VERSION`, installed with npm first if it is not there yet.
+
+    Never skipped: without npm, or if the install fails, the test fails and says why. The workers of
+    one run install it once, under a lock in `lock_dir`.
+    """
+    script = AXE_CORE_PREFIX / "node_modules" / "axe-core" / "axe.min.js"
+    package = script.parent / "package.json"
+    with FileLock(lock_dir / "axe-core.lock"):
+        installed = json.loads(package.read_text(encoding="utf-8"))["version"] if package.is_file() else None
+        if installed != AXE_CORE_VERSION:
+            npm = shutil.which("npm")
+            if npm is None:
+                pytest.fail(f"npm is needed to install axe-core {AXE_CORE_VERSION} (apt-get install npm)")
+            command = [npm, "install", "--no-save", "--prefix", str(AXE_CORE_PREFIX), f"axe-core@{AXE_CORE_VERSION}"]
+            done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+            if done.returncode != 0 or not script.is_file():
+                pytest.fail(f"{' '.join(command)} failed:\n{done.stdout}{done.stderr}"[-3000:])
+    return script.read_text(encoding="utf-8")
+
+
+def serious_violations(tab: Page, axe_core: str, where: str) -> list[str]:
+    """The serious and critical violations axe-core finds in `tab` as it is now, each line naming `where`."""
+    if tab.evaluate("typeof window.axe === 'undefined'"):
+        tab.add_script_tag(content=axe_core)
+    found = tab.evaluate(AXE_RUN_JS)
+    assert found["version"] == AXE_CORE_VERSION, f"{where}: the page runs axe-core {found['version']}"
+    return [
+        f"{where} {v['id']} ({v['impact']}): {v['help']} {v['nodes']}"
+        for v in found["violations"]
+        if v["impact"] in SERIOUS
+    ]
+
+
+def settle(tab: Page) -> None:
+    """Wait until every transition and animation that has an end has ended (Material fades a palette change)."""
+    tab.evaluate(SETTLE_JS)
+
+
+SETTLE_JS = """
+async () => {
+  // Two frames first, so that a change made just now has started its transitions.
+  await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+  const ending = document.getAnimations().filter(a => a.effect && a.effect.getComputedTiming().endTime !== Infinity);
+  await Promise.all(ending.map(a => a.finished.catch(() => null)));  // one cancelled by a newer change is over too
+}
+"""
