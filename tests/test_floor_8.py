@@ -217,7 +217,7 @@ def test_the_thread_sentence_says_slower_when_a_speed_up_is_below_one(load_proof
 def test_two_cores_at_once_is_judged_by_cpu_time_which_time_slicing_cannot_fake(load_proof: Loader) -> None:
     """The one-CPU tab's overlap held by interval arithmetic: its threads took turns. CPU time tells them apart."""
     at_once = load_proof("8-chip/worker_stream.py").at_once
-    free = {"serial": 1.0, "serial_cpu": 0.98, "free_cores": 1.95}
+    free = {"serial": 1.0, "free_cores": 1.95}
     parallel = {"overlapped": 1.0, "overlapped_cpu": 1.6, **free}
     sliced = {"overlapped": 1.0, "overlapped_cpu": 0.97, **free}
     verdict, cannot = at_once(parallel, together=0.7, cpus=2)
@@ -231,7 +231,7 @@ def test_two_cores_at_once_is_not_judged_where_other_work_holds_a_core(load_proo
     """The loaded tier (a hog per core): one thread alone still got 0.7 of a core, so the run was judged, and
     the overlap's CPU time was 1.00x its wall time. Two GIL-free threads measured beside it tell why."""
     at_once = load_proof("8-chip/worker_stream.py").at_once
-    loaded = {"overlapped": 1.0, "overlapped_cpu": 1.0, "serial": 1.0, "serial_cpu": 0.75, "free_cores": 1.05}
+    loaded = {"overlapped": 1.0, "overlapped_cpu": 1.0, "serial": 1.0, "free_cores": 1.05}
     verdict, cannot = at_once(loaded, together=0.7, cpus=2)
     assert not verdict.held
     assert cannot is not None and "other work held the cores" in cannot and "1.05 cores" in cannot

@@ -253,6 +253,13 @@ def main() -> None:
     check(rows, device)
 
 
+def spans(rows: list[dict[str, Any]]) -> tuple[float, float, float]:
+    """Seconds on the host clock: the whole run, its matmul calls together, and the `s.item()` call."""
+    run = rows[-1]["host"][1] - rows[0]["host"][0]
+    matmuls = sum(r["host"][1] - r["host"][0] for r in rows if r["op"].startswith("c = a @ b"))
+    return run, matmuls, rows[-1]["host"][1] - rows[-1]["host"][0]
+
+
 def one_processor(rows: list[dict[str, Any]]) -> tuple[bool, str]:
     """Whether the run looks as it must where host and device are one processor, and the shares it was judged on.
 
@@ -261,10 +268,8 @@ def one_processor(rows: list[dict[str, Any]]) -> tuple[bool, str]:
     Which computing call takes the longest is not part of it: beside other work, a thread team
     stalled at a barrier can make the small sum outlast the matmuls.
     """
-    run = rows[-1]["host"][1] - rows[0]["host"][0]
+    run, matmuls, item = spans(rows)
     computing = sum(r["host"][1] - r["host"][0] for r in rows if r["op"] != "s.item()")
-    matmuls = sum(r["host"][1] - r["host"][0] for r in rows if r["op"].startswith("c = a @ b"))
-    item = rows[-1]["host"][1] - rows[-1]["host"][0]
     detail = (
         f"computing calls {computing / run:.0%} of the run (matmuls {matmuls / run:.0%}), s.item() {item / run:.0%}"
     )
@@ -273,9 +278,7 @@ def one_processor(rows: list[dict[str, Any]]) -> tuple[bool, str]:
 
 def check(rows: list[dict[str, Any]], device: torch.device) -> None:
     """The page's claims about the two lanes: what each clock shows on this device."""
-    run = rows[-1]["host"][1] - rows[0]["host"][0]
-    calls = sum(r["host"][1] - r["host"][0] for r in rows if r["op"].startswith("c = a @ b"))
-    item = rows[-1]["host"][1] - rows[-1]["host"][0]
+    run, calls, item = spans(rows)
     share = f"matmul calls {calls / run:.0%} of the run, s.item() {item / run:.0%}"
     if device.type == "cuda":
         claim(
