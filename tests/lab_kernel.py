@@ -5,11 +5,12 @@ a suggested change) differs from it in a few cells; `LabKernel.graded` runs, in 
 only the cells whose outcome the variant can change (`plan`): the changed cells and those that read
 what they bind. The others keep the outcome the solved run gave them.
 
-The kernel keeps, for every name, which cell's run last bound it (`holders`). A cell that runs must
-read each name as a fresh run of the variant would give it to it, from the last cell before it that
-binds it; where an earlier variant's run holds the name instead, the cell that binds it in the
-variant runs again first. What no name records (a compiler's caches, the RNG, torch's thread count)
-the labs keep from mattering on a second run, and
+The kernel keeps, for every name, which cell's run last bound it and what that run read (`holders`).
+A cell that runs must read each name as a fresh run of the variant would give it to it, from the
+last cell before it that binds it, itself run on what a fresh run gives it; where an earlier
+variant's run holds the name instead (even by the same cell and source, run on another input), the
+cell that binds it in the variant runs again first. What no name records (a compiler's caches, the
+RNG, torch's thread count) the labs keep from mattering on a second run, and
 `test_a_variant_grades_the_same_in_its_lab_kernel_as_in_a_fresh_one` compares the two ways on
 every lab.
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 import builtins
 import copy
 import functools
+import hashlib
 import symtable
 import time
 from contextlib import ExitStack
@@ -114,7 +116,17 @@ def names(source: str) -> _Names:
 
 
 Holder = tuple[int, str]
-"""The run that last bound a name in a kernel: its cell's index and source ("" where that run failed)."""
+"""The run that last bound a name in a kernel: its cell's index, and a digest of that run ("" where it failed).
+
+The digest is of the cell's source and of the holders of the names it read as it ran: a cell that
+ran again with its own source, but read another value (a measurement cell after a variant changed
+its input), holds its names as another run does.
+"""
+
+
+def _digest(index: int, source: str, read: dict[str, Holder]) -> str:
+    text = "\0".join([str(index), source, *(f"{name}={read[name]}" for name in sorted(read))])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def holders(notebook: Any, indices: list[int], before: dict[str, Holder] | None = None) -> dict[str, Holder]:
@@ -123,8 +135,10 @@ def holders(notebook: Any, indices: list[int], before: dict[str, Holder] | None 
     for index in indices:
         cell = notebook.cells[index]
         failed = any(out.output_type == "error" for out in cell.get("outputs", []))
-        for name in names(cell.source).binds:
-            held[name] = (index, "" if failed else cell.source)
+        found = names(cell.source)
+        run = "" if failed else _digest(index, cell.source, {n: held[n] for n in found.reads if n in held})
+        for name in found.binds:
+            held[name] = (index, run)
     return held
 
 
@@ -135,8 +149,9 @@ def plan(base: Any, variant: Any, held: dict[str, Holder]) -> tuple[int, ...]:
     run of `base` is run: one whose source changed, or that reads a name which, in `variant`, a
     changed or re-run cell binds, or another cell than in `base`. Then every cell to run must find
     each name it reads bound by the same run as in a fresh run of `variant` (the last cell before
-    it that binds the name): where an earlier variant's run holds that name instead, the cell
-    that binds it there is run again too, and so on.
+    it that binds the name, itself having read what a fresh run gives it): where the kernel holds
+    that name from another run (an earlier variant's), the cell that binds it there is run again
+    too, and so on.
     """
     if len(base.cells) != len(variant.cells):
         raise ValueError("a variant keeps the lab's cells: it changes their sources only")
@@ -145,6 +160,19 @@ def plan(base: Any, variant: Any, held: dict[str, Holder]) -> tuple[int, ...]:
 
     def binder(found: dict[int, _Names], cell: int, name: str) -> int | None:
         return max((i for i in code if i < cell and name in found[i].binds), default=None)
+
+    fresh: dict[int, Holder] = {}
+
+    def fresh_run(cell: int) -> Holder:
+        """The holder of what `cell` binds in a fresh run of `variant` (every cell before it passed)."""
+        if cell not in fresh:
+            read = {}
+            for name in ours[cell].reads:
+                bound_by = binder(ours, cell, name)
+                if bound_by is not None:
+                    read[name] = fresh_run(bound_by)
+            fresh[cell] = (cell, _digest(cell, variant.cells[cell].source, read))
+        return fresh[cell]
 
     runs: set[int] = set()
     for cell in code:
@@ -160,9 +188,9 @@ def plan(base: Any, variant: Any, held: dict[str, Holder]) -> tuple[int, ...]:
                 bound_by = binder(ours, cell, name)
                 if bound_by is None or bound_by in runs:
                     continue  # nothing in the lab binds it (a builtin), or a cell that runs before this one does
-                if now.get(name) != (bound_by, variant.cells[bound_by].source):
+                if now.get(name) != fresh_run(bound_by):
                     missing.add(bound_by)
-            now.update((name, (cell, variant.cells[cell].source)) for name in ours[cell].binds)
+            now.update((name, fresh_run(cell)) for name in ours[cell].binds)
         if not missing:
             return tuple(sorted(runs))
         runs |= missing

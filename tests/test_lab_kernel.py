@@ -1,0 +1,139 @@
+"""The lab kernel's shortcut (tests/lab_kernel.py): which cells a variant re-runs, and that it grades as a fresh run.
+
+`plan` is read on small notebooks made here, with no kernel: each case is one way a variant's cell
+can see another value than in the solved run (its source changed, a name it reads is bound by a
+changed cell or by another cell, or the kernel holds an earlier variant's value of it). The last
+test runs a small lab with a measurement cell in a lab kernel and in fresh kernels, variant by
+variant, in the order that makes the kernel bring earlier values back.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import nbformat
+import pytest
+from lab_kernel import Holder, LabKernel, holders, plan, run_fresh
+
+from pytorch_floors.labs.cells import ANSWER, SOLUTION, student_notebook, with_answers
+
+
+def notebook(*cells: str | tuple[str, str]) -> Any:
+    """A notebook of code cells; a ("md", text) item is a markdown cell, an ("answer"|"solution", code) a tagged one."""
+    made = nbformat.v4.new_notebook()  # type: ignore[no-untyped-call]
+    for cell in cells:
+        kind, source = cell if isinstance(cell, tuple) else ("code", cell)
+        if kind == "md":
+            made.cells.append(nbformat.v4.new_markdown_cell(source))  # type: ignore[no-untyped-call]
+        else:
+            tags = [kind] if kind in (ANSWER, SOLUTION) else []
+            made.cells.append(nbformat.v4.new_code_cell(source, metadata={"tags": tags}))  # type: ignore[no-untyped-call]
+    return made
+
+
+def edited(base: Any, **sources: str) -> Any:
+    """A copy of `base` with the cells named `c<index>` given new sources."""
+    variant = copy.deepcopy(base)
+    for name, source in sources.items():
+        variant.cells[int(name.removeprefix("c"))].source = source
+    return variant
+
+
+def after_base(base: Any) -> dict[str, Holder]:
+    """Who holds each name once `base` ran whole (what a lab kernel starts from)."""
+    return holders(base, [i for i, cell in enumerate(base.cells) if cell.cell_type == "code"])
+
+
+CHAIN = notebook("n = 3", "m = n * 2", "print(m)", "k = 1", "print(k)")
+
+
+def test_an_unchanged_variant_runs_nothing() -> None:
+    assert plan(CHAIN, copy.deepcopy(CHAIN), after_base(CHAIN)) == ()
+
+
+def test_a_changed_cell_runs_and_so_does_every_cell_that_reads_what_it_binds() -> None:
+    assert plan(CHAIN, edited(CHAIN, c0="n = 4"), after_base(CHAIN)) == (0, 1, 2)
+    assert plan(CHAIN, edited(CHAIN, c3="k = 2"), after_base(CHAIN)) == (3, 4)
+
+
+def test_a_cell_runs_where_another_cell_binds_a_name_it_reads() -> None:
+    # The variant's cell 3 binds m too: cell 4, which read cell 1's m, now reads cell 3's.
+    base = notebook("m = 1", "print(m)", "x = 0", "print(x)", "print(m)")
+    variant = edited(base, c3="m = 2")
+    assert plan(base, variant, after_base(base)) == (3, 4)
+
+
+def test_a_name_an_earlier_variant_left_is_bound_again_first() -> None:
+    # A variant ran cell 0 as "n = 4" in this kernel; the next variant changes only cell 2, which reads m,
+    # which the kernel holds from that run: cells 0 and 1 run again so cell 2 reads the lab's own n and m.
+    held = holders(edited(CHAIN, c0="n = 4"), [0, 1], after_base(CHAIN))
+    assert plan(CHAIN, edited(CHAIN, c2="print(m + 1)"), held) == (0, 1, 2)
+
+
+def test_a_name_bound_by_a_failed_run_is_bound_again() -> None:
+    failed = edited(CHAIN, c0="n = undefined_name")
+    failed.cells[0].outputs = [nbformat.v4.new_output("error", ename="NameError", evalue="x", traceback=[])]  # type: ignore[no-untyped-call]
+    held = holders(failed, [0], after_base(CHAIN))
+    assert plan(CHAIN, edited(CHAIN, c1="m = n * 3"), held) == (0, 1, 2)
+
+
+def test_a_functions_globals_count_as_read_where_it_is_called() -> None:
+    base = notebook("scale = 2", "def f(x):\n    return x * scale\n", "print(f(1))")
+    # f reads scale when it is called: changing scale re-runs the cell that calls f (and the one that defines it).
+    assert plan(base, edited(base, c0="scale = 3"), after_base(base)) == (0, 1, 2)
+
+
+def test_a_variant_keeps_the_labs_cells() -> None:
+    with pytest.raises(ValueError, match="keeps the lab's cells"):
+        plan(CHAIN, notebook("n = 3"), after_base(CHAIN))
+
+
+# A small lab: a measurement cell, one exercise with an answer, a solution and a check. The check fails
+# with NotFilled until the answer is filled and WrongAnswer when it disagrees with what was measured.
+SMALL_LAB = notebook(
+    "class NotFilled(Exception):\n    pass\n\nclass WrongAnswer(Exception):\n    pass\n",
+    "size = 1000",
+    "measured = sum(range(size))",
+    ("md", '## Exercise 1 · The sum <a id="the-sum"></a>'),
+    (ANSWER, "TOTAL = ..."),
+    (SOLUTION, "TOTAL = 499500"),
+    "# SELF-CHECK\n"
+    "if TOTAL is ...:\n    raise NotFilled('fill in TOTAL')\n"
+    "if TOTAL != measured:\n    raise WrongAnswer(f'TOTAL should be {measured}, not {TOTAL}')\n"
+    "print('self-check passed')\n",
+)
+
+
+@pytest.mark.slow
+def test_a_lab_kernel_grades_each_variant_as_a_fresh_kernel_does() -> None:
+    variants = {
+        # Changes the measurement cell and the answer: the kernel now holds another size and measured.
+        "measured again, answered right": with_answers(
+            edited(SMALL_LAB, c1="size = 2000"), {"the-sum": "TOTAL = 1999000"}
+        ),
+        # Unchanged measurement, which the kernel must bring back from the last variant's size: else it passes.
+        "answered wrong": with_answers(SMALL_LAB, {"the-sum": "TOTAL = 1999000"}),
+        # The solution blanked: the answer cell's placeholder must be bound again.
+        "as shipped": with_answers(SMALL_LAB, {"the-sum": ""}),
+        "measured again, left unanswered": with_answers(edited(SMALL_LAB, c1="size = 10"), {"the-sum": ""}),
+        "solved": copy.deepcopy(SMALL_LAB),
+    }
+    expected = {
+        "measured again, answered right": "passed",
+        "answered wrong": "WrongAnswer",
+        "as shipped": "NotFilled",
+        "measured again, left unanswered": "NotFilled",
+        "solved": "passed",
+    }
+    kernel = LabKernel(SMALL_LAB)
+    try:
+        for name, variant in variants.items():
+            in_kernel = kernel.graded(variant)
+            fresh = run_fresh(copy.deepcopy(variant))
+            assert in_kernel.checks == fresh.checks, name
+            assert in_kernel.other_errors == fresh.other_errors == [], name
+            assert fresh.checks["the-sum"][0] == expected[name], (name, fresh.checks)
+    finally:
+        kernel.close()
+    assert run_fresh(student_notebook(SMALL_LAB)).checks["the-sum"][0] == "NotFilled"
