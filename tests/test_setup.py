@@ -9,6 +9,7 @@ leaves them out.
 
 from __future__ import annotations
 
+import concurrent.futures
 import importlib.metadata
 import json
 import os
@@ -24,7 +25,7 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
-from conftest import ROOT
+from conftest import ROOT, once_per_run, run_dir
 
 SETUP_ENV = ROOT / "tools" / "setup_env.py"
 sys.path.insert(0, str(SETUP_ENV.parent))
@@ -295,15 +296,48 @@ LINUX = {"platform_system": "Linux", "sys_platform": "linux"}
 MACOS = {"platform_system": "Darwin", "sys_platform": "darwin", "platform_machine": "arm64"}
 
 
+PYTHONS = ["3.11", "3.12", "3.13"]
+PLATFORMS = ["manylinux_2_28_x86_64", "manylinux_2_28_aarch64", "macosx_14_0_arm64"]
+
+
+def _pypi_reports(scratch: Path) -> dict[str, Any]:
+    """PyPI's torch for every (platform, Python) pair, four pips at a time: each mostly waits on PyPI, so nine in
+    a row held a worker for a minute and a half on a busy machine. A pair whose pip failed holds its error."""
+
+    def ask(pair: str) -> dict[str, Any]:
+        platform, python = pair.split(" ")
+        tags = ["--only-binary=:all:", "--platform", platform, "--python-version", python, "--implementation", "cp"]
+        try:
+            return {
+                "torch": report(
+                    "--target", str(scratch / pair.replace(" ", "-")), *tags, f"torch=={PIN}", isolated=True
+                )
+            }
+        except AssertionError as error:
+            return {"error": str(error)}
+
+    pairs = [f"{platform} {python}" for platform in PLATFORMS for python in PYTHONS]
+    first = {pairs[0]: ask(pairs[0])}  # alone: it puts PyPI's index of torch in pip's cache, which the others read
+    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+        return first | dict(zip(pairs[1:], pool.map(ask, pairs[1:]), strict=True))
+
+
+@pytest.fixture(scope="session")
+def pypi_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """`_pypi_reports`, once per test run (the workers share it)."""
+    return once_per_run(run_dir(tmp_path_factory), "pypi-torch-reports", _pypi_reports)
+
+
 @pytest.mark.network
-@pytest.mark.parametrize("python", ["3.11", "3.12", "3.13"])
-@pytest.mark.parametrize("platform", ["manylinux_2_28_x86_64", "manylinux_2_28_aarch64", "macosx_14_0_arm64"])
+@pytest.mark.parametrize("python", PYTHONS)
+@pytest.mark.parametrize("platform", PLATFORMS)
 def test_pypis_plain_torch_is_the_cuda_build_on_linux_and_not_on_macos(
-    tmp_path: Path, platform: str, python: str
+    pypi_reports: dict[str, Any], platform: str, python: str
 ) -> None:
     """Why the CPU index: PyPI's torch==X for Linux (x86-64 and aarch64 alike) requires NVIDIA's CUDA packages."""
-    tags = ["--only-binary=:all:", "--platform", platform, "--python-version", python, "--implementation", "cp"]
-    torch = report("--target", str(tmp_path / "t"), *tags, f"torch=={PIN}", isolated=True)
+    asked = pypi_reports[f"{platform} {python}"]
+    assert "error" not in asked, asked.get("error")
+    torch = asked["torch"]
     assert torch["metadata"]["version"] == PIN
     assert torch["download_info"]["url"].startswith("https://files.pythonhosted.org/")
     machine = platform.split("_", 3)[-1]
