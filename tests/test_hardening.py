@@ -6,12 +6,14 @@ of a throw-away project through the formatter, no MkDocs build.
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import subprocess
 import sys
 import tempfile
 import time
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -545,6 +547,10 @@ def test_macos_starts_blocks_by_spawn_though_it_offers_the_fork_server(monkeypat
 # --- the cache: a malformed entry is a miss, a read-only one says what to do -------------------------
 
 
+DEEP_ENTRY = '{"output": "out", "seconds": 1, "claims": ' + "[" * 100_000 + "]" * 100_000 + "}"
+"""Nested past the JSON parser's depth."""
+
+
 @pytest.mark.parametrize(
     "entry",
     [
@@ -554,7 +560,7 @@ def test_macos_starts_blocks_by_spawn_though_it_offers_the_fork_server(monkeypat
         '{"output": "out", "seconds": 1, "provenance": {"x": 1}, "claims": []}',
         '{"output": "out", "seconds": 1, "provenance": "Linux", "claims": []}',
         # Nested past the JSON parser's depth: a RecursionError failed the block instead of missing.
-        '{"output": "out", "seconds": 1, "claims": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        DEEP_ENTRY,
     ],
     ids=["negative", "nan", "infinity", "provenance-object", "provenance-text", "deeply-nested"],
 )
@@ -564,6 +570,50 @@ def test_a_poisoned_cache_entry_is_a_miss(tmp_path: Path, entry: str) -> None:
     assert cache.get("ab12") is not None
     (tmp_path / "ab" / "ab12.json").write_text(entry)
     assert cache.get("ab12") is None
+
+
+class _Cycle:
+    """Garbage only the collector frees (it refers to itself), with a finalizer that makes more."""
+
+
+def test_a_deeply_nested_entry_is_a_miss_however_deep_the_collector_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Parsed, a deep entry put every collection during the parse at the stack's limit: a finalizer run
+    there failed with a RecursionError, which pytest reports as the test's failure (it did, once in a
+    run). Here a collection runs at every allocation, and each frees garbage whose finalizer makes more."""
+    raised: list[str] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: raised.append(repr(unraisable.exc_value)))
+    armed = True
+
+    def more_garbage() -> None:
+        if armed:
+            cycle = _Cycle()
+            cycle.self = cycle  # type: ignore[attr-defined]
+            weakref.finalize(cycle, more_garbage)
+
+    cache = OutputCache(tmp_path)
+    cache.put("ab12", "out", 1.0)
+    (tmp_path / "ab" / "ab12.json").write_text(DEEP_ENTRY)
+    thresholds = gc.get_threshold()
+    more_garbage()
+    gc.set_threshold(1)
+    try:
+        missed = cache.get("ab12") is None
+    finally:
+        armed = False
+        gc.set_threshold(*thresholds)
+        gc.collect()
+    assert missed
+    assert raised == [], raised[:3]
+
+
+def test_brackets_inside_an_entrys_output_are_not_nesting(tmp_path: Path) -> None:
+    cache = OutputCache(tmp_path)
+    output = "[" * 1_000 + ' a quoted \\" [{ and a backslash \\ ' + "}" * 1_000
+    cache.put("ab12", output, 1.0)
+    entry = cache.get("ab12")
+    assert entry is not None and entry.output == output
 
 
 def test_a_poisoned_entry_runs_its_block_again(pages: Pages) -> None:

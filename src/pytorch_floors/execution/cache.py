@@ -21,6 +21,7 @@ import logging
 import math
 import os
 import platform
+import re
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -41,6 +42,20 @@ CacheMode = Literal["on", "off", "refresh"]
 # 2: entries carry the provenance of the run that produced them; 3: and the claims it checked.
 # The format is part of every key, so entries of an older format are never read: their blocks run again.
 _FORMAT = 3
+
+_MAX_NESTING = 32
+"""Brackets an entry may nest: the deepest the cache writes is a few (a claim's values in its list)."""
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _nesting(text: str) -> int:
+    """How deep `text`'s JSON arrays and objects nest, brackets inside its strings not counted."""
+    depth = deepest = 0
+    for bracket in re.findall(r"[][{}]", _JSON_STRING.sub("", text)):
+        depth += 1 if bracket in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
 
 
 def machine_fingerprint(facts: TorchFacts | None = None) -> dict[str, str]:
@@ -265,11 +280,15 @@ class OutputCache:
         self.used.add(key)
         path = self._path(key)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
+            # Refused before parsing, not caught after: json's parser recurses once per bracket, and
+            # a garbage collection at that depth runs finalizers that fail for want of stack (tests).
+            if _nesting(text) > _MAX_NESTING:
+                raise ValueError(f"nested deeper than {_MAX_NESTING} brackets")
+            data = json.loads(text)
         except FileNotFoundError:
             return None
-        except (OSError, ValueError, RecursionError) as error:
-            # RecursionError: JSON nested past the parser's depth is a poisoned entry like any other.
+        except (OSError, ValueError) as error:
             log.info("cache entry %s is unreadable (%s): the block runs again", path.name, error)
             return None
         try:
