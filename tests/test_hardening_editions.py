@@ -7,6 +7,7 @@ repository made by plumbing, `record` a recordings folder, with the proofs' run 
 from __future__ import annotations
 
 import json
+import logging
 import os
 from datetime import date
 from pathlib import Path
@@ -346,6 +347,25 @@ def test_record_checks_every_other_tier_before_it_runs_or_writes(
     assert f"record: {into / 'other'}" in err and message in err and "Traceback" not in err
     assert ran == [], "no proof runs before the recordings are checked"
     assert mine.read_text(encoding="utf-8") == before, "this tier's file is left as it was"
+
+
+def test_record_logs_to_stderr_while_it_records_and_leaves_the_logger_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A handler left on the logger by a record called in-process wrote every later test's log lines to
+    a stream pytest had closed ("--- Logging error ---"), one more handler per call."""
+    logger = logging.getLogger("mkdocs.plugins.pytorch_floors")
+    before = (list(logger.handlers), logger.level)
+
+    def record_site(project_dir: Path, docs_dir: Path, tier: str, **_: object) -> Recording:
+        logger.info("a block ran")
+        return _recording(tier, "recorded")
+
+    monkeypatch.setattr(recorder, "record_site", record_site)
+    (tmp_path / "docs").mkdir()
+    assert record_main(["--tier", "mine", "--project", str(tmp_path), "--into", str(tmp_path / "recordings")]) == 0
+    assert "a block ran" in capsys.readouterr().err
+    assert (list(logger.handlers), logger.level) == before
 
 
 def test_record_mends_its_own_tiers_broken_recording(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

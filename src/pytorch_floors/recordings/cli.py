@@ -7,7 +7,8 @@ import logging
 import os
 import platform
 import sys
-from contextlib import nullcontext
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 from pytorch_floors.claims import Claim
@@ -25,12 +26,24 @@ from pytorch_floors.tiers import TIERS, as_tier, tier_named
 __all__ = ["merge_main", "record_main"]
 
 
-def _log_to_stderr() -> None:
+@contextmanager
+def _log_to_stderr() -> Iterator[None]:
+    """The engine's log on this process's stderr while recording, and only then.
+
+    Called in a process that goes on (a test), a handler left behind would write every later log
+    line to a stream since closed.
+    """
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
     logger = logging.getLogger("mkdocs.plugins.pytorch_floors")
+    level = logger.level
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
 
 
 def _counts(claims: list[Claim]) -> str:
@@ -88,12 +101,11 @@ def record_main(argv: list[str]) -> int:
     tier = tier_named(args.tier)
     stands_for = args.stands_for or (tier.stands_for if tier else f"{platform.system()} {platform.machine()}")
     cache_dir = Path(os.environ.get("FLOORS_CACHE_DIR") or project / ".cache")
-    _log_to_stderr()
     try:
         # Every other tier's recording is read before anything runs or is written: one that is broken
         # stops the pruning below, which would come after this tier's file had been rewritten.
         _check_other_tiers(into, args.tier)
-        with as_tier(tier) if tier else nullcontext():
+        with _log_to_stderr(), as_tier(tier) if tier else nullcontext():
             recording = record_site(
                 project,
                 project / "docs",
