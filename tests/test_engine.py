@@ -606,3 +606,25 @@ def test_code_the_scan_did_not_find_is_refused_by_name(pages: Pages) -> None:
     with pytest.raises(ProofFailure, match=r"other code than its scan found, first at its line 1 .*'print\(2\)'"):
         pages.engine.run("print(2)", {"id": "t", "extra": {}})
     assert pages.status() == {"t": "failed"}
+
+
+def test_a_python_a_block_starts_imports_what_the_build_imports(
+    pages: Pages, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # On a bare GPU box this package is a checkout on PYTHONPATH, not installed: a proof's own child
+    # process (the CPU-capability proof runs one per setting) could not import it.
+    elsewhere = tmp_path / "checkout" / "src"  # not the folder blocks run in, which `-c` puts on the path
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "floors_on_the_path_only.py").write_text("WHERE = 'on the path'\n", encoding="utf-8")
+    monkeypatch.setenv("PYTHONPATH", str(elsewhere))
+    html = pages.render(
+        """\
+        ```python exec="1" id="child"
+        import subprocess, sys
+        code = "import floors_on_the_path_only as m; print(m.WHERE)"
+        print("child:", subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip())
+        ```
+        """
+    )
+    assert "child: on the path" in html
+

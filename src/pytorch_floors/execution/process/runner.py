@@ -111,11 +111,8 @@ def _narrow_environment() -> Iterator[None]:
     """
     saved = dict(os.environ)
     os.environ.clear()
+    # With `PYTHONPATH`, if set: the server imports the package the build imports (a checkout put first on the path).
     os.environ.update(block_environment(html=False, width=None, build_env=saved))
-    if "PYTHONPATH" in saved:
-        # The server must import the package the build imports (a checkout put first on the path), and a
-        # search path is no secret; each block's own `os.environ` is the narrow one all the same.
-        os.environ["PYTHONPATH"] = saved["PYTHONPATH"]
     try:
         yield
     finally:

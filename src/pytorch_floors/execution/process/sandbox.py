@@ -48,4 +48,9 @@ def block_environment(*, html: bool, width: int | None, build_env: Mapping[str, 
     env["FLOORS_OUTPUT"] = "html" if html else "text"
     if width:
         env["COLUMNS"] = str(width)
+    if "PYTHONPATH" in source:
+        # A process the block starts (`sys.executable -c ...`) must import what the block imports: on a
+        # box where this package is a checkout on the path, not installed, it would not find it. A
+        # search path is no secret.
+        env["PYTHONPATH"] = source["PYTHONPATH"]
     return env
