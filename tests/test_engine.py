@@ -628,3 +628,18 @@ def test_a_python_a_block_starts_imports_what_the_build_imports(
     )
     assert "child: on the path" in html
 
+
+def test_a_failed_child_process_names_what_it_wrote(pages: Pages) -> None:
+    pages.render(
+        """\
+        ```python exec="1" id="child-fails"
+        import subprocess, sys
+        code = "import sys; print('half way'); sys.exit('the reason the child gave')"
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        ```
+        """
+    )
+    [failure] = pages.engine.failures
+    assert "CalledProcessError" in str(failure)
+    assert "Its output ended: the reason the child gave" in str(failure)
+

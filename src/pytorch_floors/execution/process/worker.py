@@ -30,6 +30,7 @@ import io
 import linecache
 import os
 import signal
+import subprocess
 import sys
 import tempfile
 import threading
@@ -51,6 +52,23 @@ _NO_MESSAGE: dict[type[BaseException], str] = {
     KeyboardInterrupt: "the block was interrupted",
     RecursionError: "the block recursed too deeply",
 }
+
+
+_CHILD_LINES = 3
+
+
+def _what_the_child_said(error: BaseException) -> str:
+    """The end of what a failed child process wrote, for a `CalledProcessError` that captured it.
+
+    `subprocess.run(..., capture_output=True, check=True)` raises with the command and its exit
+    status only: the child's traceback, the reason, would vanish with the exception.
+    """
+    if not isinstance(error, subprocess.CalledProcessError) or (error.stderr is None and error.output is None):
+        return ""  # not captured: what the child wrote is in the block's own output already
+    said = error.stderr or error.output or ""
+    text = said.decode("utf-8", "replace") if isinstance(said, bytes) else str(said)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return f" Its output ended: {' ⏎ '.join(lines[-_CHILD_LINES:])}" if lines else " It wrote nothing."
 
 
 @dataclass(frozen=True)
@@ -116,6 +134,7 @@ class BlockError:
         else:
             # `MemoryError()` and other bare raises have no message: "MemoryError: " said nothing.
             message = str(error) or _NO_MESSAGE.get(type(error), "(raised without a message)")
+            message += _what_the_child_said(error)
         return cls(
             type=type(error).__name__,
             message=message,
