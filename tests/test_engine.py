@@ -643,3 +643,27 @@ def test_a_failed_child_process_names_what_it_wrote(pages: Pages) -> None:
     assert "CalledProcessError" in str(failure)
     assert "Its output ended: the reason the child gave" in str(failure)
 
+
+def test_an_idle_progress_monitor_is_ended_and_an_open_bar_is_not(pages: Pages) -> None:
+    # torch's fx interpreter makes a disabled tqdm bar under torch.compile wherever tqdm is installed;
+    # the first bar starts tqdm's monitor thread, which a disabled bar never ends. A block's threads are
+    # waited for until shortly before its limit, hence the short limits: the open bar's block waits.
+    pages.render(
+        """\
+        ```python exec="1" id="disabled-bar" timeout="6"
+        from tqdm import tqdm
+        tqdm(total=3, disable=True)
+        print("made a disabled bar")
+        ```
+
+        ```python exec="1" id="open-bar" timeout="6"
+        import sys
+        from tqdm import tqdm
+        tqdm.monitor_interval = 0.05  # a monitor again (the last one was ended), which this open bar keeps
+        bar = tqdm(total=3, file=sys.stdout)
+        ```
+        """
+    )
+    assert pages.status() == {"disabled-bar": "ran", "open-bar": "failed"}
+    [failure] = pages.engine.failures
+    assert "ThreadsLeftRunning" in str(failure) and "tqdm_monitor" in str(failure)

@@ -329,6 +329,23 @@ def _read(sink: BinaryIO, limit: int) -> tuple[str, int]:
     return data.decode("utf-8", errors="replace"), size
 
 
+def _ended_idle_progress_monitor(thread: threading.Thread) -> bool:
+    """End `thread` if it is tqdm's monitor and no progress bar is open; say whether it was ended.
+
+    torch makes a progress bar (disabled) wherever tqdm is installed: fx's interpreter does, under
+    `torch.compile`. tqdm starts its monitor thread with the first bar, and a disabled bar never
+    ends it. With no bar open it has nothing to print, so it is ended as tqdm ends it when its last
+    bar closes; with a bar still open it is left, and reported as any other thread would be.
+    """
+    std = sys.modules.get("tqdm.std")
+    progress = getattr(std, "tqdm", None)
+    if progress is None or thread is not getattr(progress, "monitor", None) or len(progress._instances):
+        return False
+    thread.exit()  # TMonitor.exit: sets its event and joins it
+    progress.monitor = None
+    return True
+
+
 def _run_one(
     request: BlockRequest, namespace: dict[str, Any], out: BinaryIO, err: BinaryIO, watch: _OutputWatch
 ) -> BlockReply:
@@ -356,6 +373,7 @@ def _run_one(
     seconds = time.perf_counter() - start
     # The block's threads may still print: wait for them (within its limit) before its output is read.
     started = [thread for thread in threading.enumerate() if thread not in before]
+    started = [thread for thread in started if not _ended_idle_progress_monitor(thread)]
     running = _wait_for_threads(started, start + request.limit - min(2.0, 0.1 * request.limit))
     with contextlib.suppress(Exception):
         sys.stdout.flush()
