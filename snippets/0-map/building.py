@@ -32,12 +32,12 @@ def program() -> tuple[torch.Tensor, torch.Tensor]:
 
 def graph_size(loss: torch.Tensor) -> int:
     """How many nodes autograd recorded behind `loss` (every node reachable from its grad_fn)."""
-    seen: set[int] = set()
+    seen: dict[int, object] = {}  # the nodes held, not only their ids, which a freed node's object would free
     stack = [loss.grad_fn]
     while stack:
         node = stack.pop()
         if node is not None and id(node) not in seen:
-            seen.add(id(node))
+            seen[id(node)] = node
             stack.extend(next_node for next_node, _ in node.next_functions)
     return len(seen)
 

@@ -12,13 +12,15 @@ from pytorch_floors.claims import claim
 def graph_nodes(loss: torch.Tensor) -> list[str]:
     """Names of every node reachable from `loss.grad_fn`, in the order backward meets them (depth first)."""
     names: list[str] = []
-    seen: set[int] = set()
+    # Each node is held, not only its id: a node's Python object can be made afresh each time it is
+    # reached, and a freed one's id can be given to another node's object.
+    seen: dict[int, object] = {}
     stack = [loss.grad_fn]
     while stack:
         node = stack.pop()
         if node is None or id(node) in seen:
             continue
-        seen.add(id(node))
+        seen[id(node)] = node
         names.append(type(node).__name__)
         stack.extend(next_node for next_node, _ in reversed(node.next_functions))
     return names

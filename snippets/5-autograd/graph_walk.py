@@ -54,6 +54,9 @@ def walk(root: torch.Tensor, title: str, leaf_names: dict[int, str]) -> Graph:
     `leaf_names` maps `id(tensor)` of the leaves to a readable name for the drawing.
     """
     nodes: dict[int, Node] = {}
+    # Every node object is held while the walk runs: torch may make a node's Python object afresh each
+    # time it is reached, and give a freed one's id to another, so an id is a node's name only while held.
+    held: list[object] = []
     edges: list[tuple[int, int, int]] = []
     empty_slots = 0
     queue = [root.grad_fn]
@@ -62,6 +65,7 @@ def walk(root: torch.Tensor, title: str, leaf_names: dict[int, str]) -> Graph:
         key = id(fn)
         if key in nodes:
             continue
+        held.append(fn)
         if hasattr(fn, "variable"):  # AccumulateGrad holds the leaf tensor it writes .grad into
             tensor = fn.variable
             detail = f"{leaf_names.get(id(tensor), 'leaf')} {tuple(tensor.shape)}"
@@ -79,19 +83,26 @@ def walk(root: torch.Tensor, title: str, leaf_names: dict[int, str]) -> Graph:
             else:
                 edges.append((key, id(next_fn), input_nr))
                 queue.append(next_fn)
+                held.append(next_fn)
     _layout(nodes, edges)
     return Graph(title, nodes, edges)
 
 
-def _layout(nodes: dict[int, Node], edges: list[tuple[int, int, int]]) -> None:
-    # depth = longest path from the root, so every arrow points downwards
-    changed = True
-    while changed:
+def _set_depths(nodes: dict[int, Node], edges: list[tuple[int, int, int]]) -> None:
+    """Depth = the longest path from the root, so every arrow points downwards."""
+    for _ in range(len(nodes)):  # a longest path has fewer edges than there are nodes
         changed = False
         for src, dst, _ in edges:
             if nodes[dst].depth < nodes[src].depth + 1:
                 nodes[dst].depth = nodes[src].depth + 1
                 changed = True
+        if not changed:
+            return
+    raise ValueError("the edges make a cycle, which an autograd graph never has")
+
+
+def _layout(nodes: dict[int, Node], edges: list[tuple[int, int, int]]) -> None:
+    _set_depths(nodes, edges)
     for src, dst, _ in edges:
         if src not in nodes[dst].parents:
             nodes[dst].parents.append(src)

@@ -30,6 +30,23 @@ def make_mlp() -> torch.nn.Module:
     return torch.nn.Sequential(torch.nn.Linear(784, 256), torch.nn.ReLU(), torch.nn.Linear(256, 10))
 
 
+def graph_nodes(loss: torch.Tensor) -> list[object]:
+    """Every backward node behind `loss`, each once, depth first from `loss.grad_fn`.
+
+    Each node is held, not only its id: torch may make a node's Python object afresh each time it is
+    reached, and give a freed one's id to another node's object.
+    """
+    seen: dict[int, object] = {}
+    stack = [loss.grad_fn]
+    while stack:
+        fn = stack.pop()
+        if fn is None or id(fn) in seen:
+            continue
+        seen[id(fn)] = fn
+        stack.extend(next_fn for next_fn, _ in reversed(fn.next_functions))
+    return list(seen.values())
+
+
 def record_forward(model: torch.nn.Module, batch: int) -> list[Saved]:
     """Run forward + loss once under a pack hook; return every tensor autograd saved, named by its node.
 
@@ -61,13 +78,7 @@ def record_forward(model: torch.nn.Module, batch: int) -> list[Saved]:
         return "intermediate"
 
     saved: list[Saved] = []
-    seen: set[int] = set()
-    stack = [loss.grad_fn]
-    while stack:
-        fn = stack.pop()
-        if fn is None or id(fn) in seen:
-            continue
-        seen.add(id(fn))
+    for fn in graph_nodes(loss):
         for attr in sorted(a for a in dir(fn) if a.startswith("_saved_")):
             value = getattr(fn, attr)
             if isinstance(value, torch.Tensor):
@@ -82,7 +93,6 @@ def record_forward(model: torch.nn.Module, batch: int) -> list[Saved]:
                         owner(address),
                     )
                 )
-        stack.extend(next_fn for next_fn, _ in reversed(fn.next_functions))
     assert len(saved) == len(packed), (len(saved), len(packed))  # the hook and the graph agree
     return saved
 
