@@ -450,3 +450,9 @@ def test_a_tier_that_printed_this_builds_output_says_so_instead_of_repeating_it(
     assert html.count("The same output as this build's, character for character") == 3
     assert html.count("sum is 45") == 1, "the output is on the page once"
     assert html.count('data-tier="other"') == 6
+
+
+def test_a_machines_line_counts_its_threads_in_english() -> None:
+    one_core = replace(GPU, cpu_capability="DEFAULT", threads=1)
+    assert "(DEFAULT kernels, 1 thread)" in one_core.line()
+    assert "(AVX512 kernels, 16 threads)" in GPU.line()

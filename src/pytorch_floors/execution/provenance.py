@@ -67,9 +67,10 @@ class Provenance:
         Returns:
             The provenance sentence.
         """
+        threads = f"{self.threads} thread" + ("" if self.threads == 1 else "s")
         return (
             f"torch {self.torch_version} · Python {self.python_version} · {self.cpu} "
-            f"({self.cpu_capability} kernels, {self.threads} threads) · accelerator: {self.accelerator} · "
+            f"({self.cpu_capability} kernels, {threads}) · accelerator: {self.accelerator} · "
             f"built {self.built}"
         )
 
