@@ -25,7 +25,8 @@ def listed_signatures(message: str) -> list[str]:
 
 CALLS: dict[str, Callable[[], object]] = {
     'torch.randn(64, 784, dtype="float32")': lambda: torch.randn(64, 784, dtype="float32"),
-    'torch.max(torch.ones(3), "dim")': lambda: torch.max(torch.ones(3), "dim"),
+    # a float where a dimension goes (a string would not do: a build with named tensors takes it as a name)
+    "torch.max(torch.ones(3), 1.5)": lambda: torch.max(torch.ones(3), 1.5),
     # the same two positional arguments, a float first or a float second
     "torch.randn(64.0, 784)": lambda: torch.randn(64.0, 784),
     "torch.randn(64, 784.0)": lambda: torch.randn(64, 784.0),
