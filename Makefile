@@ -22,7 +22,7 @@ export NO_MKDOCS_2_WARNING := 1
 # Tools that start other tools by name (mike starts mkdocs) must find the ones in .venv.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: anchors setup serve build check patterns publish pdf record test lint typecheck pytest pytest-patterns pytest-rest pytest-properdocs setup-properdocs browser bench bench-suite machines clean
+.PHONY: anchors setup serve build check patterns publish pdf record test lint typecheck types-and-patterns pytest pytest-patterns pytest-rest pytest-properdocs setup-properdocs browser bench bench-suite machines clean
 
 # pip shows what it installs (a line per package, a bar per download on a terminal): the first install
 # takes minutes, and a silent one looks hung.
@@ -136,8 +136,18 @@ check: lint typecheck
 patterns: setup
 	$(BIN)/pytest -m patterns -q
 
+## types-and-patterns: mypy beside the pattern tests, on the other core (a proof's pattern holds on a busy machine)
+types-and-patterns: setup
+	@log=$$(mktemp); ( $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) typecheck >$$log 2>&1; \
+	echo $$? >$$log.rc ) & types=$$!; \
+	$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) pytest-patterns; patterns=$$?; \
+	wait $$types; cat $$log; typed=$$(cat $$log.rc); rm -f $$log $$log.rc; \
+	[ "$$typed" = 0 ] || echo "types-and-patterns: typecheck failed"; \
+	[ "$$patterns" = 0 ] || echo "types-and-patterns: pytest-patterns failed"; \
+	[ "$$typed" = 0 ] && [ "$$patterns" = 0 ]
+
 # make test's phases, in order: each runs whatever failed before it, and the last line lists the failures.
-PHASES := lint typecheck pytest-patterns pytest-rest
+PHASES := lint types-and-patterns pytest-rest
 
 ## test: set up, then lint, type-check and run every test (unit, build, browser), every phase even after a failure
 # It prints each phase's wall time on one line (`make test: phase seconds: lint=2 ...`), which bench/suite.py reads.

@@ -5,7 +5,7 @@ the browser check and every phase, as CI and a new contributor run it) or `make 
 (this checkout, its environments already set up). It runs the standard library only, so it can
 time a clone that has no environment yet.
 
-`make test` prints one line of phase times (`make test: phase seconds: lint=2 typecheck=19 ...`);
+`make test` prints one line of phase times (`make test: phase seconds: lint=2 types-and-patterns=140 ...`);
 this reads it, and counts as setup whatever the run took outside the phases (the environments, the
 browser check). It prints each phase, the total against the targets (10 minutes warm, 15 from a
 fresh clone, on two cores), the CPU and the load average at the start and the end: on a busy machine

@@ -59,3 +59,29 @@ def test_make_test_runs_every_phase_and_lists_what_failed(tmp_path: Path) -> Non
         assert f"ran {name}" in done.stdout, f"phase {name} did not run after an earlier one failed"
     failed = [name for i, name in enumerate(names) if i % 2 == 0]
     assert done.stdout.strip().splitlines()[-1] == f"make test: failed phases: {' '.join(failed)}"
+
+
+def _run_types_and_patterns(tmp_path: Path, typecheck: str, patterns: str) -> subprocess.CompletedProcess[str]:
+    wrapper = tmp_path / "wrapper.mk"
+    wrapper.write_text(
+        f"include {ROOT / 'Makefile'}\ntypecheck:\n\t@{typecheck}\npytest-patterns:\n\t@{patterns}\n", encoding="utf-8"
+    )
+    command = ["make", "--no-print-directory", "-f", str(wrapper), "-o", "setup", "types-and-patterns"]
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_mypy_runs_beside_the_pattern_tests_and_either_fails_the_phase(tmp_path: Path) -> None:
+    # Each side waits for the other's mark before it ends: only two at once can both finish.
+    wait_for = "for i in $$(seq 600); do test -f {0} && break; sleep 0.1; done; test -f {0}"
+    typing, testing = tmp_path / "typing-began", tmp_path / "patterns-began"
+    typecheck = f"touch {typing}; {wait_for.format(testing)}; echo typed"
+    patterns = f"touch {testing}; {wait_for.format(typing)}; echo patterns ran"
+    done = _run_types_and_patterns(tmp_path, typecheck, patterns)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "typed" in done.stdout and "patterns ran" in done.stdout
+    for failing in ("typecheck", "pytest-patterns"):
+        shown = {"typecheck": "echo typed", "pytest-patterns": "echo patterns ran"}
+        shown[failing] += "; false"
+        done = _run_types_and_patterns(tmp_path, shown["typecheck"], shown["pytest-patterns"])
+        assert done.returncode != 0 and f"types-and-patterns: {failing} failed" in done.stdout, done.stdout
+        assert "typed" in done.stdout and "patterns ran" in done.stdout  # the other side ran to its end
