@@ -447,14 +447,38 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class LocalServer(http.server.ThreadingHTTPServer):
+    """The tests' local web server: a request it failed to serve is kept, for its fixture to fail on.
+
+    socketserver prints such a traceback to stderr and goes on, so a broken handler would pass
+    unseen. A browser that drops a connection (a page closed or navigated on mid-load) is no error.
+    """
+
+    def __init__(self, handler: Callable[..., http.server.BaseHTTPRequestHandler]) -> None:
+        super().__init__(("127.0.0.1", 0), handler)
+        self.errors: list[str] = []
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        error = sys.exc_info()[1]
+        if isinstance(error, ConnectionError):  # reset, aborted or a broken pipe: the client went away
+            return
+        import traceback  # noqa: PLC0415  (only a failed request needs it)
+
+        self.errors.append(traceback.format_exc())
+
+    def check(self) -> None:
+        """Stop serving; fail if a request raised."""
+        self.shutdown()
+        self.server_close()
+        assert not self.errors, "the local server failed a request:\n" + "\n".join(self.errors)
+
+
 @pytest.fixture(scope="session")
 def site_url(built_site: Build) -> Iterator[str]:
-    handler = functools.partial(SiteHandler, directory=str(built_site.site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    server = LocalServer(functools.partial(SiteHandler, directory=str(built_site.site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
+    server.check()
 
 
 @pytest.fixture(scope="session")

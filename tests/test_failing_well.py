@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
+import http.client
+import http.server
 import re
 import subprocess
+import threading
+import urllib.request
 from pathlib import Path
 
 import pytest
 
 import conftest
-from conftest import ROOT, Build, needs_build, trimmed_log
+from conftest import ROOT, Build, LocalServer, needs_build, trimmed_log
 
 
 def test_a_failed_shared_build_is_one_line_per_test_and_one_log(
@@ -85,3 +90,25 @@ def test_mypy_runs_beside_the_pattern_tests_and_either_fails_the_phase(tmp_path:
         done = _run_types_and_patterns(tmp_path, shown["typecheck"], shown["pytest-patterns"])
         assert done.returncode != 0 and f"types-and-patterns: {failing} failed" in done.stdout, done.stdout
         assert "typed" in done.stdout and "patterns ran" in done.stdout  # the other side ran to its end
+
+
+def test_the_tests_web_server_fails_on_a_request_it_broke_on_and_not_on_a_client_that_left() -> None:
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            if self.path == "/left":
+                raise BrokenPipeError("the browser closed the page")
+            raise ValueError("the handler is broken")
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    for path, fails in (("/left", False), ("/broken", True)):
+        server = LocalServer(Handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        with contextlib.suppress(OSError, http.client.HTTPException):
+            urllib.request.urlopen(f"http://127.0.0.1:{server.server_address[1]}{path}", timeout=30)
+        if fails:
+            with pytest.raises(AssertionError, match="the handler is broken"):
+                server.check()
+        else:
+            server.check()

@@ -35,7 +35,7 @@ from mkdocs.config import load_config
 from playwright.sync_api import Browser, Page, expect
 from pypdf import PdfReader
 
-from conftest import PROJECT_LOCK, ROOT, once_per_run, run_dir
+from conftest import PROJECT_LOCK, ROOT, LocalServer, once_per_run, run_dir
 from pytorch_floors.editions.anchors import page_url
 from pytorch_floors.editions.course_pack import PACK_DIR, pack_filename
 from pytorch_floors.editions.handouts import EDITION_PDF, HANDOUT_DIR, handout_context, handouts
@@ -333,10 +333,10 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Published]:
     made = once_per_run(run_dir(tmp_path_factory), "publish", _publish_two_editions, lock=PROJECT_LOCK)
     tree = Path(made["tree"])
     # Serve what was pushed (each worker serves the one published tree).
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(PagesHandler, directory=str(tree)))
+    server = LocalServer(functools.partial(PagesHandler, directory=str(tree)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield Published(Path(made["repo"]), tree, f"http://127.0.0.1:{server.server_address[1]}", made["log"])
-    server.shutdown()
+    server.check()
 
 
 @pytest.mark.slow
