@@ -372,8 +372,7 @@ def _run_one(
         watch.stop()  # it arrived after the block had ended: the output's size says what happened
     seconds = time.perf_counter() - start
     # The block's threads may still print: wait for them (within its limit) before its output is read.
-    started = [thread for thread in threading.enumerate() if thread not in before]
-    started = [thread for thread in started if not _ended_idle_progress_monitor(thread)]
+    started = [t for t in threading.enumerate() if t not in before and not _ended_idle_progress_monitor(t)]
     running = _wait_for_threads(started, start + request.limit - min(2.0, 0.1 * request.limit))
     with contextlib.suppress(Exception):
         sys.stdout.flush()
