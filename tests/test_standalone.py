@@ -13,12 +13,22 @@ from urllib.parse import urljoin, urlsplit
 import numpy
 import pytest
 import torch
+from standalone_runs import StandaloneRecords, import_versions, run_key
 
-from conftest import ROOT, Build
+from conftest import PROJECT_CACHE, ROOT, Build
 from pytorch_floors.execution.bundle import BundleError, bundle, helper_modules
 
 PACKAGE_DIR = ROOT / "src" / "pytorch_floors"
 DOWNLOAD = re.compile(r'<a href="(?P<href>[^"]+\.py)" download>')
+
+
+def bare_environment() -> dict[str, str]:
+    """This process's environment less Python's and the project's variables, with only torch's and numpy's
+    install directories on PYTHONPATH."""
+    roots = {str(Path(module.__file__).resolve().parent.parent) for module in (torch, numpy)}  # type: ignore[arg-type]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "FLOORS_"))}
+    env["PYTHONPATH"] = os.pathsep.join(sorted(roots))
+    return env
 
 
 def bare_python(
@@ -26,13 +36,10 @@ def bare_python(
 ) -> subprocess.CompletedProcess[str]:
     """Run `script` with `python -S`: no site-packages processing, so the editable pytorch_floors is
     invisible, and a PYTHONPATH holding only the directories torch and numpy were installed in."""
-    roots = {str(Path(module.__file__).resolve().parent.parent) for module in (torch, numpy)}  # type: ignore[arg-type]
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "FLOORS_"))}
-    env["PYTHONPATH"] = os.pathsep.join(sorted(roots))
     return subprocess.run(
         [sys.executable, "-S", str(script), *(arguments or [])],
         cwd=cwd,
-        env=env,
+        env=bare_environment(),
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -139,15 +146,33 @@ def test_every_proof_is_a_download_of_the_built_site(built_site: Build) -> None:
     assert len(site_downloads(built_site)) >= len(list((ROOT / "snippets").rglob("*.py"))) - 1
 
 
+STANDALONE_RECORDS = StandaloneRecords(PROJECT_CACHE / "standalone-runs")
+"""Downloads that ran standalone and exited 0 with the same bytes, interpreter, torch, numpy and settings
+(`tests/standalone_runs.py`): a test run after one that changed none of these does not run them again."""
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("share", range(SHARES))
 def test_every_download_link_of_the_built_site_runs_standalone(built_site: Build, tmp_path: Path, share: int) -> None:
-    """Fetch each proof download link from the built pages into an empty directory and run it bare (a share of them)."""
+    """Fetch each proof download link from the built pages into an empty directory and run it bare (a share of them).
+
+    A download whose run with these exact inputs exited 0 before is reported as cached, not run again.
+    """
     downloads = dict(sorted(site_downloads(built_site).items())[share::SHARES])
     assert downloads, "this share has downloads to run"
+    versions, environment = import_versions(), bare_environment()
+    keys = {
+        target: run_key(path.read_bytes(), environment=environment, versions=versions)
+        for target, path in downloads.items()
+    }
+    cached = sorted(target for target, key in keys.items() if STANDALONE_RECORDS.passed(key))
+    to_run = {target: path for target, path in sorted(downloads.items()) if target not in cached}
+    print(f"share {share}: {len(to_run)} downloads run, {len(cached)} cached (ran standalone before as they are)")
+    if not to_run:
+        return
     scripts: dict[str, str] = {}
     arguments = []
-    for target, path in sorted(downloads.items()):
+    for target, path in to_run.items():
         workdir = tmp_path / target.replace("/", "_")
         workdir.mkdir()
         script = workdir / path.name
@@ -160,9 +185,50 @@ def test_every_download_link_of_the_built_site_runs_standalone(built_site: Build
     assert done.returncode == 0, done.stderr[-3000:]
     codes: dict[str, int] = json.loads(done.stdout.strip().splitlines()[-1])
     assert set(codes) == set(scripts), "every download ran"
+    for ran, code in codes.items():
+        if code == 0:
+            STANDALONE_RECORDS.record(keys[scripts[ran]], scripts[ran])
     failures = [
         f"{scripts[script]}: exit {code}\n{(Path(script).parent / 'output.txt').read_text(encoding='utf-8')[-1500:]}"
         for script, code in sorted(codes.items())
         if code != 0
     ]
     assert not failures, "\n\n".join(failures)
+
+
+VERSIONS = {"torch": "2.13.0 abc /site/torch", "numpy": "2.3.0 /site/numpy"}
+
+
+def test_a_download_that_ran_standalone_is_cached_only_for_the_same_inputs(tmp_path: Path) -> None:
+    records = StandaloneRecords(tmp_path / "runs")
+    environment = {"HOME": "/home/x", "OMP_NUM_THREADS": "2"}
+    key = run_key(b"print(1)\n", environment=environment, versions=VERSIONS)
+    assert not records.passed(key)
+    records.record(key, "floors/1-program/walk.py")
+    assert records.passed(key)
+    # A variable torch does not read changes nothing; each input that decides the run is another key.
+    assert run_key(b"print(1)\n", environment={**environment, "HOME": "/elsewhere"}, versions=VERSIONS) == key
+    others = [
+        run_key(b"print(2)\n", environment=environment, versions=VERSIONS),
+        run_key(b"print(1)\n", environment={**environment, "OMP_NUM_THREADS": "1"}, versions=VERSIONS),
+        run_key(b"print(1)\n", environment={**environment, "ATEN_CPU_CAPABILITY": "default"}, versions=VERSIONS),
+        run_key(b"print(1)\n", environment=environment, versions={**VERSIONS, "torch": "2.11.0 def /site/torch"}),
+    ]
+    assert len({key, *others}) == len(others) + 1
+    assert not any(records.passed(other) for other in others)
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["", "not json", "[]", '{"key": "0000", "download": "x.py"}', '{"download": "x.py"}', '{"key": "%s"}', "x" * 5000],
+    ids=["empty", "garbage", "list", "another-key", "no-key", "no-download", "oversized"],
+)
+def test_a_standalone_record_that_is_not_well_formed_is_a_miss(tmp_path: Path, content: str) -> None:
+    records = StandaloneRecords(tmp_path)
+    key = run_key(b"print(1)\n", environment={}, versions=VERSIONS)
+    (tmp_path / f"{key}.json").write_text(content.replace("%s", key), encoding="utf-8")
+    assert not records.passed(key)
+    records.record(key, "x.py")
+    assert records.passed(key)
+    with pytest.raises(ValueError, match="not a run key"):
+        records.passed("../../etc/passwd")
