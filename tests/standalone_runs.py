@@ -23,8 +23,12 @@ from pathlib import Path
 
 __all__ = ["StandaloneRecords", "import_versions", "run_key"]
 
-RUNTIME_PREFIXES = ("OMP_", "MKL_", "KMP_", "GOMP_", "OPENBLAS_", "ATEN_", "TORCH", "CUDA_", "PYTORCH_")
-"""Environment variables torch and its libraries read: they choose threads, kernels and devices."""
+RUNTIME_PREFIXES = (
+    *("OMP_", "MKL_", "KMP_", "GOMP_", "OPENBLAS_", "ATEN_", "CUDA_", "PYTORCH_"),
+    *("TORCH_", "TORCHINDUCTOR_", "TORCHDYNAMO_"),
+)
+"""Environment variables torch and its libraries read: they choose threads, kernels and devices. Not a bare
+`TORCH`: the Makefile exports `TORCH` (which torch build setup installs), and torch never reads it."""
 
 MAX_RECORD_BYTES = 4096
 

@@ -161,22 +161,20 @@ def test_every_download_link_of_the_built_site_runs_standalone(built_site: Build
     downloads = dict(sorted(site_downloads(built_site).items())[share::SHARES])
     assert downloads, "this share has downloads to run"
     versions, environment = import_versions(), bare_environment()
-    keys = {
-        target: run_key(path.read_bytes(), environment=environment, versions=versions)
-        for target, path in downloads.items()
-    }
-    cached = sorted(target for target, key in keys.items() if STANDALONE_RECORDS.passed(key))
-    to_run = {target: path for target, path in sorted(downloads.items()) if target not in cached}
-    print(f"share {share}: {len(to_run)} downloads run, {len(cached)} cached (ran standalone before as they are)")
+    contents = {target: path.read_bytes() for target, path in sorted(downloads.items())}
+    keys = {target: run_key(data, environment=environment, versions=versions) for target, data in contents.items()}
+    to_run = [target for target in contents if not STANDALONE_RECORDS.passed(keys[target])]
+    cached = len(contents) - len(to_run)
+    print(f"share {share}: {len(to_run)} downloads run, {cached} cached (ran standalone before as they are)")
     if not to_run:
         return
     scripts: dict[str, str] = {}
     arguments = []
-    for target, path in to_run.items():
+    for target in to_run:
         workdir = tmp_path / target.replace("/", "_")
         workdir.mkdir()
-        script = workdir / path.name
-        script.write_bytes(path.read_bytes())  # only the downloaded file, nothing else beside it
+        script = workdir / downloads[target].name
+        script.write_bytes(contents[target])  # only the downloaded file, nothing else beside it
         scripts[str(script)] = target
         arguments += [str(script), str(workdir)]
     runner = tmp_path / "fork_runner.py"
@@ -208,10 +206,13 @@ def test_a_download_that_ran_standalone_is_cached_only_for_the_same_inputs(tmp_p
     assert records.passed(key)
     # A variable torch does not read changes nothing; each input that decides the run is another key.
     assert run_key(b"print(1)\n", environment={**environment, "HOME": "/elsewhere"}, versions=VERSIONS) == key
+    # `make test` exports the Makefile's TORCH=cpu (the build setup installs); a run of pytest alone has none.
+    assert run_key(b"print(1)\n", environment={**environment, "TORCH": "cpu"}, versions=VERSIONS) == key
     others = [
         run_key(b"print(2)\n", environment=environment, versions=VERSIONS),
         run_key(b"print(1)\n", environment={**environment, "OMP_NUM_THREADS": "1"}, versions=VERSIONS),
         run_key(b"print(1)\n", environment={**environment, "ATEN_CPU_CAPABILITY": "default"}, versions=VERSIONS),
+        run_key(b"print(1)\n", environment={**environment, "TORCHINDUCTOR_CACHE_DIR": "/tmp/x"}, versions=VERSIONS),
         run_key(b"print(1)\n", environment=environment, versions={**VERSIONS, "torch": "2.11.0 def /site/torch"}),
     ]
     assert len({key, *others}) == len(others) + 1
