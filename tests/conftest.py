@@ -13,6 +13,7 @@ import sys
 import textwrap
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -462,8 +463,6 @@ class LocalServer(http.server.ThreadingHTTPServer):
         error = sys.exc_info()[1]
         if isinstance(error, ConnectionError):  # reset, aborted or a broken pipe: the client went away
             return
-        import traceback  # noqa: PLC0415  (only a failed request needs it)
-
         self.errors.append(traceback.format_exc())
 
     def check(self) -> None:
