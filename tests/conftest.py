@@ -40,6 +40,14 @@ BUILDS = {"built_site": "slow", "lab_site": "slow", "fixture_site": "build"}
 PROJECT_BUILDS = {"built_site", "lab_site"}
 """Fixtures that build this project itself (`project_build`), into its own proof cache."""
 
+LAUNCH_ENVIRONMENT: dict[str, str] = dict(os.environ)
+"""The environment this test process was started with, read before any test imported torch.
+
+Importing parts of torch writes to `os.environ` (`torch._inductor` sets `TORCHINDUCTOR_CACHE_DIR`), so a
+test that starts a program "as a reader would" reads this, not `os.environ`, which depends on what the
+tests before it in this worker imported.
+"""
+
 PROJECT_CACHE = Path(os.environ.get("FLOORS_CACHE_DIR") or ROOT / ".cache")
 """The project's own caches, where its builds read and write every proof's output (the build's `cache_dir`)."""
 

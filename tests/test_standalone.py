@@ -15,7 +15,7 @@ import pytest
 import torch
 from standalone_runs import StandaloneRecords, import_versions, run_key
 
-from conftest import PROJECT_CACHE, ROOT, Build
+from conftest import LAUNCH_ENVIRONMENT, PROJECT_CACHE, ROOT, Build
 from pytorch_floors.execution.bundle import BundleError, bundle, helper_modules
 
 PACKAGE_DIR = ROOT / "src" / "pytorch_floors"
@@ -23,10 +23,11 @@ DOWNLOAD = re.compile(r'<a href="(?P<href>[^"]+\.py)" download>')
 
 
 def bare_environment() -> dict[str, str]:
-    """This process's environment less Python's and the project's variables, with only torch's and numpy's
-    install directories on PYTHONPATH."""
+    """The environment the test run was started with (a reader's shell, not what torch's imports in this
+    worker added to it) less Python's and the project's variables, with only torch's and numpy's install
+    directories on PYTHONPATH."""
     roots = {str(Path(module.__file__).resolve().parent.parent) for module in (torch, numpy)}  # type: ignore[arg-type]
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "FLOORS_"))}
+    env = {k: v for k, v in LAUNCH_ENVIRONMENT.items() if not k.startswith(("PYTHON", "FLOORS_"))}
     env["PYTHONPATH"] = os.pathsep.join(sorted(roots))
     return env
 
@@ -217,6 +218,19 @@ def test_a_download_that_ran_standalone_is_cached_only_for_the_same_inputs(tmp_p
     ]
     assert len({key, *others}) == len(others) + 1
     assert not any(records.passed(other) for other in others)
+
+
+def test_what_this_worker_imported_changes_neither_the_bare_environment_nor_a_run_key(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Importing torch._inductor sets TORCHINDUCTOR_CACHE_DIR in os.environ: the downloads' keys then depended on
+    # whether an earlier test in the same worker had imported it, and 57 of 75 cached downloads ran again.
+    before = bare_environment()
+    key = run_key(b"print(1)\n", environment=before, versions=VERSIONS)
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", "/tmp/torchinductor_someone")
+    monkeypatch.setenv("OMP_NUM_THREADS", "7")
+    assert bare_environment() == before
+    assert run_key(b"print(1)\n", environment=bare_environment(), versions=VERSIONS) == key
 
 
 @pytest.mark.parametrize(
