@@ -463,7 +463,11 @@ def test_gauge_plots_and_output_are_legible_in_both_palettes(
             for item in page.evaluate(COLOURS_JS, selector):
                 ratio = contrast(tuple(item["fg"]), tuple(item["bg"]))
                 assert ratio >= minimum, f"{floor.key} {scheme} {selector} '{item['text']}': contrast {ratio:.2f}"
-        page.screenshot(path=str(output_dir / f"floor-{floor.key}-{scheme}.png"), full_page=True)
+        # The whole page, for a person to look over: a JPEG, since PNG-encoding a page some 20,000 px tall
+        # took about a second a floor, twice what the checks above take.
+        page.screenshot(
+            path=str(output_dir / f"floor-{floor.key}-{scheme}.jpg"), full_page=True, type="jpeg", quality=80
+        )
 
 
 def test_palette_toggle_switches_and_persists(page: Page, site_url: str) -> None:
