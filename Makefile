@@ -22,7 +22,7 @@ export NO_MKDOCS_2_WARNING := 1
 # Tools that start other tools by name (mike starts mkdocs) must find the ones in .venv.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: anchors setup serve build check patterns publish pdf record test lint typecheck types-and-patterns pytest pytest-patterns pytest-rest pytest-properdocs setup-properdocs browser bench bench-suite machines clean
+.PHONY: anchors setup serve build check patterns publish pdf record test lint typecheck patterns-and-beside pytest pytest-patterns pytest-fast pytest-rest pytest-properdocs setup-properdocs browser bench bench-suite machines clean
 
 # pip shows what it installs (a line per package, a bar per download on a terminal): the first install
 # takes minutes, and a silent one looks hung.
@@ -118,36 +118,49 @@ typecheck: setup
 pytest-patterns: setup
 	$(BIN)/pytest -m patterns
 
+# The fast lane's tests: they build no site, time nothing and wait out no limit.
+FAST_LANE := not slow and not build and not browser and not patterns and not properdocs and not network and not waits
+
+# Everything but the pattern tests and the fast lane (make test runs those beside each other first).
 pytest-rest: setup browser setup-properdocs
-	$(BIN)/pytest -m "not patterns" -n 2 --dist worksteal
+	$(BIN)/pytest -m "not patterns and not ($(FAST_LANE))" -n 2 --dist worksteal
+
+# The fast lane's tests in one process: make test runs them on the core the pattern tests leave free.
+pytest-fast: setup
+	$(BIN)/pytest -m "$(FAST_LANE)" -q
 
 # The whole site built strictly with ProperDocs (from .venv-properdocs) and with MkDocs: the same pages, blocks,
 # claims (part of pytest-rest; this runs them alone).
 pytest-properdocs: setup setup-properdocs
 	$(BIN)/pytest -m properdocs
 
-pytest: pytest-patterns pytest-rest
+pytest: pytest-patterns pytest-fast pytest-rest
 
 ## check: the fast lane: lint, types and the tests that build no site, time nothing and wait out no limit, on two workers
 check: lint typecheck
-	$(BIN)/pytest -m "not slow and not build and not browser and not patterns and not properdocs and not network and not waits" -q -n 2
+	$(BIN)/pytest -m "$(FAST_LANE)" -q -n 2
 
 ## patterns: run every proof as the build does and require each of its claims to hold (about two minutes)
 patterns: setup
 	$(BIN)/pytest -m patterns -q
 
-## types-and-patterns: mypy beside the pattern tests, on the other core (a proof's pattern holds on a busy machine)
-types-and-patterns: setup
-	@log=$$(mktemp); ( $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) typecheck >$$log 2>&1; \
-	echo $$? >$$log.rc ) & types=$$!; \
-	$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) pytest-patterns; patterns=$$?; \
-	wait $$types; cat $$log; typed=$$(cat $$log.rc); rm -f $$log $$log.rc; \
-	[ "$$typed" = 0 ] || echo "types-and-patterns: typecheck failed"; \
-	[ "$$patterns" = 0 ] || echo "types-and-patterns: pytest-patterns failed"; \
-	[ "$$typed" = 0 ] && [ "$$patterns" = 0 ]
+# What runs on the other core while the pattern tests run, one after the other: each is single-threaded and
+# times nothing, and a proof's pattern holds on a busy machine.
+BESIDE_PATTERNS := typecheck pytest-fast
+
+## patterns-and-beside: the pattern tests, and beside them, on the other core, mypy and then the fast lane's tests
+# Every side runs to its end; the phase fails on any of them and names each that failed.
+patterns-and-beside: setup
+	@log=$$(mktemp); ( for target in $(BESIDE_PATTERNS); do \
+	$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $$target >>$$log 2>&1 || echo $$target >>$$log.failed; \
+	done ) & beside=$$!; \
+	$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) pytest-patterns || echo pytest-patterns >>$$log.patterns; \
+	wait $$beside; cat $$log; failed=$$(cat $$log.failed $$log.patterns 2>/dev/null); rm -f $$log $$log.failed $$log.patterns; \
+	for target in $$failed; do echo "patterns-and-beside: $$target failed"; done; \
+	[ -z "$$failed" ]
 
 # make test's phases, in order: each runs whatever failed before it, and the last line lists the failures.
-PHASES := lint types-and-patterns pytest-rest
+PHASES := lint patterns-and-beside pytest-rest
 
 ## test: set up, then lint, type-check and run every test (unit, build, browser), every phase even after a failure
 # It prints each phase's wall time on one line (`make test: phase seconds: lint=2 ...`), which bench/suite.py reads.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import http.client
 import http.server
 import re
@@ -66,30 +67,38 @@ def test_make_test_runs_every_phase_and_lists_what_failed(tmp_path: Path) -> Non
     assert done.stdout.strip().splitlines()[-1] == f"make test: failed phases: {' '.join(failed)}"
 
 
-def _run_types_and_patterns(tmp_path: Path, typecheck: str, patterns: str) -> subprocess.CompletedProcess[str]:
+def _run_patterns_and_beside(tmp_path: Path, **recipes: str) -> subprocess.CompletedProcess[str]:
+    """`make patterns-and-beside` with its three targets replaced by the shell lines given (by target name)."""
     wrapper = tmp_path / "wrapper.mk"
-    wrapper.write_text(
-        f"include {ROOT / 'Makefile'}\ntypecheck:\n\t@{typecheck}\npytest-patterns:\n\t@{patterns}\n", encoding="utf-8"
-    )
-    command = ["make", "--no-print-directory", "-f", str(wrapper), "-o", "setup", "types-and-patterns"]
+    rules = "".join(f"{target}:\n\t@{recipe}\n" for target, recipe in recipes.items())
+    wrapper.write_text(f"include {ROOT / 'Makefile'}\n{rules}", encoding="utf-8")
+    command = ["make", "--no-print-directory", "-f", str(wrapper), "-o", "setup", "patterns-and-beside"]
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
 
 
-def test_mypy_runs_beside_the_pattern_tests_and_either_fails_the_phase(tmp_path: Path) -> None:
-    # Each side waits for the other's mark before it ends: only two at once can both finish.
+def test_mypy_and_then_the_fast_lane_run_beside_the_pattern_tests_and_any_fails_the_phase(tmp_path: Path) -> None:
+    # Each side waits for the other's mark before it ends: only two at once can both finish. The fast lane
+    # runs after mypy, on the same core (it finds mypy's last mark).
     wait_for = "for i in $$(seq 600); do test -f {0} && break; sleep 0.1; done; test -f {0}"
-    typing, testing = tmp_path / "typing-began", tmp_path / "patterns-began"
-    typecheck = f"touch {typing}; {wait_for.format(testing)}; echo typed"
-    patterns = f"touch {testing}; {wait_for.format(typing)}; echo patterns ran"
-    done = _run_types_and_patterns(tmp_path, typecheck, patterns)
+    typing, typed, testing = tmp_path / "typing-began", tmp_path / "typing-ended", tmp_path / "patterns-began"
+    recipes = {
+        "typecheck": f"touch {typing}; {wait_for.format(testing)}; echo typed; touch {typed}",
+        "pytest-fast": f"test -f {typed} && echo fast lane ran",
+        "pytest-patterns": f"touch {testing}; {wait_for.format(typing)}; echo patterns ran",
+    }
+    done = _run_patterns_and_beside(tmp_path, **recipes)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "typed" in done.stdout and "patterns ran" in done.stdout
-    for failing in ("typecheck", "pytest-patterns"):
-        shown = {"typecheck": "echo typed", "pytest-patterns": "echo patterns ran"}
-        shown[failing] += "; false"
-        done = _run_types_and_patterns(tmp_path, shown["typecheck"], shown["pytest-patterns"])
-        assert done.returncode != 0 and f"types-and-patterns: {failing} failed" in done.stdout, done.stdout
-        assert "typed" in done.stdout and "patterns ran" in done.stdout  # the other side ran to its end
+    shown = {"typecheck": "typed", "pytest-fast": "fast lane ran", "pytest-patterns": "patterns ran"}
+    assert all(line in done.stdout for line in shown.values()), done.stdout
+    assert "failed" not in done.stdout
+    plain = {target: f"echo {line}" for target, line in shown.items()}
+    for failing, recipe in plain.items():
+        done = _run_patterns_and_beside(tmp_path, **{**plain, failing: f"{recipe}; false"})
+        assert done.returncode != 0, done.stdout
+        assert [line for line in done.stdout.splitlines() if "failed" in line] == [
+            f"patterns-and-beside: {failing} failed"
+        ], done.stdout
+        assert all(line in done.stdout for line in shown.values()), done.stdout  # every side ran to its end
 
 
 def test_the_tests_web_server_fails_on_a_request_it_broke_on_and_not_on_a_client_that_left() -> None:
@@ -112,3 +121,41 @@ def test_the_tests_web_server_fails_on_a_request_it_broke_on_and_not_on_a_client
                 server.check()
         else:
             server.check()
+
+
+def _marker_expressions() -> dict[str, str]:
+    """The `-m` expression each pytest target of `make test`'s phases runs, with the Makefile's variables filled."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    variables = dict(re.findall(r"^([A-Z_]+) := (.*)$", makefile, re.M))
+    found = {}
+    for target in ("pytest-patterns", "pytest-fast", "pytest-rest"):
+        recipe = re.search(rf"^{target}:.*\n\t(.+)$", makefile, re.M)
+        assert recipe, f"the Makefile has no {target} target"
+        expression = re.search(r'-m (?:"([^"]+)"|(\S+))', recipe[1])
+        assert expression, f"{target} selects its tests with -m"
+        found[target] = re.sub(r"\$\((\w+)\)", lambda m: variables[m[1]], expression[1] or expression[2])
+    return found
+
+
+def test_make_tests_phases_run_every_test_once() -> None:
+    """Whatever markers a test carries, exactly one of the patterns, fast-lane and rest runs selects it."""
+    from _pytest.mark.expression import Expression  # noqa: PLC0415  (pytest's own -m parser)
+
+    markers = _declared_markers()
+    expressions = {target: Expression.compile(text) for target, text in _marker_expressions().items()}
+    for count in range(2 ** len(markers)):
+        carried = frozenset(marker for bit, marker in enumerate(markers) if count >> bit & 1)
+        carries = functools.partial(_carries, carried)
+        selected = [target for target, expression in expressions.items() if expression.evaluate(carries)]
+        assert len(selected) == 1, f"a test marked {sorted(carried) or 'with nothing'} is run by {selected}"
+
+
+def _carries(carried: frozenset[str], name: str, /, **kwargs: object) -> bool:
+    return name in carried
+
+
+def _declared_markers() -> list[str]:
+    import tomllib  # noqa: PLC0415
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"]["ini_options"]
+    return [line.split(":")[0] for line in declared["markers"]]
