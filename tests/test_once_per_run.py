@@ -83,10 +83,13 @@ def test_makers_sharing_a_lock_never_overlap(tmp_path: Path) -> None:
 
 
 def test_two_runs_on_one_checkout_never_build_the_project_at_once(tmp_path: Path) -> None:
-    # Two test runs have two run folders (pytest's basetemp) but one project, and one proof cache.
+    # Two test runs have two run folders (pytest's basetemp) but one project, and one proof cache, beside
+    # which the lock lies. A lock of this test's own: the project's is held for minutes by the pattern
+    # tests that `make test` runs beside this one, and by any other run on this checkout.
     runs = [tmp_path / "pytest-1", tmp_path / "pytest-2"]
     for run in runs:
         run.mkdir()
-    first, second = _spans_of([(str(run), "site", PROJECT_LOCK) for run in runs])
+    project_lock = tmp_path / "project" / ".cache" / PROJECT_LOCK.name
+    first, second = _spans_of([(str(run), "site", project_lock) for run in runs])
     assert first["end"] <= second["start"], "two runs built the project at the same time"
     assert PROJECT_LOCK.parent == Path(os.environ.get("FLOORS_CACHE_DIR") or ROOT / ".cache")
