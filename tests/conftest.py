@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 from filelock import FileLock
@@ -112,15 +112,30 @@ def needs_build(build: Build, name: str) -> Build:
     return build
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Put the tests that read this project's build first.
+T = TypeVar("T")
 
-    pytest-xdist's `worksteal` hands each worker a contiguous share of this list. With these tests
-    first, the worker that builds the site (minutes, cold) holds them, and the other worker starts
-    on tests that need no build instead of waiting on the build's lock.
-    """
-    items.sort(key=lambda item: not PROJECT_BUILDS & set(getattr(item, "fixturenames", ())))
+
+@pytest.hookimpl(trylast=True)  # after `-m` deselected what this run leaves out: the halves are of what it runs
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Order the tests so that one worker makes the project's build while the other has work that needs none."""
+    items[:] = build_readers_split(items, lambda item: bool(PROJECT_BUILDS & set(getattr(item, "fixturenames", ()))))
     _group_by_lab(items)
+
+
+def build_readers_split(items: list[T], reads_the_build: Callable[[T], bool]) -> list[T]:
+    """`items` reordered so that the first half starts with tests that read the build, the second half with tests
+    that do not (otherwise in their order).
+
+    pytest-xdist's `worksteal` hands each of two workers a contiguous half of the list. The worker
+    whose first test reads the build makes it (a minute and more, cold); the other must start on tests
+    that need none, not wait on the build's lock. Putting every reader first did that only while
+    they were fewer than half: once the fast lane's tests left this run, its second half began with
+    a reader, and that worker waited out the whole cold build.
+    """
+    readers = [item for item in items if reads_the_build(item)]
+    others = [item for item in items if not reads_the_build(item)]
+    half = len(items) // 2
+    return readers[:half] + others + readers[half:]
 
 
 def _lab_of(item: pytest.Item) -> str | None:

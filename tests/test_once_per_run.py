@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from conftest import PROJECT_LOCK, ROOT, once_per_run
+from conftest import PROJECT_LOCK, ROOT, build_readers_split, once_per_run
 
 
 def _make_slowly(directory: Path) -> dict[str, Any]:
@@ -93,3 +93,18 @@ def test_two_runs_on_one_checkout_never_build_the_project_at_once(tmp_path: Path
     first, second = _spans_of([(str(run), "site", project_lock) for run in runs])
     assert first["end"] <= second["start"], "two runs built the project at the same time"
     assert PROJECT_LOCK.parent == Path(os.environ.get("FLOORS_CACHE_DIR") or ROOT / ".cache")
+
+
+@pytest.mark.parametrize("readers", [0, 1, 3, 5, 6, 7, 10])
+def test_of_two_workers_one_starts_by_making_the_build_and_the_other_on_tests_that_need_none(readers: int) -> None:
+    items = [f"reads-{n}" for n in range(readers)] + [f"other-{n}" for n in range(10 - readers)]
+    ordered = build_readers_split(items[::-1], lambda item: item.startswith("reads"))
+    assert sorted(ordered) == sorted(items), "every test, once"
+    first, second = ordered[: len(items) // 2], ordered[len(items) // 2 :]
+    if readers:
+        assert first[0].startswith("reads"), first
+    if readers < len(items):
+        assert second[0].startswith("other"), f"the second worker's first test waits on the build: {second}"
+    # Otherwise in their order: the readers among themselves, the others among themselves.
+    for kind in ("reads", "other"):
+        assert [i for i in ordered if i.startswith(kind)] == [i for i in items[::-1] if i.startswith(kind)]
