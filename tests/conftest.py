@@ -40,6 +40,10 @@ BUILDS = {"built_site": "slow", "lab_site": "slow", "fixture_site": "build"}
 PROJECT_BUILDS = {"built_site", "lab_site"}
 """Fixtures that build this project itself (`project_build`), into its own proof cache."""
 
+PROJECT_LOCK_HOLDERS = PROJECT_BUILDS | {"properdocs_site", "published"}
+"""Fixtures that make what they make under `PROJECT_LOCK` (builds of this project, its publish): their tests go
+to one worker, which makes them one after the other; on two workers one waited out the other's (a minute)."""
+
 LAUNCH_ENVIRONMENT: dict[str, str] = dict(os.environ)
 """The environment this test process was started with, read before any test imported torch.
 
@@ -118,7 +122,9 @@ T = TypeVar("T")
 @pytest.hookimpl(trylast=True)  # after `-m` deselected what this run leaves out: the halves are of what it runs
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Order the tests so that one worker makes the project's build while the other has work that needs none."""
-    items[:] = build_readers_split(items, lambda item: bool(PROJECT_BUILDS & set(getattr(item, "fixturenames", ()))))
+    items[:] = build_readers_split(
+        items, lambda item: bool(PROJECT_LOCK_HOLDERS & set(getattr(item, "fixturenames", ())))
+    )
     _group_by_lab(items)
 
 
@@ -281,7 +287,9 @@ def once_per_run(
 
     A session fixture runs once per pytest-xdist worker: two workers would each build the site
     (minutes of CPU), at the same time, into the same proof cache. Here the first worker to ask
-    makes it under a file lock and records the result as JSON; the others wait, then read it.
+    makes it under a file lock and records the result as JSON; the others wait, then read it. One
+    that asks once it is made reads the record without the lock, which another maker that shares it
+    (the publish, beside the site's build) may hold for minutes; the record is written whole or not at all.
     A `make` that raises records nothing, so the next worker to ask tries again (and fails alike).
 
     Args:
@@ -294,13 +302,18 @@ def once_per_run(
     """
     if isinstance(lock, Path):
         lock.parent.mkdir(parents=True, exist_ok=True)
+    record = shared / f"{name}.json"
+    if record.is_file():  # made already: no lock to wait for (another maker may hold it for minutes)
+        made: dict[str, Any] = json.loads(record.read_text(encoding="utf-8"))
+        return made
     with FileLock(lock if isinstance(lock, Path) else shared / f"{lock or name}.lock"):
-        record = shared / f"{name}.json"
         if record.is_file():
-            made: dict[str, Any] = json.loads(record.read_text(encoding="utf-8"))
+            made = json.loads(record.read_text(encoding="utf-8"))
             return made
         made = make(shared / name)
-        record.write_text(json.dumps(made), encoding="utf-8")
+        partial = record.with_name(f"{record.name}.{os.getpid()}.partial")
+        partial.write_text(json.dumps(made), encoding="utf-8")
+        partial.replace(record)  # whole or not at all: a reader outside the lock never sees half a record
         return made
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from filelock import FileLock
 
 from conftest import PROJECT_LOCK, ROOT, build_readers_split, once_per_run
 
@@ -108,3 +109,29 @@ def test_of_two_workers_one_starts_by_making_the_build_and_the_other_on_tests_th
     # Otherwise in their order: the readers among themselves, the others among themselves.
     for kind in ("reads", "other"):
         assert [i for i in ordered if i.startswith(kind)] == [i for i in items[::-1] if i.startswith(kind)]
+
+
+def _hold(lock: str, holding: Any, release: Any) -> None:
+    with FileLock(lock):
+        holding.set()
+        release.wait(120)
+
+
+def test_a_thing_made_already_is_read_while_another_maker_holds_the_lock(tmp_path: Path) -> None:
+    # Before, every ask took the lock: a worker's first test that read the built site waited out the
+    # publish (over a minute), which shares that lock with the builds.
+    lock = tmp_path / "project.lock"
+    assert once_per_run(tmp_path, "site", lambda _: {"made": 1}, lock=lock) == {"made": 1}
+    context = multiprocessing.get_context("fork")
+    holding, release = context.Event(), context.Event()
+    maker = context.Process(target=_hold, args=(str(lock), holding, release))
+    maker.start()
+    try:
+        assert holding.wait(30), "the other maker took the lock"
+        start = time.monotonic()
+        assert once_per_run(tmp_path, "site", lambda _: pytest.fail("made twice"), lock=lock) == {"made": 1}
+        # The other maker holds the lock for up to two minutes: the old read waited all of it.
+        assert time.monotonic() - start < 20, "the record was read only once the other maker let the lock go"
+    finally:
+        release.set()
+        maker.join(30)
