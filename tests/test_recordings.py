@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import replace
@@ -32,6 +33,7 @@ from pytorch_floors.recordings.schema import (
     read_recordings,
     write_recording,
 )
+from pytorch_floors.render.tiers import namespaced_ids
 from pytorch_floors.tiers import as_tier, tier_named
 
 PROOF = '''\
@@ -264,7 +266,19 @@ def test_recorded_chart_ids_are_the_tiers_own(recorded: tuple[Path, Recording], 
     root, recording = recorded
     chart = '<figure><svg aria-labelledby="floors-plot-ab12-title"><title id="floors-plot-ab12-title">t</title></svg>'
     html, _ = render(root, (as_elsewhere(recording, chart + "</figure>"),))
-    assert 'id="floors-plot-other-ab12-title"' in html and 'aria-labelledby="floors-plot-other-ab12-title"' in html
+    assert 'id="other-floors-plot-ab12-title"' in html and 'aria-labelledby="other-floors-plot-ab12-title"' in html
+
+
+def test_a_proofs_own_figure_ids_are_the_tiers_own_and_links_to_the_page_stay() -> None:
+    # A proof's own SVG names its title by a fixed id (`ws-title`): a tier drawing it again repeated it.
+    figure = (
+        '<svg aria-labelledby="ws-title ws-desc" aria-describedby="ws-desc"><title id="ws-title">t</title>'
+        '<desc id="ws-desc">d</desc></svg><a href="#ws-desc">key</a> <a href="#kernel-walk">section</a>'
+    )
+    html = namespaced_ids(figure, "ci-2core")
+    assert re.findall(r'id="([^"]*)"', html) == ["ci-2core-ws-title", "ci-2core-ws-desc"]
+    assert 'aria-labelledby="ci-2core-ws-title ci-2core-ws-desc" aria-describedby="ci-2core-ws-desc"' in html
+    assert 'href="#ci-2core-ws-desc"' in html and 'href="#kernel-walk"' in html
 
 
 # --- pruning, merging, comparing -----------------------------------------------------------------------

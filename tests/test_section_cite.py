@@ -9,8 +9,15 @@ from typing import Any
 import pytest
 
 from conftest import ROOT
-from pytorch_floors.floors import FLOORS
-from pytorch_floors.render.headings import add_section_controls, control_template, pinned_site_url, section_citation
+from pytorch_floors.editions.anchors import CITABLE_PAGES
+from pytorch_floors.floors import COMPILER, FLOORS, MAP_TITLE
+from pytorch_floors.render.headings import (
+    add_section_controls,
+    cited_part,
+    control_template,
+    pinned_site_url,
+    section_citation,
+)
 
 PAGE = "https://pytorch-floors.github.io/2026.12/floors/3-boundary/"
 HEADINGS = (
@@ -69,6 +76,28 @@ def test_the_label_is_the_heading_in_words_and_says_what_the_control_does() -> N
 def test_part_0_sections_are_cited_as_part_0() -> None:
     cite = section_citation("index.md", "https://s.org/2026.12/", "the-map", "The map", "2026.12")
     assert "Part 0" in cite.plain and cite.bibtex.startswith("@misc{pytorchfloors202612-part0-the-map,")
+
+
+def test_every_citable_page_is_cited_by_its_own_title_and_key() -> None:
+    # The compile page once cited itself as Part 0 (`…-part0-graph-capture`): it was neither floor nor map.
+    titles = {cited_part(page) for page in CITABLE_PAGES}
+    assert len(titles) == len(CITABLE_PAGES) and len({key for _, key in titles}) == len(CITABLE_PAGES)
+    assert cited_part(COMPILER.page) == (COMPILER.title, COMPILER.slug)
+    with pytest.raises(ValueError, match="not a page whose sections are citable"):
+        cited_part("labs/1-line.md")
+
+
+def test_each_citable_pages_sections_cite_that_page(built_site: Any) -> None:
+    for page in CITABLE_PAGES:
+        title, key = cited_part(page)
+        html = built_site.page(page.removesuffix(".md").removesuffix("index"))
+        controls = [c for c in _controls(html) if "data-floors-citation" in c]
+        assert controls, f"{page}: no section offers a citation"
+        for control in controls:
+            anchor = control["href"].rpartition("#")[2]
+            assert f", {title}, edition " in control["data-floors-citation"], (page, anchor)
+            assert f"-{key}-{anchor}," in control["data-floors-bibtex"], (page, anchor)
+    assert cited_part("index.md")[0] == MAP_TITLE
 
 
 def test_an_edition_build_pins_site_url_to_the_edition() -> None:

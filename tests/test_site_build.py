@@ -1,5 +1,6 @@
 """The real site, built with --strict: gauge, navigation, titles, API pages, page hygiene."""
 
+import collections
 import itertools
 import json
 import pkgutil
@@ -189,6 +190,27 @@ def test_no_page_skips_a_heading_level(built_site: Build) -> None:
             f"{path.relative_to(built_site.site)}: h{a} then h{b}" for a, b in itertools.pairwise(levels) if b > a + 1
         ]
     assert skipped == []
+
+
+def test_every_id_on_every_page_is_unique(built_site: Build) -> None:
+    """The Nu HTML Checker's rule, which `aria-labelledby` needs: a recorded tier that drew a proof's
+    figure again repeated its `<title>` and `<desc>` ids (floor 8's `timeline-title`, `ws-title`)."""
+
+    class Ids(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.ids: collections.Counter[str] = collections.Counter()
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            self.ids.update(value or "" for name, value in attrs if name == "id")
+
+    repeated = []
+    for path in sorted(built_site.site.rglob("*.html")):
+        parser = Ids()
+        parser.feed(path.read_text(encoding="utf-8"))
+        ids = parser.ids
+        repeated += [f"{path.relative_to(built_site.site)}: {name} ×{n}" for name, n in ids.items() if n > 1]
+    assert repeated == []
 
 
 def test_every_committed_recording_is_shown_current_or_listed_stale(built_site: Build) -> None:

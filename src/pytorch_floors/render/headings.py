@@ -23,13 +23,14 @@ from html import unescape
 from jinja2 import Template
 
 from pytorch_floors.editions.anchors import CITABLE_PAGES
-from pytorch_floors.floors import MAP_TITLE, floor_for_page
+from pytorch_floors.floors import COMPILER, MAP_PAGE, MAP_TITLE, floor_for_page
 from pytorch_floors.render.citation import SITE_TITLE, edition_url
 from pytorch_floors.render.templates import template
 
 __all__ = [
     "SectionCitation",
     "add_section_controls",
+    "cited_part",
     "finish_headings",
     "pinned_site_url",
     "published_edition",
@@ -80,6 +81,28 @@ def pinned_site_url(site_url: str | None, name: str | None) -> str | None:
     return site_url if name is None else edition_url(site_url or "/", name)
 
 
+def cited_part(src_uri: str) -> tuple[str, str]:
+    """The part of the site a citable page is, as a citation names it, and its word in BibTeX keys.
+
+    Args:
+        src_uri: A citable page's source path.
+
+    Returns:
+        Its title (`Floor 3 · The boundary`) and key part (`floor3`, `part0`, `compile`).
+
+    Raises:
+        ValueError: If the page is not one whose sections are citable.
+    """
+    floor = floor_for_page(src_uri)
+    if floor is not None and src_uri == floor.page:
+        return floor.heading, f"floor{floor.number}"
+    if src_uri == MAP_PAGE:
+        return MAP_TITLE, "part0"
+    if src_uri == COMPILER.page:
+        return COMPILER.title, COMPILER.slug
+    raise ValueError(f"{src_uri} is not a page whose sections are citable")
+
+
 def section_citation(src_uri: str, page_url: str, anchor: str, title: str, name: str) -> SectionCitation:
     """The link and the citations of one section of a citable page.
 
@@ -93,12 +116,10 @@ def section_citation(src_uri: str, page_url: str, anchor: str, title: str, name:
     Returns:
         The section's address, plain-text citation and BibTeX entry.
     """
-    floor = floor_for_page(src_uri)
-    part = floor.heading if floor is not None else MAP_TITLE
+    part, key_part = cited_part(src_uri)
     url = f"{page_url}#{anchor}"
     year = name[:4]
     plain = f"{SITE_TITLE} contributors ({year}). “{title}”. {SITE_TITLE}, {part}, edition {name}. {url}"
-    key_part = f"floor{floor.number}" if floor is not None else "part0"
     key = f"pytorchfloors{name.replace('.', '')}-{key_part}-{anchor}"
     bibtex = (
         f"@misc{{{key},\n"

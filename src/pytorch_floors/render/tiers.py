@@ -10,23 +10,37 @@ from pytorch_floors.render.templates import template
 
 __all__ = ["TierTab", "namespaced_ids", "tier_tabs_html"]
 
-_OWN_IDS = re.compile(r"\b(floors-(?:plot|bars)-)")
+# Attributes as `allowed_html` writes them (double quotes, values escaped): an id, the ids a reference
+# lists, and an in-page link.
+_ID = re.compile(r'(\sid=")([^"]*)(")')
+_REFERENCES = re.compile(r'(\saria-(?:labelledby|describedby)=")([^"]*)(")')
+_FRAGMENT = re.compile(r'(\shref="#)([^"]*)(")')
 
 
 def namespaced_ids(html: str, tier: str) -> str:
     """A recorded output's element ids, made its tier's own.
 
-    The charts (`pytorch_floors.plot`) name their title and description by a digest of what they
-    draw; a tier that drew the same chart would repeat this build's ids on the page.
+    A tier that drew the same figure as this build repeats its ids on the page: a chart's `<title>`
+    and `<desc>` (`pytorch_floors.plot` names them by a digest of what they draw; a proof's own SVG
+    by a fixed name), which breaks the `aria-labelledby` that points at them.
 
     Args:
-        html: A recorded output.
+        html: A recorded output, as `allowed_html` writes it.
         tier: The tier's name.
 
     Returns:
-        The output with every chart id (and every reference to one) prefixed by the tier.
+        The output with every id it defines, and every reference to one of them (`aria-labelledby`,
+        `aria-describedby`, `href="#…"`), prefixed by the tier. A reference to an id the output does
+        not define (a section of the page) is left as it is.
     """
-    return _OWN_IDS.sub(lambda m: f"{m[1]}{tier}-", html)
+    own = {match[2] for match in _ID.finditer(html)}
+
+    def prefixed(name: str) -> str:
+        return f"{tier}-{name}" if name in own else name
+
+    html = _ID.sub(lambda m: f"{m[1]}{prefixed(m[2])}{m[3]}", html)
+    html = _REFERENCES.sub(lambda m: m[1] + " ".join(prefixed(n) for n in m[2].split()) + m[3], html)
+    return _FRAGMENT.sub(lambda m: f"{m[1]}{prefixed(m[2])}{m[3]}", html)
 
 
 @dataclass(frozen=True)
