@@ -22,7 +22,8 @@ from playwright.sync_api import Browser, Page, ViewportSize, expect
 from test_reader import DESKTOP, MOBILE, set_palette, site_pages
 
 from conftest import ROOT, Build
-from pytorch_floors.floors import FLOORS
+from pytorch_floors.editions.anchors import CITABLE_PAGES, page_url
+from pytorch_floors.floors import FLOORS, MAP_PAGE
 
 pytestmark = pytest.mark.browser
 
@@ -312,11 +313,7 @@ def sentences(text: str, words: int = 8) -> list[str]:
 
 
 def test_no_folded_answer_of_a_lab_is_in_the_search_index(built_site: Build) -> None:
-    index = json.loads((built_site.site / "search" / "search_index.json").read_text(encoding="utf-8"))
-    indexed: dict[str, str] = {}
-    for doc in index["docs"]:
-        page = doc["location"].split("#")[0]
-        indexed[page] = indexed.get(page, "") + " " + plain(doc["title"]) + " " + plain(doc["text"])
+    indexed = _indexed_pages(built_site)
     answers = folded_answers(built_site)
     assert sum(len(a) for a in answers.values()) >= 4 * len(FLOORS), "the labs fold their answers"
     leaks = []
@@ -328,6 +325,44 @@ def test_no_folded_answer_of_a_lab_is_in_the_search_index(built_site: Build) -> 
             if leaked:
                 leaks.append(f"{page}: {leaked[0]!r}")
     assert leaks == [], f"{len(leaks)} folded answers are in the search index:\n" + "\n".join(leaks[:10])
+
+
+def _indexed_pages(built_site: Build) -> dict[str, str]:
+    index = json.loads((built_site.site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    indexed: dict[str, str] = {}
+    for doc in index["docs"]:
+        page = doc["location"].split("#")[0]
+        indexed[page] = indexed.get(page, "") + " " + plain(doc["title"]) + " " + plain(doc["text"])
+    return indexed
+
+
+def test_no_check_yourself_answer_is_in_the_search_index_and_every_question_is(built_site: Build) -> None:
+    # All 51 answers were in it: "dispatcher" led with floor 4's answer, "autograd" with the compile page's.
+    indexed = _indexed_pages(built_site)
+    asked, leaks = 0, []
+    for page in CITABLE_PAGES:
+        url = "" if page == MAP_PAGE else page_url(page)  # the search index names the root page ""
+        soup = BeautifulSoup((built_site.site / url / "index.html").read_text(encoding="utf-8"), "html.parser")
+        for details in soup.select("article details.question"):
+            assert details.summary is not None
+            question = " ".join(details.summary.get_text(" ").split())
+            assert question in indexed[url], f"{page}: the question {question!r} left the index"
+            details.summary.decompose()
+            asked += 1
+            leaks += [f"{page}: {s!r}" for s in sentences(" ".join(details.get_text(" ").split())) if s in indexed[url]]
+    assert asked >= len(CITABLE_PAGES), "every citable page ends with questions"
+    assert leaks == [], f"{len(leaks)} answers are in the search index:\n" + "\n".join(leaks[:10])
+
+
+def test_a_labs_fold_labels_are_not_its_search_excerpt(built_site: Build) -> None:
+    # A lab's page entry read "Solution Output: open it after you have predicted…" some 14 times.
+    index = json.loads((built_site.site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    entries = {doc["location"]: plain(doc["text"]) for doc in index["docs"]}
+    for floor in FLOORS:
+        page = f"labs/{floor.key}/"
+        assert "Solution" not in entries[page], f"{page}: {entries[page][:120]}"
+        folds = [where for where, text in entries.items() if where.startswith(page) and "open it after you" in text]
+        assert folds == [], f"{page}: a fold's label is indexed at {folds}"
 
 
 # ---- 1. charts that a phone can read --------------------------------------------------------------

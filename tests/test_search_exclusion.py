@@ -74,3 +74,33 @@ def test_api_reference_pages_leave_the_index_and_its_index_page_stays() -> None:
         _, meta = get_data(page.read_text(encoding="utf-8"))
         excluded = meta.get("search", {}).get("exclude", False)
         assert excluded is (page.name != "index.md"), page.name
+
+
+# A "Check yourself" question as Material writes `??? question "…"`, and a lab's folds as the project's
+# nbconvert template writes them (a solution's fold holds its output's).
+QUESTIONS = """<h2 id="check-yourself">Check yourself</h2>
+<details class="question">
+<summary>Where does the first call's time go?</summary>
+<p>In compiling: Dynamo traces the frame.</p>
+<ul><li>and Inductor writes C++</li></ul>
+</details>
+<p>Then the lab.</p>"""
+FOLDS = """<div class="jupyter-wrapper"><h2 id="exercise-1">Exercise 1</h2><p>Predict the keys.</p>
+<details class="floors-fold"><summary>Solution</summary><div class="jp-Cell">
+<details class="floors-fold"><summary>Output: open it after you have predicted</summary><div>x</div></details>
+</div></details><p>After the fold.</p></div>"""
+
+
+def test_check_yourself_answers_leave_the_index_and_their_questions_stay() -> None:
+    text = indexed_text(narrow_search(QUESTIONS))
+    for kept in ("Check yourself", "Where does the first call's time go?", "Then the lab."):
+        assert kept in text, (kept, text)
+    for answer in ("Dynamo traces the frame", "Inductor writes C++"):
+        assert answer not in text, (answer, text)
+
+
+def test_a_labs_fold_labels_leave_the_index_and_its_prose_stays() -> None:
+    text = indexed_text(narrow_search(FOLDS))
+    assert "Predict the keys." in text and "After the fold." in text
+    for label in ("Solution", "open it after you have predicted"):
+        assert label not in text, (label, text)

@@ -17,10 +17,15 @@ text:
 - the line under each proof ("Download and run it `python snippets/...` ran in 7 ms"), marked by the
   proof frame's own template (`render/templates/proof_frame.html`), as its folded source is;
 - BibTeX entries (the Cite page's table of what to cite stays);
+- the answers to a page's "Check yourself" questions (Material's `??? question` blocks): an excerpt
+  would give an answer away before the reader has thought, and would outrank the section that
+  teaches it. Each question stays; the block elements after its `<summary>` are marked;
 - a proof's folded source: a downloadable script (marked by the proof frame's template);
 - on a lab's page, the code and outputs of its cells (every `<pre>`, and nbconvert's notices), whose
   prose stays: otherwise labs outrank the floors with the floors' own words in code, and their
-  excerpts open on "Copied!"; and the folded "What to notice" answers (a markdown cell's
+  excerpts open on "Copied!"; the labels of its folds ("Solution", "Output: open it after you have
+  predicted", a `<summary>` the project's nbconvert template writes), which filled a lab's page entry
+  fourteen times over; and the folded "What to notice" answers (a markdown cell's
   `<details class="success">`): each answers the prediction above it, and a search excerpt would
   give it away before the reader has predicted.
 
@@ -33,6 +38,8 @@ skipped at the first closing tag of its own name.
 """
 
 from __future__ import annotations
+
+import re
 
 __all__ = ["EXCLUDED_OPENINGS", "NOTEBOOK_EXCLUDED_OPENINGS", "narrow_search"]
 
@@ -53,9 +60,25 @@ NOTEBOOK_EXCLUDED_OPENINGS: tuple[tuple[str, str], ...] = (
     # A lab's folded answer, as its markdown cell writes it (`docs/labs/*.py`) and nbconvert keeps it. It
     # holds no <details> of its own, so marking it leaves out all of it, and only it.
     ('<details class="success"', '<details class="success"'),
+    # A fold's label (jupyter/nbconvert/templates/mkdocs_html/notebook.html.j2): folds nest, their labels never do.
+    ('<details class="floors-fold"><summary>', "<summary"),
 )
 
 _NOTEBOOK_MARK = '<div class="jupyter-wrapper"'
+
+# A "Check yourself" question as Material's admonition extension writes `??? question "…"`: the
+# question is the summary; what follows it, up to the block's end, is the answer.
+_QUESTION = re.compile(r'(<details class="question">\s*<summary>.*?</summary>)(.*?)(</details>)', re.S)
+# The block elements an answer is written in; none of them nests in its own tag in an answer.
+_ANSWER_BLOCK = re.compile(r"<(p|ul|ol|pre|table|div|blockquote)(?=[\s>])")
+
+
+def _without_answers(html: str) -> str:
+    def marked(match: re.Match[str]) -> str:
+        answer = _ANSWER_BLOCK.sub(r"<\1 data-search-exclude", match[2])
+        return f"{match[1]}{answer}{match[3]}"
+
+    return _QUESTION.sub(marked, html)
 
 
 def narrow_search(html: str) -> str:
@@ -66,10 +89,11 @@ def narrow_search(html: str) -> str:
 
     Returns:
         The content, with `data-search-exclude` on each proof output's `<pre>` and chart, each proof's
-        download line and each BibTeX `<pre>`, and, on a lab's page, on each folded answer.
+        download line, each BibTeX `<pre>` and each answer to a "Check yourself" question, and, on a
+        lab's page, on its cells' code and outputs, its folds' labels and each folded answer.
     """
     openings = EXCLUDED_OPENINGS + (NOTEBOOK_EXCLUDED_OPENINGS if _NOTEBOOK_MARK in html else ())
     for opening, element in openings:
         marked = opening.replace(element, f"{element} data-search-exclude", 1)
         html = html.replace(opening, marked)
-    return html
+    return _without_answers(html)
