@@ -34,11 +34,12 @@ from test_engine import gone
 import pytorch_floors.plugin.plugin as plugin_module
 from conftest import FIXTURE_CONFIG, LAB_CONFIG, ROOT, Build, FixtureSite, needs_build
 from pytorch_floors.editions.verify import MARK
-from pytorch_floors.execution.engine import SKIPPED_OUTPUT
+from pytorch_floors.execution.engine import SKIPPED_OUTPUT, ProofFailure
 from pytorch_floors.execution.facts import torch_facts
 from pytorch_floors.labs import kernel
 from pytorch_floors.plugin.plugin import FloorsPlugin
 from pytorch_floors.plugin.serve import (
+    FAILURES_FILE,
     PARTIAL_ATTRIBUTE,
     PENDING_ATTRIBUTE,
     PENDING_TEXT,
@@ -53,12 +54,30 @@ from pytorch_floors.plugin.serve import (
     partial_report,
     pending_page,
     plan_rebuild,
+    read_background_failures,
+    report_background_failure,
     title_key,
 )
 
 SERVE_URL = "http://127.0.0.1:8000/"
 
 # --- what the session decides: which pages a build renders ---------------------------------------
+
+
+def test_a_background_failure_is_read_back_whole_and_a_line_that_is_not_one_is_named_not_shown(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    failure = ProofFailure("floors/3-x.md", "cost", ("snippets/3-x/cost.py", 12), "ValueError: <b>no</b>", "tb")
+    report_background_failure(tmp_path, "key-1", failure)
+    with (tmp_path / FAILURES_FILE).open("a", encoding="utf-8") as file:
+        file.write('{"key": "key-2", "page": 3}\nnot json\n{"key": "key-3", "page": "half')  # and one half-written
+    read = read_background_failures(tmp_path)
+    assert list(read) == ["key-1"] and str(read["key-1"]) == str(failure) and read["key-1"].details == "tb"
+    assert [r.getMessage()[:40] for r in caplog.records] == [
+        "serve: line 2 of the background build's ",
+        "serve: line 3 of the background build's ",
+    ]
+    assert read_background_failures(None) == {} and read_background_failures(tmp_path / "none") == {}
 
 
 def _inputs(**pages: PageInput) -> dict[str, PageInput]:
@@ -535,6 +554,63 @@ def test_a_cold_serve_answers_at_once_and_shows_the_proofs_once_they_have_run(fi
     order = [m[1] for m in re.finditer(r"background: proof \d+/\d+ docs/(\S+) ›[^\n]*: running", text)]
     assert order == ["index.md", "a.md"], "in reading order: Part 0 first"
     assert "proof 1/2 docs/index.md › slow: running" not in text.replace("background: proof", ""), "never in serve"
+
+
+@pytest.mark.build
+def test_a_block_that_fails_in_the_background_shows_its_failure_at_once_and_is_not_run_again(
+    fixture_site: FixtureSite,
+) -> None:
+    # It said "running…" (data-proof-pending) until the whole background build had ended, and then
+    # serve ran it again itself, waiting out its time limit a second time.
+    fixture_site.page(
+        "index.md",
+        '# Home\n\n```python exec="1" id="broken"\nprint("tried", flush=True)\nraise ValueError("planted")\n```\n',
+    )
+    go = fixture_site.root / "go"  # the later page's proof waits until the test has seen the failure
+    waits = f'import pathlib, time\nwhile not pathlib.Path("{go}").exists():\n    time.sleep(0.1)\nprint("later ran")\n'
+    fixture_site.page("later.md", f'# Later\n\n```python exec="1" id="slow"\n{waits}```\n')
+    log = fixture_site.root / "serve.log"
+    port, server = _serve_dirty(fixture_site.root, log)
+    try:
+
+        def failed() -> str | None:
+            page = _get(port, "") or ""
+            return page if "floors-proof-failure" in page else None
+
+        home = _wait_for(failed, server, log, 120)
+        assert PENDING_ATTRIBUTE not in home and PENDING_TEXT not in home
+        assert "ValueError: planted" in home and "docs/index.md" in home
+        # Still running behind it: the failure did not wait for the background build's end.
+        assert "later ran" not in (_get(port, "later/") or "")
+        go.touch()
+        _wait_for(
+            lambda: _get(port, "later/") if "later ran" in (_get(port, "later/") or "") else None, server, log, 180
+        )
+        _wait_for(failed, server, log, 30)
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=60)
+    text = log.read_text(encoding="utf-8", errors="replace")
+    assert len(re.findall(r"docs/index.md › broken: running", text)) == 1, "run once, in the background"
+
+
+@pytest.mark.build
+def test_a_build_runs_its_pages_proofs_in_the_navigations_order(fixture_site: FixtureSite) -> None:
+    # MkDocs' own order puts a top-level page (compile.md) before a folder's (floors/…): the background
+    # build of a serve session made every floor wait behind the compile page's proofs.
+    config = (fixture_site.root / "mkdocs.yml").read_text(encoding="utf-8")
+    fixture_site.write(
+        "mkdocs.yml",
+        config + "nav:\n  - index.md\n  - floors/one.md\n  - compile.md\n  - What changed: what-changed.md\n",
+    )
+    for name in ("index.md", "floors/one.md", "compile.md"):
+        stem = Path(name).stem
+        fixture_site.page(name, f'# {stem}\n\n```python exec="1" id="{stem}"\nprint("{stem} ran")\n```\n')
+    fixture_site.page("what-changed.md", "# What changed\n\n<!-- floors:what-changed -->\n")
+    built = fixture_site.build(strict=True)
+    assert built.returncode == 0, built.log[-3000:]
+    order = [m[1] for m in re.finditer(r"proof \d+/\d+ docs/(\S+) › \S+: (?:running|cached)", built.log)]
+    assert order == ["index.md", "floors/one.md", "compile.md"], built.log[-3000:]
 
 
 @pytest.mark.build

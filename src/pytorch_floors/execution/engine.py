@@ -192,6 +192,10 @@ class Engine:
         self.planned: dict[str, list[ExecBlock]] = {}
         self.records: list[BlockResult] = []
         self.failures: list[ProofFailure] = []
+        # A serve session's: blocks that failed in its background build, by cache key; and where a
+        # background build reports its own failures (the session reads them as `known_failures`).
+        self.known_failures: Mapping[str, ProofFailure] = {}
+        self.report_failure: Callable[[str, ProofFailure], None] | None = None
         self.page = ""
         self.page_url = ""
         self._sessions: dict[str, _Session] = {}
@@ -399,18 +403,35 @@ class Engine:
         )
 
     def _run(self, block_id: str, code: str, read_options: Callable[[], BlockOptions]) -> str:
+        job: _Job | None = None
         try:
             job = self._job(code, read_options, block_id)
             cached = self.cache.get(job.key)
             if cached is not None:
                 return self._use_cached(job, cached)
+            known = self.known_failures.get(job.key)
+            if known is not None:
+                raise self._failed_before(job, known)
             if not self._runs_here():
                 return self._skip(job)
             return self._run_fresh(job)
-        except ProofFailure:
+        except ProofFailure as failure:
+            if job is not None and self.report_failure is not None and job.key not in self.known_failures:
+                self.report_failure(job.key, failure)
             raise
         except Exception as error:
             raise self.fail_unexpectedly(block_id, error) from error
+
+    def _failed_before(self, job: _Job, known: ProofFailure) -> ProofFailure:
+        """A block whose code and inputs failed in the session's background build: the same failure, not run again.
+
+        It runs again once its code or what it imports changes (a new cache key), or in a new session.
+        """
+        job.session.remember(job.code, job.block.block_id, job.options.timeout)
+        summary = f"{known.summary} (in the background build; it runs again once its code or inputs change)"
+        failure = ProofFailure(self.page, job.block.block_id, known.location, summary, known.details)
+        self._fail(failure, job.proof)
+        return failure
 
     def _job(self, code: str, read_options: Callable[[], BlockOptions], block_id: str) -> _Job:
         """The block as scanned, its options read, its session, its cache key and its digest.

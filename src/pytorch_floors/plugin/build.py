@@ -63,6 +63,8 @@ from pytorch_floors.labs.notebooks import (
 from pytorch_floors.plugin.config import Settings
 from pytorch_floors.plugin.fence import register_fence
 from pytorch_floors.plugin.serve import (
+    BACKGROUND_VARIABLE,
+    SIGNALS_VARIABLE,
     PageInput,
     PageState,
     Plan,
@@ -74,6 +76,7 @@ from pytorch_floors.plugin.serve import (
     partial_note,
     partial_report,
     pending_page,
+    report_background_failure,
 )
 from pytorch_floors.recordings.report import machines_html, page_tiers, recordings_json, recordings_summary
 from pytorch_floors.recordings.schema import RecordingError, read_recordings
@@ -254,6 +257,7 @@ class SiteBuild:
         except RecordingError as error:
             raise PluginError(str(error)) from None
         self.engine.execute = settings.execute and not self.defer
+        self._share_failures(session)
         defer_labs(self.defer)
         register_fence(config, self.engine, self.recordings)
         markdown_config.save(config.markdown_extensions, config.mdx_configs)
@@ -280,6 +284,14 @@ class SiteBuild:
         self.manifest = ManifestRecorder(read_lock(project_dir / "anchors.lock"), self.aliases)
         times = run_times_file(cache_root, lab_cache) if lab_cache else None
         self.launch = configure_launch(config.repo_url, times, project_dir, self.engine.records)
+
+    def _share_failures(self, session: ServeSession | None) -> None:
+        """A session's build shows what failed in its background build; that build tells the session."""
+        if session is not None:
+            self.engine.known_failures = session.failed
+        signals = os.environ.get(SIGNALS_VARIABLE)
+        if self.serving and signals and os.environ.get(BACKGROUND_VARIABLE, "").isdigit():
+            self.engine.report_failure = functools.partial(report_background_failure, Path(signals))
 
     def _join(self, session: ServeSession | None) -> None:
         """Take this build's part of a serve session (none for `mkdocs build`): its mark, and what it defers."""
@@ -423,7 +435,22 @@ class SiteBuild:
         log.info("serve: %d of %d pages render again: %s", len(names), len(pages), ", ".join(names))
 
     def on_nav(self, nav: Navigation) -> None:
-        """Give the pages this build does not render the titles the navigation showed for them."""
+        """Render the pages in reading order; give the pages this build does not render their titles.
+
+        MkDocs renders pages, and so runs their proofs, in the order of its files: folders after
+        files, alphabetically, so the compile page (`compile.md`) came before every floor, and a
+        serve session's background build made each floor wait behind its compile-heavy proofs.
+        The navigation's order is the reader's; pages outside it follow, and "What changed" stays last.
+        """
+        files = self._files()
+        ordered = [page.file for page in nav.pages]
+        what_changed = files.get_file_from_path(WHAT_CHANGED_PAGE)
+        last = [what_changed] if what_changed is not None else []
+        rest = [file for file in files.documentation_pages() if file not in ordered and file not in last]
+        for moved in [*ordered, *rest, *last]:
+            if files.get_file_from_path(moved.src_uri) is moved:
+                files.remove(moved)
+                files.append(moved)
         if self.session is None or not self.plan.partial:
             return
         for page, state in self.session.kept(self.plan):

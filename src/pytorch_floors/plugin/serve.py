@@ -25,9 +25,12 @@ build says so, and names the pages it rebuilt.
 On a cold cache, a dirty session with live reload answers at once: its builds run no proof and no
 lab; a block whose output is not cached shows a "running…" placeholder, and the page's article
 carries `data-proof-pending`. A `Background` build (`mkdocs build` in a child process, with
-`FLOORS_SERVE_BACKGROUND` set) runs the proofs and labs in the site's reading order (Part 0, then the
-floors, then the labs) into the cache; as it finishes a page, the session renders that page again
-from the cache and live reload shows it. When it has finished, the session's builds run what is
+`FLOORS_SERVE_BACKGROUND` set) runs the proofs and labs in the navigation's order (Part 0, the
+floors, the compile page, the labs: every build renders its pages so) into the cache; as it
+finishes a page, the session renders that page again from the cache and live reload shows it. A
+block that fails there is reported to the session (`report_background_failure`), whose builds show
+its failure as a foreground failure shows, at once, and do not run it again while its code and
+inputs are the same. When the background build has finished, the session's builds run what is
 still missing themselves, as any serve build does. The background build never outlives the session:
 it ends with it, and ends itself if the serve process is gone.
 """
@@ -67,6 +70,7 @@ from pytorch_floors.execution.snippet_target import parse_target
 
 __all__ = [
     "BACKGROUND_VARIABLE",
+    "FAILURES_FILE",
     "PARTIAL_ATTRIBUTE",
     "PENDING_ATTRIBUTE",
     "SIGNALS_VARIABLE",
@@ -88,6 +92,8 @@ __all__ = [
     "pending_page",
     "plan_rebuild",
     "quiet_dirty_warning",
+    "read_background_failures",
+    "report_background_failure",
     "title_key",
     "watch_parent",
 ]
@@ -516,6 +522,73 @@ BACKGROUND_VARIABLE = "FLOORS_SERVE_BACKGROUND"
 SIGNALS_VARIABLE = "FLOORS_SERVE_SIGNALS"
 """The folder the session watches, named to its background build, which removes it if the session is killed."""
 
+FAILURES_FILE = "failures.jsonl"
+"""In the session's signal folder: one JSON line per block that failed in its background build."""
+
+_FAILURE_FIELDS = {"key": str, "page": str, "block": str, "file": str, "line": int, "summary": str, "details": str}
+
+
+def report_background_failure(signal_dir: Path, key: str, failure: ProofFailure) -> None:
+    """Tell the session a block failed in its background build (called there, by the engine).
+
+    The line is written with one `write` to a file opened for appending, so the session never reads
+    half of it; the folder is watched, so live reload renders the page again with the failure.
+
+    Args:
+        signal_dir: The session's signal folder (`SIGNALS_VARIABLE`).
+        key: The block's cache key: the session shows this failure while the key is the same.
+        failure: The failure.
+    """
+    line = json.dumps(
+        {
+            "key": key,
+            "page": failure.page,
+            "block": failure.block_id,
+            "file": failure.location[0],
+            "line": failure.location[1],
+            "summary": failure.summary,
+            "details": failure.details,
+        }
+    )
+    descriptor = os.open(signal_dir / FAILURES_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(descriptor, (line + "\n").encode("utf-8"))
+    finally:
+        os.close(descriptor)
+
+
+def read_background_failures(signal_dir: Path | None) -> dict[str, ProofFailure]:
+    """The blocks that failed in a session's background build so far, by cache key.
+
+    The file comes from another process: a line is taken only if it is complete and every field has
+    its type; any other line is named in the log, never shown.
+
+    Args:
+        signal_dir: The session's signal folder, or `None` before the background build starts.
+
+    Returns:
+        Each failure, by the cache key of the block that failed.
+    """
+    path = signal_dir / FAILURES_FILE if signal_dir is not None else None
+    if path is None or not path.is_file():
+        return {}
+    failures: dict[str, ProofFailure] = {}
+    text = path.read_text(encoding="utf-8", errors="replace")
+    for number, line in enumerate(text.split("\n")[:-1], start=1):  # the last piece is unfinished, or empty
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            entry = None
+        if not isinstance(entry, dict) or any(not isinstance(entry.get(k), t) for k, t in _FAILURE_FIELDS.items()):
+            log.warning("serve: line %d of the background build's failures is not one: %.80r", number, line)
+            continue
+        location = (entry["file"], entry["line"])
+        failures[entry["key"]] = ProofFailure(
+            entry["page"], entry["block"], location, entry["summary"], entry["details"]
+        )
+    return failures
+
+
 _PROGRESS = re.compile(r"\b(?:proof|lab) \d+/\d+ docs/(?P<page>\S+?)(?: ›|:)")
 _LEVELS = {"DEBUG": logging.DEBUG, "INFO": logging.INFO, "WARNING": logging.WARNING, "ERROR": logging.ERROR}
 _LEVEL = re.compile(r"^(?P<level>INFO|WARNING|ERROR|DEBUG)\s+-\s+(?P<message>.*)$")
@@ -730,6 +803,8 @@ class ServeSession:
             made when it starts.
         outputs: What the last build's files write into the site (`dest_uri`): a dirty build cleans nothing,
             so `remove_stale` takes out what no file writes any more.
+        failed: The blocks that failed in the background build, by cache key: a build shows each such
+            block's failure, as a foreground failure shows, and does not run it again while its key holds.
     """
 
     dirty: bool = False
@@ -745,20 +820,24 @@ class ServeSession:
     pending: set[str] = field(default_factory=set)
     signal_dir: Path | None = None
     outputs: set[str] = field(default_factory=set)
+    failed: dict[str, ProofFailure] = field(default_factory=dict)
 
     def start_build(self) -> tuple[bool, set[str]]:
         """Whether the next build leaves what is not cached to the background, and which waiting pages are done.
 
         Returns:
             `(defer, ready)`: the build runs no proof or lab itself; the pages that showed placeholders and
-            can now show their outputs (all of them once the background build has ended).
+            can now show their outputs or a failure (all of them once the background build has ended).
         """
         ready: set[str] = set()
+        failed = read_background_failures(self.signal_dir)
+        ready |= self.pending & {failure.page for key, failure in failed.items() if key not in self.failed}
+        self.failed = failed
         if self.background is not None and self.background.finished:
             self.filled = True
             ready = set(self.pending)
         elif self.background is not None:
-            ready = self.pending & self.background.done()
+            ready |= self.pending & self.background.done()
         return self.defers and not self.filled, ready
 
     def end_build(self, pending: set[str], config_file: Path, project_dir: Path) -> None:
