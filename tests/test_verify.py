@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import Build, FixtureSite
+from conftest import ROOT, Build, FixtureSite
 from pytorch_floors.editions.verify import MARK, verify_site
 
 PROOF_PAGE = """\
@@ -118,3 +119,70 @@ def test_a_site_built_with_the_plugin_passes_and_each_kind_of_damage_fails(fixtu
 def test_a_folder_that_is_no_site_fails(tmp_path: Path) -> None:
     check = verify_site(tmp_path)
     assert not check.passed and "not a built site" in check.problems[0]
+
+
+@pytest.mark.build
+@pytest.mark.parametrize(
+    ("env", "why"),
+    [
+        ({"FLOORS_EXEC_ONLY": "floors/3-*"}, "FLOORS_EXEC_ONLY='floors/3-*'"),
+        ({"FLOORS_EXEC": "off"}, "FLOORS_EXEC=off"),
+    ],
+    ids=["only", "off"],
+)
+def test_a_build_told_to_leave_blocks_out_verifies_as_partial_only_when_asked(
+    fixture_site: FixtureSite, env: dict[str, str], why: str
+) -> None:
+    # The README's "write one page" recipe, `FLOORS_EXEC_ONLY="floors/3-*" make build`, failed in verify.
+    fixture_site.page("index.md", PROOF_PAGE)
+    fixture_site.page("floors/3-x.md", PROOF_PAGE.replace('id="answer"', 'id="three"'))
+    fixture_site.write("snippets/answer.py", ANSWER)
+    built = fixture_site.build(strict=True, env={"FLOORS_EXEC_CACHE": "off", **env})
+    assert built.returncode == 0, built.log
+    strict = _verify(built.site)
+    assert strict.returncode == 1 and "blocks skipped: index.md › answer" in strict.stderr
+    partial = subprocess.run(
+        [sys.executable, "-m", "pytorch_floors", "verify", str(built.site), "--partial"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert partial.returncode == 0, partial.stderr
+    left_out = 2 if "FLOORS_EXEC" in env else 1
+    assert (
+        "verified as a partial build: " in partial.stdout and f"{left_out} of them left out by {why}" in partial.stdout
+    )
+
+
+@pytest.mark.build
+def test_partial_accepts_no_skip_the_build_was_not_told_of(fixture_site: FixtureSite) -> None:
+    fixture_site.page("index.md", PROOF_PAGE)
+    fixture_site.write("snippets/answer.py", ANSWER)
+    built = fixture_site.build(strict=True, env={"FLOORS_EXEC_CACHE": "off", "FLOORS_EXEC_ONLY": "index.md"})
+    assert built.returncode == 0, built.log
+    report_path = built.site / "build-report.json"
+    report = json.loads(report_path.read_text())
+    for block in report["blocks"]:
+        block["status"] = "skipped"  # a block skipped on a page the build was told to run
+    report["totals"] |= {"ran": 0, "cached": 0, "skipped": len(report["blocks"])}
+    report_path.write_text(json.dumps(report))
+    check = verify_site(built.site, partial=True)
+    assert check.problems == ["1 blocks skipped: index.md › answer"] and check.left_out == []
+
+
+def test_make_build_asks_verify_for_a_partial_site_only_when_told_to_leave_blocks_out() -> None:
+    def verify_line(*variables: str) -> str:
+        shown = subprocess.run(
+            ["make", "-n", "--no-print-directory", "build", *variables],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+            env={k: v for k, v in os.environ.items() if not k.startswith("FLOORS_EXEC")},
+        ).stdout
+        return next(line for line in shown.splitlines() if "pytorch_floors verify" in line)
+
+    assert verify_line().rstrip().endswith("verify site")
+    assert verify_line("FLOORS_EXEC_ONLY=floors/3-*").rstrip().endswith("--partial")
+    assert verify_line("FLOORS_EXEC=off").rstrip().endswith("--partial")
+    assert verify_line("FLOORS_EXEC=on").rstrip().endswith("verify site")

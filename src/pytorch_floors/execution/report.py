@@ -49,6 +49,7 @@ def report_json(
     build_id: str = "",
     planned: Sequence[tuple[str, str]] = (),
     recordings: Mapping[str, object] | None = None,
+    runs: Mapping[str, object] | None = None,
 ) -> str:
     """The build report as JSON.
 
@@ -59,6 +60,8 @@ def report_json(
         build_id: The build's id, which every page of the build carries (`editions.verify`).
         planned: Every block and lab the build planned, as `(page, block id)`.
         recordings: What the build showed of other machines' recordings (`recordings.report.recordings_json`).
+        runs: What the build was told to run: `{"execute": bool, "only": glob or None}` (`FLOORS_EXEC`,
+            `FLOORS_EXEC_ONLY`); `editions.verify` accepts, on request, the blocks it left out so.
 
     Returns:
         A JSON document with `build`, `provenance`, `totals`, `claims_policy`, `claims`, `blocks` and
@@ -78,7 +81,11 @@ def report_json(
     # The outputs are on the pages; the report says what ran, where, how long it took and what it showed.
     blocks = [{k: v for k, v in asdict(r).items() if k not in {"output", "claims"}} for r in records]
     document = {
-        "build": {"id": build_id, "planned": [{"page": page, "block_id": block_id} for page, block_id in planned]},
+        "build": {
+            "id": build_id,
+            "planned": [{"page": page, "block_id": block_id} for page, block_id in planned],
+            "runs": dict(runs or {"execute": True, "only": None}),
+        },
         "provenance": provenance,
         "totals": totals,
         "claims_policy": "advisory" if advisory else "warn",

@@ -686,6 +686,7 @@ class SiteBuild:
             build_id=self.build_id,
             planned=planned,
             recordings=recordings_json(engine.records, self.recordings, self._planned_blocks()),
+            runs={"execute": self.settings.execute, "only": self.settings.only},
         )
         report = partial_report(report, self.plan.rebuilt)
         report = _listing_pages(report, self._written_pages(config))
