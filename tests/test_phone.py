@@ -661,7 +661,7 @@ def test_a_phone_reaches_every_machines_tab_of_a_proof(phone: Page, site_url: st
     assert phone.evaluate("document.documentElement.scrollWidth") <= MOBILE["width"]
     tabs = phone.locator(".floors-tiers").first
     labels = tabs.locator(".tabbed-labels > label")
-    assert labels.count() >= 3, "this build and the two committed tiers"
+    assert labels.count() >= 2, "this build and a committed tier whose output differs"
     for index in range(labels.count()):
         label = labels.nth(index)
         label.scroll_into_view_if_needed()
@@ -674,3 +674,29 @@ def test_a_phone_reaches_every_machines_tab_of_a_proof(phone: Page, site_url: st
         assert block.get_attribute("data-tier") == label.get_attribute("data-tier")
         width = block.evaluate("b => b.getBoundingClientRect().right")
         assert width <= MOBILE["width"], f"tab {index} overflows the screen ({width} px)"
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_machine_tabs_fit_their_row_and_a_choice_holds_across_the_page_and_the_next(
+    size: str, phone: Page, desktop: Page, site_url: str, built_site: Build
+) -> None:
+    """Each label is one short name (the row was 709 px too wide at 390); choosing a machine in one block
+    switches every block that has it (`content.tabs.link`), and the next page opens on it too."""
+    page = phone if size == "phone" else desktop
+    paths = [p for p in FLOOR_PAGES if built_site.page(p.rstrip("/")).count('floors-tiers"') >= 2]
+    assert len(paths) >= 2, "two floors with more than one block whose recorded outputs differ"
+    page.goto(site_url + paths[0])
+    rows = page.locator(".floors-tiers > .tabbed-labels")
+    for index in range(rows.count()):
+        overflow = rows.nth(index).evaluate("row => row.scrollWidth - row.clientWidth")
+        assert overflow <= 1, f"{paths[0]}: the labels of tab set {index} are {overflow} px wider than their row"
+    tier = page.locator(".floors-tiers label[data-tier]").first.get_attribute("data-tier")
+    assert tier
+    page.locator(f".floors-tiers label[data-tier='{tier}']").first.click()
+    shown = page.locator(f".floors-tiers .tabbed-block[data-tier='{tier}']")
+    assert shown.count() >= 2
+    for index in range(shown.count()):
+        expect(shown.nth(index)).to_be_visible()
+    page.goto(site_url + paths[1])
+    expect(page.locator(f".floors-tiers .tabbed-block[data-tier='{tier}']").first).to_be_visible()
+    page.evaluate("localStorage.clear()")  # the choice is remembered per browser: leave the next test none

@@ -18,6 +18,7 @@ import yaml  # type: ignore[import-untyped]  # PyYAML ships no types
 from markdown import Markdown
 
 from conftest import ROOT
+from pytorch_floors.claims import Claim
 from pytorch_floors.execution import BlockResult, Engine, OutputCache, scan_markdown
 from pytorch_floors.execution.provenance import Provenance
 from pytorch_floors.plugin.fence import formatter
@@ -33,7 +34,8 @@ from pytorch_floors.recordings.schema import (
     read_recordings,
     write_recording,
 )
-from pytorch_floors.render.tiers import namespaced_ids
+from pytorch_floors.render.proof_frame import recorded_claims_html
+from pytorch_floors.render.tiers import differing_lines, namespaced_ids
 from pytorch_floors.tiers import as_tier, tier_named
 
 PROOF = '''\
@@ -210,12 +212,43 @@ def test_a_current_recording_is_a_tab_after_this_builds_output(recorded: tuple[P
     assert html.count('data-tier="other"') == 6  # a label and a block per tab set
     label = machine_in_words(GPU, recording.recorded)
     assert label == f"NVIDIA H200 + 16 threads, torch 2.11.0, recorded {recording.recorded}"
-    assert label in html
+    assert label in html, "the machine in words opens its tab"
+    labels = re.findall(r"<label [^>]*>([^<]*)</label>", html)
+    assert labels == ["This build", "other"] * 3, "one short label per machine, the same on every block (linked)"
     own, theirs = html.index("This build"), html.index("sum is 45, measured elsewhere")
     assert own < html.index("sum is 45\n") < theirs, "this build's output comes first"
-    assert "Claims, checked on the numbers recorded on NVIDIA H200" in html
+    assert "Claims, checked on the numbers recorded on other" in html
     assert "Not applicable on that machine" in html
     assert "data-tier-stale" not in html
+
+
+def test_a_recorded_outputs_lines_that_differ_from_this_builds_are_counted(recorded: tuple[Path, Recording]) -> None:
+    # Marked with hl_lines: the built site's tabs are checked in test_site_build.py.
+    root, recording = recorded
+    block = recording.blocks[-1]
+    changed = replace(block, output=f"first line\n{block.output.rstrip()}\nlast line")
+    html, _ = render(root, (replace(recording, blocks=(*recording.blocks[:-1], changed)),))
+    assert "2 lines of this output differ from this build's: marked." in html
+
+
+def test_differing_lines_are_counted_in_the_recorded_output() -> None:
+    assert differing_lines("a\nb\nc", "a\nB\nc\nd") == [2, 4]
+    assert differing_lines("a\nb", "b") == [] and differing_lines("", "x") == [1]
+
+
+def test_a_recorded_claim_that_did_not_hold_has_the_mark_and_colour_of_this_builds() -> None:
+    missed = Claim("the sum is 45", held=False, detail="it was 44")
+    held = Claim("the mean is 4.5", held=True)
+    html = recorded_claims_html((missed, held), "ci-2core")
+    assert (
+        '<li class="floors-claim floors-claim--missed"><span class="floors-claim__mark" aria-hidden="true">✗</span>'
+        in html
+    )
+    assert (
+        '<li class="floors-claim floors-claim--held"><span class="floors-claim__mark" aria-hidden="true">✓</span>'
+        in html
+    )
+    assert "Did not hold on that machine:</strong> the sum is 45" in html and "floors-claims--missed" in html
 
 
 def test_an_edited_proof_turns_its_recordings_stale_and_no_other(
@@ -256,7 +289,7 @@ def test_a_block_this_build_cannot_check_leads_with_the_tier_that_could(
     gpu_block = replace(recording.blocks[0], page="cuda.md", block_id="lane", digest=own.digest or "", claims=claims)
     gpu = replace(recording, tier="h200", machine=GPU, blocks=(replace(gpu_block, output="measured", provenance=GPU),))
     html, _ = render(root, (gpu,), "cuda.md")
-    assert html.index("Recorded elsewhere: NVIDIA H200") < html.index("This build")
+    assert html.index('<label for="__floors_tiers_1_1" data-tier="h200"') < html.index("This build")
     assert html.index("measured") < html.index("schematic")
     assert "Recorded on h200, which measured what this build's machine could not" in unescape(html)
     page.unlink()
@@ -461,9 +494,10 @@ def test_a_tier_that_printed_this_builds_output_says_so_instead_of_repeating_it(
     # The recording was made here, from this cache: the same output and the same claims, block for block.
     root, recording = recorded
     html, _ = render(root, (recording,))
-    assert html.count("The same output as this build's, character for character") == 3
+    assert "tabbed-set" not in html, "no tabs where every machine printed the same"
+    assert html.count("The same output, and the same claims held, on ") == 3
+    assert html.count('<span class="floors-tiers__agree" data-tier="other"') == 3
     assert html.count("sum is 45") == 1, "the output is on the page once"
-    assert html.count('data-tier="other"') == 6
 
 
 def test_a_machines_line_counts_its_threads_in_english() -> None:

@@ -213,6 +213,20 @@ def test_every_id_on_every_page_is_unique(built_site: Build) -> None:
     assert repeated == []
 
 
+def test_a_recorded_tabs_differing_lines_are_marked_and_as_many_as_it_says(built_site: Build) -> None:
+    tab = re.compile(
+        r'<div class="tabbed-block" data-tier="[^"]+">(.*?)(?=<div class="tabbed-block"|</div>\n</div>)', re.S
+    )
+    marked_tabs = 0
+    for path in sorted(built_site.site.rglob("*.html")):
+        for body in tab.findall(path.read_text(encoding="utf-8")):
+            said = re.search(r"(\d+) lines? of this output differs? from this build's", body)
+            shown = body.count('<span class="hll">')
+            assert shown == (int(said[1]) if said else 0), (path.relative_to(built_site.site), said, shown)
+            marked_tabs += bool(shown)
+    assert marked_tabs > 0, "some recorded machine printed other numbers than this build"
+
+
 def test_every_committed_recording_is_shown_current_or_listed_stale(built_site: Build) -> None:
     # Never stale, never silent: each recorded block is a tab on its page while it is current, and a
     # note on its page and a line of the report once it is not.

@@ -27,12 +27,12 @@ from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.engine import Engine, ProofFailure, shown_marker
 from pytorch_floors.execution.result import BlockResult
-from pytorch_floors.recordings.compare import tiers_for
+from pytorch_floors.recordings.compare import machine_in_words, tiers_for
 from pytorch_floors.recordings.html import UntrustedHTML, allowed_html
 from pytorch_floors.recordings.schema import Recording
 from pytorch_floors.render.listings import LISTING_LANGUAGE
 from pytorch_floors.render.proof_frame import claims_html, failure_banner, proof_frame_html, recorded_claims_html
-from pytorch_floors.render.tiers import TierTab, namespaced_ids, tier_tabs_html
+from pytorch_floors.render.tiers import OWN_LABEL, TierTab, differing_lines, namespaced_ids, tier_tabs_html
 
 __all__ = ["FENCE", "fenced", "formatter", "register_fence"]
 
@@ -40,7 +40,7 @@ FENCE = "python"
 """The fence name of executed blocks: ```` ```python exec="1" id="…" ````."""
 
 
-def fenced(language: str, text: str) -> str:
+def fenced(language: str, text: str, marked: Sequence[int] = ()) -> str:
     """Text as a fenced code block whose fence no line of the text can close.
 
     markdown-exec's `code_block` fences with eight backticks: a block that printed a line of eight
@@ -50,13 +50,15 @@ def fenced(language: str, text: str) -> str:
     Args:
         language: The code block's language (`text`, `python`).
         text: What goes inside.
+        marked: Lines to mark, from 1 (pymdownx.highlight's `hl_lines`).
 
     Returns:
         The Markdown of the code block.
     """
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     ticks = "`" * max(8, longest + 1)
-    return f"{ticks}{language}\n{text}\n{ticks}"
+    options = f' hl_lines="{" ".join(str(line) for line in marked)}"' if marked else ""
+    return f"{ticks}{language}{options}\n{text}\n{ticks}"
 
 
 def formatter(  # noqa: PLR0917  (SuperFences' signature)
@@ -106,8 +108,8 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
     run_options.pop("workdir", None)
     run_options.pop("width", None)
 
-    def as_shown(output: str) -> str:
-        return fenced(result_language, output) if result_language and output else output
+    def as_shown(output: str, marked: Sequence[int] = ()) -> str:
+        return fenced(result_language, output, marked) if result_language and output else output
 
     def run(code: str, **_: Any) -> str:
         return as_shown(engine.run(code, options))
@@ -123,21 +125,25 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
     claims = claims_html(result)
     if recordings and result is not None:
 
-        def render(recorded: str) -> str:
+        def render(recorded: str) -> tuple[str, int | None]:
             # The recorded output is rendered as this block's own is: the same formatter, options and page;
             # HTML from another machine only as the project's figures write it (read_recording checks it too).
+            # A text output's lines that differ from this build's are marked; a figure's are not compared.
+            marked: list[int] = []
             if run_options.get("html"):
                 recorded = allowed_html(recorded)
+            elif result_language:
+                marked = differing_lines(result.output, recorded)
             return str(
                 base_format(
                     language=language,
-                    run=lambda *_, **__: as_shown(recorded),
+                    run=lambda *_, **__: as_shown(recorded, marked),
                     code=source,
                     md=md,
                     source="",
                     **run_options,
                 )
-            )
+            ), (len(marked) if result_language and not run_options.get("html") else None)
 
         try:
             output, claims = _with_tiers(engine, result, recordings, (output, claims), render), ""
@@ -173,24 +179,21 @@ def _with_tiers(
     result: BlockResult,
     recordings: Sequence[Recording],
     own: tuple[str, str],
-    render: Callable[[str], str],
+    render: Callable[[str], tuple[str, int | None]],
 ) -> str:
-    """A block's output and claims, in tabs beside its current recordings, with a note per stale one."""
+    """A block's output and claims: tabs for the recordings that differ, a line for the same, a note per stale one."""
     tiers = tiers_for(result, recordings)
     if not tiers.current and not tiers.stale:
         return "".join(own)
-    contents = {
-        shown.tier: ("", "")
-        if shown.same
-        else (
-            namespaced_ids(render(shown.block.output), shown.tier),
-            recorded_claims_html(shown.block.claims, shown.label),
-        )
-        for shown in tiers.current
-    }
-    # This build's machine is the page's provenance line; a tab label names only the other machines.
+    contents: dict[str, tuple[str, str, int | None]] = {}
+    for shown in tiers.current:
+        if not shown.same:
+            output, differing = render(shown.block.output)
+            claims = recorded_claims_html(shown.block.claims, shown.tier)
+            contents[shown.tier] = (namespaced_ids(output, shown.tier), claims, differing)
     number = next(n for n, b in enumerate(engine.planned[engine.page], start=1) if b.block_id == result.block_id)
-    return tier_tabs_html(TierTab("This build", *own), tiers, contents, number)
+    machine = f"This build's machine: {machine_in_words(result.provenance)}" if result.provenance else ""
+    return tier_tabs_html(TierTab(OWN_LABEL, *own, machine=machine), tiers, contents, number)
 
 
 def register_fence(config: MkDocsConfig, engine: Engine, recordings: Sequence[Recording] = ()) -> None:

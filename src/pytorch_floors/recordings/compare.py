@@ -70,7 +70,8 @@ class ShownTier:
         elsewhere: It is shown first, in place of this build's output, because it measured what this
             build could not (a CUDA lane on a CPU build; see `_stands_in`).
         same: It printed this build's output character for character, and its claims came out as this
-            build's did: the tab says so instead of repeating the output (a page pays for every copy).
+            build's did: one line under the output says so instead of a tab (a page pays for every copy).
+        stands_for: The kind of machine the tier stands for, in words (its recording's).
     """
 
     tier: str
@@ -78,6 +79,7 @@ class ShownTier:
     block: RecordedBlock
     elsewhere: bool = False
     same: bool = False
+    stands_for: str = ""
 
 
 @dataclass(frozen=True)
@@ -151,7 +153,11 @@ def tiers_for(result: BlockResult, recordings: Iterable[Recording]) -> BlockTier
         if block is None:
             continue
         shown = ShownTier(
-            recording.tier, machine_in_words(block.provenance, recording.recorded), block, same=_same(result, block)
+            recording.tier,
+            machine_in_words(block.provenance, recording.recorded),
+            block,
+            same=_same(result, block),
+            stands_for=recording.stands_for,
         )
         if result.digest is None or block.digest != result.digest:
             stale.append(shown)

@@ -40,7 +40,7 @@ def recorded_claims_html(claims: tuple[Claim, ...], recorded_on: str) -> str:
 
     Args:
         claims: The recording's claims.
-        recorded_on: The tier's machine in words.
+        recorded_on: The tier, by its name (its machine in words opens its tab).
 
     Returns:
         The rendered partial, or nothing when the block stated no claims.

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 
 from pytorch_floors.recordings.compare import BlockTiers
 from pytorch_floors.render.templates import template
 
-__all__ = ["TierTab", "namespaced_ids", "tier_tabs_html"]
+__all__ = ["OWN_LABEL", "TierTab", "differing_lines", "namespaced_ids", "tier_tabs_html"]
 
 # Attributes as `allowed_html` writes them (double quotes, values escaped): an id, the ids a reference
 # lists, and an in-page link.
@@ -43,17 +44,24 @@ def namespaced_ids(html: str, tier: str) -> str:
     return _FRAGMENT.sub(lambda m: f"{m[1]}{prefixed(m[2])}{m[3]}", html)
 
 
+OWN_LABEL = "This build"
+"""The label of this build's own tab. Material links tabs by their label (`content.tabs.link`): a
+reader's choice of a machine holds for every block of the page, and is remembered across pages."""
+
+
 @dataclass(frozen=True)
 class TierTab:
     """One tab: a machine's output and claims.
 
     Attributes:
-        label: The machine in words.
+        label: The tab's label: `OWN_LABEL`, or the tier's name (`ci-2core`), the same on every block.
         output: Its rendered output (HTML).
         claims: Its rendered claims (HTML).
         tier: The tier's name (`None` for this build's own output).
         note: A sentence above the output (a tier shown in place of this build's).
-        same: The tier printed this build's output and its claims came out alike (nothing else is shown).
+        machine: The machine in words, first in the tab.
+        differing: How many lines of its output differ from this build's (marked in the output), or
+            `None` where lines are not compared (a figure, or this build's own tab).
     """
 
     label: str
@@ -61,33 +69,60 @@ class TierTab:
     claims: str
     tier: str | None = None
     note: str = ""
-    same: bool = False
+    machine: str = ""
+    differing: int | None = None
 
 
-def tier_tabs_html(own: TierTab, tiers: BlockTiers, contents: dict[str, tuple[str, str]], number: int) -> str:
-    """This build's output and each current tier's in tabs, then a note for each stale tier.
+def differing_lines(own: str, recorded: str) -> list[int]:
+    """The lines of a recorded text output that this build's output does not have in the same place.
+
+    Args:
+        own: This build's output.
+        recorded: The tier's output.
+
+    Returns:
+        Their numbers in the recorded output, from 1 (what `hl_lines` marks).
+    """
+    matcher = difflib.SequenceMatcher(None, own.splitlines(), recorded.splitlines(), autojunk=False)
+    return [
+        line + 1
+        for tag, _, _, start, end in matcher.get_opcodes()
+        if tag in {"replace", "insert"}
+        for line in range(start, end)
+    ]
+
+
+def tier_tabs_html(
+    own: TierTab, tiers: BlockTiers, contents: dict[str, tuple[str, str, int | None]], number: int
+) -> str:
+    """This build's output and each tier's that differs in tabs, a line naming those that agree, stale notes.
 
     Args:
         own: This build's tab.
         tiers: The block's tiers (`recordings.compare.tiers_for`).
-        contents: Each current tier's rendered output and claims, by tier name.
+        contents: Each differing current tier's rendered output and claims, and how many of its lines
+            differ (`None` for a figure), by tier name.
         number: The tab set's number on its page (its inputs' ids and name).
 
     Returns:
-        The HTML; this build's output alone when no tier is current and none is stale.
+        The HTML; this build's output alone, with the line, when every current tier printed the same.
     """
     tabs = [
         TierTab(
-            f"Recorded elsewhere: {shown.label}" if shown.elsewhere else shown.label,
-            *contents[shown.tier],
             shown.tier,
-            f"Recorded on {shown.tier}, which measured what this build's machine could not; this build's own "
-            "output, with its claims that could not apply here, is in the next tab."
+            contents[shown.tier][0],
+            contents[shown.tier][1],
+            tier=shown.tier,
+            differing=contents[shown.tier][2],
+            note=f"Recorded on {shown.tier}, which measured what this build's machine could not; this build's "
+            "own output, with its claims that could not apply here, is in the next tab."
             if shown.elsewhere
             else "",
-            same=shown.same,
+            machine=f"{shown.stands_for}: {shown.label}" if shown.stands_for else shown.label,
         )
         for shown in tiers.current
+        if not shown.same
     ]
     tabs.insert(1 if tiers.lead else 0, own)
-    return template("tier_tabs.html").render(tabs=tabs, stale=tiers.stale, number=number)
+    agree = [shown for shown in tiers.current if shown.same]
+    return template("tier_tabs.html").render(tabs=tabs, agree=agree, stale=tiers.stale, number=number)
