@@ -48,3 +48,20 @@ def test_the_building_shows_the_walk_downs_own_numbers(load_proof: Load) -> None
     found = building.readings()
     assert found["program"].value == f"{program.run_program().loss.item():.4f}"
     assert found["autograd"].value == str(len(graph.graph_nodes(graph.program_loss())))
+
+
+def test_the_walk_down_has_a_section_for_every_floor_in_order() -> None:
+    # A ninth floor in the registry went unnoticed here: Part 0 walks the building floor by floor.
+    page = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    start = page.index("## A walk down the floors")
+    end = page.find("\n## ", start + 1)
+    walk = page[start : end if end > 0 else len(page)]
+    found = re.findall(r"^### (.+?) \{ #walk-[a-z0-9-]+ \}$", walk, re.MULTILINE)
+    for floor in FLOORS:
+        assert floor.heading in found, (
+            f"docs/index.md's 'A walk down the floors' has no section for {floor.heading}: add "
+            f"'### {floor.heading} {{ #walk-{floor.slug} }}' with one measured number from its floor "
+            f"(a proof in snippets/0-map/walk_{floor.number}_*.py), after the section of the floor above it"
+        )
+    floors = [heading for heading in found if heading.startswith("Floor ")]
+    assert floors == [floor.heading for floor in FLOORS], "the walk goes down the floors in the registry's order"

@@ -87,7 +87,10 @@ def test_every_heading_has_a_stable_unique_id(floor: Floor) -> None:
 def test_exercises_have_self_checks_and_folded_explanations(floor: Floor) -> None:
     notebook = read_lab(floor)
     exercises = [i for i, c in enumerate(notebook.cells) if c.cell_type == "markdown" and "## Exercise" in c.source]
-    assert 3 <= len(exercises) <= 6, f"{floor.lab}: {len(exercises)} exercises"
+    assert 3 <= len(exercises) <= 6, (
+        f"{floor.lab}: {len(exercises)} exercises; a lab has 3 to 6, each a markdown cell with a '## Exercise N · …' "
+        "heading, an answer cell, a solution cell and a '# SELF-CHECK' cell (CONTRIBUTING.md, Add a lab)"
+    )
     bounds = [*exercises, len(notebook.cells)]
     for start, end in itertools.pairwise(bounds):
         cells = notebook.cells[start:end]
