@@ -554,6 +554,36 @@ def test_serve_shows_a_failing_lab_cell_on_its_page_and_keeps_serving(fixture_si
 
 
 @pytest.mark.build
+def test_a_failed_lab_drops_its_own_cache_entry_and_no_other(fixture_site: FixtureSite) -> None:
+    # Every cache file new since the page began was dropped: the serve session's background build, which
+    # writes its executed labs into the same folder meanwhile, lost them, and the session ran them again.
+    other = fixture_site.root / ".cache" / "mkdocs-jupyter" / "elsewhere" / "another-labs-run.json"
+    writes = f"# %%\nimport pathlib\np = pathlib.Path({str(other)!r})\np.parent.mkdir(parents=True)\n"
+    writes += "p.write_text('{}')\n\n"
+    _lab_fixture(fixture_site, FAILING_LAB.replace("# %%\nraise ValueError", writes + "# %%\nraise ValueError", 1))
+    port, server = start_serve(fixture_site.root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while "a cell that fails" not in _fetch(port, "labs/1-program/"):
+            assert server.poll() is None, "mkdocs serve exited"
+            assert time.monotonic() < deadline, "mkdocs serve did not show the lab"
+            time.sleep(0.5)
+    finally:
+        server.terminate()
+        server.communicate(timeout=30)
+    left = list((fixture_site.root / ".cache" / "mkdocs-jupyter").rglob("*.json"))
+    assert left == [other], "the failed lab's own entry goes, and only it"
+
+
+def _fetch(port: int, path: str) -> str:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/{path}", timeout=5) as response:
+            return unescape(response.read().decode())
+    except OSError:
+        return ""
+
+
+@pytest.mark.build
 def test_a_build_still_stops_on_a_failing_lab_cell(fixture_site: FixtureSite) -> None:
     _lab_fixture(fixture_site, FAILING_LAB)
     build = run_mkdocs(fixture_site.root, fixture_site.root / "site", timeout=300)

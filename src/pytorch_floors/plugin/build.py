@@ -31,6 +31,10 @@ from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
+# mkdocs-jupyter's own naming of a page's cache file (its version is pinned): which file is this lab's.
+from mkdocs_jupyter.plugin import _compute_cache_key as jupyter_cache_key  # type: ignore[import-untyped]
+from mkdocs_jupyter.plugin import _get_cache_path as jupyter_cache_path
+
 from pytorch_floors.editions.anchors import CITABLE_PAGES, apply_aliases, page_url, read_aliases, read_lock
 from pytorch_floors.editions.course_pack import write_packs
 from pytorch_floors.editions.handouts import cite_links_html, handout_context
@@ -478,6 +482,25 @@ class SiteBuild:
         root = self.jupyter_cache
         return set(root.rglob("*.json")) if root.is_dir() else set()
 
+    def _drop_this_labs_conversion(self, page: Page, config: MkDocsConfig) -> None:
+        """Remove what mkdocs-jupyter just cached of this lab's page, and nothing else.
+
+        The session's background build writes its executed labs into the same folder meanwhile: every
+        file new since the page started was removed once, so a lab it had just run was run again by
+        the session. Only the paths mkdocs-jupyter keys this notebook to (executed or not) are this page's.
+        """
+        jupyter = config.plugins.get("mkdocs-jupyter")
+        source = page.file.abs_src_path
+        if jupyter is None or source is None:
+            return
+        own = {
+            Path(jupyter_cache_path(jupyter.config["cache_dir"], jupyter_cache_key(source, jupyter.config, executed)))
+            for executed in (True, False)
+        }
+        written = {path.resolve() for path in self._cache_files() - self.notebook_cache_before}
+        for path in written & {path.resolve() for path in own}:
+            path.unlink()
+
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig) -> str:
         """Start the page's proofs afresh; give floor pages their title and description from the registry.
 
@@ -548,8 +571,7 @@ class SiteBuild:
             if runs and runs[-1].deferred:
                 # The session's background build runs it; what mkdocs-jupyter just cached of it never ran.
                 status, seconds = "skipped", None
-                for path in self._cache_files() - self.notebook_cache_before:
-                    path.unlink()
+                self._drop_this_labs_conversion(page, config)
                 self.pending_pages.add(page.file.src_uri)
                 html = pending_page(html, lab=True)
             if errors:
@@ -557,8 +579,7 @@ class SiteBuild:
                 # cached the failed run; that entry is dropped, so no later build takes it for a result.
                 status = "failed"
                 failure = "; ".join(f"docs/{floor.lab} › cell {e.cell + 1}: {e.error}" for e in errors)
-                for path in self._cache_files() - self.notebook_cache_before:
-                    path.unlink()
+                self._drop_this_labs_conversion(page, config)
                 log.error("lab failed: %s", failure)
                 html = lab_failure_banner(failure) + html
             engine.record(BlockResult(page.file.src_uri, "notebook", floor.lab, status, seconds, error=failure))
