@@ -40,6 +40,7 @@ from pytorch_floors.labs import kernel
 from pytorch_floors.plugin.plugin import FloorsPlugin
 from pytorch_floors.plugin.serve import (
     FAILURES_FILE,
+    HEARTBEAT_S,
     PARTIAL_ATTRIBUTE,
     PENDING_ATTRIBUTE,
     PENDING_TEXT,
@@ -492,12 +493,13 @@ def test_a_builds_log_counts_the_labs_and_has_no_kernel_warning(fixture_site: Fi
 # --- a cold serve answers at once; the proofs run behind it, in reading order ----------------------
 
 
-def _serve_dirty(root: Path, log: Path) -> tuple[int, subprocess.Popen[bytes]]:
+def _serve_dirty(root: Path, log: Path, *, dirty: bool = True) -> tuple[int, subprocess.Popen[bytes]]:
     """`mkdocs serve --dirty` (what `make serve` runs), with live reload, on a free port; its log in `log`."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    command = [sys.executable, "-m", "mkdocs", "serve", "--dirty", "--dev-addr", f"127.0.0.1:{port}"]
+    flags = ["--dirty"] if dirty else []
+    command = [sys.executable, "-m", "mkdocs", "serve", *flags, "--dev-addr", f"127.0.0.1:{port}"]
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     with log.open("wb") as out:
         server = subprocess.Popen(command, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
@@ -611,6 +613,38 @@ def test_a_build_runs_its_pages_proofs_in_the_navigations_order(fixture_site: Fi
     assert built.returncode == 0, built.log[-3000:]
     order = [m[1] for m in re.finditer(r"proof \d+/\d+ docs/(\S+) › \S+: (?:running|cached)", built.log)]
     assert order == ["index.md", "floors/one.md", "compile.md"], built.log[-3000:]
+
+
+@pytest.mark.build
+def test_plain_mkdocs_serve_answers_before_the_proofs_run_and_says_what_dirty_adds(fixture_site: FixtureSite) -> None:
+    # `mkdocs serve`, the command MkDocs users type, first answered once every proof had run.
+    go = fixture_site.root / "go"
+    waits = f'import pathlib, time\nwhile not pathlib.Path("{go}").exists():\n    time.sleep(0.1)\nprint("home ran")\n'
+    fixture_site.page("index.md", f'# Home\n\n```python exec="1" id="waits"\n{waits}```\n')
+    log = fixture_site.root / "serve.log"
+    port, server = _serve_dirty(fixture_site.root, log, dirty=False)
+    try:
+        first = _wait_for(lambda: _get(port, ""), server, log, 120)
+        assert f"<article {PENDING_ATTRIBUTE}" in first and PENDING_TEXT in first
+
+        def heartbeat() -> str | None:
+            # A proof that runs for minutes (a C++ compile) left the terminal silent: it says what runs.
+            text = log.read_text(encoding="utf-8", errors="replace")
+            return text if "background: still running docs/index.md › waits" in text else None
+
+        _wait_for(heartbeat, server, log, HEARTBEAT_S + 30)
+        go.touch()
+
+        def complete() -> str | None:
+            page = _get(port, "") or ""
+            return page if "home ran" in page and PENDING_ATTRIBUTE not in page else None
+
+        _wait_for(complete, server, log, 180)
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=60)
+    text = log.read_text(encoding="utf-8", errors="replace")
+    assert "serve: without --dirty every edit renders every page again" in text
 
 
 @pytest.mark.build

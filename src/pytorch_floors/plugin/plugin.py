@@ -146,9 +146,15 @@ class FloorsPlugin(BasePlugin[FloorsConfig]):  # type: ignore[no-untyped-call]  
             self._leftovers.extend([Path(signals)] if signals else [])
             watch_parent(int(background), self._leftovers)
             self._watching_parent = True
-        # Live reload is what shows a page again once the background build has run its proofs.
-        defers = dirty and "--no-livereload" not in sys.argv[1:]
+        # Live reload is what shows a page again once the background build has run its proofs: plain
+        # `mkdocs serve` answers before they have run too, and only each rebuild is slower without --dirty.
+        defers = "--no-livereload" not in sys.argv[1:]
         self.session = ServeSession(dirty=dirty, defers=defers) if command == "serve" else None
+        if self.session is not None and not dirty:
+            log.info(
+                "serve: without --dirty every edit renders every page again; `make serve` (mkdocs serve --dirty) "
+                "renders only the pages an edit can change"
+            )
         quiet_dirty_warning(self.session is not None and self.session.dirty)
 
     def on_shutdown(self) -> None:

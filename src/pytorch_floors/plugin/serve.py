@@ -71,6 +71,7 @@ from pytorch_floors.execution.snippet_target import parse_target
 __all__ = [
     "BACKGROUND_VARIABLE",
     "FAILURES_FILE",
+    "HEARTBEAT_S",
     "PARTIAL_ATTRIBUTE",
     "PENDING_ATTRIBUTE",
     "SIGNALS_VARIABLE",
@@ -589,6 +590,9 @@ def read_background_failures(signal_dir: Path | None) -> dict[str, ProofFailure]
     return failures
 
 
+HEARTBEAT_S = 10.0
+"""The longest the session's log stays silent while its background build runs."""
+
 _PROGRESS = re.compile(r"\b(?:proof|lab) \d+/\d+ docs/(?P<page>\S+?)(?: ›|:)")
 _LEVELS = {"DEBUG": logging.DEBUG, "INFO": logging.INFO, "WARNING": logging.WARNING, "ERROR": logging.ERROR}
 _LEVEL = re.compile(r"^(?P<level>INFO|WARNING|ERROR|DEBUG)\s+-\s+(?P<message>.*)$")
@@ -674,6 +678,8 @@ class Background:
         self._site = Path(tempfile.mkdtemp(prefix="floors-background-"))
         self._done: set[str] = set()
         self._lock = threading.Lock()
+        self._said_at = self._doing_since = time.monotonic()
+        self._doing = ""
         self._reader: threading.Thread | None = None
 
     def start(self) -> None:
@@ -702,7 +708,26 @@ class Background:
         )
         self._reader = threading.Thread(target=self._read, name="floors-background-log", daemon=True)
         self._reader.start()
+        threading.Thread(target=self._heartbeat, name="floors-background-heartbeat", daemon=True).start()
         log.info("serve: the proofs and labs run in the background, in reading order; pages reload as they are done")
+
+    def _heartbeat(self) -> None:
+        """Say what the background build is doing whenever it has said nothing for `HEARTBEAT_S` seconds.
+
+        One proof can run for minutes (a C++ compile); a terminal silent that long looks hung.
+        """
+        process = self.process
+        assert process is not None
+        while process.poll() is None:
+            time.sleep(1)
+            with self._lock:
+                quiet = time.monotonic() - self._said_at
+                doing, since = self._doing, self._doing_since
+            if quiet >= HEARTBEAT_S and process.poll() is None:
+                what = f"still running {doing}" if doing else "still starting"
+                log.info("background: %s (%.0f s so far)", what, time.monotonic() - since)
+                with self._lock:
+                    self._said_at = time.monotonic()
 
     def _read(self) -> None:
         process = self.process
@@ -715,6 +740,11 @@ class Background:
             progress = _PROGRESS.search(message)
             if progress or level in {"WARNING", "ERROR"}:
                 log.log(_LEVELS[level], "background: %s", message)
+                with self._lock:
+                    self._said_at = time.monotonic()
+                    if progress and message.endswith(")") and ": running" in message:
+                        doing = re.sub(r"^(?:proof|lab) \d+/\d+ ", "", message.split(": running", 1)[0])
+                        self._doing, self._doing_since = doing, time.monotonic()
             if progress and progress["page"] != current:
                 if current is not None:
                     self._finish(current)
