@@ -27,7 +27,7 @@ from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.engine import Engine, ProofFailure, shown_marker
 from pytorch_floors.execution.result import BlockResult
-from pytorch_floors.recordings.compare import machine_in_words, tiers_for
+from pytorch_floors.recordings.compare import tiers_for
 from pytorch_floors.recordings.html import UntrustedHTML, allowed_html
 from pytorch_floors.recordings.schema import Recording
 from pytorch_floors.render.listings import LISTING_LANGUAGE
@@ -192,8 +192,8 @@ def _with_tiers(
             claims = recorded_claims_html(shown.block.claims, shown.tier)
             contents[shown.tier] = (namespaced_ids(output, shown.tier), claims, differing)
     number = next(n for n, b in enumerate(engine.planned[engine.page], start=1) if b.block_id == result.block_id)
-    machine = f"This build's machine: {machine_in_words(result.provenance)}" if result.provenance else ""
-    return tier_tabs_html(TierTab(OWN_LABEL, *own, machine=machine), tiers, contents, number)
+    # This build's machine is the page's provenance line; only the other machines are named in their tabs.
+    return tier_tabs_html(TierTab(OWN_LABEL, *own), tiers, contents, number)
 
 
 def register_fence(config: MkDocsConfig, engine: Engine, recordings: Sequence[Recording] = ()) -> None:
