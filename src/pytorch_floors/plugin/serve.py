@@ -709,7 +709,9 @@ class Background:
         self._reader = threading.Thread(target=self._read, name="floors-background-log", daemon=True)
         self._reader.start()
         threading.Thread(target=self._heartbeat, name="floors-background-heartbeat", daemon=True).start()
-        log.info("serve: the proofs and labs run in the background, in the navigation's order; pages reload as they are done")
+        log.info(
+            "serve: the proofs and labs run in the background, in the navigation's order; pages reload as they are done"
+        )
 
     def _heartbeat(self) -> None:
         """Say what the background build is doing whenever it has said nothing for `HEARTBEAT_S` seconds.
