@@ -373,15 +373,15 @@ def test_pytorchs_cpu_index_serves_the_pinned_cpu_build_with_no_cuda_packages(tm
     ]
 
 
-# --- the README says what is so ------------------------------------------------------------------
+# --- the README and CONTRIBUTING say what is so ------------------------------------------------------------------
 
 
-def test_the_readme_lists_exactly_the_variables_a_block_is_passed() -> None:
+def test_contributing_lists_exactly_the_variables_a_block_is_passed() -> None:
     from pytorch_floors.execution.process.sandbox import PASSED_THROUGH  # noqa: PLC0415
 
-    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
-    found = re.search(r"a block sees only a few variables of the build's environment \(([^)]*)\)", readme)
-    assert found, "the README's list of the variables a block sees"
+    guide = " ".join((ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8").split())
+    found = re.search(r"a block sees only a few variables of the build's environment \(([^)]*)\)", guide)
+    assert found, "CONTRIBUTING's list of the variables a block sees"
     assert re.findall(r"`([A-Z_]+)`", found[1]) == list(PASSED_THROUGH)
 
 

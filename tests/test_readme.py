@@ -1,0 +1,80 @@
+"""The README is read in two minutes, and what it and CONTRIBUTING tell a newcomer to run exists as written."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+GUIDES = ("README.md", "CONTRIBUTING.md")
+README_LIMIT = 8 * 1024
+"""A newcomer's read: what it is, the two commands, what they cost, the layout and links (issue 38)."""
+
+
+def _text(name: str) -> str:
+    return (ROOT / name).read_text(encoding="utf-8")
+
+
+def _targets() -> set[str]:
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    return set(re.findall(r"^([a-z][a-z0-9-]*):", makefile, re.MULTILINE))
+
+
+def test_the_readme_is_a_two_minute_read() -> None:
+    size = len(_text("README.md").encode("utf-8"))
+    assert size <= README_LIMIT, f"README.md is {size} bytes: move what a newcomer does not need to CONTRIBUTING.md"
+
+
+@pytest.mark.parametrize("guide", GUIDES)
+def test_every_make_target_a_guide_names_is_one(guide: str) -> None:
+    named = set(re.findall(r"`make ([a-z][a-z0-9-]*)", _text(guide)))
+    assert named, f"{guide} names no make target"
+    assert named <= _targets(), f"{guide} names targets the Makefile lacks: {sorted(named - _targets())}"
+
+
+@pytest.mark.parametrize("guide", GUIDES)
+def test_every_project_path_a_guide_names_exists(guide: str) -> None:
+    # Paths in code spans that start at one of the project's folders; a placeholder (`<N-slug>`, `N-slug`,
+    # `*`) names a pattern, not a file.
+    spans = re.findall(
+        r"`((?:docs|snippets|src|tests|bench|tools|recordings|overrides|jupyter|\.github)/[^`\s]*)`", _text(guide)
+    )
+    missing = [
+        span
+        for span in spans
+        if not re.search(r"[<>*]|N-slug|N\.py|_N\b|/N\b|\bX\b|floor_N|\.\.\.", span)
+        and not (ROOT / span.split("::")[0].split(":")[0].rstrip(".,")).exists()
+    ]
+    assert missing == [], f"{guide} names paths that are not in the project: {missing}"
+
+
+def test_the_readmes_proof_command_runs_as_written(tmp_path: Path) -> None:
+    command = re.search(r"^\.venv/bin/python (snippets/\S+\.py)$", _text("README.md"), re.MULTILINE)
+    assert command, "the README shows how to run one proof alone"
+    proof = ROOT / command[1]
+    assert proof.is_file()
+    done = subprocess.run(
+        # Run where it leaves its figure (a proof run alone writes it beside itself, in the working folder).
+        [sys.executable, str(proof)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "claim held: " in done.stdout, done.stdout[-2000:]
+    assert not list(tmp_path.iterdir()), "it writes no file where it runs: a newcomer runs it in the project"
+
+
+def test_the_readme_links_the_pages_it_sends_a_reader_to() -> None:
+    readme = _text("README.md")
+    for page in re.findall(r"`(docs/[a-z-]+\.md)`", readme):
+        assert (ROOT / page).is_file(), page
+        nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+        assert Path(page).name in nav, f"{page} is not in the site's navigation"
