@@ -672,6 +672,7 @@ def test_the_latest_axe_core_finds_nothing_serious_on_a_phone(
     """
     problems = []
     every = ["", *FLOOR_PAGES, *LAB_PAGES, "proofs/", "cite/", "what-changed/", "build-report/", "reference/"]
+    every += ["how-it-works/", "instructors/"]
     every += ["reference/gauge/"]
     dark = ["", FLOOR_PAGES[len(FLOOR_PAGES) // 2], LAB_PAGES[3], "build-report/", "reference/gauge/"]
     for path, state in [*((p, "") for p in (every if scheme == "default" else dark)), (FLOOR_PAGES[3], DRAWER_OPEN)]:
