@@ -1,6 +1,7 @@
 """The chart helpers: an HTML figure around one SVG drawing, laid out for a phone's text size and a desktop's."""
 
 import itertools
+import math
 import os
 import re
 import subprocess
@@ -333,3 +334,39 @@ def test_each_series_is_named_by_its_lines_end_where_the_name_fits() -> None:
             assert len(names) >= 3, "on a desktop most series are named by their lines"
     alone = line_chart([Series("only", [1, 2], [1, 2])], title="t", x_label="x", y_label="y")
     assert "floors-plot__direct" not in alone, "a single series is named by the legend and title"
+
+
+@pytest.mark.parametrize(
+    ("end", "axis"),
+    [(315.0, (400.0, 100.0)), (6.0, (6.0, 1.0)), (0.37, (0.4, 0.1)), (1.0, (1.0, 0.2)), (1234.0, (1500.0, 500.0))],
+)
+def test_a_drawn_axis_steps_by_round_values(end: float, axis: tuple[float, float]) -> None:
+    # Floor 8's worker-stream axis stepped by 63 ms (0, 63, 126, ...): a fifth of what it measured.
+    axis_end, step = plot.nice_axis(end)
+    assert (axis_end, step) == pytest.approx(axis)
+    assert axis_end >= end and round(axis_end / step) <= 6
+    assert step / 10 ** math.floor(math.log10(step)) in {1, 2, 5}
+
+
+def test_a_log_axis_writes_its_ticks_in_one_notation() -> None:
+    # A log axis read "100, 1000, 1e4": two notations side by side.
+    series = [Series("rate", [10, 100, 1000, 20000], [1, 2, 3, 4])]
+    chart = line_chart(series, title="t", x_label="n", y_label="r", log_x=True)
+    ticks = re.findall(r'<text class="floors-plot__tick[^"]*"[^>]*>([^<]*)</text>', chart)
+    powers = [t for t in ticks if t.startswith("1e")]
+    assert "1e4" in powers and "1000" not in ticks and "1e3" in powers
+    linear = line_chart([Series("rate", [1, 2, 3], [10, 100, 1000])], title="t", x_label="n", y_label="r")
+    assert "1000" in re.findall(r'<text class="floors-plot__tick[^"]*"[^>]*>([^<]*)</text>', linear)
+
+
+def test_a_scatter_is_named_by_its_legend_not_by_a_label_beside_some_point() -> None:
+    # Floor 6's roofline wrote "the program's Linear" beside the n = 16 matmul's marker.
+    series = [
+        Series("roof", [0.1, 1, 10, 100], [1, 10, 50, 50], points=False),
+        Series("matmul", [20, 40, 80], [30, 40, 45], line=False),
+        Series("the program's Linear", [5], [8], line=False),
+    ]
+    chart = line_chart(series, title="t", x_label="x", y_label="y", log_x=True, log_y=True)
+    named = set(re.findall(r'<text class="floors-plot__direct[^"]*"[^>]*>([^<]*)</text>', chart))
+    assert named <= {"roof"} and "the program&#x27;s Linear" not in named
+    assert "the program&#x27;s Linear" in chart and "matmul" in chart, "both are in the legend"

@@ -12,7 +12,7 @@ import torch
 
 from pytorch_floors.claims import claim, not_applicable
 from pytorch_floors.measure import detect_device, human_seconds, synchronize
-from pytorch_floors.plot import PHONE_TEXT, Key, chart_figure, show, text_width, wrap
+from pytorch_floors.plot import PHONE_TEXT, Key, chart_figure, nice_axis, show, text_width, wrap
 
 LINE = 1.2
 """Line height of the drawing's text, in ems."""
@@ -98,17 +98,6 @@ def _record_once(device: torch.device, ops: list[tuple[str, Callable[[], Any]]])
     return rows
 
 
-def _nice_end(seconds: float) -> tuple[float, float]:
-    """A round axis end (ms) and tick step for a span of `seconds`."""
-    ms = seconds * 1e3
-    step = 10 ** math.floor(math.log10(ms / 4)) if ms > 0 else 1.0
-    for factor in (1, 2, 5, 10):
-        if ms / (factor * step) <= 6:
-            step *= factor
-            break
-    return math.ceil(ms / step) * step, step
-
-
 WIDTH, LEFT, RIGHT = 640, 8.0, 20.0
 BAND = LINE * PHONE_TEXT + 3
 """Room above a lane for its name, sized for a phone's text (plot.PHONE_TEXT); the name sits on its bar."""
@@ -137,7 +126,7 @@ def draw(rows: list[dict[str, Any]], device: torch.device) -> str:
     """
     span = WIDTH - LEFT - RIGHT
     measured_end = max(max(r["host"][1], (r["device"] or r["host"])[1]) for r in rows)
-    axis_end, step = _nice_end(measured_end)
+    axis_end, step = nice_axis(measured_end * 1e3)
     cpu = device.type == "cpu"
     title = f"Two clocks, measured on this build ({device.type})"
     desc = "Host lane and device lane for three matmuls, a sum and item(). " + (

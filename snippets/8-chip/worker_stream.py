@@ -15,7 +15,7 @@ import torch
 
 from pytorch_floors.claims import claim
 from pytorch_floors.measure import human_seconds
-from pytorch_floors.plot import PHONE_TEXT, Key, chart_figure, show, text_width
+from pytorch_floors.plot import PHONE_TEXT, Key, chart_figure, nice_axis, show, text_width
 
 Interval = tuple[str, float, float]  # (what, start, end) in seconds since the run began
 
@@ -157,8 +157,7 @@ def draw(host: list[Interval], worker: list[Interval]) -> str:
     """
     span = WIDTH - LEFT - RIGHT
     end = max(e for _, _, e in host + worker)
-    step = max(1, round(end * 1e3 / 5))
-    axis_ms = step * (int(end * 1e3 / step) + 1)
+    axis_ms, step = nice_axis(end * 1e3)
 
     def x(seconds: float) -> float:
         return LEFT + seconds * 1e3 / axis_ms * span
@@ -186,8 +185,8 @@ def draw(host: list[Interval], worker: list[Interval]) -> str:
             )
         top = bars + BAR + 6
     axis = top
-    ticks = int(axis_ms / step)
-    every = max(1, math.ceil((text_width(f"{axis_ms}") + 0.6 * PHONE_TEXT) / (span / ticks)))
+    ticks = round(axis_ms / step)
+    every = max(1, math.ceil((text_width(f"{axis_ms:g}") + 0.6 * PHONE_TEXT) / (span / ticks)))
     for k in range(ticks + 1):
         tick = LEFT + k * step / axis_ms * span
         out.append(
@@ -197,7 +196,7 @@ def draw(host: list[Interval], worker: list[Interval]) -> str:
         anchor = "start" if k == 0 else "end" if k == ticks else "middle"
         out.append(
             f'<text class="floors-plot__tick{minor}" x="{tick:.1f}" y="{axis + 2:.1f}" text-anchor="{anchor}" '
-            f'dominant-baseline="hanging">{k * step}</text>'
+            f'dominant-baseline="hanging">{k * step:g}</text>'
         )
     out.append(
         f'<text class="floors-plot__label" x="{LEFT + span / 2}" y="{axis + 2:.1f}" dy="{LINE:g}em" '

@@ -24,7 +24,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape
 
-__all__ = ["PHONE_TEXT", "Key", "Series", "bar_chart", "chart_figure", "line_chart", "show", "text_width", "wrap"]
+__all__ = [
+    "PHONE_TEXT",
+    "Key",
+    "Series",
+    "bar_chart",
+    "chart_figure",
+    "line_chart",
+    "nice_axis",
+    "show",
+    "text_width",
+    "wrap",
+]
 
 # Series are told apart by shape and dash as well as colour, so a chart reads in greyscale
 # and for readers who cannot tell the palette's colours apart.
@@ -230,6 +241,28 @@ def _nice_step(span: float) -> float:
     return 10 * magnitude
 
 
+def nice_axis(end: float, most: int = 6) -> tuple[float, float]:
+    """A round end and step for an axis from 0 to at least `end`: steps of 1, 2 or 5 times a power of ten.
+
+    Proofs that draw their own SVG (a timeline) use it, so their ticks read 0, 50, 100, never 0, 63, 126.
+
+    Args:
+        end: The largest value the axis must show (positive).
+        most: The most steps the axis may have.
+
+    Returns:
+        `(axis_end, step)`: `axis_end` a multiple of `step` at least `end`, in at most `most` steps.
+    """
+    if end <= 0:
+        return 1.0, 1.0
+    magnitude = 10.0 ** math.floor(math.log10(end / most))
+    for factor in (1, 2, 5, 10, 20):
+        step = factor * magnitude
+        if math.ceil(end / step - 1e-9) <= most:
+            return math.ceil(end / step - 1e-9) * step, step
+    return most * 20 * magnitude, 20 * magnitude  # unreachable: ten times the magnitude always fits
+
+
 def _axis(values: Sequence[float], log: bool, include_zero: bool) -> _Axis:
     if log:
         positive = [v for v in values if v > 0]
@@ -257,15 +290,24 @@ def _axis(values: Sequence[float], log: bool, include_zero: bool) -> _Axis:
     return _Axis(low, high, False, ticks)
 
 
-def _tick_label(value: float) -> str:
+def _tick_label(value: float, *, powers: bool = False) -> str:
     if value == 0:
         return "0"
     exponent = math.log10(abs(value))
-    if abs(value) >= 1e4 or abs(value) < 1e-3:
+    if powers or abs(value) >= 1e4 or abs(value) < 1e-3:
         if exponent == int(exponent):
             return f"1e{int(exponent)}"
         return f"{value:.0e}"
     return f"{value:g}"
+
+
+def _tick_labels(axis: _Axis) -> list[str]:
+    """An axis's tick labels, in one notation per axis.
+
+    A log axis that needs powers of ten for some ticks writes every tick so ("1e3, 1e4", never "1000, 1e4").
+    """
+    powers = axis.log and any(t >= 1e4 or t < 1e-3 for t in axis.ticks)
+    return [_tick_label(t, powers=powers) for t in axis.ticks]
 
 
 def _stride(gaps: Sequence[float], sizes: Sequence[float], room: float) -> int:
@@ -339,7 +381,7 @@ def _spots(end: tuple[float, float], wide: float, half: float, reach: int, plot:
 
 
 def _direct_labels(lines: list[_Drawn], plot: Box, size: float, *, reach: int) -> list[tuple[str, float, float, str]]:
-    """Name each series by its line's end where the name fits at `size` units, over no data point and no other name.
+    """Name each joined series by its line's end where the name fits at `size` units, over no point and no other name.
 
     A name that fits nowhere is left to the legend. Of the spots that fit (`_spots`), a name takes the
     one nearest its point that crosses the fewest lines. Returns `(name, x, y, anchor)` per placed
@@ -352,8 +394,10 @@ def _direct_labels(lines: list[_Drawn], plot: Box, size: float, *, reach: int) -
     half = 0.6 * size
     placed: list[Box] = []
     labels = []
-    for name, points, _, _ in lines:
-        if not points:
+    for name, points, _, joined in lines:
+        # A scatter's "end" is no end: its name by one point read as another series' (floor 6's roofline put
+        # "the program's Linear" beside a matmul). Its marker's shape names it, in the legend.
+        if not points or not joined:
             continue
         best: tuple[int, Box, str] | None = None
         for box, anchor, distance in _spots(points[-1], text_width(name, size, bold=True), half, reach, plot):
@@ -397,8 +441,9 @@ def _axes(plot: _Plot, x_label: list[str], y_label: list[str], drawing_width: fl
     offsets in ems, so they follow the text's size.
     """
     size, parts = PHONE_TEXT, []
-    x_ticks = [(plot.point(t, plot.y_axis.low)[0], _tick_label(t)) for t in plot.x_axis.ticks]
-    y_ticks = [(plot.point(plot.x_axis.low, t)[1], _tick_label(t)) for t in plot.y_axis.ticks]
+    x_labels, y_labels = _tick_labels(plot.x_axis), _tick_labels(plot.y_axis)
+    x_ticks = [(plot.point(t, plot.y_axis.low)[0], label) for t, label in zip(plot.x_axis.ticks, x_labels, strict=True)]
+    y_ticks = [(plot.point(plot.x_axis.low, t)[1], label) for t, label in zip(plot.y_axis.ticks, y_labels, strict=True)]
     x_gaps = [b[0] - a[0] for a, b in itertools.pairwise(x_ticks)]
     x_stride = _stride(x_gaps, [text_width(label, size) for _, label in x_ticks], 0.6 * size)
     y_gaps = [a[0] - b[0] for a, b in itertools.pairwise(y_ticks)]
@@ -504,8 +549,8 @@ def line_chart(
     y_axis = _axis([y for s in series for y in s.ys], log_y, include_zero=not log_y)
     x_lines, y_lines = wrap(x_label, width - 16, size), wrap(y_label, width - 16, size)
     top = 10 + row * len(y_lines)
-    left = max(48.0, 18 + max(text_width(_tick_label(t), size) for t in y_axis.ticks))
-    right = max(12.0, text_width(_tick_label(x_axis.ticks[-1]), size) / 2 + 6)
+    left = max(48.0, 18 + max(text_width(label, size) for label in _tick_labels(y_axis)))
+    right = max(12.0, text_width(_tick_labels(x_axis)[-1], size) / 2 + 6)
     bottom = 8 + row * (1 + len(x_lines)) + 6
     if height - top - bottom < 4 * size:
         raise ValueError(f"line_chart: a height of {height} leaves no room to plot")
