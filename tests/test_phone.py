@@ -245,6 +245,26 @@ def test_the_reports_first_screens_hold_its_summaries_and_exceptions_with_every_
     assert widths[0] <= widths[1] + 1 or size == "phone", f"the table is {widths[0]} px in a {widths[1]} px box"
 
 
+SPLIT_WORDS_JS = """
+() => [...document.querySelectorAll('article table:not([class]) td :is(strong, em, b)')]
+  .filter(e => !/\\s/.test(e.textContent.trim()) && e.textContent.trim().length > 1)
+  .filter(e => e.getBoundingClientRect().height > 1.5 * parseFloat(getComputedStyle(e).lineHeight))
+  .map(e => e.textContent.trim())
+"""
+"""The one-word emphases in a Markdown table's cells that the phone breaks over two lines."""
+
+
+def test_a_phone_breaks_no_word_of_a_table_cell_in_two(phone: Page, site_url: str, built_site: Build) -> None:
+    # The compile page's stops table read "AOTAutogra|d": every cell could break anywhere.
+    split = []
+    for path in site_pages(built_site.site):
+        if "<table>" not in (built_site.site / path / "index.html").read_text(encoding="utf-8"):
+            continue
+        phone.goto(site_url + path)
+        split += [f"{path}: {word}" for word in phone.evaluate(SPLIT_WORDS_JS)]
+    assert split == [], split
+
+
 def test_a_phone_reads_each_report_row_with_its_column_names(phone: Page, site_url: str) -> None:
     phone.goto(site_url + "build-report/")
     phone.evaluate(OPEN_FOLDS)
