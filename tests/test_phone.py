@@ -245,6 +245,25 @@ def test_the_reports_first_screens_hold_its_summaries_and_exceptions_with_every_
     assert widths[0] <= widths[1] + 1 or size == "phone", f"the table is {widths[0]} px in a {widths[1]} px box"
 
 
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_a_phone_reads_each_floors_opening_line_whole_and_sees_where_code_scrolls(
+    phone: Page, site_url: str, scheme: str
+) -> None:
+    # The program line under "What you see" was cut mid-name on floors 1, 4, 6 and 8, with no sign that it scrolled.
+    for path in FLOOR_PAGES:
+        phone.goto(site_url + path)
+        set_palette(phone, scheme)
+        first = phone.locator("h2#what-you-see ~ .highlight pre > code").first
+        overflow = first.evaluate("c => c.scrollWidth - c.clientWidth")
+        assert overflow <= 1, f"{path}: the opening program is {overflow} px wider than its box"
+    phone.goto(site_url + FLOOR_PAGES[3])
+    scrolling = phone.locator("article pre > code").evaluate_all(
+        "cs => cs.filter(c => c.scrollWidth > c.clientWidth + 1).map(c => getComputedStyle(c).backgroundImage)"
+    )
+    assert scrolling, "floor 4 has code wider than a phone"
+    assert all(image.count("radial-gradient") == 2 for image in scrolling), "each scrolling block shows its edge"
+
+
 SPLIT_WORDS_JS = """
 () => [...document.querySelectorAll('article table:not([class]) td :is(strong, em, b)')]
   .filter(e => !/\\s/.test(e.textContent.trim()) && e.textContent.trim().length > 1)
