@@ -264,6 +264,16 @@ def test_a_phone_reads_each_floors_opening_line_whole_and_sees_where_code_scroll
     assert all(image.count("radial-gradient") == 2 for image in scrolling), "each scrolling block shows its edge"
 
 
+def test_the_sidebar_opens_at_its_top_when_the_pages_link_is_in_view_there(desktop: Page, site_url: str) -> None:
+    # Material centres the active link: on the compile page it scrolled the gauge's heading out of sight.
+    desktop.goto(site_url + "compile/")
+    wrap = desktop.locator(".md-sidebar--primary .md-sidebar__scrollwrap")
+    desktop.wait_for_timeout(300)
+    assert wrap.evaluate("w => w.scrollTop") == 0
+    expect(desktop.locator(".md-sidebar--primary .md-nav__link--active[href]").first).to_be_in_viewport()
+    expect(desktop.locator(".md-sidebar--primary nav.floors-gauge").first).to_be_in_viewport()
+
+
 SPLIT_WORDS_JS = """
 () => [...document.querySelectorAll('article table:not([class]) td :is(strong, em, b)')]
   .filter(e => !/\\s/.test(e.textContent.trim()) && e.textContent.trim().length > 1)
