@@ -30,6 +30,11 @@ serves the site on 127.0.0.1 (an ephemeral port) and, for Part 0, floor 3, floor
   for Node 20; 13 needs Node 22) into the folder `--lighthouse DIR` names (default
   `.cache/lighthouse`); nothing is downloaded at run time. It is not a test.
 
+With `--synthetic-tiers N` it weighs, instead of SITE, a build that shows N recorded machines (the
+committed recordings repeated under new names, `build_with_tiers`): what a page would load with three
+CI legs, a GPU box and the one-core tier recorded. A tab's output and claims load only when it is
+opened (`render.tiers.LazyOutputs`), so each recorded machine costs a page its tab labels and lines.
+
 Targets (speed and size targets live here, not in the tests): a floor page at most 600 KB and
 2,500 elements; the search index at most 300 KB; no Nu errors but Material's; a floor page's
 Lighthouse performance at least 0.93 of the bare page's, and accessibility 1.0.
@@ -50,6 +55,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import BinaryIO
 
@@ -57,6 +63,7 @@ from playwright.sync_api import Page, Response, sync_playwright
 
 from pytorch_floors.editions.handouts import CHROMIUM_ARGS
 from pytorch_floors.floors import COMPILER, FLOORS
+from pytorch_floors.recordings.schema import read_recordings, write_recording
 
 PAGES = ["", "floors/3-boundary/", "floors/4-dispatcher/", "labs/4-dispatcher/"]
 WEIGHED = [*PAGES, *(p for p in (f"floors/{f.key}/" for f in FLOORS) if p not in PAGES), f"{COMPILER.slug}/"]
@@ -325,6 +332,34 @@ def build_bare(folder: Path) -> Path:
     return folder / "site"
 
 
+SYNTHETIC = Path(".cache") / "reader-tiers"
+"""Where `--synthetic-tiers` writes its recordings (relative to the project: FLOORS_RECORDINGS's form)."""
+
+
+def build_with_tiers(count: int, folder: Path) -> Path:
+    """Build the site into `folder` as if `count` machines were recorded: the committed recordings, repeated.
+
+    Each synthetic tier is a copy of a committed one under a new name (`synthetic-1`, ...), so it differs
+    from this build where the committed one does: a page pays for it as it would for another CPU leg or
+    a GPU box. The build reads the proof cache, so it runs what the cache lacks, no more.
+    """
+    committed = read_recordings(PROJECT / "recordings")
+    if not committed:
+        raise SystemExit("no committed recordings to repeat: make record TIER=<name> first")
+    shutil.rmtree(PROJECT / SYNTHETIC, ignore_errors=True)
+    for index in range(count):
+        write_recording(replace(committed[index % len(committed)], tier=f"synthetic-{index + 1}"), PROJECT / SYNTHETIC)
+    subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "-q", "--site-dir", str(folder)],
+        check=True,
+        cwd=PROJECT,
+        env={**os.environ, "FLOORS_RECORDINGS": str(SYNTHETIC), "NO_MKDOCS_2_WARNING": "1"},
+        timeout=1800,
+    )
+    shutil.rmtree(PROJECT / SYNTHETIC, ignore_errors=True)
+    return folder
+
+
 def load() -> str:
     """The machine's load averages and its CPU count, to print beside the scores."""
     return f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs"
@@ -384,7 +419,17 @@ def main() -> None:
     parser.add_argument("--vnu", type=Path, help="the Nu HTML Checker's vnu.jar (npm vnu-jar)")
     parser.add_argument("--runs", type=int, default=5, help="Lighthouse runs per page (default 5; the median counts)")
     parser.add_argument("--charts", action="store_true", help="lay out every chart at 390 and 1280 px and report")
+    parser.add_argument(
+        "--synthetic-tiers",
+        type=int,
+        metavar="N",
+        help="weigh a build that shows N recorded machines (the committed recordings repeated) instead of SITE",
+    )
     args = parser.parse_args()
+    if args.synthetic_tiers:
+        scratch = Path(tempfile.mkdtemp(prefix="floors-reader-"))
+        args.site = build_with_tiers(args.synthetic_tiers, scratch / "site")
+        print(f"weighing a build with {args.synthetic_tiers} recorded machines (the committed ones repeated)")
     if args.lighthouse and not (args.lighthouse / "node_modules" / ".bin" / "lighthouse").is_file():
         parser.error(
             f"no Lighthouse in {args.lighthouse}: npm install --no-save --prefix {args.lighthouse} lighthouse@12.8.2"

@@ -771,7 +771,10 @@ def test_machine_tabs_fit_their_row_and_a_choice_holds_across_the_page_and_the_n
     page = phone if size == "phone" else desktop
     paths = [p for p in FLOOR_PAGES if built_site.page(p.rstrip("/")).count('floors-tiers"') >= 2]
     assert len(paths) >= 2, "two floors with more than one block whose recorded outputs differ"
-    page.goto(site_url + paths[0])
+    fetched: list[str] = []
+    page.on("request", lambda request: fetched.append(request.url) if "floors-tiers.json" in request.url else None)
+    page.goto(site_url + paths[0], wait_until="networkidle")
+    assert fetched == [], "a page whose reader opens no machine's tab loads no recorded output"
     rows = page.locator(".floors-tiers > .tabbed-labels")
     for index in range(rows.count()):
         overflow = rows.nth(index).evaluate("row => row.scrollWidth - row.clientWidth")
@@ -783,6 +786,10 @@ def test_machine_tabs_fit_their_row_and_a_choice_holds_across_the_page_and_the_n
     assert shown.count() >= 2
     for index in range(shown.count()):
         expect(shown.nth(index)).to_be_visible()
+        # Its output and claims come from the page's floors-tiers.json, fetched once, when the tab is shown.
+        expect(shown.nth(index).locator(".floors-proof__output").first).to_be_visible()
+    assert len(fetched) == 1, fetched
     page.goto(site_url + paths[1])
     expect(page.locator(f".floors-tiers .tabbed-block[data-tier='{tier}']").first).to_be_visible()
+    expect(page.locator(f".floors-tiers .tabbed-block[data-tier='{tier}'] .floors-proof__output").first).to_be_visible()
     page.evaluate("localStorage.clear()")  # the choice is remembered per browser: leave the next test none

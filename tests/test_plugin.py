@@ -155,7 +155,7 @@ def test_two_builds_in_one_process_share_no_state(tmp_path: Path, clean_env: pyt
     assert [(r.block_id, r.status) for r in first.engine.records] == [("first", "ran")]
     bound = _fence_format(first_config)
     assert isinstance(bound, partial) and bound.func is formatter
-    assert bound.keywords == {"engine": first.engine, "recordings": first.recordings}
+    assert bound.keywords == {"engine": first.engine, "recordings": first.recordings, "lazy": first.lazy_outputs}
 
     _project(
         tmp_path,
@@ -173,9 +173,14 @@ def test_two_builds_in_one_process_share_no_state(tmp_path: Path, clean_env: pyt
     assert same is plugin and isinstance(same, FloorsPlugin)
     second = same.build
     assert second is not first and second.engine is not first.engine
+    assert second.lazy_outputs is not first.lazy_outputs
     assert [(r.block_id, r.status) for r in second.engine.records] == [("second", "ran")]
     assert [(r.block_id, r.status) for r in first.engine.records] == [("first", "ran")]
-    assert _fence_format(second_config).keywords == {"engine": second.engine, "recordings": second.recordings}
+    assert _fence_format(second_config).keywords == {
+        "engine": second.engine,
+        "recordings": second.recordings,
+        "lazy": second.lazy_outputs,
+    }
     report = json.loads((tmp_path / "site" / "build-report.json").read_text())
     assert [b["block_id"] for b in report["blocks"]] == ["second"]
     page = (tmp_path / "site" / "index.html").read_text()

@@ -35,7 +35,7 @@ from pytorch_floors.recordings.schema import (
     write_recording,
 )
 from pytorch_floors.render.proof_frame import recorded_claims_html
-from pytorch_floors.render.tiers import differing_lines, namespaced_ids
+from pytorch_floors.render.tiers import LazyOutputs, differing_lines, namespaced_ids
 from pytorch_floors.tiers import as_tier, tier_named
 
 PROOF = '''\
@@ -81,7 +81,9 @@ def project(root: Path) -> Path:
     return root
 
 
-def render(root: Path, recordings: tuple[Recording, ...], page: str = "index.md") -> tuple[str, Engine]:
+def render(
+    root: Path, recordings: tuple[Recording, ...], page: str = "index.md", lazy: LazyOutputs | None = None
+) -> tuple[str, Engine]:
     """Render a page in this process as the build does, with `recordings` bound to the fence."""
     engine = Engine(root, OutputCache(root / ".cache" / "floors-exec"))
     text = (root / "docs" / page).read_text(encoding="utf-8")
@@ -97,7 +99,7 @@ def render(root: Path, recordings: tuple[Recording, ...], page: str = "index.md"
                         "name": "python",
                         "class": "python",
                         "validator": markdown_exec.validator,
-                        "format": partial(formatter, engine=engine, recordings=recordings),
+                        "format": partial(formatter, engine=engine, recordings=recordings, lazy=lazy),
                     }
                 ]
             },
@@ -504,3 +506,20 @@ def test_a_machines_line_counts_its_threads_in_english() -> None:
     one_core = replace(GPU, cpu_capability="DEFAULT", threads=1)
     assert "(DEFAULT kernels, 1 thread)" in one_core.line()
     assert "(AVX512 kernels, 16 threads)" in GPU.line()
+
+
+def test_a_pages_recorded_outputs_go_to_one_file_beside_it_and_its_tabs_keep_their_keys(
+    recorded: tuple[Path, Recording],
+) -> None:
+    root, recording = recorded
+    lazy = LazyOutputs()
+    html, _ = render(root, (as_elsewhere(recording, "sum is 45, measured elsewhere"),), lazy=lazy)
+    assert "measured elsewhere" not in html, "the page holds no recorded output"
+    keys = re.findall(r'data-floors-tier-output="([^"]+)"', html)
+    assert keys == ["1-other", "2-other", "3-other"]
+    files = lazy.files()
+    assert list(files) == [LazyOutputs.FILE], "the home page's file is at the site's root"
+    outputs = json.loads(files[LazyOutputs.FILE])
+    assert sorted(outputs) == keys and "measured elsewhere" in outputs["3-other"]
+    assert "Claims, checked on the numbers recorded on other" in outputs["1-other"], "its claims go with it"
+    assert LazyOutputs({"floors/3-x/": {"1-a": "x"}}).files() == {"floors/3-x/floors-tiers.json": '{"1-a":"x"}'}

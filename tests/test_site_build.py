@@ -15,6 +15,7 @@ from conftest import ROOT, Build
 from pytorch_floors.execution.bundle import bundle
 from pytorch_floors.floors import COMPILER, FLOORS, Floor
 from pytorch_floors.recordings.schema import read_recordings
+from pytorch_floors.render.tiers import LazyOutputs
 
 pytestmark = pytest.mark.slow
 
@@ -214,15 +215,20 @@ def test_every_id_on_every_page_is_unique(built_site: Build) -> None:
 
 
 def test_a_recorded_tabs_differing_lines_are_marked_and_as_many_as_it_says(built_site: Build) -> None:
+    # A tab's output is in its page's floors-tiers.json (LazyOutputs); the tab says how many lines differ.
     tab = re.compile(
         r'<div class="tabbed-block" data-tier="[^"]+">(.*?)(?=<div class="tabbed-block"|</div>\n</div>)', re.S
     )
     marked_tabs = 0
     for path in sorted(built_site.site.rglob("*.html")):
+        outputs = path.parent / LazyOutputs.FILE
         for body in tab.findall(path.read_text(encoding="utf-8")):
+            key = re.search(r'data-floors-tier-output="([^"]+)"', body)
+            assert key and outputs.is_file(), f"{path.relative_to(built_site.site)}: a tab's output is in its page"
+            output = json.loads(outputs.read_text(encoding="utf-8"))[key[1]]
             said = re.search(r"(\d+) lines? of this output differs? from this build's", body)
-            shown = body.count('<span class="hll">')
-            assert shown == (int(said[1]) if said else 0), (path.relative_to(built_site.site), said, shown)
+            shown = output.count('<span class="hll">')
+            assert shown == (int(said[1]) if said else 0), (path.relative_to(built_site.site), key[1], said, shown)
             marked_tabs += bool(shown)
     assert marked_tabs > 0, "some recorded machine printed other numbers than this build"
 

@@ -89,6 +89,7 @@ from pytorch_floors.render.gauge import page_gauges, render_gauge
 from pytorch_floors.render.headings import finish_headings, pinned_site_url
 from pytorch_floors.render.listings import listing_language
 from pytorch_floors.render.search_scope import narrow_search
+from pytorch_floors.render.tiers import LazyOutputs
 
 __all__ = ["SiteBuild"]
 
@@ -263,7 +264,8 @@ class SiteBuild:
         self.engine.execute = settings.execute and not self.defer
         self._share_failures(session)
         defer_labs(self.defer)
-        register_fence(config, self.engine, self.recordings)
+        self.lazy_outputs = LazyOutputs()
+        register_fence(config, self.engine, self.recordings, self.lazy_outputs)
         markdown_config.save(config.markdown_extensions, config.mdx_configs)
         labs_run = config.plugins.get("mkdocs-jupyter") is not None
         lab_cache = self._lab_cache(project_dir, Path(config.docs_dir), cache_root, facts) if labs_run else None
@@ -712,6 +714,8 @@ class SiteBuild:
         report = partial_report(report, self.plan.rebuilt)
         report = _listing_pages(report, self._written_pages(config))
         Path(config.site_dir, "build-report.json").write_text(report, encoding="utf-8")
+        for path, text in self.lazy_outputs.files().items():
+            Path(config.site_dir, path).write_text(text, encoding="utf-8")
         try:
             self.manifest.write(Path(config.site_dir), self.settings.edition)
         except ValueError as error:

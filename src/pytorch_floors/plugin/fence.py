@@ -23,6 +23,7 @@ from markdown_exec import MarkdownConverter, base_format, validator
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.utils import get_relative_url
 
+from pytorch_floors.editions.anchors import page_url
 from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.engine import Engine, ProofFailure, shown_marker
@@ -32,7 +33,14 @@ from pytorch_floors.recordings.html import UntrustedHTML, allowed_html
 from pytorch_floors.recordings.schema import Recording
 from pytorch_floors.render.listings import LISTING_LANGUAGE
 from pytorch_floors.render.proof_frame import claims_html, failure_banner, proof_frame_html, recorded_claims_html
-from pytorch_floors.render.tiers import OWN_LABEL, TierTab, differing_lines, namespaced_ids, tier_tabs_html
+from pytorch_floors.render.tiers import (
+    OWN_LABEL,
+    LazyOutputs,
+    TierTab,
+    differing_lines,
+    namespaced_ids,
+    tier_tabs_html,
+)
 
 __all__ = ["FENCE", "fenced", "formatter", "register_fence"]
 
@@ -73,6 +81,7 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
     *,
     engine: Engine | None = None,
     recordings: Sequence[Recording] = (),
+    lazy: LazyOutputs | None = None,
     **kwargs: Any,
 ) -> str:
     """Execute a block through the build's engine and return its HTML.
@@ -88,6 +97,7 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
         attrs: Extra attributes (unused).
         engine: The build's engine, bound by the plugin.
         recordings: Other machines' recordings, bound by the plugin: a block's current ones are shown in tabs.
+        lazy: Where a tab's recorded output goes when the page loads it on demand, bound by the plugin.
         **kwargs: Other SuperFences arguments (unused).
 
     Returns:
@@ -146,7 +156,7 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
             ), (len(marked) if result_language and not run_options.get("html") else None)
 
         try:
-            output, claims = _with_tiers(engine, result, recordings, (output, claims), render), ""
+            output, claims = _with_tiers(engine, result, recordings, (output, claims), render, lazy=lazy), ""
         except UntrustedHTML as error:
             summary = f"a recording of this block holds HTML the project's figures never write: {error}"
             return failure_banner(engine.fail_shown(block_id, summary))
@@ -180,6 +190,8 @@ def _with_tiers(
     recordings: Sequence[Recording],
     own: tuple[str, str],
     render: Callable[[str], tuple[str, int | None]],
+    *,
+    lazy: LazyOutputs | None = None,
 ) -> str:
     """A block's output and claims: tabs for the recordings that differ, a line for the same, a note per stale one."""
     tiers = tiers_for(result, recordings)
@@ -193,10 +205,13 @@ def _with_tiers(
             contents[shown.tier] = (namespaced_ids(output, shown.tier), claims, differing)
     number = next(n for n, b in enumerate(engine.planned[engine.page], start=1) if b.block_id == result.block_id)
     # This build's machine is the page's provenance line; only the other machines are named in their tabs.
-    return tier_tabs_html(TierTab(OWN_LABEL, *own), tiers, contents, number)
+    keep = None if lazy is None else functools.partial(lazy.keep, page_url(engine.page))
+    return tier_tabs_html(TierTab(OWN_LABEL, *own), tiers, contents, number, keep)
 
 
-def register_fence(config: MkDocsConfig, engine: Engine, recordings: Sequence[Recording] = ()) -> None:
+def register_fence(
+    config: MkDocsConfig, engine: Engine, recordings: Sequence[Recording] = (), lazy: LazyOutputs | None = None
+) -> None:
     """Make SuperFences run the site's `python` fences through this build's engine.
 
     `mkdocs.yml` need not declare the fence; one that names this module's `formatter` is
@@ -207,6 +222,8 @@ def register_fence(config: MkDocsConfig, engine: Engine, recordings: Sequence[Re
         config: The build's configuration, changed in place.
         engine: The build's engine.
         recordings: Other machines' recordings of the site's blocks.
+        lazy: Where the recorded outputs go that a page loads when their tab is opened; `None` keeps
+            them in the page.
 
     Raises:
         FloorsError: `mkdocs.yml` gives the `python` fence another formatter.
@@ -226,6 +243,6 @@ def register_fence(config: MkDocsConfig, engine: Engine, recordings: Sequence[Re
             "name": FENCE,
             "class": FENCE,
             "validator": validator,
-            "format": functools.partial(formatter, engine=engine, recordings=tuple(recordings)),
+            "format": functools.partial(formatter, engine=engine, recordings=tuple(recordings), lazy=lazy),
         }
     )

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import difflib
+import json
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 from pytorch_floors.recordings.compare import BlockTiers
 from pytorch_floors.render.templates import template
 
-__all__ = ["OWN_LABEL", "TierTab", "differing_lines", "namespaced_ids", "tier_tabs_html"]
+__all__ = ["OWN_LABEL", "LazyOutputs", "TierTab", "differing_lines", "namespaced_ids", "tier_tabs_html"]
 
 # Attributes as `allowed_html` writes them (double quotes, values escaped): an id, the ids a reference
 # lists, and an in-page link.
@@ -49,6 +51,35 @@ OWN_LABEL = "This build"
 reader's choice of a machine holds for every block of the page, and is remembered across pages."""
 
 
+@dataclass
+class LazyOutputs:
+    """Other machines' outputs kept out of their pages, each fetched when its tab is first opened.
+
+    A floor with three recorded machines weighed more than a phone's budget (600 KB loaded): every
+    tab's output was in the page whether a reader opened it or not. Each page's recorded outputs go
+    into one JSON file beside it (`FILE`, same origin), with its claims, which `docs/javascripts/tier-tabs.js`
+    reads when a tab that needs it is opened; the page keeps each tab's label, machine and a placeholder.
+
+    Attributes:
+        pages: Each page's outputs, by the page's URL (`floors/6-kernels/`, `./` for the home page),
+            then by key (`<tab set>-<tier>`).
+    """
+
+    FILE = "floors-tiers.json"
+    pages: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def keep(self, page_url: str, key: str, html: str) -> None:
+        """Keep one tab's output of a page."""
+        self.pages.setdefault(page_url, {})[key] = html
+
+    def files(self) -> dict[str, str]:
+        """Each page's file, by its path in the site, and its JSON text."""
+        return {
+            f"{'' if url in {'', './'} else url}{self.FILE}": json.dumps(outputs, separators=(",", ":"))
+            for url, outputs in self.pages.items()
+        }
+
+
 @dataclass(frozen=True)
 class TierTab:
     """One tab: a machine's output and claims.
@@ -62,6 +93,7 @@ class TierTab:
         machine: The machine in words, first in the tab.
         differing: How many lines of its output differ from this build's (marked in the output), or
             `None` where lines are not compared (a figure, or this build's own tab).
+        lazy: The key of its output in the page's `LazyOutputs` file, when the page does not hold it.
     """
 
     label: str
@@ -71,6 +103,7 @@ class TierTab:
     note: str = ""
     machine: str = ""
     differing: int | None = None
+    lazy: str = ""
 
 
 def differing_lines(own: str, recorded: str) -> list[int]:
@@ -93,7 +126,11 @@ def differing_lines(own: str, recorded: str) -> list[int]:
 
 
 def tier_tabs_html(
-    own: TierTab, tiers: BlockTiers, contents: dict[str, tuple[str, str, int | None]], number: int
+    own: TierTab,
+    tiers: BlockTiers,
+    contents: dict[str, tuple[str, str, int | None]],
+    number: int,
+    lazy: Callable[[str, str], None] | None = None,
 ) -> str:
     """This build's output and each tier's that differs in tabs, a line naming those that agree, stale notes.
 
@@ -103,6 +140,8 @@ def tier_tabs_html(
         contents: Each differing current tier's rendered output and claims, and how many of its lines
             differ (`None` for a figure), by tier name.
         number: The tab set's number on its page (its inputs' ids and name).
+        lazy: Keeps a tab's output out of the page, given its key (`<number>-<tier>`) and its HTML
+            (`LazyOutputs.keep`, bound to the page); `None` puts every output in the page.
 
     Returns:
         The HTML; this build's output alone, with the line, when every current tier printed the same.
@@ -123,6 +162,11 @@ def tier_tabs_html(
         for shown in tiers.current
         if not shown.same
     ]
+    if lazy is not None:
+        for index, tab in enumerate(tabs):
+            key = f"{number}-{tab.tier}"
+            lazy(key, f'<div class="floors-proof__output">{tab.output}</div>{tab.claims}')
+            tabs[index] = replace(tab, output="", claims="", lazy=key)
     tabs.insert(1 if tiers.lead else 0, own)
     agree = [shown for shown in tiers.current if shown.same]
     return template("tier_tabs.html").render(tabs=tabs, agree=agree, stale=tiers.stale, number=number)
