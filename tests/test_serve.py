@@ -30,6 +30,7 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 from mkdocs.exceptions import Abort
 from test_engine import gone
+from test_labs import FAILING_LAB, _lab_fixture
 
 import pytorch_floors.plugin.plugin as plugin_module
 from conftest import FIXTURE_CONFIG, LAB_CONFIG, ROOT, Build, FixtureSite, needs_build
@@ -594,6 +595,35 @@ def test_a_block_that_fails_in_the_background_shows_its_failure_at_once_and_is_n
         server.wait(timeout=60)
     text = log.read_text(encoding="utf-8", errors="replace")
     assert len(re.findall(r"docs/index.md › broken: running", text)) == 1, "run once, in the background"
+
+
+@pytest.mark.build
+def test_a_lab_that_fails_in_the_background_shows_its_failure_and_is_not_run_again(fixture_site: FixtureSite) -> None:
+    # The lab page said "running…" until the background build ended; then the session ran it again itself.
+    _lab_fixture(fixture_site, FAILING_LAB)
+    log = fixture_site.root / "serve.log"
+    port, server = _serve_dirty(fixture_site.root, log)
+    try:
+
+        def ended() -> str | None:
+            text = log.read_text(encoding="utf-8", errors="replace")
+            return text if "serve: the background build ended" in text else None
+
+        _wait_for(ended, server, log, 240)
+
+        def failed() -> str | None:
+            page = unescape(_get(port, "labs/1-program/") or "")
+            return page if "docs/labs/1-program.py › cell 3: ValueError: a cell that fails" in page else None
+
+        page = _wait_for(failed, server, log, 60)
+        assert PENDING_ATTRIBUTE not in page and "(in the background build)" in page
+        time.sleep(3)  # what a later build would do: run it again
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=60)
+    text = log.read_text(encoding="utf-8", errors="replace")
+    runs = re.findall(r"^(?:INFO\s+-\s+)?(background: )?lab 1/1 docs/labs/1-program.py: running", text, re.MULTILINE)
+    assert runs == ["background: "], f"run once, in the background: {runs}"
 
 
 @pytest.mark.build

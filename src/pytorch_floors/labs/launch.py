@@ -215,8 +215,8 @@ def run_seconds(floor: Floor, source: str, launch: Launch) -> float | None:
     times_path = launch.times
     if times_path is None:
         raise FloorsError(f"docs/{floor.lab}: configure_launch must run before the lab pages render")
-    if record.status in {"ran", "failed"} and record.seconds is not None:
-        return record.seconds
+    if record.status == "failed" or (record.status == "ran" and record.seconds is not None):
+        return record.seconds  # a lab that failed in a serve session's background build has no time here
     key = _time_key(floor, source)
     times = _read_times(times_path)
     if key not in times:

@@ -46,13 +46,13 @@ from pytorch_floors.execution.bundle import BundleError, bundle
 from pytorch_floors.execution.cache import CacheError, OutputCache, machine_fingerprint
 from pytorch_floors.execution.claim_policy import claims_summary
 from pytorch_floors.execution.duration import format_seconds
-from pytorch_floors.execution.engine import Engine
+from pytorch_floors.execution.engine import Engine, ProofFailure
 from pytorch_floors.execution.facts import TorchFacts, torch_facts
 from pytorch_floors.execution.provenance import collect, of_outputs
 from pytorch_floors.execution.report import report_html, report_json
 from pytorch_floors.execution.result import BlockResult, Status
 from pytorch_floors.execution.scan import ScanError, not_utf8, scan_markdown
-from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, MAP_TITLE, floor_for_page
+from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, MAP_TITLE, Floor, floor_for_page
 from pytorch_floors.labs.kernel import defer_labs, keep_going, lab_place, plan_labs, take_runs
 from pytorch_floors.labs.launch import configure_launch, keep_run_time, run_seconds, run_times_file
 from pytorch_floors.labs.notebooks import (
@@ -484,6 +484,70 @@ class SiteBuild:
         root = self.jupyter_cache
         return set(root.rglob("*.json")) if root.is_dir() else set()
 
+    def _lab_page(self, html: str, page: Page, config: MkDocsConfig, floor: Floor) -> str:
+        """Record a lab page's run (ran, cached, deferred, failed) and give the page what it shows of it."""
+        engine = self.engine
+        # mkdocs-jupyter executes the notebook while rendering the page, through the project's executor,
+        # which records the run; none means the notebook came from mkdocs-jupyter's cache.
+        runs = take_runs()
+        executed = self.settings.execute and (engine.only is None or fnmatch(floor.lab, engine.only))
+        status: Status = "skipped" if not executed else "ran" if runs else "cached"
+        seconds = runs[-1].seconds if runs else None
+        errors = runs[-1].errors if runs else ()
+        failure = None
+        run_key = self._lab_run_key(page, config)
+        known = engine.known_failures.get(run_key) if run_key else None
+        if runs and runs[-1].deferred and known is not None:
+            # It failed in the session's background build, as it is now: shown at once, not run again.
+            status, seconds, failure = "failed", None, f"{known.summary} (in the background build)"
+            self._drop_this_labs_conversion(page, config)
+            log.error("lab failed: %s", failure)
+            html = lab_failure_banner(failure) + html
+        elif runs and runs[-1].deferred:
+            # The session's background build runs it; what mkdocs-jupyter just cached of it never ran.
+            status, seconds = "skipped", None
+            self._drop_this_labs_conversion(page, config)
+            self.pending_pages.add(page.file.src_uri)
+            html = pending_page(html, lab=True)
+        if errors:
+            # Only under serve (`labs.kernel.keep_going`): the page shows the error. mkdocs-jupyter has just
+            # cached the failed run; that entry is dropped, so no later build takes it for a result.
+            status = "failed"
+            failure = "; ".join(f"docs/{floor.lab} › cell {e.cell + 1}: {e.error}" for e in errors)
+            self._drop_this_labs_conversion(page, config)
+            log.error("lab failed: %s", failure)
+            html = lab_failure_banner(failure) + html
+            if engine.report_failure is not None and run_key:
+                # A session's background build: the session shows it on the lab's page at once.
+                engine.report_failure(
+                    run_key, ProofFailure(page.file.src_uri, "notebook", (f"docs/{floor.lab}", 1), failure)
+                )
+        engine.record(BlockResult(page.file.src_uri, "notebook", floor.lab, status, seconds, error=failure))
+        if status == "cached":
+            try:
+                kept = run_seconds(floor, Path(page.file.abs_src_path or "").read_text(encoding="utf-8"), self.launch)
+            except FloorsError:
+                kept = None  # the page's download box says why
+            took = f" (ran in {format_seconds(kept)})" if kept is not None else ""
+            log.info("lab %s: cached%s", lab_place(f"docs/{floor.lab}"), took)
+        if status == "ran" and seconds is not None:
+            source = Path(page.file.abs_src_path or "").read_text(encoding="utf-8")
+            keep_run_time(floor, source, seconds, self.launch)
+        return html
+
+    def _lab_run_key(self, page: Page, config: MkDocsConfig) -> str:
+        """What identifies a lab's run: the file mkdocs-jupyter caches its executed page in.
+
+        Its folder is keyed on the machine and what the labs import (`jupyter_cache_dir`), its name on
+        the notebook: the same in a serve session and in its background build.
+        """
+        jupyter = config.plugins.get("mkdocs-jupyter")
+        source = page.file.abs_src_path
+        if jupyter is None or source is None:
+            return ""
+        key = jupyter_cache_key(source, jupyter.config, True)
+        return f"lab:{Path(jupyter_cache_path(jupyter.config['cache_dir'], key)).resolve()}"
+
     def _drop_this_labs_conversion(self, page: Page, config: MkDocsConfig) -> None:
         """Remove what mkdocs-jupyter just cached of this lab's page, and nothing else.
 
@@ -516,6 +580,10 @@ class SiteBuild:
         self.notebook_cache_before = self._cache_files() if self.serving else set()
         take_runs()  # a lab's run is the one recorded while its page renders
         floor = floor_for_page(page.file.src_uri)
+        if floor is not None and page.file.src_uri == floor.lab:
+            # A lab that failed in the session's background build, as it is now, is not run again here.
+            run_key = self._lab_run_key(page, config)
+            defer_labs(self.defer or (bool(run_key) and run_key in engine.known_failures))
         if floor is not None and page.file.src_uri == floor.page:
             if markdown.lstrip().startswith("# "):
                 raise PluginError(
@@ -562,41 +630,8 @@ class SiteBuild:
         html = engine.unshown(html)
         floor = floor_for_page(page.file.src_uri)
         if floor is not None and page.file.src_uri == floor.lab:
-            # mkdocs-jupyter executes the notebook while rendering the page, through the project's executor,
-            # which records the run; none means the notebook came from mkdocs-jupyter's cache.
-            runs = take_runs()
-            executed = self.settings.execute and (engine.only is None or fnmatch(floor.lab, engine.only))
-            status: Status = "skipped" if not executed else "ran" if runs else "cached"
-            seconds = runs[-1].seconds if runs else None
-            errors = runs[-1].errors if runs else ()
-            failure = None
-            if runs and runs[-1].deferred:
-                # The session's background build runs it; what mkdocs-jupyter just cached of it never ran.
-                status, seconds = "skipped", None
-                self._drop_this_labs_conversion(page, config)
-                self.pending_pages.add(page.file.src_uri)
-                html = pending_page(html, lab=True)
-            if errors:
-                # Only under serve (`labs.kernel.keep_going`): the page shows the error. mkdocs-jupyter has just
-                # cached the failed run; that entry is dropped, so no later build takes it for a result.
-                status = "failed"
-                failure = "; ".join(f"docs/{floor.lab} › cell {e.cell + 1}: {e.error}" for e in errors)
-                self._drop_this_labs_conversion(page, config)
-                log.error("lab failed: %s", failure)
-                html = lab_failure_banner(failure) + html
-            engine.record(BlockResult(page.file.src_uri, "notebook", floor.lab, status, seconds, error=failure))
-            if status == "cached":
-                try:
-                    kept = run_seconds(
-                        floor, Path(page.file.abs_src_path or "").read_text(encoding="utf-8"), self.launch
-                    )
-                except FloorsError:
-                    kept = None  # the page's download box says why
-                took = f" (ran in {format_seconds(kept)})" if kept is not None else ""
-                log.info("lab %s: cached%s", lab_place(f"docs/{floor.lab}"), took)
-            if status == "ran" and seconds is not None:
-                source = Path(page.file.abs_src_path or "").read_text(encoding="utf-8")
-                keep_run_time(floor, source, seconds, self.launch)
+            html = self._lab_page(html, page, config, floor)
+            defer_labs(self.defer)
         elif (
             self.defer
             and (engine.only is None or fnmatch(page.file.src_uri, engine.only))
