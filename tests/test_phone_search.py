@@ -7,7 +7,7 @@ import contextlib
 import io
 
 import pytest
-from material.plugins.search.plugin import Parser
+from test_search_exclusion import indexed_text
 
 from pytorch_floors.claims import Claim
 from pytorch_floors.execution.result import BlockResult
@@ -32,13 +32,6 @@ LAB = """<div class="jupyter-wrapper"><div class="jp-Notebook">
 <h2 id="ops">Exercise 2 · Operators</h2><p>The measurement logs every operator.</p>
 </div></div>
 </div></div>"""
-
-
-def indexed_text(html: str) -> str:
-    parser = Parser()
-    parser.feed(html)
-    parser.close()
-    return " ".join("".join(section.title) + " " + "".join(section.text) for section in parser.data)
 
 
 def test_a_labs_folded_answers_leave_the_index_and_its_prose_stays() -> None:
