@@ -535,18 +535,27 @@ class SiteBuild:
             keep_run_time(floor, source, seconds, self.launch)
         return html
 
-    def _lab_run_key(self, page: Page, config: MkDocsConfig) -> str:
-        """What identifies a lab's run: the file mkdocs-jupyter caches its executed page in.
+    @staticmethod
+    def _lab_cache_paths(page: Page, config: MkDocsConfig) -> tuple[Path, Path] | None:
+        """The files mkdocs-jupyter caches a lab's page in, executed and not: its own naming, pinned with it.
 
-        Its folder is keyed on the machine and what the labs import (`jupyter_cache_dir`), its name on
-        the notebook: the same in a serve session and in its background build.
+        Their folder is keyed on the machine and what the labs import (`jupyter_cache_dir`), their names
+        on the notebook: the same in a serve session and in its background build.
         """
         jupyter = config.plugins.get("mkdocs-jupyter")
         source = page.file.abs_src_path
         if jupyter is None or source is None:
-            return ""
-        key = jupyter_cache_key(source, jupyter.config, True)
-        return f"lab:{Path(jupyter_cache_path(jupyter.config['cache_dir'], key)).resolve()}"
+            return None
+        executed, unexecuted = (
+            Path(jupyter_cache_path(jupyter.config["cache_dir"], jupyter_cache_key(source, jupyter.config, run)))
+            for run in (True, False)
+        )
+        return executed.resolve(), unexecuted.resolve()
+
+    def _lab_run_key(self, page: Page, config: MkDocsConfig) -> str:
+        """What identifies a lab's run: the file mkdocs-jupyter caches its executed page in."""
+        paths = self._lab_cache_paths(page, config)
+        return f"lab:{paths[0]}" if paths is not None else ""
 
     def _drop_this_labs_conversion(self, page: Page, config: MkDocsConfig) -> None:
         """Remove what mkdocs-jupyter just cached of this lab's page, and nothing else.
@@ -555,16 +564,11 @@ class SiteBuild:
         file new since the page started was removed once, so a lab it had just run was run again by
         the session. Only the paths mkdocs-jupyter keys this notebook to (executed or not) are this page's.
         """
-        jupyter = config.plugins.get("mkdocs-jupyter")
-        source = page.file.abs_src_path
-        if jupyter is None or source is None:
+        own = self._lab_cache_paths(page, config)
+        if own is None:
             return
-        own = {
-            Path(jupyter_cache_path(jupyter.config["cache_dir"], jupyter_cache_key(source, jupyter.config, executed)))
-            for executed in (True, False)
-        }
         written = {path.resolve() for path in self._cache_files() - self.notebook_cache_before}
-        for path in written & {path.resolve() for path in own}:
+        for path in written & set(own):
             path.unlink()
 
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig) -> str:
