@@ -23,6 +23,7 @@ from pytorch_floors.execution import BlockResult, Engine, OutputCache, scan_mark
 from pytorch_floors.execution.provenance import Provenance
 from pytorch_floors.plugin.fence import formatter
 from pytorch_floors.recordings.compare import claim_table, machine_in_words, orphans, tiers_for
+from pytorch_floors.recordings.contention import CONTENDED_BELOW, contended
 from pytorch_floors.recordings.merge import ARTIFACT_PREFIX, merge_recordings
 from pytorch_floors.recordings.recorder import planned_blocks, prune, record_site
 from pytorch_floors.recordings.report import recordings_json
@@ -36,7 +37,7 @@ from pytorch_floors.recordings.schema import (
 )
 from pytorch_floors.render.proof_frame import recorded_claims_html
 from pytorch_floors.render.tiers import LazyOutputs, differing_lines, namespaced_ids
-from pytorch_floors.tiers import as_tier, tier_named
+from pytorch_floors.tiers import HOG, as_tier, tier_named
 
 PROOF = '''\
 """A proof with a claim that applies and one that cannot."""
@@ -122,7 +123,8 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Recording]
 def as_elsewhere(recording: Recording, output: str, provenance: Provenance = GPU) -> Recording:
     """The recording as if made on another machine: its outputs and provenance changed, digests kept."""
     blocks = tuple(replace(b, output=output, provenance=provenance) for b in recording.blocks)
-    return replace(recording, machine=provenance, blocks=blocks)
+    # Its load is that machine's, not this test run's (two pytest workers can make this one look contended).
+    return replace(recording, machine=provenance, blocks=blocks, cpu_share=None)
 
 
 # --- recording -----------------------------------------------------------------------------------
@@ -151,6 +153,10 @@ def test_a_recording_is_written_and_read_back_the_same(recorded: tuple[Path, Rec
     assert read_recording(path) == recording
     assert json.loads(path.read_text(encoding="utf-8"))["format"] == 1
     assert read_recordings(tmp_path) == (recording,)
+    assert recording.cpu_share is not None and 0 < recording.cpu_share <= 1.5, "the recorder measured its cores"
+    unmeasured = write_recording(replace(recording, cpu_share=None), tmp_path)
+    assert "cpu_share" not in json.loads(unmeasured.read_text(encoding="utf-8"))
+    assert read_recording(unmeasured).cpu_share is None, "a recording made before it was measured still reads"
 
 
 @pytest.mark.parametrize(
@@ -160,6 +166,9 @@ def test_a_recording_is_written_and_read_back_the_same(recorded: tuple[Path, Rec
         (lambda d: {**d, "tier": "elsewhere"}, "lies in the folder 'other'"),
         (lambda d: {**d, "blocks": [{**d["blocks"][0], "seconds": "fast"}]}, "'seconds' must be a number"),
         (lambda d: {**d, "blocks": d["blocks"] + d["blocks"][:1]}, "recorded twice"),
+        (lambda d: {**d, "cpu_share": "busy"}, "'cpu_share' must be a share"),
+        (lambda d: {**d, "cpu_share": 7}, "'cpu_share' must be a share"),
+        (lambda d: {**d, "cpu_share": True}, "'cpu_share' must be a share"),
     ],
 )
 def test_a_recording_of_another_format_or_shape_is_refused_by_name(
@@ -500,6 +509,35 @@ def test_a_tier_that_printed_this_builds_output_says_so_instead_of_repeating_it(
     assert html.count("The same output, and the same claims held, on ") == 3
     assert html.count('<span class="floors-tiers__agree" data-tier="other"') == 3
     assert html.count("sum is 45") == 1, "the output is on the page once"
+
+
+def test_a_tier_recorded_while_other_work_held_its_cores_says_so_on_its_tab(
+    recorded: tuple[Path, Recording],
+) -> None:
+    root, recording = recorded
+    elsewhere = as_elsewhere(recording, "sum is 45, measured elsewhere")
+    busy = replace(elsewhere, cpu_share=0.47)
+    html, _ = render(root, (busy,))
+    assert re.findall(r"<label [^>]*>([^<]*)</label>", html) == ["This build", "other (contended)"] * 3
+    assert "while other work held its cores (a busy process got 47% of one)" in html
+    quiet, _ = render(root, (replace(elsewhere, cpu_share=0.99),))
+    assert "contended" not in quiet and "other work held" not in quiet
+    assert not contended(None), "a recording that was never measured claims nothing either way"
+
+
+@pytest.mark.waits
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs CPU affinity to share one core")
+def test_the_recorders_share_of_a_core_falls_beside_a_busy_process_on_it() -> None:
+    """One core, shared with a spinning process: the recorder's measure must call that contended."""
+    code = (
+        "import os, subprocess, sys\n"
+        "os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})\n"
+        f"hog = subprocess.Popen([sys.executable, '-c', {HOG!r}])\n"
+        "from pytorch_floors.recordings.contention import cpu_share\n"
+        "try:\n    print(cpu_share())\nfinally:\n    hog.kill()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert float(done.stdout) < CONTENDED_BELOW, done.stdout
 
 
 def test_a_machines_line_counts_its_threads_in_english() -> None:

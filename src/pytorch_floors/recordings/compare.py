@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from pytorch_floors.claims import Claim
 from pytorch_floors.execution.provenance import Provenance
 from pytorch_floors.execution.result import BlockResult
+from pytorch_floors.recordings.contention import contended
 from pytorch_floors.recordings.html import UntrustedHTML, allowed_html
 from pytorch_floors.recordings.schema import RecordedBlock, Recording
 
@@ -35,12 +36,14 @@ def _short_cpu(cpu: str) -> str:
     return " ".join(words) or cpu
 
 
-def machine_in_words(provenance: Provenance, recorded: str | None = None) -> str:
+def machine_in_words(provenance: Provenance, recorded: str | None = None, cpu_share: float | None = None) -> str:
     """A machine as a tab's label says it: "NVIDIA H200 + 16 threads, torch 2.11.0, recorded 2026-12-03".
 
     Args:
         provenance: The run's provenance.
         recorded: The date it was recorded (a tier's), or `None` for this build's own run.
+        cpu_share: The share of its cores the recording run got (`recordings.contention`), if measured:
+            a contended run says so, and how much it got.
 
     Returns:
         The words.
@@ -52,7 +55,10 @@ def machine_in_words(provenance: Provenance, recorded: str | None = None) -> str
     threads = f"{provenance.threads} thread{'s' if provenance.threads != 1 else ''}"
     kernels = ", kernels without AVX2" if provenance.cpu_capability.upper() == "DEFAULT" else ""
     words = f"{device} + {threads}{kernels}, torch {provenance.torch_version}"
-    return f"{words}, recorded {recorded}" if recorded else words
+    words = f"{words}, recorded {recorded}" if recorded else words
+    if contended(cpu_share):
+        words += f" while other work held its cores (a busy process got {cpu_share:.0%} of one)"
+    return words
 
 
 def _gpu(provenance: Provenance) -> bool:
@@ -72,6 +78,7 @@ class ShownTier:
         same: It printed this build's output character for character, and its claims came out as this
             build's did: one line under the output says so instead of a tab (a page pays for every copy).
         stands_for: The kind of machine the tier stands for, in words (its recording's).
+        contended: Other work held the cores while the tier was recorded (`recordings.contention`).
     """
 
     tier: str
@@ -80,6 +87,7 @@ class ShownTier:
     elsewhere: bool = False
     same: bool = False
     stands_for: str = ""
+    contended: bool = False
 
 
 @dataclass(frozen=True)
@@ -154,10 +162,11 @@ def tiers_for(result: BlockResult, recordings: Iterable[Recording]) -> BlockTier
             continue
         shown = ShownTier(
             recording.tier,
-            machine_in_words(block.provenance, recording.recorded),
+            machine_in_words(block.provenance, recording.recorded, recording.cpu_share),
             block,
             same=_same(result, block),
             stands_for=recording.stands_for,
+            contended=contended(recording.cpu_share),
         )
         if result.digest is None or block.digest != result.digest:
             stale.append(shown)

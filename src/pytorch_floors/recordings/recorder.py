@@ -9,6 +9,7 @@ package's engine core, not MkDocs, so it also runs on a bare GPU box with its ow
 from __future__ import annotations
 
 import logging
+import subprocess
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import date
@@ -21,6 +22,7 @@ from pytorch_floors.execution.options import BlockOptions
 from pytorch_floors.execution.provenance import collect
 from pytorch_floors.execution.scan import ExecBlock, ScanError, scan_markdown
 from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE
+from pytorch_floors.recordings.contention import cpu_share
 from pytorch_floors.recordings.schema import RecordedBlock, Recording, RecordingError, read_recordings, write_recording
 
 __all__ = ["Pruned", "planned_blocks", "prune", "record_site"]
@@ -59,6 +61,14 @@ def planned_blocks(docs_dir: Path, project_dir: Path) -> dict[str, list[ExecBloc
     return dict(sorted(pages.items(), key=lambda item: _reading_order(item[0])))
 
 
+def _measured_share() -> float:
+    """`contention.cpu_share()`, or a RecordingError saying why the machine's load could not be measured."""
+    try:
+        return cpu_share()
+    except (OSError, ValueError, subprocess.CalledProcessError) as error:
+        raise RecordingError(f"cannot measure how busy this machine's cores are: {error}") from error
+
+
 def _each_block(engine: Engine, planned: dict[str, list[ExecBlock]]) -> Iterator[ProofFailure]:
     """Run every planned block, page by page; yield each failure (the engine has recorded it)."""
     for page, blocks in planned.items():
@@ -94,7 +104,8 @@ def record_site(
         cache_mode: `on`, `refresh` (run everything again) or `off`.
 
     Returns:
-        The recording, one block per planned block.
+        The recording, one block per planned block, with the share of its cores the run got
+        (`recordings.contention`: measured before and after, the lower kept).
 
     Raises:
         RecordingError: If a proof failed (each failure named by page, block, file and line), or a
@@ -111,10 +122,12 @@ def record_site(
         advisory_claims=True,
         machine=machine_fingerprint(facts),
     )
+    share_before = _measured_share()
     try:
         failures = list(_each_block(engine, planned))
     finally:
         engine.close()
+    share = round(min(share_before, _measured_share()), 2)
     if failures:
         raise RecordingError(
             f"{len(failures)} proof(s) failed; nothing was recorded:\n" + "\n".join(str(f) for f in failures)
@@ -138,7 +151,12 @@ def record_site(
                 )
             )
     return Recording(
-        tier=tier, stands_for=stands_for, recorded=date.today().isoformat(), machine=provenance, blocks=tuple(blocks)
+        tier=tier,
+        stands_for=stands_for,
+        recorded=date.today().isoformat(),
+        machine=provenance,
+        blocks=tuple(blocks),
+        cpu_share=share,
     )
 
 

@@ -8,6 +8,7 @@ A recording is plain JSON, versioned by `format`, small enough to review in a pu
   "tier": "ci-2core",
   "stands_for": "a two-vCPU CI runner",
   "recorded": "2026-12-01",
+  "cpu_share": 0.99,
   "machine": {"torch_version": "2.13.0", "python_version": "3.11.7", "platform": "Linux x86_64",
               "cpu": "...", "cpu_capability": "AVX512", "threads": 2, "cores": 2,
               "accelerator": "none", "built": "2026-12-01"},
@@ -27,6 +28,9 @@ A recording is plain JSON, versioned by `format`, small enough to review in a pu
   recording from a stale one.
 - `output` is what the page shows (paths scrubbed), `claims` every claim with its verdict, "not
   applicable" included, and `provenance` the full provenance of the run that produced it.
+- `cpu_share` is the share of its cores a busy process got before and after the run, the lower
+  (`recordings.contention`): under 0.9, other work held them, and the tier's tabs say "contended".
+  A recording without it (made before it was measured) claims nothing either way.
 - Labs are not recorded: a lab is an exercise graded on the reader's own run, and it takes minutes.
 
 A reader of another `format` refuses the file by name: a build never shows a recording it cannot read.
@@ -67,6 +71,9 @@ FILE_NAME = "recording.json"
 
 MAX_FILE = 64 << 20
 """Bytes a recording file may hold: the site's blocks at well under their limit each."""
+
+MAX_SHARE = 1.5
+"""The most `cpu_share` may say: a little over 1 is a clock's rounding, more is not a measurement."""
 
 _TIER_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
 
@@ -129,6 +136,7 @@ class Recording:
         recorded: The date of the recording (ISO format).
         machine: The provenance of the recording run.
         blocks: The blocks, in page order.
+        cpu_share: The share of its cores a busy process got around the run (`None`: not measured).
     """
 
     tier: str
@@ -136,6 +144,7 @@ class Recording:
     recorded: str
     machine: Provenance
     blocks: tuple[RecordedBlock, ...] = field(default=())
+    cpu_share: float | None = None
 
     def block(self, page: str, block_id: str) -> RecordedBlock | None:
         """The recorded block, if the tier has one.
@@ -192,6 +201,7 @@ def write_recording(recording: Recording, root: Path) -> Path:
         "tier": recording.tier,
         "stands_for": recording.stands_for,
         "recorded": recording.recorded,
+        **({} if recording.cpu_share is None else {"cpu_share": recording.cpu_share}),
         "machine": recording.machine.as_dict(),
         "blocks": [_block_dict(b) for b in recording.blocks],
     }
@@ -199,6 +209,16 @@ def write_recording(recording: Recording, root: Path) -> Path:
     temporary.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     temporary.replace(path)
     return path
+
+
+def _share(data: dict[str, object], where: str) -> float | None:
+    """The recording's `cpu_share`: absent, or a number a spinning process can get (0 to a little over 1)."""
+    value = data.get("cpu_share")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= MAX_SHARE:
+        raise RecordingError(f"{where}: 'cpu_share' must be a share of the cores from 0 to {MAX_SHARE}, not {value!r}")
+    return float(value)
 
 
 def _text(data: dict[str, object], name: str, where: str) -> str:
@@ -319,6 +339,7 @@ def read_recording(path: Path, *, folder_prefixes: tuple[str, ...] = ("",)) -> R
         recorded=_text(data, "recorded", str(path)),
         machine=machine,
         blocks=read,
+        cpu_share=_share(data, str(path)),
     )
 
 

@@ -85,7 +85,8 @@ class TierTab:
     """One tab: a machine's output and claims.
 
     Attributes:
-        label: The tab's label: `OWN_LABEL`, or the tier's name (`ci-2core`), the same on every block.
+        label: The tab's label: `OWN_LABEL`, or the tier's name (`ci-2core`), the same on every block,
+            with "(contended)" after it when other work held the cores while it was recorded.
         output: Its rendered output (HTML).
         claims: Its rendered claims (HTML).
         tier: The tier's name (`None` for this build's own output).
@@ -148,7 +149,7 @@ def tier_tabs_html(
     """
     tabs = [
         TierTab(
-            shown.tier,
+            f"{shown.tier} (contended)" if shown.contended else shown.tier,
             contents[shown.tier][0],
             contents[shown.tier][1],
             tier=shown.tier,
