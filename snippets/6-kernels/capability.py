@@ -77,8 +77,8 @@ def measure(rounds: int = ROUNDS) -> dict[str, list[tuple[str, float, float, flo
     return runs
 
 
-SLOT_STUBS = ("add_stub", "exp_stub")
-"""The add this page times, and a kernel registered for AVX-512 too (`ALSO_REGISTER_AVX512_DISPATCH`)."""
+SLOT_STUBS = ("add_stub", "sum_stub", "exp_stub")
+"""The add this page times, the sum it walks, and one registered for AVX-512 too (`ALSO_REGISTER_AVX512_DISPATCH`)."""
 CAPABILITIES = ("DEFAULT", "AVX2", "AVX512")
 SHT_DYNSYM, SHT_NOBITS = 11, 8
 
@@ -216,11 +216,11 @@ def main() -> None:
 
 
 def slots_claim() -> None:
-    """Which builds of add (and of exp) this library holds, printed and claimed."""
+    """Which builds of add and sum (and of exp) this library holds, printed and claimed."""
     library = torch_cpu_library() if platform.machine().lower() in {"x86_64", "amd64"} else None
     statement = (
-        "this build has no AVX-512 add (its AVX512 slot is empty, so an AVX512 run adds with the AVX2 loop), "
-        "while exp has one"
+        "this build has no AVX-512 add or sum (their AVX512 slots are empty, so an AVX512 run uses the AVX2 "
+        "loops), while exp has one"
     )
     if library is None:
         claim(
@@ -236,11 +236,12 @@ def slots_claim() -> None:
         builds = ", ".join(capability for capability in CAPABILITIES if filled.get(capability))
         empty = ", ".join(capability for capability in CAPABILITIES if capability in filled and not filled[capability])
         print(f"{stub.removesuffix('_stub')}: kernels built for {builds}" + (f"; empty slot: {empty}" if empty else ""))
-    add, exp = slots["add_stub"], slots["exp_stub"]
+    add, total, exp = slots["add_stub"], slots["sum_stub"], slots["exp_stub"]
     claim(
         statement,
-        held=add.get("AVX2") is True and add.get("AVX512") is False and exp.get("AVX512") is True,
-        detail=f"add {add}, exp {exp}",
+        held=all(stub.get("AVX2") is True and stub.get("AVX512") is False for stub in (add, total))
+        and exp.get("AVX512") is True,
+        detail=f"add {add}, sum {total}, exp {exp}",
     )
 
 
