@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import torch
 import torch._dynamo
 import torch._inductor.config
 from torch._dynamo.utils import counters
-from torch._inductor.cpp_builder import get_cpp_compiler
 from torch._inductor.cpu_vec_isa import pick_vec_isa
 
 from pytorch_floors.claims import claim, not_applicable
+from pytorch_floors.compiling import cpp_compiler, fresh_inductor_cache
 from pytorch_floors.measure import human_seconds, time_call
 
 STATEMENTS = (
@@ -33,29 +29,6 @@ ROUNDS = 3  # eager and compiled alternate, so a burst of other work lands on bo
 def chain(x: torch.Tensor) -> torch.Tensor:
     """Six cheap elementwise operations: one multiply-add's worth of work per element, per byte moved."""
     return ((x * 2 + 1).relu() * 3 - 1).abs()
-
-
-def cpp_compiler() -> str | None:
-    """The C++ compiler Inductor's CPU backend would use, or None where it finds none."""
-    try:
-        return get_cpp_compiler()
-    except (RuntimeError, OSError):  # InvalidCxxCompiler is a RuntimeError
-        return None
-
-
-@contextmanager
-def fresh_inductor_cache() -> Iterator[None]:
-    """Compile into an empty cache folder of this run's own, so nothing compiled earlier is reused."""
-    saved = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-    with tempfile.TemporaryDirectory(prefix="floors-inductor-") as folder:
-        os.environ["TORCHINDUCTOR_CACHE_DIR"] = folder
-        try:
-            yield
-        finally:
-            if saved is None:
-                os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
-            else:
-                os.environ["TORCHINDUCTOR_CACHE_DIR"] = saved
 
 
 def once(fn: object, *args: object) -> float:

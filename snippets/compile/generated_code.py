@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import torch
 import torch._dynamo
 import torch._inductor.config
-from torch._inductor.cpp_builder import get_cpp_compiler
 from torch._inductor.cpu_vec_isa import pick_vec_isa
 from torch._inductor.utils import parallel_num_threads, run_and_get_code
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from pytorch_floors.claims import claim, not_applicable
+from pytorch_floors.compiling import cpp_compiler, fresh_inductor_cache
 
 STATEMENTS = (
     "Inductor generates one C++ kernel for the whole four-operation chain",
@@ -31,29 +27,6 @@ STATEMENTS = (
 def chain(x: torch.Tensor) -> torch.Tensor:
     """Four elementwise operations: the function every proof of this page compiles."""
     return torch.relu(torch.sin(x) * 2 + 1)
-
-
-def cpp_compiler() -> str | None:
-    """The C++ compiler Inductor's CPU backend would use, or None where it finds none."""
-    try:
-        return get_cpp_compiler()
-    except (RuntimeError, OSError):  # InvalidCxxCompiler is a RuntimeError
-        return None
-
-
-@contextmanager
-def fresh_inductor_cache() -> Iterator[None]:
-    """Compile into an empty cache folder of this run's own, so nothing compiled earlier is reused."""
-    saved = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-    with tempfile.TemporaryDirectory(prefix="floors-inductor-") as folder:
-        os.environ["TORCHINDUCTOR_CACHE_DIR"] = folder
-        try:
-            yield
-        finally:
-            if saved is None:
-                os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
-            else:
-                os.environ["TORCHINDUCTOR_CACHE_DIR"] = saved
 
 
 class OpLog(TorchDispatchMode):
