@@ -1,4 +1,4 @@
-"""Inside a tensor: views as TensorImpls over one counted StorageImpl, and an AutogradMeta made only when needed."""
+"""Inside a tensor: TensorImpls over a counted StorageImpl, AutogradMeta on demand, its PyObject, symbolic sizes."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 
 import torch
+from torch.fx.experimental.proxy_tensor import make_fx
 
 from pytorch_floors.claims import claim, not_applicable
 
@@ -119,6 +120,44 @@ def view_record() -> dict[str, object]:
     return {"base": view._base is base, "view record": record(view), "base record": record(base)}
 
 
+def python_object_kept() -> dict[str, bool]:
+    """Drop every Python name of a leaf that the autograd graph still holds, then reach it through the graph.
+
+    Returns:
+        `same object`: the tensor that comes back is the very Python object (same `id`); `attribute
+        kept`: an attribute set on it before survives.
+    """
+    leaf = torch.ones(2, requires_grad=True)
+    leaf.note = "set before del"  # type: ignore[attr-defined]  # a tensor takes attributes like any object
+    address = id(leaf)
+    out = leaf * 2
+    del leaf  # only C++ holds the TensorImpl now: the graph's AccumulateGrad node
+    assert out.grad_fn is not None
+    again = out.grad_fn.next_functions[0][0].variable
+    return {"same object": id(again) == address, "attribute kept": getattr(again, "note", None) == "set before del"}
+
+
+def symbolic_sizes() -> dict[str, object]:
+    """What a tensor's sizes and strides are while `make_fx` traces with symbolic shapes.
+
+    Returns:
+        The size and stride types, whether the row stride is the column count's symbol, and the
+        TensorImpl's own flag for symbolic sizes, for the traced tensor and an ordinary one.
+    """
+    seen: dict[str, object] = {}
+
+    def traced(x: torch.Tensor) -> torch.Tensor:
+        seen["sizes"] = tuple(type(size).__name__ for size in x.shape)
+        seen["strides"] = tuple(type(stride).__name__ for stride in x.stride())
+        seen["row stride is the column count"] = str(x.stride()[0]) == str(x.shape[1])
+        seen["flag"] = x._has_symbolic_sizes_strides
+        return x * 2
+
+    make_fx(traced, tracing_mode="symbolic")(torch.ones(4, 3))
+    seen["flag, ordinary tensor"] = torch.ones(4, 3)._has_symbolic_sizes_strides
+    return seen
+
+
 def main() -> None:
     print("x = arange(12.).reshape(3, 4).clone() and three views of it:")
     counts = storage_sharing()
@@ -176,6 +215,27 @@ def main() -> None:
         held=record["base"] is True
         and (not exposed or (record["view record"] != "none" and record["base record"] == "none")),
         detail=f"view: {record['view record']}, base: {record['base record']}",
+    )
+
+    kept = python_object_kept()
+    print("\na leaf whose every Python name was deleted, reached again through the graph:")
+    print(f"  the same Python object: {kept['same object']}; the attribute set before, kept: {kept['attribute kept']}")
+    claim(
+        "a TensorImpl keeps its Python object: reached again after del, it is the same object, attributes and all",
+        held=all(kept.values()),
+        detail=", ".join(f"{name} {value}" for name, value in kept.items()),
+    )
+    sym = symbolic_sizes()
+    print(f"traced with symbolic shapes: sizes {sym['sizes']}, strides {sym['strides']}")
+    print(f"  the row stride is the column count's symbol: {sym['row stride is the column count']}")
+    print(f"  symbolic-sizes flag {sym['flag']} (an ordinary tensor: {sym['flag, ordinary tensor']})")
+    claim(
+        "while tracing with symbolic shapes a tensor's sizes and strides are SymInts, and the TensorImpl says so",
+        held=set(sym["sizes"]) == {"SymInt"}  # type: ignore[arg-type]
+        and sym["row stride is the column count"] is True
+        and sym["flag"] is True
+        and sym["flag, ordinary tensor"] is False,
+        detail=f"sizes {sym['sizes']}, strides {sym['strides']}",
     )
 
 
