@@ -324,6 +324,29 @@ def test_a_replayed_block_keeps_its_own_limit(pages: Pages) -> None:
     assert pages.status() == {"slow": "cached", "quick": "ran"}
 
 
+@pytest.mark.waits
+def test_a_replayed_block_tells_its_worker_its_own_limit_too(pages: Pages) -> None:
+    """The worker waits for a block's threads until the block's limit: a replay must carry the earlier block's."""
+    body = """\
+        ```python exec="1" id="slow" session="s" timeout="30"
+        import pathlib, threading, time
+        if pathlib.Path("nap").exists():
+            threading.Thread(target=time.sleep, args=(3,), name="napper").start()  # ends after the code does
+        print("slow")
+        ```
+
+        ```python exec="1" id="quick" session="s" timeout="2"
+        print("quick {n}")
+        ```
+        """
+    pages.render(body.replace("{n}", "1"))
+    (pages.root / "nap").touch()
+    # `slow` is replayed in quick's process: its thread may run for 3 s of slow's 30, not of quick's 2.
+    pages.render(body.replace("{n}", "2"))
+    assert pages.engine.failures == []
+    assert pages.status() == {"slow": "cached", "quick": "ran"}
+
+
 def test_the_message_of_a_process_that_exits_reads_as_a_sentence(pages: Pages) -> None:
     pages.render('```python exec="1" id="bye"\nimport os\nos._exit(3)\n```\n')
     failure = str(pages.engine.failures[0])

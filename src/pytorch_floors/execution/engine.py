@@ -668,7 +668,8 @@ class Engine:
         session = job.session
         pending = zip(session.history[session.replayed :], session.limits[session.replayed :], strict=True)
         for earlier, (earlier_id, earlier_limit) in pending:
-            replay = replace(request, code=earlier, filename=request.filename + " (earlier block)")
+            # Its own limit, in the request too: the worker waits for a block's threads until the limit it is told.
+            replay = replace(request, code=earlier, filename=request.filename + " (earlier block)", limit=earlier_limit)
             try:
                 reply = process.run(replay, earlier_limit)
             except BlockTimeout:
