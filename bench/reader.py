@@ -33,7 +33,7 @@ serves the site on 127.0.0.1 (an ephemeral port) and, for Part 0, floor 3, floor
 With `--synthetic-tiers N` it weighs, instead of SITE, a build that shows N recorded machines (the
 committed recordings repeated under new names, `build_with_tiers`): what a page would load with three
 CI legs, a GPU box and the one-core tier recorded. A tab's output and claims load only when it is
-opened (`render.tiers.LazyOutputs`), so each recorded machine costs a page its tab labels and lines.
+opened (`recordings.tabs.LazyOutputs`), so each recorded machine costs a page its tab labels and lines.
 
 Targets (speed and size targets live here, not in the tests): a floor page at most 600 KB and
 2,500 elements; the search index at most 300 KB; no Nu errors but Material's; a floor page's

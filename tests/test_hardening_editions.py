@@ -284,7 +284,7 @@ def test_a_blank_glob_is_refused_at_once_by_publish_and_by_the_plugin(
     assert len(errors) == 1 and "a glob of only blanks" in str(errors[0][1])
 
 
-@pytest.mark.parametrize(("variable", "value"), [("FLOORS_EXEC", "0"), ("FLOORS_EXEC", " off"), ("FLOORS_CLAIMS", "x")])
+@pytest.mark.parametrize(("variable", "value"), [("FLOORS_EXEC", "2"), ("FLOORS_EXEC", " off"), ("FLOORS_CLAIMS", "x")])
 def test_publish_refuses_what_the_plugin_would_refuse(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variable: str, value: str
 ) -> None:

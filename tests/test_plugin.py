@@ -92,7 +92,7 @@ def test_a_variable_wins_over_mkdocs_yml(clean_env: pytest.MonkeyPatch) -> None:
         ({"only": 3}, None, "expected text, not 3"),
         ({}, ("FLOORS_EXEC_TIMEOUT", "nan"), "FLOORS_EXEC_TIMEOUT='nan': timeout must be a finite number"),
         ({}, ("FLOORS_EXEC_CACHE", "of"), "FLOORS_EXEC_CACHE='of': expected on, off or refresh"),
-        ({}, ("FLOORS_EXEC", "no"), "FLOORS_EXEC='no': expected on or off"),
+        ({}, ("FLOORS_EXEC", "nope"), "FLOORS_EXEC='nope': expected on or off"),
     ],
 )
 def test_a_bad_value_is_an_error_naming_the_option(

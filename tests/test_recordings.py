@@ -35,8 +35,8 @@ from pytorch_floors.recordings.schema import (
     read_recordings,
     write_recording,
 )
+from pytorch_floors.recordings.tabs import LazyOutputs, differing_lines, namespaced_ids
 from pytorch_floors.render.proof_frame import recorded_claims_html
-from pytorch_floors.render.tiers import LazyOutputs, differing_lines, namespaced_ids
 from pytorch_floors.tiers import HOG, as_tier, tier_named
 
 PROOF = '''\

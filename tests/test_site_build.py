@@ -15,7 +15,7 @@ from conftest import ROOT, Build
 from pytorch_floors.execution.bundle import bundle
 from pytorch_floors.floors import COMPILER, FLOORS, Floor
 from pytorch_floors.recordings.schema import read_recordings
-from pytorch_floors.render.tiers import LazyOutputs
+from pytorch_floors.recordings.tabs import LazyOutputs
 
 pytestmark = pytest.mark.slow
 

@@ -1,4 +1,4 @@
-// Other machines' outputs beside a proof's (pytorch_floors.render.tiers.LazyOutputs): a page holds each
+// Other machines' outputs beside a proof's (pytorch_floors.recordings.tabs.LazyOutputs): a page holds each
 // recorded tab's machine and claims, and a placeholder for its output, which comes from the page's
 // floors-tiers.json (same origin) when the tab is first shown. A floor with three recorded machines
 // weighed more than a phone's budget with every output in the page, opened or not.

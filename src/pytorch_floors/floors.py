@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
+    "CITABLE_PAGES",
     "COMPILER",
     "FLOORS",
     "MAP_PAGE",
@@ -190,6 +191,9 @@ COMPILER = Elevator(
     ),
 )
 """`torch.compile`: not a floor of its own, but an express ride that stops only at the floors its stages work on."""
+
+CITABLE_PAGES: tuple[str, ...] = (MAP_PAGE, *(floor.page for floor in FLOORS), COMPILER.page)
+"""Source paths of the pages whose sections are citable (every h2–h4 has an explicit id)."""
 
 
 def floor_by_number(number: int) -> Floor:

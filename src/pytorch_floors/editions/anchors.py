@@ -21,7 +21,8 @@ from collections.abc import Iterable
 from html import escape
 from pathlib import Path
 
-from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE
+from pytorch_floors.floors import CITABLE_PAGES
+from pytorch_floors.render.headings import HEADING
 
 __all__ = [
     "CITABLE_PAGES",
@@ -33,12 +34,7 @@ __all__ = [
     "update_lock",
 ]
 
-CITABLE_PAGES: tuple[str, ...] = (MAP_PAGE, *(floor.page for floor in FLOORS), COMPILER.page)
-"""Source paths of the pages whose sections are citable (every h2–h4 has an explicit id)."""
-
-_HEADING = re.compile(r'<h([234]) id="(?P<id>[^"]+)"(?P<attrs>[^>]*)>(?P<body>.*?)</h\1>', re.S)
 _ANY_ID = re.compile(r'\bid="([^"]+)"')
-_TAGS = re.compile(r"<[^>]+>")
 
 
 def page_url(src_path: str) -> str:
@@ -124,7 +120,7 @@ def site_anchors(site_dir: Path, pages: Iterable[str], citable: Iterable[str] = 
         entries.add(url)
         if src in citable_set:
             html = (site_dir / url / "index.html").read_text(encoding="utf-8")
-            entries.update(f"{url}#{m['id']}" for m in _HEADING.finditer(html))
+            entries.update(f"{url}#{m['id']}" for m in HEADING.finditer(html))
     return entries
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import functools
 import http.server
-import os
 import shutil
 import threading
 from collections.abc import Iterator
@@ -28,6 +27,7 @@ from pytorch_floors.editions.course_pack import PACK_DIR, pack_filename, write_p
 from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, MAP_TITLE, floor_for_page
 from pytorch_floors.render.citation import edition as current_edition
 from pytorch_floors.render.templates import template
+from pytorch_floors.settings import read_text
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page, Route
@@ -174,7 +174,7 @@ def _contents_html(edition: str, entries: list[tuple[str, int]]) -> str:
 
 def _browser(chromium: str | None) -> str:
     # FLOORS_CHROMIUM names another Chromium-based browser where Debian's is not to be had (macOS, Ubuntu's snap).
-    executable = chromium or os.environ.get("FLOORS_CHROMIUM") or shutil.which("chromium")
+    executable = chromium or read_text("FLOORS_CHROMIUM") or shutil.which("chromium")
     if executable is None:
         raise FileNotFoundError(
             "chromium not found: run `make browser` (apt-get install chromium) or set FLOORS_CHROMIUM"

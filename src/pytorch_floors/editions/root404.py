@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 from pytorch_floors.editions.anchors import page_url
 from pytorch_floors.floors import MAP_PAGE
 from pytorch_floors.render.gauge import render_gauge
+from pytorch_floors.render.templates import template
 
 __all__ = ["EDITION_PATTERN", "NOTE_KEY", "Layout", "layout_from", "redirect_urls", "render_root_404"]
 
@@ -132,7 +132,6 @@ def render_root_404(layout: Layout, overrides: Path) -> str:
         url = page_url(src)
         return latest_root if url == "./" else f"{latest_root}{url}"
 
-    env = Environment(loader=FileSystemLoader(overrides), autoescape=True, undefined=StrictUndefined)
     embedded = {
         "base": layout.base,
         "latest": layout.latest,
@@ -142,7 +141,7 @@ def render_root_404(layout: Layout, overrides: Path) -> str:
         "edition_pattern": EDITION_PATTERN,
         "note_key": NOTE_KEY,
     }
-    return env.get_template(TEMPLATE).render(
+    return template(TEMPLATE, overrides).render(
         site_name=layout.site_name,
         latest_root=latest_root,
         latest_version=layout.latest_version,

@@ -12,12 +12,12 @@ citable page: the plugin moves it to the end of the build's pages.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 from pytorch_floors.editions.manifest import ManifestRecorder, build_manifest, compare, render_markdown
 from pytorch_floors.errors import FloorsError
+from pytorch_floors.settings import read_text
 
 __all__ = ["MARKER", "PAGE", "fill", "previous_manifest", "site_href", "what_changed_markdown"]
 
@@ -42,7 +42,7 @@ def previous_manifest() -> dict[str, Any] | None:
     Raises:
         FloorsError: The variable names a file that cannot be read as a manifest.
     """
-    path = os.environ.get("FLOORS_PREVIOUS_MANIFEST")
+    path = read_text("FLOORS_PREVIOUS_MANIFEST")
     if not path:
         return None
     try:

@@ -14,12 +14,14 @@ import ast
 from functools import lru_cache
 from pathlib import Path
 
+from pytorch_floors.errors import FloorsError
+
 __all__ = ["BundleError", "bundle", "helper_modules"]
 
 PACKAGE = "pytorch_floors"
 
 
-class BundleError(ValueError):
+class BundleError(FloorsError, ValueError):
     """A proof imports something from the package that cannot travel with it."""
 
 

@@ -31,6 +31,7 @@ from typing import Literal
 from filelock import BaseFileLock, FileLock, Timeout
 
 from pytorch_floors.claims import Claim, ClaimFormatError, parse_claims
+from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.facts import TorchFacts, torch_facts
 from pytorch_floors.execution.provenance import Provenance, cpu_model
 
@@ -92,7 +93,7 @@ def _stored_claims(stored: object) -> tuple[Claim, ...]:
     return tuple(parse_claims("".join(json.dumps(c) + "\n" for c in stored)))
 
 
-class CacheError(OSError):
+class CacheError(FloorsError, OSError):
     """The cache directory cannot be used as a build needs it (read-only, say); the message says what to do."""
 
 

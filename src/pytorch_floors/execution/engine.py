@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pytorch_floors.claims import CHANNEL, Claim, ClaimFormatError, parse_claims
+from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.cache import CachedOutput, OutputCache, machine_fingerprint
 from pytorch_floors.execution.digest import block_digest, keyed_options
 from pytorch_floors.execution.duration import format_seconds
@@ -83,7 +84,7 @@ def _disagreement(code: str, block: ExecBlock) -> str:
     )
 
 
-class ProofFailure(Exception):
+class ProofFailure(FloorsError):
     """A block raised, exited, crashed or ran out of time.
 
     The message is one line naming the page, the block id, the file and line, and the error.

@@ -13,6 +13,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
+from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.process.runner import BlockProcess, BlockRequest
 from pytorch_floors.execution.process.sandbox import block_environment
 
@@ -21,7 +22,7 @@ __all__ = ["FactsError", "TorchFacts", "torch_facts"]
 _CODE = "from pytorch_floors.execution.process.worker import print_torch_facts\nprint_torch_facts()\n"
 
 
-class FactsError(RuntimeError):
+class FactsError(FloorsError, RuntimeError):
     """The process asked for torch's facts failed or answered something else than the facts."""
 
 

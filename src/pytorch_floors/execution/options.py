@@ -12,20 +12,30 @@ parsed them (a dict); `BlockOptions.parse` reads that dict once into what the en
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ALLOWED", "MAX_TIMEOUT", "NO_ID", "BlockOptions", "OptionError", "parse_timeout", "validate_options"]
+from pytorch_floors.errors import FloorsError
+from pytorch_floors.settings import MAX_TIMEOUT, SWITCH_OFF, SWITCH_ON, timeout_seconds
 
-MAX_TIMEOUT = 86_400.0
-"""The longest time limit a block may ask for: a day (longer ones overflow the operating system's waits)."""
+__all__ = [
+    "ALLOWED",
+    "MAX_TIMEOUT",
+    "NO_ID",
+    "SWITCH_OFF",
+    "SWITCH_ON",
+    "BlockOptions",
+    "OptionError",
+    "parse_timeout",
+    "validate_options",
+]
+
 
 _IDENTIFIER = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:-]*$")
-_TRUE = {"1", "yes", "on", "true"}
-_BOOLEAN = {*_TRUE, "0", "no", "off", "false"}
+_TRUE = SWITCH_ON
+_BOOLEAN = SWITCH_ON | SWITCH_OFF
 
 ALLOWED: dict[str, str] = {
     "exec": "run the block (1)",
@@ -45,7 +55,7 @@ NO_ID = "(no id)"
 """What names a block whose fence reached the engine without an id."""
 
 
-class OptionError(ValueError):
+class OptionError(FloorsError, ValueError):
     """A fence option is unknown, or its value is not one the engine can honour."""
 
 
@@ -63,14 +73,9 @@ def parse_timeout(value: str) -> float:
             or is longer than a day (`3e6`).
     """
     try:
-        seconds = float(value)
-    except ValueError:
-        raise OptionError(f"timeout must be a number of seconds, not {value!r}") from None
-    if not math.isfinite(seconds) or seconds <= 0:
-        raise OptionError(f"timeout must be a finite number of seconds above 0, not {value!r}")
-    if seconds > MAX_TIMEOUT:
-        raise OptionError(f"timeout must be at most {MAX_TIMEOUT:.0f} seconds (a day), not {value!r}")
-    return seconds
+        return timeout_seconds(value)
+    except ValueError as error:
+        raise OptionError(str(error)) from None
 
 
 def _check_value(name: str, value: str) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.options import OptionError, validate_options
 from pytorch_floors.execution.snippet_target import included_lines, parse_target
 
@@ -44,7 +45,7 @@ EXECUTED_LANGUAGE = "python"
 """The one fence language that executes (`mkdocs.yml` gives SuperFences a custom fence for it only)."""
 
 
-class ScanError(ValueError):
+class ScanError(FloorsError, ValueError):
     """A page's executed blocks break a project rule (missing or duplicate id, bad option, unclosed fence)."""
 
 

@@ -84,12 +84,12 @@ from pytorch_floors.plugin.serve import (
 )
 from pytorch_floors.recordings.report import machines_html, page_tiers, recordings_json, recordings_summary
 from pytorch_floors.recordings.schema import RecordingError, read_recordings
+from pytorch_floors.recordings.tabs import LazyOutputs
 from pytorch_floors.render.citation import cite_page_html
 from pytorch_floors.render.gauge import page_gauges, render_gauge
 from pytorch_floors.render.headings import finish_headings, pinned_site_url
 from pytorch_floors.render.listings import listing_language
 from pytorch_floors.render.search_scope import narrow_search
-from pytorch_floors.render.tiers import LazyOutputs
 
 __all__ = ["SiteBuild"]
 
@@ -280,6 +280,7 @@ class SiteBuild:
         search = config.plugins.get("material/search")
         if session is not None and session.dirty and search is not None and hasattr(search, "search_index_prev"):
             # Material merges a dirty build's index with the last one for one page only; `_remember` merges all.
+            # No public way: `search_index_prev` is the plugin's own state (tests/test_house_rules.py checks the name).
             search.search_index_prev = None
         self.files: Files | None = None
         self.notebook_cache_before: set[Path] = set()
@@ -431,6 +432,7 @@ class SiteBuild:
         jupyter = config.plugins.get("mkdocs-jupyter")
         if jupyter is not None and not any(plan.rebuilds(lab) for lab in self.planned_labs):
             # mkdocs-jupyter forgets every cached run it did not use in a build: this one renders no lab.
+            # Its `cache` option, set for this build only: no per-build way exists (tests/test_house_rules.py).
             jupyter.config["cache"] = False
         mkdocstrings = config.plugins.get("mkdocstrings")
         api = [page for page, seen in self.page_inputs.items() if seen.api]

@@ -31,9 +31,7 @@ from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.recordings.compare import tiers_for
 from pytorch_floors.recordings.html import UntrustedHTML, allowed_html
 from pytorch_floors.recordings.schema import Recording
-from pytorch_floors.render.listings import LISTING_LANGUAGE
-from pytorch_floors.render.proof_frame import claims_html, failure_banner, proof_frame_html, recorded_claims_html
-from pytorch_floors.render.tiers import (
+from pytorch_floors.recordings.tabs import (
     OWN_LABEL,
     LazyOutputs,
     TierTab,
@@ -41,6 +39,8 @@ from pytorch_floors.render.tiers import (
     namespaced_ids,
     tier_tabs_html,
 )
+from pytorch_floors.render.listings import LISTING_LANGUAGE
+from pytorch_floors.render.proof_frame import claims_html, failure_banner, proof_frame_html, recorded_claims_html
 
 __all__ = ["FENCE", "fenced", "formatter", "register_fence"]
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import platform
 import sys
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ from pytorch_floors.recordings.schema import (
     tier_name_problem,
     write_recording,
 )
+from pytorch_floors.settings import read_text
 from pytorch_floors.tiers import TIERS, as_tier, tier_named
 
 __all__ = ["merge_main", "record_main"]
@@ -100,7 +100,7 @@ def record_main(argv: list[str]) -> int:
     into = args.into or project / "recordings"
     tier = tier_named(args.tier)
     stands_for = args.stands_for or (tier.stands_for if tier else f"{platform.system()} {platform.machine()}")
-    cache_dir = Path(os.environ.get("FLOORS_CACHE_DIR") or project / ".cache")
+    cache_dir = Path(read_text("FLOORS_CACHE_DIR") or project / ".cache")
     try:
         # Every other tier's recording is read before anything runs or is written: one that is broken
         # stops the pruning below, which would come after this tier's file had been rewritten.

@@ -15,6 +15,8 @@ import re
 from html import escape
 from html.parser import HTMLParser
 
+from pytorch_floors.errors import FloorsError
+
 __all__ = ["ALLOWED", "UntrustedHTML", "allowed_html"]
 
 _COMMON = frozenset(
@@ -62,7 +64,7 @@ _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
 _INVISIBLE = re.compile(r"[\x00-\x20\x7f]+")
 
 
-class UntrustedHTML(ValueError):
+class UntrustedHTML(FloorsError, ValueError):
     """A recorded output holds HTML the project's figures never write; the message says what."""
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from datetime import date
 
 from pytorch_floors.floors import FLOORS, Floor
 from pytorch_floors.render.templates import template
+from pytorch_floors.settings import read_text
 
 __all__ = ["bibtex", "cite_page_html", "edition"]
 
@@ -22,7 +22,8 @@ def edition(today: date | None = None) -> str:
     Returns:
         An edition name such as `2026.12`.
     """
-    return os.environ.get("FLOORS_EDITION") or (today or date.today()).strftime("%Y.%m")
+    name = read_text("FLOORS_EDITION")
+    return name if name else (today or date.today()).strftime("%Y.%m")
 
 
 def edition_url(site_url: str, name: str) -> str:

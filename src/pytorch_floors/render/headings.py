@@ -14,7 +14,6 @@ all name `…/2026.12/…`. mike already builds with that root; pinning it again
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -22,12 +21,14 @@ from html import unescape
 
 from jinja2 import Template
 
-from pytorch_floors.editions.anchors import CITABLE_PAGES
-from pytorch_floors.floors import COMPILER, MAP_PAGE, MAP_TITLE, floor_for_page
+from pytorch_floors.floors import CITABLE_PAGES, COMPILER, MAP_PAGE, MAP_TITLE, floor_for_page
 from pytorch_floors.render.citation import SITE_TITLE, edition_url
 from pytorch_floors.render.templates import template
+from pytorch_floors.settings import read_text
 
 __all__ = [
+    "HEADING",
+    "TAGS",
     "SectionCitation",
     "add_section_controls",
     "cited_part",
@@ -39,8 +40,10 @@ __all__ = [
 
 """The control's template. It ships with the package, so every site using the hook has it."""
 
-_HEADING = re.compile(r'<h([234]) id="(?P<id>[^"]+)"(?P<attrs>[^>]*)>(?P<body>.*?)</h\1>', re.S)
-_TAGS = re.compile(r"<[^>]+>")
+HEADING = re.compile(r'<h([234]) id="(?P<id>[^"]+)"(?P<attrs>[^>]*)>(?P<body>.*?)</h\1>', re.S)
+"""A rendered h2–h4 with its id: the sections a reader can cite (`editions.anchors` locks the same ones)."""
+TAGS = re.compile(r"<[^>]+>")
+"""Any tag, to read a heading's text."""
 # Characters that BibTeX reads as commands or parameters inside a title.
 _BIBTEX_SPECIAL = str.maketrans({c: f"\\{c}" for c in "&%$#_"})
 
@@ -62,7 +65,8 @@ class SectionCitation:
 
 def published_edition() -> str | None:
     """The edition this build publishes (`FLOORS_EDITION`, set by `make publish`), or `None` for other builds."""
-    return os.environ.get("FLOORS_EDITION") or None
+    name = read_text("FLOORS_EDITION")
+    return name if name else None
 
 
 def pinned_site_url(site_url: str | None, name: str | None) -> str | None:
@@ -136,7 +140,7 @@ def section_citation(src_uri: str, page_url: str, anchor: str, title: str, name:
 
 def heading_text(body: str) -> str:
     """A heading's words, as a reader hears them: tags dropped, entities decoded, no permalink sign."""
-    return unescape(_TAGS.sub("", body)).replace("¶", "").strip()
+    return unescape(TAGS.sub("", body)).replace("¶", "").strip()
 
 
 def add_section_controls(
@@ -167,7 +171,7 @@ def add_section_controls(
         level = match.group(1)
         return f'<h{level} id="{match["id"]}"{match["attrs"]}>{match["body"]}{control}</h{level}>'
 
-    return _HEADING.sub(add, html)
+    return HEADING.sub(add, html)
 
 
 def finish_headings(html: str, *, src_uri: str, page_url: str, site_url: str | None, name: str) -> str:

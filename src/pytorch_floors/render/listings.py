@@ -12,7 +12,7 @@ language to `pymdownx.highlight`'s `extend_pygments_lang` option
 kinds that carry the prose of the code (docstrings and comments, whose colours Material defines in
 both palettes) and turns every other token into plain text; whitespace between two tokens of one
 kept kind joins them, and Pygments writes a run of tokens of one kind as one span. Keywords and
-strings lost theirs when the pages gained other machines' outputs (`render.tiers`): their spans
+strings lost theirs when the pages gained other machines' outputs (`recordings.tabs`): their spans
 were a third of a floor page's bytes (36 of floor 4's 266 KB) and half its elements, for a listing
 a reader opens rarely and can download.
 The text of each listing is unchanged, character for character: only elements go, and no HTML

@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, Template
 
 __all__ = ["TEMPLATES", "environment", "template"]
 
@@ -19,11 +19,22 @@ TEMPLATES = Path(__file__).parent / "templates"
 
 
 @cache
-def environment() -> Environment:
-    """The environment (one per process: it holds no build's data, only the parsed templates)."""
-    return Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined)
+def environment(overrides: Path | None = None) -> Environment:
+    """The environment (one per process and folder of overrides: it holds no build's data, only parsed templates).
+
+    Args:
+        overrides: A theme's folder whose templates come first (the site's `overrides/`, which holds
+            the root 404 page's template), as a theme overrides mkdocstrings' templates; `None` for
+            the package's own alone.
+
+    Returns:
+        The environment: autoescaped, strict about undefined names.
+    """
+    own = FileSystemLoader(TEMPLATES)
+    loader = own if overrides is None else ChoiceLoader([FileSystemLoader(overrides), own])
+    return Environment(loader=loader, autoescape=True, undefined=StrictUndefined)
 
 
-def template(name: str) -> Template:
-    """One of the package's templates, by file name (`proof_claims.html`)."""
-    return environment().get_template(name)
+def template(name: str, overrides: Path | None = None) -> Template:
+    """One of the package's templates, by file name (`proof_claims.html`), or a theme's from `overrides`."""
+    return environment(overrides).get_template(name)

@@ -27,6 +27,8 @@ import ctypes.util
 import os
 import sys
 
+from pytorch_floors.errors import FloorsError
+
 __all__ = ["ConfinementError", "confine_this_process", "hide_this_process", "run_confined"]
 
 _PR_SET_DUMPABLE = 4
@@ -35,7 +37,7 @@ _PR_SET_NO_NEW_PRIVS = 38
 _CAPABILITY_VERSION_3 = 0x20080522
 
 
-class ConfinementError(OSError):
+class ConfinementError(FloorsError, OSError):
     """This process could not give up what lets it read other processes' environments."""
 
 

@@ -33,11 +33,13 @@ from collections.abc import Iterable, Iterator
 from multiprocessing import forkserver
 from multiprocessing.context import ForkServerContext, SpawnContext
 
+from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.process import worker
 from pytorch_floors.execution.process.confine import hide_this_process
 from pytorch_floors.execution.process.limits import Usage, UsageClock, stretches, timeout_message
 from pytorch_floors.execution.process.sandbox import block_environment
 from pytorch_floors.execution.process.worker import BlockError, BlockReply, BlockRequest, kill_descendants
+from pytorch_floors.settings import read_text
 
 __all__ = [
     "START_METHOD",
@@ -64,7 +66,7 @@ _live: set[BlockProcess] = set()
 """Every block process of this Python process still alive, whoever started it: what `end_all` ends."""
 
 
-class StartMethodError(ValueError):
+class StartMethodError(FloorsError, ValueError):
     """`FLOORS_START_METHOD` names no method this engine can keep its guarantees under, on this platform."""
 
 
@@ -89,7 +91,7 @@ def start_method(environ: dict[str, str] | None = None) -> str:
     source = os.environ if environ is None else environ
     available = multiprocessing.get_all_start_methods()
     default = "forkserver" if "forkserver" in available and sys.platform.startswith("linux") else "spawn"
-    chosen = source.get(START_METHOD, "").strip() or default
+    chosen = (read_text(START_METHOD, source) or "").strip() or default
     if chosen == "fork":
         raise StartMethodError(
             f"{START_METHOD}=fork is refused: a forked block is a copy of the build, with the build's whole "
@@ -194,11 +196,11 @@ def _main_not_reimported() -> Iterator[None]:
             sys.modules["__main__"] = main
 
 
-class BlockTimeout(Exception):
+class BlockTimeout(FloorsError):
     """A block ran past its time limit; its process group has been killed."""
 
 
-class WorkerDied(Exception):
+class WorkerDied(FloorsError):
     """A block's process ended without answering (a crash, `os._exit`, a signal)."""
 
 

@@ -1,4 +1,8 @@
-"""A block's output beside its recordings from other machines: Material content tabs, and stale notes."""
+"""A block's output beside its recordings from other machines: Material content tabs, and stale notes.
+
+It renders recordings with the package's templates, so it lives with them, above `render`: the
+renderer knows nothing of recordings.
+"""
 
 from __future__ import annotations
 

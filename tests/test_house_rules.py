@@ -1,0 +1,232 @@
+"""CONTRIBUTING's rules of the house, each read from the package's source so that breaking one fails here.
+
+One Jinja environment; settings read through `pytorch_floors.settings` alone, with one vocabulary for
+on and off; every exception the domain raises a `FloorsError`; packages layered without a cycle;
+and the private names of other tools the plugin relies on, checked so that an upgrade that renames
+one fails a test instead of the build. (`test_architecture.py` holds the import boundaries.)
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from collections.abc import Iterator
+
+import pytest
+
+from conftest import ROOT
+from pytorch_floors.execution.options import validate_options
+from pytorch_floors.settings import OTHER_PARSERS, PARSERS, SWITCH_OFF, SWITCH_ON, switch
+
+PACKAGE = ROOT / "src" / "pytorch_floors"
+
+CHANNELS = {
+    "FLOORS_CLAIMS_FILE": "claims.py: where a proof appends its claims; a downloaded proof carries claims.py alone",
+    "FLOORS_OUTPUT": "plot.py: whether a proof's chart is wanted as HTML; downloaded proofs carry plot.py alone",
+    "FLOORS_PROJECT_DIR": "labs/kernel.py: the project a lab's kernel runs in, set by the build for its kernel",
+    "FLOORS_SERVE_BACKGROUND": "plugin/serve.py: marks the serve session's background build, set by the session",
+    "FLOORS_SERVE_SIGNALS": "plugin/serve.py: the session's signal folder, set by the session for its build",
+}
+"""Variables that carry a message from one of the package's processes to another, not a reader's setting."""
+
+OWN_EXCEPTIONS = {
+    "ClaimFormatError": "claims.py travels alone inside every downloaded proof (standard library only), so it "
+    "imports nothing of the package; its readers (recordings.schema, the engine) raise it on as a FloorsError",
+    "NotFilled": "labs/checker.py: a lab's check the student has not filled in; an AssertionError, as notebooks report",
+    "WrongAnswer": "labs/checker.py: a student's wrong answer; an AssertionError, as notebooks report",
+    "_OutputLimitReached": "execution/process/worker.py: a BaseException so that a proof's `except Exception` "
+    "cannot swallow the output limit",
+}
+"""Exception classes that are deliberately not refusals of the site's rules, and why."""
+
+
+def _modules() -> Iterator[tuple[str, ast.Module]]:
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if "__pycache__" not in path.parts:
+            yield path.relative_to(PACKAGE).as_posix(), ast.parse(path.read_text(encoding="utf-8"), str(path))
+
+
+def _constants(tree: ast.Module) -> dict[str, str]:
+    """Module-level `NAME = "text"` assignments: a variable's name is often kept in one."""
+    found = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(node.value, ast.Constant):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name) and isinstance(node.value.value, str):
+                    found[target.id] = node.value.value
+    return found
+
+
+def environment_reads(tree: ast.Module) -> list[tuple[int, str]]:
+    """Each `FLOORS_*` variable the module reads from the environment, and the line.
+
+    A read is `os.environ.get(NAME)`, `os.getenv(NAME)`, `os.environ[NAME]` (not as a target),
+    `environ.get(NAME)` on any mapping named `environ`/`env`/`source`, or `NAME in os.environ`, where
+    NAME is a string or a module constant holding one.
+    """
+    constants = _constants(tree)
+
+    def name_of(node: ast.expr) -> str | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        if isinstance(node, ast.Name):
+            return constants.get(node.id)
+        return None
+
+    def is_environment(node: ast.expr) -> bool:
+        text = ast.unparse(node)
+        return text in {"os.environ", "environ", "source", "env"}
+
+    reads = []
+    for node in ast.walk(tree):
+        name = None
+        if isinstance(node, ast.Call) and node.args:
+            func = node.func
+            getter = isinstance(func, ast.Attribute) and func.attr == "get" and is_environment(func.value)
+            if getter or ast.unparse(func) == "os.getenv":
+                name = name_of(node.args[0])
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and is_environment(node.value):
+            name = name_of(node.slice)
+        elif isinstance(node, ast.Compare) and any(isinstance(op, ast.In) for op in node.ops):
+            name = name_of(node.left) if any(is_environment(c) for c in node.comparators) else None
+        if name is not None and name.startswith("FLOORS_"):
+            reads.append((getattr(node, "lineno", 0), name))
+    return reads
+
+
+def test_settings_are_read_only_through_the_settings_module() -> None:
+    """A `FLOORS_*` setting has one parser and one reader (`settings.read`); only channels are read directly."""
+    elsewhere = {
+        f"{path}:{line} reads {name}"
+        for path, tree in _modules()
+        if path != "settings.py"
+        for line, name in environment_reads(tree)
+        if name not in CHANNELS
+    }
+    assert elsewhere == set(), "read these through pytorch_floors.settings.read (or name the channel in CHANNELS)"
+    assert not set(CHANNELS) & (set(PARSERS) | set(OTHER_PARSERS)), "a variable is a setting or a channel, not both"
+
+
+def test_the_settings_check_sees_each_way_of_reading_a_variable() -> None:
+    source = (
+        'import os\nNAME = "FLOORS_X"\n'
+        'a = os.environ.get("FLOORS_A")\nb = os.getenv("FLOORS_B")\nc = os.environ["FLOORS_C"]\n'
+        'd = "FLOORS_D" in os.environ\ne = os.environ.get(NAME)\nos.environ["FLOORS_W"] = "1"\n'
+    )
+    found = {name for _, name in environment_reads(ast.parse(source))}
+    assert found == {"FLOORS_A", "FLOORS_B", "FLOORS_C", "FLOORS_D", "FLOORS_X"}, "a write is not a read"
+
+
+def test_on_and_off_have_one_vocabulary() -> None:
+    """`FLOORS_EXEC=yes` and `exec="yes"` mean the same: one set of words for both."""
+    for word in SWITCH_ON | SWITCH_OFF:
+        assert switch(word) is (word in SWITCH_ON)
+        assert switch(word.upper()) is (word in SWITCH_ON)
+        validate_options({"exec": word, "id": "x"})
+    with pytest.raises(ValueError, match="expected on or off"):
+        switch("maybe")
+
+
+def jinja_environments(tree: ast.Module) -> list[int]:
+    """The lines that construct a Jinja `Environment`."""
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and ast.unparse(node.func) in {"Environment", "jinja2.Environment"}
+    ]
+
+
+def test_the_package_has_one_jinja_environment() -> None:
+    made = {path: lines for path, tree in _modules() if (lines := jinja_environments(tree))}
+    assert list(made) == ["render/templates.py"], f"one environment, render/templates.py's (overridable): {made}"
+
+
+def test_every_exception_of_the_domain_is_a_floors_error() -> None:
+    """One refusal: whatever the domain raises on purpose can be caught, and reported, as a FloorsError."""
+    classes: dict[str, list[str]] = {}
+    for _, tree in _modules():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                classes[node.name] = [ast.unparse(base) for base in node.bases]
+
+    def is_exception(name: str, seen: frozenset[str] = frozenset()) -> bool:
+        bases = classes.get(name)
+        if bases is None:
+            return name.endswith(("Error", "Exception")) or name in {"BaseException", "KeyboardInterrupt"}
+        return any(is_exception(base, seen | {name}) for base in bases if base not in seen)
+
+    def is_floors_error(name: str) -> bool:
+        return name == "FloorsError" or any(is_floors_error(base) for base in classes.get(name, []))
+
+    exceptions = {name for name in classes if is_exception(name)}
+    assert {"FloorsError", "ProofFailure", "ScanError"} <= exceptions, "the check sees the package's exceptions"
+    outside = sorted(name for name in exceptions - set(OWN_EXCEPTIONS) if not is_floors_error(name))
+    assert outside == [], f"make these FloorsError subclasses (or say in OWN_EXCEPTIONS why not): {outside}"
+
+
+def _package_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def package_graph() -> dict[str, set[str]]:
+    """Which of the package's parts (a subpackage, or a top-level module) imports which, at any time."""
+    graph: dict[str, set[str]] = {}
+    for path, tree in _modules():
+        here = path.split("/")[0].removesuffix(".py")
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pytorch_floors."):
+                there = _package_of(node.module)
+                if there != here:
+                    graph.setdefault(here, set()).add(there)
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    def visit(node: str, path: list[str]) -> list[str] | None:
+        for target in sorted(graph.get(node, ())):
+            if target in path:
+                return [*path[path.index(target) :], target]
+            if found := visit(target, [*path, target]):
+                return found
+        return None
+
+    for start in sorted(graph):
+        if found := visit(start, [start]):
+            return found
+    return None
+
+
+def test_the_packages_are_layered_without_a_cycle() -> None:
+    """`render` knows nothing of `editions` or `recordings`; a type the renderer needs lives below it."""
+    graph = package_graph()
+    assert {"render", "editions", "recordings", "plugin"} <= set(graph), "the graph holds the packages"
+    assert _cycle(graph) is None, f"packages import each other: {' -> '.join(_cycle(graph) or [])}"
+
+
+def test_the_layering_check_finds_a_cycle_between_packages() -> None:
+    assert _cycle({"render": {"editions"}, "editions": {"render"}}) == ["editions", "render", "editions"]
+    assert _cycle({"editions": {"render"}, "render": {"floors"}}) is None
+
+
+def test_the_private_names_of_other_tools_the_plugin_relies_on_still_exist() -> None:
+    """No public way exists for these; plugin/build.py says so beside each use. An upgrade that renames one fails here.
+
+    - mkdocs-jupyter: `_compute_cache_key` and `_get_cache_path` name the cache file of a lab's page,
+      which a lab that failed in the background must not leave behind; its `cache`, `cache_dir`,
+      `execute` and `execute_ignore` options are set per build.
+    - Material's search plugin: `search_index_prev`, the index a dirty rebuild merges into.
+    - mkdocstrings: `enable_inventory`, switched off for a build that renders no API page.
+    """
+    # The documentation engine's plugins: loaded by this test only, not at every worker's collection.
+    import mkdocs_jupyter.plugin as jupyter  # type: ignore[import-untyped]  # noqa: PLC0415
+    from material.plugins.search.plugin import SearchPlugin  # noqa: PLC0415
+    from mkdocstrings import PluginConfig as MkdocstringsConfig  # noqa: PLC0415
+
+    assert list(inspect.signature(jupyter._compute_cache_key).parameters) == ["nb_path", "config", "exec_nb"]
+    assert list(inspect.signature(jupyter._get_cache_path).parameters) == ["cache_dir", "cache_key"]
+    options = dict(jupyter.Plugin.config_scheme)
+    assert {"cache", "cache_dir", "execute", "execute_ignore"} <= set(options)
+    assert "search_index_prev" in inspect.getsource(SearchPlugin)
+    assert "enable_inventory" in MkdocstringsConfig.__dict__  # a public option, set for one build only
