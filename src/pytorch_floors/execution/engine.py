@@ -32,6 +32,7 @@ from pytorch_floors.execution.process.runner import (
     end,
 )
 from pytorch_floors.execution.process.sandbox import block_environment
+from pytorch_floors.execution.progress import Progress
 from pytorch_floors.execution.provenance import Provenance
 from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.execution.scan import ExecBlock
@@ -197,6 +198,8 @@ class Engine:
         # background build reports its own failures (the session reads them as `known_failures`).
         self.known_failures: Mapping[str, ProofFailure] = {}
         self.report_failure: Callable[[str, ProofFailure], None] | None = None
+        # Each proof's steps as events, for a serve session's background build to tell the session.
+        self.on_progress: Callable[[Progress], None] | None = None
         self.page = ""
         self.page_url = ""
         self._sessions: dict[str, _Session] = {}
@@ -497,8 +500,14 @@ class Engine:
         log.info(
             "proof %d/%d %s: cached (ran in %s)", job.number, self.total, job.where, format_seconds(cached.seconds)
         )
+        self._progress(job, "cached", f"(ran in {format_seconds(cached.seconds)})")
         self._judge(result)
         return cached.output
+
+    def _progress(self, job: _Job, state: str, detail: str) -> None:
+        """Hand one step of a proof to `on_progress`, if anyone listens."""
+        if self.on_progress is not None:
+            self.on_progress(Progress("proof", job.number, self.total, self.page, job.where, state, detail))
 
     def _skip(self, job: _Job) -> str:
         """Record a block this build does not run."""
@@ -513,6 +522,7 @@ class Engine:
             ProofFailure: If it failed, its claims are malformed or its HTML would break the page.
         """
         log.info("proof %d/%d %s: running (limit %g s)", job.number, self.total, job.where, job.options.timeout)
+        self._progress(job, "running", f"limit {job.options.timeout:g} s")
         workdir = self._workdir(job)
         with _claims_channel() as channel:
             request = self._request(job, workdir, channel)
@@ -569,6 +579,7 @@ class Engine:
         )
         self.record(result)
         log.info("proof %d/%d %s: ran in %s", job.number, self.total, job.where, format_seconds(reply.seconds))
+        self._progress(job, "ran", f"in {format_seconds(reply.seconds)}")
         self._judge(result)
         return output
 

@@ -39,6 +39,7 @@ from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.output import PathScrubber, escape_bidi
 from pytorch_floors.execution.process.confine import hide_this_process
 from pytorch_floors.execution.process.sandbox import PASSED_THROUGH
+from pytorch_floors.execution.progress import Progress
 from pytorch_floors.execution.secrets import SecretFinder
 from pytorch_floors.labs.cells import lab_name, with_checker
 
@@ -53,8 +54,10 @@ __all__ = [
     "keep_going",
     "kernel_environment",
     "lab_place",
+    "lab_progress",
     "plan_labs",
     "quiet_kernel_stderr",
+    "report_progress",
     "scrub_outputs",
     "take_runs",
 ]
@@ -98,6 +101,32 @@ _runs: list[LabRun] = []
 _keep_going = False
 _defer = False
 _planned: list[str] = []
+_on_progress: Callable[[Progress], None] | None = None
+
+
+def report_progress(callback: Callable[[Progress], None] | None) -> None:
+    """Hand each lab's steps to `callback` as events (a serve session's background build), or to no one.
+
+    Args:
+        callback: Receives each `Progress`; `None` stops the events.
+    """
+    global _on_progress  # noqa: PLW0603  (one setting for the build process, as nbconvert builds executors itself)
+    _on_progress = callback
+
+
+def lab_progress(lab: str, state: str, detail: str) -> None:
+    """Hand one step of a lab to the callback `report_progress` set, if any.
+
+    Args:
+        lab: The lab's path as `cells.lab_name` gives it (`docs/labs/3-boundary.py`).
+        state: One of `execution.progress.STATES`.
+        detail: The rest, in words.
+    """
+    if _on_progress is None:
+        return
+    relative = lab.removeprefix("docs/")
+    number = _planned.index(relative) + 1 if relative in _planned else 0
+    _on_progress(Progress("lab", number, len(_planned), relative, lab, state, detail))
 
 
 def defer_labs(enabled: bool) -> None:
@@ -340,10 +369,12 @@ class LabExecutePreprocessor(ExecutePreprocessor):
         where = f"lab {lab_place(lab_name(nb))}"
         if _defer:
             log.info("%s: waits for the background build", where)
+            lab_progress(lab_name(nb), "waits", "for the background build")
             _runs.append(LabRun(0.0, (), deferred=True))
             return nb, resources
         limit = f"cells limited to {self.timeout} s each" if self.timeout and self.timeout > 0 else "no cell limit"
         log.info("%s: running (%s)", where, limit)
+        lab_progress(lab_name(nb), "running", limit)
         started = time.perf_counter()
         ended = "failed after"
         try:
@@ -353,6 +384,8 @@ class LabExecutePreprocessor(ExecutePreprocessor):
         finally:
             seconds = time.perf_counter() - started
             log.info("%s: %s %s", where, ended, format_seconds(seconds))
+            state, said = ("ran", f"in {format_seconds(seconds)}") if ended == "ran in" else ("failed", ended)
+            lab_progress(lab_name(nb), state, said if state == "ran" else f"({said} {format_seconds(seconds)})")
             _runs.append(LabRun(seconds, tuple(_errors)))
             _errors.clear()
 

@@ -53,7 +53,15 @@ from pytorch_floors.execution.report import report_html, report_json
 from pytorch_floors.execution.result import BlockResult, Status
 from pytorch_floors.execution.scan import ScanError, not_utf8, scan_markdown
 from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, MAP_TITLE, Floor, floor_for_page
-from pytorch_floors.labs.kernel import defer_labs, keep_going, lab_place, plan_labs, take_runs
+from pytorch_floors.labs.kernel import (
+    defer_labs,
+    keep_going,
+    lab_place,
+    lab_progress,
+    plan_labs,
+    report_progress,
+    take_runs,
+)
 from pytorch_floors.labs.launch import configure_launch, keep_run_time, run_seconds, run_times_file
 from pytorch_floors.labs.notebooks import (
     JUPYTER_DIR,
@@ -73,6 +81,7 @@ from pytorch_floors.plugin.serve import (
     PageState,
     Plan,
     ServeSession,
+    emit_progress,
     inputs_digest,
     mark_pending,
     merge_search_index,
@@ -297,8 +306,12 @@ class SiteBuild:
         if session is not None:
             self.engine.known_failures = session.failed
         signals = os.environ.get(SIGNALS_VARIABLE)
-        if self.serving and signals and os.environ.get(BACKGROUND_VARIABLE, "").isdigit():
+        background = bool(self.serving and signals and os.environ.get(BACKGROUND_VARIABLE, "").isdigit())
+        if background and signals:
             self.engine.report_failure = functools.partial(report_background_failure, Path(signals))
+        # Its progress travels to the session as events on its output, never as the wording of its log.
+        self.engine.on_progress = emit_progress if background else None
+        report_progress(emit_progress if background else None)
 
     def _join(self, session: ServeSession | None) -> None:
         """Take this build's part of a serve session (none for `mkdocs build`): its mark, and what it defers."""
@@ -532,6 +545,7 @@ class SiteBuild:
                 kept = None  # the page's download box says why
             took = f" (ran in {format_seconds(kept)})" if kept is not None else ""
             log.info("lab %s: cached%s", lab_place(f"docs/{floor.lab}"), took)
+            lab_progress(f"docs/{floor.lab}", "cached", took.strip())
         if status == "ran" and seconds is not None:
             source = Path(page.file.abs_src_path or "").read_text(encoding="utf-8")
             keep_run_time(floor, source, seconds, self.launch)

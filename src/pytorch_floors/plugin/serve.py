@@ -64,6 +64,7 @@ from pytorch_floors.execution.facts import TorchFacts
 from pytorch_floors.execution.imports import local_imports
 from pytorch_floors.execution.process.groups import end_group
 from pytorch_floors.execution.process.runner import end_all
+from pytorch_floors.execution.progress import Progress, parse_progress
 from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.execution.scan import included_paths
 from pytorch_floors.execution.snippet_target import parse_target
@@ -593,9 +594,13 @@ def read_background_failures(signal_dir: Path | None) -> dict[str, ProofFailure]
 HEARTBEAT_S = 10.0
 """The longest the session's log stays silent while its background build runs."""
 
-_PROGRESS = re.compile(r"\b(?:proof|lab) \d+/\d+ docs/(?P<page>\S+?)(?: ›|:)")
 _LEVELS = {"DEBUG": logging.DEBUG, "INFO": logging.INFO, "WARNING": logging.WARNING, "ERROR": logging.ERROR}
 _LEVEL = re.compile(r"^(?P<level>INFO|WARNING|ERROR|DEBUG)\s+-\s+(?P<message>.*)$")
+
+
+def emit_progress(event: Progress) -> None:
+    """Write one step of the background build on its output, where its session reads it (`Background`)."""
+    print(event.line(), flush=True)
 
 
 def pending_page(content: str, *, lab: bool) -> str:
@@ -737,20 +742,28 @@ class Background:
         current: str | None = None
         for raw in process.stdout:
             line = raw.rstrip()
-            matched = _LEVEL.match(line)
-            level, message = (matched["level"], matched["message"]) if matched else ("INFO", line)
-            progress = _PROGRESS.search(message)
-            if progress or level in {"WARNING", "ERROR"}:
-                log.log(_LEVELS[level], "background: %s", message)
-                with self._lock:
-                    self._said_at = time.monotonic()
-                    if progress and message.endswith(")") and ": running" in message:
-                        doing = re.sub(r"^(?:proof|lab) \d+/\d+ ", "", message.split(": running", 1)[0])
-                        self._doing, self._doing_since = doing, time.monotonic()
-            if progress and progress["page"] != current:
+            try:
+                event = parse_progress(line)
+            except ValueError as error:  # our own child wrote it: a bug to see, not a reason to stop reading
+                log.warning("background: %s", error)
+                continue
+            if event is None:
+                matched = _LEVEL.match(line)
+                level, message = (matched["level"], matched["message"]) if matched else ("INFO", line)
+                if level in {"WARNING", "ERROR"}:
+                    log.log(_LEVELS[level], "background: %s", message)
+                    with self._lock:
+                        self._said_at = time.monotonic()
+                continue
+            log.info("background: %s", event.words())
+            with self._lock:
+                self._said_at = time.monotonic()
+                if event.state == "running":
+                    self._doing, self._doing_since = event.where, time.monotonic()
+            if event.page != current:
                 if current is not None:
                     self._finish(current)
-                current = progress["page"]
+                current = event.page
         process.wait()
         if current is not None:
             self._finish(current)
