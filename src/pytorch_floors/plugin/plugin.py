@@ -14,7 +14,7 @@ When a file of this package changed since the process imported it (an edit under
 templates and the proof server all import the new code, and no module is ever dropped from
 `sys.modules` by hand. The browser's live reload reconnects to the new server on its own.
 
-Under `mkdocs serve` the plugin keeps a [`ServeSession`][pytorch_floors.plugin.serve.ServeSession]
+Under `mkdocs serve` the plugin keeps a [`ServeSession`][pytorch_floors.plugin.serve.session.ServeSession]
 from one build to the next: torch's facts are asked once, and with `--dirty` (`make serve`) each build
 renders only the pages an edit can have changed, and keeps what the others contributed
 ([`pytorch_floors.plugin.serve`][pytorch_floors.plugin.serve]); on a cold cache it answers at once and
@@ -57,6 +57,7 @@ from pytorch_floors.plugin.serve import (
     quiet_dirty_warning,
     watch_parent,
 )
+from pytorch_floors.render.templates import template
 
 __all__ = ["FloorsPlugin", "mark_page", "package_state"]
 
@@ -87,7 +88,7 @@ def mark_page(html: str, build_id: str) -> str:
     if head < 0:
         return html  # not a page (a redirect stub is written by its plugin, without a template)
     at = head + len("<head>")
-    return f'{html[:at]}<meta name="{MARK}" content="{build_id}">{html[at:]}'
+    return html[:at] + template("build_mark.html").render(name=MARK, content=build_id) + html[at:]
 
 
 def restart_serve(site_dir: str) -> None:

@@ -1,0 +1,152 @@
+"""`ServeSession`: what one `mkdocs serve` keeps from one build to the next."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import shutil
+import tempfile
+import uuid
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pytorch_floors.execution.engine import ProofFailure
+from pytorch_floors.execution.facts import TorchFacts
+from pytorch_floors.plugin.serve.background import Background, read_background_failures
+from pytorch_floors.plugin.serve.changes import Memo, PageInput, PageState, Plan, plan_rebuild
+from pytorch_floors.plugin.serve.template_cache import TemplateCache
+
+log = logging.getLogger("mkdocs.plugins.pytorch_floors")
+
+
+@dataclass
+class ServeSession:
+    """What one `mkdocs serve` keeps from one build to the next.
+
+    Attributes:
+        dirty: MkDocs renders only the pages each build says changed (`mkdocs serve --dirty`).
+        facts: Torch's facts about the machine, asked once.
+        build_id: The id every page and report of the session carries (pages not rebuilt keep their mark).
+        templates: The theme's compiled templates.
+        memo: What builds compute from files that seldom change (included proofs' digests, bundled downloads).
+        inputs: `inputs_digest` of the last build.
+        pages: What each page contributed to the last build, by source path.
+        defers: Its builds may leave what is not cached to a `Background` build (a dirty session with
+            live reload, which shows the pages again as they are done).
+        background: That build, once started.
+        filled: The background build has ended, or was not needed: builds run what is missing themselves.
+        pending: The pages whose last build showed placeholders.
+        signal_dir: The folder the background build touches as it finishes a page (watched under live reload),
+            made when it starts.
+        outputs: What the last build's files write into the site (`dest_uri`): a dirty build cleans nothing,
+            so `remove_stale` takes out what no file writes any more.
+        failed: The blocks that failed in the background build, by cache key: a build shows each such
+            block's failure, as a foreground failure shows, and does not run it again while its key holds.
+    """
+
+    dirty: bool = False
+    facts: TorchFacts | None = None
+    build_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    templates: TemplateCache = field(default_factory=TemplateCache)
+    memo: Memo = field(default_factory=Memo)
+    inputs: str | None = None
+    pages: dict[str, PageState] = field(default_factory=dict)
+    defers: bool = False
+    background: Background | None = None
+    filled: bool = False
+    pending: set[str] = field(default_factory=set)
+    signal_dir: Path | None = None
+    outputs: set[str] = field(default_factory=set)
+    failed: dict[str, ProofFailure] = field(default_factory=dict)
+
+    def start_build(self) -> tuple[bool, set[str]]:
+        """Whether the next build leaves what is not cached to the background, and which waiting pages are done.
+
+        Returns:
+            `(defer, ready)`: the build runs no proof or lab itself; the pages that showed placeholders and
+            can now show their outputs or a failure (all of them once the background build has ended).
+        """
+        ready: set[str] = set()
+        failed = read_background_failures(self.signal_dir)
+        ready |= self.pending & {failure.page for key, failure in failed.items() if key not in self.failed}
+        self.failed = failed
+        if self.background is not None and self.background.finished:
+            self.filled = True
+            ready = set(self.pending)
+        elif self.background is not None:
+            ready |= self.pending & self.background.done()
+        return self.defers and not self.filled, ready
+
+    def end_build(self, pending: set[str], config_file: Path, project_dir: Path) -> None:
+        """Remember the pages that wait; start the background build the first time some do.
+
+        Args:
+            pending: The pages this build showed placeholders on.
+            config_file: The project's `mkdocs.yml`.
+            project_dir: The project root.
+        """
+        self.pending = set(pending)
+        if self.filled or self.background is not None:
+            return
+        if not pending:
+            self.filled = True  # a warm cache: nothing to run behind
+            return
+        self.signal_dir = Path(tempfile.mkdtemp(prefix="floors-serve-"))
+        self.background = Background(config_file, project_dir, self.signal_dir)
+        self.background.start()
+
+    def close(self) -> None:
+        """End the background build, if it runs, and forget the watched folder."""
+        if self.background is not None:
+            self.background.stop()
+        if self.signal_dir is not None:
+            shutil.rmtree(self.signal_dir, ignore_errors=True)
+
+    def plan(self, pages: Mapping[str, PageInput], inputs: str, *, also: Collection[str] = ()) -> Plan:
+        """Which pages this session's next build renders (every page unless the session is dirty)."""
+        if not self.dirty:
+            return Plan(None, "mkdocs serve without --dirty renders every page")
+        return plan_rebuild(pages, inputs, self.pages or None, self.inputs, also=also)
+
+    def kept(self, plan: Plan) -> Iterable[tuple[str, PageState]]:
+        """The pages a build does not render, with what they contributed to the build that last did."""
+        if plan.rebuilt is None:
+            return []
+        return [(page, state) for page, state in self.pages.items() if page not in plan.rebuilt]
+
+    def remove_stale(self, outputs: Collection[str], site_dir: Path) -> list[str]:
+        """Take out of the site what the last build wrote and this one does not; remember this build's outputs.
+
+        MkDocs cleans the site folder before every build but a dirty one: there, a page renamed or deleted
+        (`b.md` to `b2.md`), or a proof whose download is gone, would stay served with its old content.
+
+        Args:
+            outputs: Where this build's files are written, relative to the site (`File.dest_uri`).
+            site_dir: The site folder the session serves.
+
+        Returns:
+            What was taken out, relative to the site.
+        """
+        stale = sorted(set(self.outputs) - set(outputs)) if self.dirty else []
+        self.outputs = set(outputs)
+        root = site_dir.resolve()
+        removed = []
+        for dest in stale:
+            path = (root / dest).resolve()
+            if not path.is_relative_to(root) or path == root:
+                continue
+            try:
+                path.unlink()
+            except FileNotFoundError:
+                continue
+            except OSError as error:
+                log.warning("serve: %s is no page's any more, but stays in the site: %s", dest, error)
+                continue
+            removed.append(dest)
+            folder = path.parent
+            with contextlib.suppress(OSError):  # a folder left behind empty answers 404 all the same
+                while folder != root and not any(folder.iterdir()):
+                    folder.rmdir()
+                    folder = folder.parent
+        return removed
