@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -24,8 +26,8 @@ CHANNELS = {
     "FLOORS_CLAIMS_FILE": "claims.py: where a proof appends its claims; a downloaded proof carries claims.py alone",
     "FLOORS_OUTPUT": "plot.py: whether a proof's chart is wanted as HTML; downloaded proofs carry plot.py alone",
     "FLOORS_PROJECT_DIR": "labs/kernel.py: the project a lab's kernel runs in, set by the build for its kernel",
-    "FLOORS_SERVE_BACKGROUND": "plugin/serve.py: marks the serve session's background build, set by the session",
-    "FLOORS_SERVE_SIGNALS": "plugin/serve.py: the session's signal folder, set by the session for its build",
+    "FLOORS_SERVE_BACKGROUND": "plugin/serve/background.py: marks the session's background build, set by the session",
+    "FLOORS_SERVE_SIGNALS": "plugin/serve/background.py: the session's signal folder, set by the session for its build",
 }
 """Variables that carry a message from one of the package's processes to another, not a reader's setting."""
 
@@ -142,6 +144,48 @@ def test_the_package_has_one_jinja_environment() -> None:
     assert list(made) == ["render/templates.py"], f"one environment, render/templates.py's (overridable): {made}"
 
 
+HTML_WRITERS = {
+    "plot.py": "the charts: hand-written SVG is the product there",
+    "recordings/html.py": "writes back another machine's HTML token by token after checking it against an allow-list",
+    "execution/output.py": "names, in its refusal, the tag a proof's HTML left open or closed twice",
+}
+"""Modules that may write HTML in Python strings, and why; everything else renders a template."""
+
+_TAG = re.compile(
+    r"</?(?:a|p|div|span|h[1-6]?|br|meta|link|code|strong|em|li|ol|ul|nav|details|summary|table|tr|td|th|pre|"
+    r"section|article|figure|figcaption|svg|label|input|img|button|script|style)(?![A-Za-z0-9-])"
+)
+
+
+def html_in_strings(tree: ast.Module) -> list[int]:
+    """The lines of f-strings whose literal text opens or closes a tag (`<p`, `</h`, `<h{level}`)."""
+    return sorted(
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.JoinedStr)
+        and any(
+            isinstance(part, ast.Constant) and isinstance(part.value, str) and _TAG.search(part.value)
+            for part in node.values
+        )
+    )
+
+
+def test_html_is_built_in_templates_not_in_python_strings() -> None:
+    """One Jinja environment renders the package's HTML (autoescaped); Python hands it plain data."""
+    found = {path: lines for path, tree in _modules() if path not in HTML_WRITERS and (lines := html_in_strings(tree))}
+    assert found == {}, (
+        f"render these through a template in render/templates/ (or say in HTML_WRITERS why not): {found}"
+    )
+
+
+def test_the_html_check_sees_a_tag_in_an_f_string() -> None:
+    source = (
+        'a = f\'<p class="x">{t}</p>\'\nb = f"<h{n}>"\nc = f"<{name} withheld>"\nd = "<p>plain</p>"\n'
+        'e = f"<proof {page}>"\nf = f"make record TIER=<name> {x}"\ng = f"{x}<br>{y}"\n'
+    )
+    assert html_in_strings(ast.parse(source)) == [1, 2, 7], "a name in angle brackets is not HTML"
+
+
 def test_every_exception_of_the_domain_is_a_floors_error() -> None:
     """One refusal: whatever the domain raises on purpose can be caught, and reported, as a FloorsError."""
     classes: dict[str, list[str]] = {}
@@ -230,3 +274,37 @@ def test_the_private_names_of_other_tools_the_plugin_relies_on_still_exist() -> 
     assert {"cache", "cache_dir", "execute", "execute_ignore"} <= set(options)
     assert "search_index_prev" in inspect.getsource(SearchPlugin)
     assert "enable_inventory" in MkdocstringsConfig.__dict__  # a public option, set for one build only
+
+
+def _lazy_tables(path: Path) -> tuple[set[str], set[str], set[str]]:
+    """A lazy package's three lists: names imported for type checkers, names in `_LAZY`, names in `__all__`."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typed: set[str] = set()
+    lazy: set[str] = set()
+    exported: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            typed |= {
+                alias.asname or alias.name
+                for child in node.body
+                if isinstance(child, ast.ImportFrom)
+                for alias in child.names
+            }
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+            if isinstance(target, ast.Name) and target.id == "_LAZY" and isinstance(node.value, ast.Dict):
+                lazy = {str(key.value) for key in node.value.keys if isinstance(key, ast.Constant)}
+            elif isinstance(target, ast.Name) and target.id == "__all__" and isinstance(node.value, ast.List):
+                exported = {str(item.value) for item in node.value.elts if isinstance(item, ast.Constant)}
+    return typed, lazy, exported
+
+
+def test_a_lazy_packages_three_lists_name_the_same_attributes() -> None:
+    """Type checkers read the imports, `__getattr__` reads `_LAZY`, `import *` and mypy read `__all__`: one set."""
+    packages = sorted(
+        path for path in PACKAGE.rglob("__init__.py") if "lazy_attributes(" in path.read_text(encoding="utf-8")
+    )
+    assert len(packages) >= 2, "the check sees the lazy packages"
+    for path in packages:
+        typed, lazy, exported = _lazy_tables(path)
+        assert lazy and typed == lazy == exported, (path.relative_to(PACKAGE), typed ^ lazy, lazy ^ exported)

@@ -18,11 +18,11 @@ from __future__ import annotations
 import argparse
 import re
 from collections.abc import Iterable
-from html import escape
 from pathlib import Path
 
 from pytorch_floors.floors import CITABLE_PAGES
 from pytorch_floors.render.headings import HEADING
+from pytorch_floors.render.templates import template
 
 __all__ = [
     "CITABLE_PAGES",
@@ -97,7 +97,7 @@ def apply_aliases(html: str, aliases: dict[str, str]) -> str:
         marker = re.search(rf'<(h[1-6]|div|section|p)\b[^>]*\bid="{re.escape(new)}"', html)
         if marker is None:
             raise ValueError(f"anchor alias #{old} -> #{new}: the page has no element with id {new!r}")
-        target = f'<span id="{escape(old)}" class="floors-anchor-alias" data-alias-of="{escape(new)}"></span>'
+        target = template("anchor_alias.html").render(old=old, new=new)
         html = html[: marker.start()] + target + html[marker.start() :]
     return html
 

@@ -38,7 +38,7 @@ from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.execution.scan import ExecBlock
 from pytorch_floors.execution.secrets import SecretFinder
 
-__all__ = ["SKIPPED_OUTPUT", "Engine", "ProofFailure", "shown_marker"]
+__all__ = ["SKIPPED_OUTPUT", "Engine", "ProofFailure", "Ran", "shown_marker"]
 
 SKIPPED_OUTPUT = "(execution disabled for this build)"
 """What a block this build does not run shows (a serve session puts its "running…" placeholder there)."""
@@ -83,6 +83,21 @@ def _disagreement(code: str, block: ExecBlock) -> str:
         f"({where[0]}:{where[1]}): {handed[line - 1] if line <= len(handed) else '(nothing)'!r} against "
         f"{scanned[line - 1] if line <= len(scanned) else '(nothing)'!r}; report this with the fence"
     )
+
+
+@dataclass(frozen=True)
+class Ran:
+    """A block the fence handed over, as the engine ran it.
+
+    Attributes:
+        output: What it printed (or the cached output).
+        result: Its result in this build.
+        block: Its scan, or `None` when the page was not scanned.
+    """
+
+    output: str
+    result: BlockResult | None
+    block: ExecBlock | None
 
 
 class ProofFailure(FloorsError):
@@ -384,6 +399,23 @@ class Engine:
         """
         block_id = str(options.get("id") or NO_ID)
         return self._run(block_id, code, lambda: BlockOptions.parse(options, default_timeout=self.default_timeout))
+
+    def run_block(self, code: str, options: Mapping[str, Any]) -> Ran:
+        """`run`, returning the block's typed result and scan with what it printed, so the fence asks once.
+
+        Args:
+            code: The block's code, snippet includes expanded.
+            options: The fence options as parsed by markdown-exec's validator.
+
+        Returns:
+            What it printed, its result in this build, and its scan.
+
+        Raises:
+            ProofFailure: As `run`.
+        """
+        output = self.run(code, options)
+        block_id = str(options.get("id") or NO_ID)
+        return Ran(output, self.result_for(block_id), self.block(block_id))
 
     def run_scanned(self, block: ExecBlock) -> str:
         """Run (or fetch from the cache) a block of the current page as its scan found it, without Markdown.

@@ -25,7 +25,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -96,12 +96,32 @@ class LabRun:
     deferred: bool = False
 
 
-_errors: list[CellError] = []
-_runs: list[LabRun] = []
-_keep_going = False
-_defer = False
-_planned: list[str] = []
-_on_progress: Callable[[Progress], None] | None = None
+@dataclass
+class _BuildState:
+    """What the labs' executor needs to know of the build it runs in, and what it leaves for the build.
+
+    One per build process: nbconvert constructs the executors itself (from the project's Jupyter
+    configuration), so the build cannot hand this to them; `SiteBuild` sets it through the functions
+    below, and takes the runs back with `take_runs`.
+
+    Attributes:
+        errors: The failing cells of the lab being run (serve only: `keep_going`).
+        runs: Each lab run since the last `take_runs`.
+        keep_going: A failing cell is recorded and the run goes on (serve), instead of failing the build.
+        defer: Labs wait for a serve session's background build (`defer_labs`).
+        planned: The build's labs, in rendering order (`plan_labs`).
+        on_progress: Receives each lab's steps as events (`report_progress`).
+    """
+
+    errors: list[CellError] = field(default_factory=list)
+    runs: list[LabRun] = field(default_factory=list)
+    keep_going: bool = False
+    defer: bool = False
+    planned: list[str] = field(default_factory=list)
+    on_progress: Callable[[Progress], None] | None = None
+
+
+_build = _BuildState()
 
 
 def report_progress(callback: Callable[[Progress], None] | None) -> None:
@@ -110,8 +130,7 @@ def report_progress(callback: Callable[[Progress], None] | None) -> None:
     Args:
         callback: Receives each `Progress`; `None` stops the events.
     """
-    global _on_progress  # noqa: PLW0603  (one setting for the build process, as nbconvert builds executors itself)
-    _on_progress = callback
+    _build.on_progress = callback
 
 
 def lab_progress(lab: str, state: str, detail: str) -> None:
@@ -122,11 +141,12 @@ def lab_progress(lab: str, state: str, detail: str) -> None:
         state: One of `execution.progress.STATES`.
         detail: The rest, in words.
     """
-    if _on_progress is None:
+    if _build.on_progress is None:
         return
     relative = lab.removeprefix("docs/")
-    number = _planned.index(relative) + 1 if relative in _planned else 0
-    _on_progress(Progress("lab", number, len(_planned), relative, lab, state, detail))
+    planned = _build.planned
+    number = planned.index(relative) + 1 if relative in planned else 0
+    _build.on_progress(Progress("lab", number, len(planned), relative, lab, state, detail))
 
 
 def defer_labs(enabled: bool) -> None:
@@ -139,8 +159,7 @@ def defer_labs(enabled: bool) -> None:
     Args:
         enabled: Whether labs wait for the background build.
     """
-    global _defer  # noqa: PLW0603  (one setting for the build process, as nbconvert builds executors itself)
-    _defer = enabled
+    _build.defer = enabled
 
 
 def plan_labs(labs: Sequence[str]) -> None:
@@ -149,7 +168,7 @@ def plan_labs(labs: Sequence[str]) -> None:
     Args:
         labs: Source paths relative to `docs/` (`labs/3-boundary.py`), as the floor registry lists them.
     """
-    _planned[:] = list(labs)
+    _build.planned = list(labs)
 
 
 def lab_place(lab: str) -> str:
@@ -162,8 +181,8 @@ def lab_place(lab: str) -> str:
         How the log names it.
     """
     relative = lab.removeprefix("docs/")
-    if relative in _planned:
-        return f"{_planned.index(relative) + 1}/{len(_planned)} {lab}"
+    if relative in _build.planned:
+        return f"{_build.planned.index(relative) + 1}/{len(_build.planned)} {lab}"
     return lab
 
 
@@ -208,8 +227,7 @@ def keep_going(enabled: bool) -> None:
     Args:
         enabled: Whether failing cells are recorded rather than raised.
     """
-    global _keep_going  # noqa: PLW0603  (one setting for the build process, as nbconvert builds executors itself)
-    _keep_going = enabled
+    _build.keep_going = enabled
 
 
 def take_runs() -> list[LabRun]:
@@ -221,9 +239,9 @@ def take_runs() -> list[LabRun]:
     Returns:
         The runs, oldest first.
     """
-    taken = list(_runs)
-    _runs.clear()
-    _errors.clear()
+    taken = list(_build.runs)
+    _build.runs.clear()
+    _build.errors.clear()
     return taken
 
 
@@ -365,12 +383,12 @@ class LabExecutePreprocessor(ExecutePreprocessor):
         Returns:
             The executed notebook and the resources.
         """
-        _errors.clear()
+        _build.errors.clear()
         where = f"lab {lab_place(lab_name(nb))}"
-        if _defer:
+        if _build.defer:
             log.info("%s: waits for the background build", where)
             lab_progress(lab_name(nb), "waits", "for the background build")
-            _runs.append(LabRun(0.0, (), deferred=True))
+            _build.runs.append(LabRun(0.0, (), deferred=True))
             return nb, resources
         limit = f"cells limited to {self.timeout} s each" if self.timeout and self.timeout > 0 else "no cell limit"
         log.info("%s: running (%s)", where, limit)
@@ -379,15 +397,15 @@ class LabExecutePreprocessor(ExecutePreprocessor):
         ended = "failed after"
         try:
             executed = super().preprocess(nb, resources, km)
-            ended = "ran in" if not _errors else f"{len(_errors)} cell(s) failed; ran in"
+            ended = "ran in" if not _build.errors else f"{len(_build.errors)} cell(s) failed; ran in"
             return executed
         finally:
             seconds = time.perf_counter() - started
             log.info("%s: %s %s", where, ended, format_seconds(seconds))
             state, said = ("ran", f"in {format_seconds(seconds)}") if ended == "ran in" else ("failed", ended)
             lab_progress(lab_name(nb), state, said if state == "ran" else f"({said} {format_seconds(seconds)})")
-            _runs.append(LabRun(seconds, tuple(_errors)))
-            _errors.clear()
+            _build.runs.append(LabRun(seconds, tuple(_build.errors)))
+            _build.errors.clear()
 
     def preprocess_cell(self, cell: Any, resources: Any, index: int) -> tuple[Any, Any]:
         """Execute one cell, then scrub what it printed and record an error it raised.
@@ -411,10 +429,10 @@ class LabExecutePreprocessor(ExecutePreprocessor):
             cell, resources = super().preprocess_cell(cell, resources, index)  # type: ignore[no-untyped-call]
         except CellExecutionError as error:
             scrub_outputs(cell, scrub)
-            if not _keep_going:
+            if not _build.keep_going:
                 raise
             # The cell's outputs hold its traceback; the build reads the failure and shows it above the lab.
-            _errors.append(CellError(index, scrub(f"{error.ename}: {error.evalue}")))
+            _build.errors.append(CellError(index, scrub(f"{error.ename}: {error.evalue}")))
             return cell, self.resources
         scrub_outputs(cell, scrub)
         return cell, resources

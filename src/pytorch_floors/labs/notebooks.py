@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+from markupsafe import Markup
 
 from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.cache import machine_fingerprint
@@ -23,6 +24,7 @@ from pytorch_floors.labs.kernel import PROJECT_DIR
 from pytorch_floors.labs.launch import Launch, download_box, notebook_names, with_install_cell
 from pytorch_floors.render.headings import published_edition
 from pytorch_floors.render.proof_frame import failure_banner
+from pytorch_floors.render.templates import template
 from pytorch_floors.render.urls import relative_url
 
 __all__ = [
@@ -109,7 +111,7 @@ def labs_fingerprint(project_dir: Path, docs_dir: Path, facts: TorchFacts | None
 def lab_inputs(project_dir: Path, docs_dir: Path) -> list[Path]:
     """The files and folders `jupyter_cache_dir` reads, beside the machine and the package's own checker.
 
-    A serve session keeps the folder while none of these changes (`plugin.serve.Memo`): a folder is
+    A serve session keeps the folder while none of these changes (`plugin.serve.changes.Memo`): a folder is
     listed too, so a lab or a Jupyter file added to it counts.
 
     Args:
@@ -199,16 +201,15 @@ def _stable_heading_ids(html: str) -> str:
     def rename(match: re.Match[str]) -> str:
         level, new, text = match["level"], match["new"], match["text"].rstrip()
         headings[_plain(text)] = (new, text)
-        return (
-            f'<h{level} id="{new}">{text}'
-            f'<a class="headerlink" href="#{new}" title="Permanent link">{match["mark"]}</a></h{level}>'
-        )
+        # `text` and the mark are mkdocs-jupyter's HTML of the lab's own heading: kept as they are.
+        return template("lab_heading.html").render(level=level, id=new, text=Markup(text), mark=Markup(match["mark"]))
 
     def relink(match: re.Match[str]) -> str:
         found = headings.get(_plain(match["label"]))
         if found is None:
             return match[0]
-        return f'<a href="#{found[0]}"{match["between"]}{found[1]}{match["after"]}'
+        between, after = Markup(match["between"]), Markup(match["after"])  # mkdocs-jupyter's own markup
+        return template("lab_toc_link.html").render(id=found[0], between=between, label=Markup(found[1]), after=after)
 
     html = _HEADING.sub(rename, html)
     return _TOC_LINK.sub(relink, html)
@@ -265,7 +266,7 @@ def finish_lab_page(output: str, *, src_uri: str, source: Path, page_url: str, l
     output = output[:start] + notebook + output[end:]
     if LABS_CSS not in output:
         output = output.replace(
-            "</head>", f'<link rel="stylesheet" href="{relative_url(LABS_CSS, page_url)}"></head>', 1
+            "</head>", template("lab_stylesheet.html").render(href=relative_url(LABS_CSS, page_url)) + "</head>", 1
         )
     return _stable_heading_ids(output)
 

@@ -4,7 +4,7 @@ The [`floors` plugin][pytorch_floors.plugin.plugin.FloorsPlugin] creates a `Site
 and hands it every later event of that build. Everything a build gathers (its engine and
 records, the files, the provenance, the manifest) lives on this object and ends with it, so a
 second build in the same process (`mkdocs serve`) starts from nothing but what its serve session
-lends it on purpose ([`ServeSession`][pytorch_floors.plugin.serve.ServeSession]): torch's facts, and
+lends it on purpose ([`ServeSession`][pytorch_floors.plugin.serve.session.ServeSession]): torch's facts, and
 under `--dirty` what the pages it does not render again contributed to the build that did.
 """
 
@@ -17,6 +17,8 @@ import logging
 import os
 import re
 import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
@@ -41,18 +43,17 @@ from pytorch_floors.editions.handouts import cite_links_html, handout_context
 from pytorch_floors.editions.manifest import ManifestRecorder
 from pytorch_floors.editions.what_changed import PAGE as WHAT_CHANGED_PAGE
 from pytorch_floors.editions.what_changed import fill
-from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.bundle import BundleError, bundle
 from pytorch_floors.execution.cache import CacheError, OutputCache, machine_fingerprint
 from pytorch_floors.execution.claim_policy import claims_summary
 from pytorch_floors.execution.duration import format_seconds
-from pytorch_floors.execution.engine import Engine, ProofFailure
+from pytorch_floors.execution.engine import Engine
 from pytorch_floors.execution.facts import TorchFacts, torch_facts
 from pytorch_floors.execution.provenance import collect, of_outputs
 from pytorch_floors.execution.report import report_html, report_json
-from pytorch_floors.execution.result import BlockResult, Status
-from pytorch_floors.execution.scan import ScanError, not_utf8, scan_markdown
+from pytorch_floors.execution.scan import ExecBlock, ScanError, not_utf8, scan_markdown
 from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, MAP_TITLE, Floor, floor_for_page
+from pytorch_floors.labs.accounting import keep_lab_time, lab_outcome, lab_run_key, own_new_files, runs_later
 from pytorch_floors.labs.kernel import (
     defer_labs,
     keep_going,
@@ -62,7 +63,7 @@ from pytorch_floors.labs.kernel import (
     report_progress,
     take_runs,
 )
-from pytorch_floors.labs.launch import configure_launch, keep_run_time, run_seconds, run_times_file
+from pytorch_floors.labs.launch import configure_launch, run_times_file
 from pytorch_floors.labs.notebooks import (
     JUPYTER_DIR,
     finish_lab_page,
@@ -99,6 +100,7 @@ from pytorch_floors.render.gauge import page_gauges, render_gauge
 from pytorch_floors.render.headings import finish_headings, pinned_site_url
 from pytorch_floors.render.listings import listing_language
 from pytorch_floors.render.search_scope import narrow_search
+from pytorch_floors.render.templates import template
 
 __all__ = ["SiteBuild"]
 
@@ -107,12 +109,21 @@ PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
 log = logging.getLogger("mkdocs.plugins.pytorch_floors")
 
-PROOFS_MARKER = "<!-- floors:proofs -->"
-REPORT_MARKER = "<!-- floors:build-report -->"
-MACHINES_MARKER = "<!-- floors:machines -->"
-EDITION_MARKER = "<!-- floors:edition -->"
-BIBTEX_MARKER = "<!-- floors:bibtex -->"
-HANDOUTS_MARKER = "<!-- floors:handouts -->"
+
+def _marker(name: str) -> str:
+    """Where a page's source asks the build for something of the whole build: `<!-- floors:name -->`.
+
+    A page holding one renders in every build of a dirty serve session (`plugin.serve`'s `SITE_WIDE_MARKER`).
+    """
+    return f"<!-- floors:{name} -->"
+
+
+PROOFS_MARKER = _marker("proofs")
+REPORT_MARKER = _marker("build-report")
+MACHINES_MARKER = _marker("machines")
+EDITION_MARKER = _marker("edition")
+BIBTEX_MARKER = _marker("bibtex")
+HANDOUTS_MARKER = _marker("handouts")
 NO_HANDOUTS = "*This build has no PDFs: `make pdf` builds the site with them.*"
 _SNIPPET_MARK = re.compile(r"-+8<-+")
 
@@ -143,12 +154,50 @@ def _first_docstring_line(path: Path) -> str:
     return doc.strip().splitlines()[0] if doc else ""
 
 
-def _proofs_table(engine: Engine) -> str:
-    # One short table per page, under the page's name: two columns fit a phone, and the
-    # floor is said once in its heading instead of on every row.
+def _fill_markers(text: str, fillers: Mapping[str, Callable[[], str]]) -> str:
+    """`text` with each marker it holds replaced by what its filler gives, in the mapping's order.
+
+    Args:
+        text: A page's Markdown (`on_page_markdown`) or HTML (`on_page_context`).
+        fillers: For each marker (`_marker`), what writes its content: called only if the marker is there.
+
+    Returns:
+        The text, filled.
+    """
+    for marker, filler in fillers.items():
+        if marker in text:
+            text = text.replace(marker, filler())
+    return text
+
+
+@dataclass(frozen=True)
+class _ProofRow:
+    """A proof of the Proofs page: its file's name and path (`None` if it is missing), its block, its summary."""
+
+    name: str
+    path: str | None
+    block_id: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class _ProofsSection:
+    """One page's table on the Proofs page, under the page's name."""
+
+    title: str
+    page: str
+    rows: list[_ProofRow]
+
+
+def _proofs_page(planned: Mapping[str, Sequence[ExecBlock]], project_dir: Path) -> str:
+    """The Proofs page's tables (`render/templates/proofs_page.md`): every planned page's proofs, in reading order.
+
+    Raises:
+        PluginError: If a proof cannot be read or parsed (`_first_docstring_line`).
+    """
     order = {f.page: f.number for f in FLOORS} | {COMPILER.page: len(FLOORS) + 1}
     sections = []
-    for page, blocks in sorted(engine.planned.items(), key=lambda item: (order.get(item[0], 0), item[0])):
+    for page, blocks in sorted(planned.items(), key=lambda item: (order.get(item[0], 0), item[0])):
         floor = floor_for_page(page)
         where = (
             floor.heading
@@ -159,20 +208,16 @@ def _proofs_table(engine: Engine) -> str:
             if page == COMPILER.page
             else page
         )
-        rows = [f"## [{where}]({page})", "", "| Proof | What it shows |", "|---|---|"]
+        rows = []
         for block in blocks:
             gone = {path for path, _line in block.missing}
             for proof in block.proofs:
-                if proof in gone:
-                    # Its block fails on its page (and fails a build); the table says why under serve.
-                    rows.append(
-                        f"| `{Path(proof).name}`<br>block `{block.block_id}` | *missing: deleted or renamed?* |"
-                    )
-                    continue
-                summary = _first_docstring_line(engine.project_dir / proof).replace("|", "\\|")
-                rows.append(f"| [`{Path(proof).name}`]({proof})<br>block `{block.block_id}` | {summary} |")
-        sections.append("\n".join(rows))
-    return "\n\n".join(sections)
+                # A missing one fails its block on its page (and fails a build); the table says why under serve.
+                missing = proof in gone
+                summary = "" if missing else _first_docstring_line(project_dir / proof)
+                rows.append(_ProofRow(Path(proof).name, None if missing else proof, block.block_id, summary))
+        sections.append(_ProofsSection(where, page, rows))
+    return template("proofs_page.md").render(sections=sections)
 
 
 def _without_missing_includes(markdown: str, page: str, project_dir: Path) -> str:
@@ -500,55 +545,41 @@ class SiteBuild:
         return set(root.rglob("*.json")) if root.is_dir() else set()
 
     def _lab_page(self, html: str, page: Page, config: MkDocsConfig, floor: Floor) -> str:
-        """Record a lab page's run (ran, cached, deferred, failed) and give the page what it shows of it."""
+        """Record a lab page's run (`labs.accounting`: ran, cached, deferred, failed) and give the page what it shows.
+
+        mkdocs-jupyter executes the notebook while rendering the page, through the project's executor,
+        which records the run; none means the notebook came from mkdocs-jupyter's cache.
+        """
         engine = self.engine
-        # mkdocs-jupyter executes the notebook while rendering the page, through the project's executor,
-        # which records the run; none means the notebook came from mkdocs-jupyter's cache.
         runs = take_runs()
-        executed = self.settings.execute and (engine.only is None or fnmatch(floor.lab, engine.only))
-        status: Status = "skipped" if not executed else "ran" if runs else "cached"
-        seconds = runs[-1].seconds if runs else None
-        errors = runs[-1].errors if runs else ()
-        failure = None
         run_key = self._lab_run_key(page, config)
         known = engine.known_failures.get(run_key) if run_key else None
-        if runs and runs[-1].deferred and known is not None:
-            # It failed in the session's background build, as it is now: shown at once, not run again.
-            status, seconds, failure = "failed", None, f"{known.summary} (in the background build)"
+        outcome = lab_outcome(
+            floor.lab,
+            runs,
+            execute=self.settings.execute,
+            only=engine.only,
+            known_failure=known.summary if known is not None else None,
+        )
+        if outcome.drops_conversion:
+            # A run that never happened, or failed: a later build must not take its cached page for a result.
             self._drop_this_labs_conversion(page, config)
-            log.error("lab failed: %s", failure)
-            html = lab_failure_banner(failure) + html
-        elif runs and runs[-1].deferred:
-            # The session's background build runs it; what mkdocs-jupyter just cached of it never ran.
-            status, seconds = "skipped", None
-            self._drop_this_labs_conversion(page, config)
+        if outcome.pending:
             self.pending_pages.add(page.file.src_uri)
             html = pending_page(html, lab=True)
-        if errors:
-            # Only under serve (`labs.kernel.keep_going`): the page shows the error. mkdocs-jupyter has just
-            # cached the failed run; that entry is dropped, so no later build takes it for a result.
-            status = "failed"
-            failure = "; ".join(f"docs/{floor.lab} › cell {e.cell + 1}: {e.error}" for e in errors)
-            self._drop_this_labs_conversion(page, config)
-            log.error("lab failed: %s", failure)
-            html = lab_failure_banner(failure) + html
-            if engine.report_failure is not None and run_key:
+        failure = outcome.proof_failure()
+        if failure is not None:
+            log.error("lab failed: %s", outcome.failure)
+            html = lab_failure_banner(failure.summary) + html
+            if outcome.new_failure and engine.report_failure is not None and run_key:
                 # A session's background build: the session shows it on the lab's page at once.
-                engine.report_failure(
-                    run_key, ProofFailure(page.file.src_uri, "notebook", (f"docs/{floor.lab}", 1), failure)
-                )
-        engine.record(BlockResult(page.file.src_uri, "notebook", floor.lab, status, seconds, error=failure))
-        if status == "cached":
-            try:
-                kept = run_seconds(floor, Path(page.file.abs_src_path or "").read_text(encoding="utf-8"), self.launch)
-            except FloorsError:
-                kept = None  # the page's download box says why
+                engine.report_failure(run_key, failure)
+        engine.record(outcome.result())
+        kept = keep_lab_time(outcome, floor, Path(page.file.abs_src_path or ""), self.launch)
+        if outcome.status == "cached":
             took = f" (ran in {format_seconds(kept)})" if kept is not None else ""
             log.info("lab %s: cached%s", lab_place(f"docs/{floor.lab}"), took)
             lab_progress(f"docs/{floor.lab}", "cached", took.strip())
-        if status == "ran" and seconds is not None:
-            source = Path(page.file.abs_src_path or "").read_text(encoding="utf-8")
-            keep_run_time(floor, source, seconds, self.launch)
         return html
 
     @staticmethod
@@ -569,9 +600,9 @@ class SiteBuild:
         return executed.resolve(), unexecuted.resolve()
 
     def _lab_run_key(self, page: Page, config: MkDocsConfig) -> str:
-        """What identifies a lab's run: the file mkdocs-jupyter caches its executed page in."""
+        """What identifies a lab's run (`labs.accounting.lab_run_key`), or an empty string if mkdocs-jupyter is off."""
         paths = self._lab_cache_paths(page, config)
-        return f"lab:{paths[0]}" if paths is not None else ""
+        return lab_run_key(paths[0]) if paths is not None else ""
 
     def _drop_this_labs_conversion(self, page: Page, config: MkDocsConfig) -> None:
         """Remove what mkdocs-jupyter just cached of this lab's page, and nothing else.
@@ -583,8 +614,7 @@ class SiteBuild:
         own = self._lab_cache_paths(page, config)
         if own is None:
             return
-        written = {path.resolve() for path in self._cache_files() - self.notebook_cache_before}
-        for path in written & set(own):
+        for path in own_new_files(own, self.notebook_cache_before, self._cache_files()):
             path.unlink()
 
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig) -> str:
@@ -603,7 +633,7 @@ class SiteBuild:
         if floor is not None and page.file.src_uri == floor.lab:
             # A lab that failed in the session's background build, as it is now, is not run again here.
             run_key = self._lab_run_key(page, config)
-            defer_labs(self.defer or (bool(run_key) and run_key in engine.known_failures))
+            defer_labs(runs_later(run_key, defer=self.defer, known_failures=engine.known_failures))
         if floor is not None and page.file.src_uri == floor.page:
             if markdown.lstrip().startswith("# "):
                 raise PluginError(
@@ -626,17 +656,20 @@ class SiteBuild:
             )
         if not page.meta.get("description"):
             log.warning("docs/%s has no description: add 'description:' to its front matter", page.file.src_uri)
-        if PROOFS_MARKER in markdown:
-            markdown = markdown.replace(PROOFS_MARKER, _proofs_table(engine))
-        if EDITION_MARKER in markdown or BIBTEX_MARKER in markdown:
-            name = self.settings.edition
-            markdown = markdown.replace(EDITION_MARKER, name)
-            markdown = markdown.replace(BIBTEX_MARKER, cite_page_html(config.site_url or "/", name, int(name[:4])))
+        name = self.settings.edition
+        markdown = _fill_markers(
+            markdown,
+            {
+                PROOFS_MARKER: lambda: _proofs_page(engine.planned, engine.project_dir),
+                EDITION_MARKER: lambda: name,
+                BIBTEX_MARKER: lambda: cite_page_html(config.site_url or "/", name, int(name[:4])),
+            },
+        )
         markdown = fill(markdown, page.file.src_uri, self.manifest, self.settings.edition)
-        if HANDOUTS_MARKER in markdown:
-            links = cite_links_html(page.url) if self.settings.handouts else NO_HANDOUTS
-            markdown = markdown.replace(HANDOUTS_MARKER, links)
-        return markdown
+        return _fill_markers(
+            markdown,
+            {HANDOUTS_MARKER: lambda: cite_links_html(page.url) if self.settings.handouts else NO_HANDOUTS},
+        )
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig) -> str:
         """Close the page's proof processes; stop the build if one of its proofs failed (except under serve).
@@ -694,13 +727,20 @@ class SiteBuild:
         context["floors_provenance"] = shown[0]
         context["floors_provenances"] = shown
         context["floors_tiers"] = page_tiers(self.engine.records, self.recordings, page.file.src_uri)
-        if page.content and REPORT_MARKER in page.content:
-            template = config.theme.get_env().get_template("partials/floors-build-report.html")
-            report = report_html(self.engine.records, template)
-            page.content = page.content.replace(REPORT_MARKER, partial_note(self.plan.rebuilt) + report)
-        if page.content and MACHINES_MARKER in page.content:
-            page.content = page.content.replace(
-                MACHINES_MARKER, machines_html(self.engine.records, self.recordings, self._planned_blocks(), url_of)
+        if page.content:
+
+            def build_report() -> str:
+                report = config.theme.get_env().get_template("partials/floors-build-report.html")
+                return partial_note(self.plan.rebuilt) + report_html(self.engine.records, report)
+
+            page.content = _fill_markers(
+                page.content,
+                {
+                    REPORT_MARKER: build_report,
+                    MACHINES_MARKER: lambda: machines_html(
+                        self.engine.records, self.recordings, self._planned_blocks(), url_of
+                    ),
+                },
             )
         return context
 

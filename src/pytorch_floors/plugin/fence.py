@@ -20,13 +20,14 @@ from typing import Any
 
 from markdown import Markdown
 from markdown_exec import MarkdownConverter, base_format, validator
+from markupsafe import Markup
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.utils import get_relative_url
 
 from pytorch_floors.editions.anchors import page_url
 from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.duration import format_seconds
-from pytorch_floors.execution.engine import Engine, ProofFailure, shown_marker
+from pytorch_floors.execution.engine import Engine, ProofFailure, Ran, shown_marker
 from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.recordings.compare import tiers_for
 from pytorch_floors.recordings.html import UntrustedHTML, allowed_html
@@ -41,6 +42,7 @@ from pytorch_floors.recordings.tabs import (
 )
 from pytorch_floors.render.listings import LISTING_LANGUAGE
 from pytorch_floors.render.proof_frame import claims_html, failure_banner, proof_frame_html, recorded_claims_html
+from pytorch_floors.render.templates import template
 
 __all__ = ["FENCE", "fenced", "formatter", "register_fence"]
 
@@ -121,8 +123,11 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
     def as_shown(output: str, marked: Sequence[int] = ()) -> str:
         return fenced(result_language, output, marked) if result_language and output else output
 
+    ran: list[Ran] = []  # markdown-exec's `run` returns text; the typed result is kept here
+
     def run(code: str, **_: Any) -> str:
-        return as_shown(engine.run(code, options))
+        ran.append(engine.run_block(code, options))
+        return as_shown(ran[-1].output)
 
     try:
         output = str(base_format(language=language, run=run, code=source, md=md, source="", **run_options))
@@ -130,8 +135,8 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
         return failure_banner(failure)
     except Exception as error:  # SuperFences would swallow it and render the source as plain text
         return failure_banner(engine.fail_unexpectedly(block_id, error))
-    block = engine.block(block_id)
-    result = engine.result_for(block_id)
+    block = ran[-1].block if ran else engine.block(block_id)
+    result = ran[-1].result if ran else None
     claims = claims_html(result)
     if recordings and result is not None:
 
@@ -167,7 +172,10 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
         if show_source:
             converter = MarkdownConverter(md, update_toc=False)
             listing = str(converter.convert(fenced(language, source)))
-            return f'{marker}<div class="floors-exec">{listing}{output}{claims}</div>'
+            shown = template("exec_block.html").render(
+                listing=Markup(listing), output=Markup(output), claims=Markup(claims)
+            )
+            return marker + shown
         return marker + output + claims
     proof = block.proofs[0]
     converter = MarkdownConverter(md, update_toc=False)

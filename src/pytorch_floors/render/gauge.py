@@ -14,18 +14,20 @@ Two renderings of one registry, never on the same screen:
   the stage that works there linked to its section. A floor page the elevator stops at links the
   elevator's page from its gauge.
 
-Both are plain, accessible HTML; colours come from CSS custom properties
-(`docs/stylesheets/floors.css`), so they follow the light and dark palettes.
+Both are plain, accessible HTML, rendered from the package's templates (`gauge.html`,
+`gauge_depth_bar.html` and the floors' list they share, `gauge_floors.html`): this module only chooses
+the floors, their places, links and words, and the templates escape them. Colours come from CSS custom
+properties (`docs/stylesheets/floors.css`), so they follow the light and dark palettes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from html import escape
 from typing import Literal
 
 from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, Elevator, Floor, Stop, floor_for_page
+from pytorch_floors.render.templates import template
 
 __all__ = ["GaugeKind", "page_gauges", "render_depth_bar", "render_elevator", "render_elevator_bar", "render_gauge"]
 
@@ -34,52 +36,84 @@ GaugeKind = Literal["floor", "lab"]
 
 _NOUN: dict[GaugeKind, str] = {"floor": "Floor", "lab": "Lab"}
 
+_Position = Literal["passed", "current", "ahead", "none"]
+"""A floor's place relative to the reader's; `none` on the whole building, where no floor is the reader's."""
+
 
 @dataclass(frozen=True)
-class _Stop:
-    floor: Floor
+class _StageLink:
+    """On an elevator's page, the link from a floor it stops at to the section of the stage working there."""
+
     href: str
-    position: Literal["passed", "current", "ahead", "none"]
+    stage: str
+    work: str
 
 
-def _stops(current: Floor | None, href_for: Callable[[Floor], str]) -> list[_Stop]:
-    stops = []
+@dataclass(frozen=True)
+class _Item:
+    """One floor of a gauge's list (`gauge_floors.html`), as plain text: the template escapes it."""
+
+    href: str
+    mark: str | None
+    current: bool
+    number: str
+    title: str
+    stage: _StageLink | None = None
+
+
+@dataclass(frozen=True)
+class _Step:
+    """An up or down link under the gauge (`gauge.html`).
+
+    The arrow is decoration; the accessible name is the words, which start the visible text too.
+    """
+
+    href: str
+    arrow: str
+    text: str
+    rel: str
+    css: str
+
+
+@dataclass(frozen=True)
+class _ElevatorLink:
+    """A floor page's link to the elevator's section on the floor (`gauge.html`)."""
+
+    href: str
+    text: str
+
+
+def _positions(current: Floor | None) -> list[tuple[Floor, _Position]]:
+    places: list[tuple[Floor, _Position]] = []
     for floor in FLOORS:
         if current is None:
-            position: Literal["passed", "current", "ahead", "none"] = "none"
+            position: _Position = "none"
         elif floor.number < current.number:
             position = "passed"
         elif floor.number == current.number:
             position = "current"
         else:
             position = "ahead"
-        stops.append(_Stop(floor, href_for(floor), position))
-    return stops
+        places.append((floor, position))
+    return places
+
+
+def _items(current: Floor | None, href_for: Callable[[Floor], str], kind: GaugeKind) -> list[_Item]:
+    noun = "" if kind == "floor" else "Lab "
+    return [
+        _Item(
+            href=href_for(floor),
+            mark=None if position == "none" else position,
+            current=position == "current",
+            number=f"{noun}{floor.number}",
+            title=floor.title,
+        )
+        for floor, position in _positions(current)
+    ]
 
 
 def _where(current: Floor, kind: GaugeKind) -> str:
     return f"{_NOUN[kind]} {current.number} of {len(FLOORS)}"
-
-
-def _stop_link(stop: _Stop, kind: GaugeKind) -> str:
-    css = "floors-gauge__floor"
-    if stop.position != "none":
-        css += f" floors-gauge__floor--{stop.position}"
-    current = ' aria-current="page"' if stop.position == "current" else ""
-    noun = "" if kind == "floor" else "Lab "
-    return (
-        f'<li class="{css}"><a href="{escape(stop.href)}"{current}>'
-        f'<span class="floors-gauge__mark" aria-hidden="true"></span>'
-        f'<span class="floors-gauge__number">{noun}{stop.floor.number}</span> '
-        f'<span class="floors-gauge__name">{escape(stop.floor.title)}</span></a></li>'
-    )
-
-
-def _step(href: str, arrow: str, text: str, *, rel: str, css: str) -> str:
-    # The arrow is decoration; the accessible name is the words, which start the visible text too.
-    return (
-        f'<a class="{css}" rel="{rel}" href="{escape(href)}"><span aria-hidden="true">{arrow}</span>{escape(text)}</a>'
-    )
 
 
 def render_gauge(
@@ -113,35 +147,32 @@ def render_gauge(
     else:
         label = f"Depth gauge: the {len(FLOORS)} floors, from your program to the chip"
         caption = f"The {len(FLOORS)} floors"
-    items = "".join(_stop_link(stop, kind) for stop in _stops(current, href_for))
-    steps = []
+    steps: list[_Step] = []
     if current is not None:
         index = current.number - 1
         if index > 0:
             above = FLOORS[index - 1]
             text = f"Up: {noun} {above.number} · {above.title}"
-            steps.append(_step(href_for(above), "↑", text, rel="prev", css="floors-gauge__up"))
+            steps.append(_Step(href_for(above), "↑", text, rel="prev", css="floors-gauge__up"))
         elif map_href is not None:
-            steps.append(_step(map_href, "↑", "Up to the map", rel="prev", css="floors-gauge__up"))
+            steps.append(_Step(map_href, "↑", "Up to the map", rel="prev", css="floors-gauge__up"))
         if index + 1 < len(FLOORS):
             below = FLOORS[index + 1]
             text = f"Down: {noun} {below.number} · {below.title}"
-            steps.append(_step(href_for(below), "↓", text, rel="next", css="floors-gauge__down"))
-    steps_html = f'<p class="floors-gauge__steps">{"".join(steps)}</p>' if steps else ""
+            steps.append(_Step(href_for(below), "↓", text, rel="next", css="floors-gauge__down"))
     stop = COMPILER.stop_at(current) if current is not None and elevator_href is not None else None
+    elevator = None
     if stop is not None and elevator_href is not None:
-        text = f"Express elevator: {stop.stage} {stop.work}"
-        steps_html += (
-            f'<p class="floors-gauge__elevator"><a href="{escape(elevator_href)}#{escape(stop.section)}">'
-            f'<span aria-hidden="true">⇅</span>{escape(text)}</a></p>'
+        elevator = _ElevatorLink(
+            href=f"{elevator_href}#{stop.section}", text=f"Express elevator: {stop.stage} {stop.work}"
         )
-    return (
-        f'<nav class="floors-gauge floors-gauge--{kind}" aria-label="{escape(label)}">'
-        f'<p class="floors-gauge__caption">{escape(caption)}</p>'
-        f'<p class="floors-gauge__end floors-gauge__end--top" aria-hidden="true">surface</p>'
-        f'<ol class="floors-gauge__floors">{items}</ol>'
-        f'<p class="floors-gauge__end floors-gauge__end--bottom" aria-hidden="true">chip</p>'
-        f"{steps_html}</nav>"
+    return template("gauge.html").render(
+        kind=kind,
+        label=label,
+        caption=caption,
+        items=_items(current, href_for, kind),
+        steps=steps,
+        elevator=elevator,
     )
 
 
@@ -159,17 +190,14 @@ def render_depth_bar(current: Floor, href_for: Callable[[Floor], str], *, kind: 
     Returns:
         The bar's HTML, a single `<nav class="floors-depthbar">` element.
     """
-    stops = _stops(current, href_for)
-    segments = "".join(f'<span class="floors-depthbar__segment--{stop.position}"></span>' for stop in stops)
     where = _where(current, kind)
-    items = "".join(_stop_link(stop, kind) for stop in stops)
-    return (
-        f'<nav class="floors-depthbar floors-depthbar--{kind}" aria-label="{escape(f"Depth: {where.lower()}")}">'
-        f'<details class="floors-depthbar__details"><summary class="floors-depthbar__summary">'
-        f'<span class="floors-depthbar__segments" aria-hidden="true">{segments}</span>'
-        f'<span class="floors-depthbar__where">{escape(where)}</span> '
-        f'<span class="floors-depthbar__name">{escape(current.title)}</span></summary>'
-        f'<ol class="floors-gauge__floors">{items}</ol></details></nav>'
+    return template("gauge_depth_bar.html").render(
+        kind=kind,
+        label=f"Depth: {where.lower()}",
+        segments=[position for _, position in _positions(current)],
+        where=where,
+        name=current.title,
+        items=_items(current, href_for, kind),
     )
 
 
@@ -179,22 +207,18 @@ def _stops_caption(elevator: Elevator) -> str:
     return f"Stops at floors {listed} of {len(FLOORS)}"
 
 
-def _elevator_stop(floor: Floor, stop: Stop | None, href: str, section_href: Callable[[Stop], str]) -> str:
-    if stop is None:
-        return (
-            f'<li class="floors-gauge__floor floors-gauge__floor--skipped"><a href="{escape(href)}">'
-            f'<span class="floors-gauge__mark" aria-hidden="true"></span>'
-            f'<span class="floors-gauge__number">{floor.number}</span> '
-            f'<span class="floors-gauge__name">{escape(floor.title)}</span></a></li>'
+def _elevator_items(
+    elevator: Elevator, href_for: Callable[[Floor], str], section_href: Callable[[Stop], str]
+) -> list[_Item]:
+    items = []
+    for floor in FLOORS:
+        stop = elevator.stop_at(floor)
+        stage = None if stop is None else _StageLink(href=section_href(stop), stage=stop.stage, work=stop.work)
+        mark = "skipped" if stop is None else "stop"
+        items.append(
+            _Item(href_for(floor), mark, current=False, number=str(floor.number), title=floor.title, stage=stage)
         )
-    return (
-        f'<li class="floors-gauge__floor floors-gauge__floor--stop"><a href="{escape(href)}">'
-        f'<span class="floors-gauge__mark" aria-hidden="true"></span>'
-        f'<span class="floors-gauge__number">{floor.number}</span> '
-        f'<span class="floors-gauge__name">{escape(floor.title)}</span></a>'
-        f'<a class="floors-gauge__stage" href="{escape(section_href(stop))}">'
-        f"{escape(stop.stage)}: {escape(stop.work)}</a></li>"
-    )
+    return items
 
 
 def render_elevator(elevator: Elevator, href_for: Callable[[Floor], str], section_href: Callable[[Stop], str]) -> str:
@@ -209,14 +233,13 @@ def render_elevator(elevator: Elevator, href_for: Callable[[Floor], str], sectio
         The gauge's HTML, a single `<nav class="floors-gauge floors-gauge--elevator">` element.
     """
     caption = _stops_caption(elevator)
-    items = "".join(_elevator_stop(floor, elevator.stop_at(floor), href_for(floor), section_href) for floor in FLOORS)
-    label = f"Depth gauge: {elevator.title}, {caption.lower()}"
-    return (
-        f'<nav class="floors-gauge floors-gauge--elevator" aria-label="{escape(label)}">'
-        f'<p class="floors-gauge__caption">{escape(caption)}</p>'
-        f'<p class="floors-gauge__end floors-gauge__end--top" aria-hidden="true">surface</p>'
-        f'<ol class="floors-gauge__floors">{items}</ol>'
-        f'<p class="floors-gauge__end floors-gauge__end--bottom" aria-hidden="true">chip</p></nav>'
+    return template("gauge.html").render(
+        kind="elevator",
+        label=f"Depth gauge: {elevator.title}, {caption.lower()}",
+        caption=caption,
+        items=_elevator_items(elevator, href_for, section_href),
+        steps=[],
+        elevator=None,
     )
 
 
@@ -234,17 +257,13 @@ def render_elevator_bar(
         The bar's HTML, a single `<nav class="floors-depthbar floors-depthbar--elevator">` element.
     """
     caption = _stops_caption(elevator)
-    segments = "".join(
-        f'<span class="floors-depthbar__segment--{"stop" if elevator.stop_at(floor) else "skipped"}"></span>'
-        for floor in FLOORS
-    )
-    items = "".join(_elevator_stop(floor, elevator.stop_at(floor), href_for(floor), section_href) for floor in FLOORS)
-    return (
-        f'<nav class="floors-depthbar floors-depthbar--elevator" aria-label="{escape(f"Depth: {caption.lower()}")}">'
-        f'<details class="floors-depthbar__details"><summary class="floors-depthbar__summary">'
-        f'<span class="floors-depthbar__segments" aria-hidden="true">{segments}</span>'
-        f'<span class="floors-depthbar__where">{escape(caption)}</span></summary>'
-        f'<ol class="floors-gauge__floors">{items}</ol></details></nav>'
+    return template("gauge_depth_bar.html").render(
+        kind="elevator",
+        label=f"Depth: {caption.lower()}",
+        segments=["stop" if elevator.stop_at(floor) else "skipped" for floor in FLOORS],
+        where=caption,
+        name=None,
+        items=_elevator_items(elevator, href_for, section_href),
     )
 
 

@@ -168,8 +168,8 @@ def add_section_controls(
         else:
             cite, url = None, f"{page_url}#{match['id']}"
         control = template.render(url=url, title=title, cite=cite).strip()
-        level = match.group(1)
-        return f'<h{level} id="{match["id"]}"{match["attrs"]}>{match["body"]}{control}</h{level}>'
+        body_end = match.end("body") - match.start()  # the control goes after the heading's words
+        return match[0][:body_end] + control + match[0][body_end:]
 
     return HEADING.sub(add, html)
 
