@@ -209,6 +209,46 @@ def test_every_exception_of_the_domain_is_a_floors_error() -> None:
     assert outside == [], f"make these FloorsError subclasses (or say in OWN_EXCEPTIONS why not): {outside}"
 
 
+BUILTIN_RAISES = {
+    "settings.py": "its parsers' ValueError is turned into a FloorsError naming the variable (environment_value)",
+    "measure.py": "a proof's helper, carried alone in downloads: a wrong argument is the caller's bug",
+    "plot.py": "a proof's helper, carried alone in downloads: a wrong argument is the caller's bug",
+    "claims.py": "carried alone in downloads; its readers raise its errors on as FloorsErrors",
+    "floors.py": "a lookup by floor number: a wrong number is the caller's bug (KeyError)",
+    "labs/cells.py": "a lookup by exercise anchor (KeyError), for tests and the build that pass a known one",
+    "execution/cache.py": "its entry parser's ValueError becomes a CacheError or a rerun where it is read",
+    "execution/provenance.py": "from_dict's ValueError becomes a RecordingError or a cache miss where it is read",
+    "execution/facts.py": "its parser's ValueError becomes a FactsError",
+    "execution/progress.py": "the serve session logs a malformed event and reads on",
+    "execution/duration.py": "a negative duration is the caller's bug",
+    "execution/process/runner.py": "a Python without ForkServer._stop: the interpreter, not the site, is at fault",
+    "recordings/schema.py": "json's parse_constant hook must raise ValueError; read_recording makes a RecordingError",
+    "execution/process/worker.py": "a failed system call (prctl) is an OSError with its errno, as the library's are",
+}
+"""Modules that may raise a builtin error, and why; everywhere else a refusal is a FloorsError (InputError, ...)."""
+
+
+def builtin_raises(tree: ast.Module) -> list[int]:
+    """The lines that raise a builtin error by name (`raise ValueError(...)`)."""
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Raise)
+        and isinstance(node.exc, ast.Call)
+        and ast.unparse(node.exc.func) in {"ValueError", "RuntimeError", "KeyError", "TypeError", "OSError"}
+    ]
+
+
+def test_refusals_are_floors_errors_not_builtin_ones() -> None:
+    """A refusal the author or reader sees names what and where as a FloorsError; the plugin reports it in one line."""
+    found = {
+        path: lines
+        for path, tree in _modules()
+        if not path.startswith("plugin/") and path not in BUILTIN_RAISES and (lines := builtin_raises(tree))
+    }
+    assert found == {}, f"raise a FloorsError (InputError, ToolError) here, or say in BUILTIN_RAISES why not: {found}"
+
+
 def _package_of(module: str) -> str:
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else parts[0]

@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from pytorch_floors.errors import InputError
 from pytorch_floors.floors import CITABLE_PAGES
 from pytorch_floors.render.headings import HEADING
 from pytorch_floors.render.templates import template
@@ -64,7 +65,7 @@ def read_aliases(path: Path) -> dict[str, dict[str, str]]:
         `{page_url: {old_id: new_id}}`.
 
     Raises:
-        ValueError: On a malformed line.
+        InputError: On a malformed line.
     """
     aliases: dict[str, dict[str, str]] = {}
     if not path.is_file():
@@ -75,7 +76,7 @@ def read_aliases(path: Path) -> dict[str, dict[str, str]]:
             continue
         match = re.fullmatch(r"(?P<page>[^#\s]*)#(?P<old>[\w-]+)\s*->\s*(?P<new>[\w-]+)", line)
         if not match:
-            raise ValueError(f"{path.name}:{number}: expected 'page-url#old-id -> new-id', got {line!r}")
+            raise InputError(f"{path.name}:{number}: expected 'page-url#old-id -> new-id', got {line!r}")
         aliases.setdefault(match["page"], {})[match["old"]] = match["new"]
     return aliases
 
@@ -91,12 +92,12 @@ def apply_aliases(html: str, aliases: dict[str, str]) -> str:
         The content with alias targets inserted.
 
     Raises:
-        ValueError: If an alias points at an id the page does not have.
+        InputError: If an alias points at an id the page does not have.
     """
     for old, new in aliases.items():
         marker = re.search(rf'<(h[1-6]|div|section|p)\b[^>]*\bid="{re.escape(new)}"', html)
         if marker is None:
-            raise ValueError(f"anchor alias #{old} -> #{new}: the page has no element with id {new!r}")
+            raise InputError(f"anchor alias #{old} -> #{new}: the page has no element with id {new!r}")
         target = template("anchor_alias.html").render(old=old, new=new)
         html = html[: marker.start()] + target + html[marker.start() :]
     return html

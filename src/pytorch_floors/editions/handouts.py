@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytorch_floors.editions.anchors import page_url
 from pytorch_floors.editions.course_pack import PACK_DIR, pack_filename, write_packs
+from pytorch_floors.errors import ToolError
 from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, MAP_TITLE, floor_for_page
 from pytorch_floors.render.citation import edition as current_edition
 from pytorch_floors.render.templates import template
@@ -188,7 +189,7 @@ def _print_parts(page: Page, root: str, items: list[Handout], out_dir: Path, opt
     for item in items:
         response = page.goto(root + item.url, wait_until="load")
         if response is None or not response.ok:
-            raise RuntimeError(f"{item.src}: {root + item.url} did not load for printing")
+            raise ToolError(f"{item.src}: {root + item.url} did not load for printing")
         page.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
         path = out_dir / item.filename
         page.pdf(path=str(path), **options)
@@ -212,7 +213,7 @@ def _print_contents(
         if printed == length:
             return
         length = printed
-    raise RuntimeError(f"the contents page kept changing length ({length} pages); cannot number the parts")
+    raise ToolError(f"the contents page kept changing length ({length} pages); cannot number the parts")
 
 
 def _join_edition(contents: Path, items: list[Handout], parts: list[Path], edition: str, whole: Path) -> None:
@@ -242,7 +243,7 @@ def print_handouts(site_dir: Path, *, paper: str = "A4", chromium: str | None = 
 
     Raises:
         FileNotFoundError: If the site or one of its handout pages is missing, or there is no chromium.
-        RuntimeError: If a page does not load.
+        ToolError: If a page does not load.
     """
     # Only printing needs a browser driver and a PDF library: a site build imports neither (0.3 s).
     from playwright.sync_api import sync_playwright  # noqa: PLC0415

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from pytorch_floors.editions.anchors import page_url
+from pytorch_floors.errors import InputError
 from pytorch_floors.floors import MAP_PAGE, MAP_TITLE, floor_for_page
 
 __all__ = [
@@ -177,7 +178,7 @@ def build_manifest(
         The manifest, ready for `json.dumps`.
 
     Raises:
-        ValueError: If a locked anchor of a built page is neither a section nor an alias.
+        InputError: If a locked anchor of a built page is neither a section nor an alias.
     """
     sections: dict[str, dict[str, str | None]] = {}
     missing = []
@@ -196,7 +197,7 @@ def build_manifest(
         elif anchor not in aliases.get(url, {}):
             missing.append(entry)
     if missing:
-        raise ValueError(f"anchors.lock lists sections the build did not render: {', '.join(missing)}")
+        raise InputError(f"anchors.lock lists sections the build did not render: {', '.join(missing)}")
     alias_entries = {f"{url}#{old}": f"{url}#{new}" for url, renamed in aliases.items() for old, new in renamed.items()}
     return {
         "format": MANIFEST_FORMAT,
@@ -295,11 +296,11 @@ def compare(old: Mapping[str, Any], new: Mapping[str, Any]) -> Changes:
         The differences.
 
     Raises:
-        ValueError: If either manifest has another format than this code writes.
+        InputError: If either manifest has another format than this code writes.
     """
     for manifest in (old, new):
         if manifest.get("format") != MANIFEST_FORMAT:
-            raise ValueError(f"manifest of edition {manifest.get('edition')!r} has format {manifest.get('format')!r}")
+            raise InputError(f"manifest of edition {manifest.get('edition')!r} has format {manifest.get('format')!r}")
     before: Mapping[str, Any] = old["sections"]
     after: Mapping[str, Any] = new["sections"]
     aliases: Mapping[str, str] = new.get("aliases", {})
@@ -376,12 +377,12 @@ def load_edition_manifest(edition: str, repo: Path, branch: str = "gh-pages") ->
         The manifest.
 
     Raises:
-        ValueError: If git cannot show the file.
+        InputError: If git cannot show the file.
     """
     spec = f"{branch}:{edition}/{MANIFEST_NAME}"
     done = subprocess.run(["git", "show", spec], cwd=repo, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        raise ValueError(f"git show {spec} failed: {done.stderr.strip()}")
+        raise InputError(f"git show {spec} failed: {done.stderr.strip()}")
     manifest: dict[str, Any] = json.loads(done.stdout)
     return manifest
 

@@ -48,7 +48,7 @@ from pytorch_floors.editions.handouts import HANDOUT_DIR, print_and_pack
 from pytorch_floors.editions.manifest import MANIFEST_NAME, load_edition_manifest
 from pytorch_floors.editions.root404 import layout_from, redirect_urls, render_root_404
 from pytorch_floors.editions.verify import verify_site
-from pytorch_floors.errors import FloorsError
+from pytorch_floors.errors import FloorsError, InputError, ToolError
 from pytorch_floors.execution.process import scratch as scratch_names
 from pytorch_floors.settings import from_environment
 
@@ -140,7 +140,7 @@ def _refuse_dirty_tree(repo: Path) -> None:
     changed = _git(repo, "status", "--porcelain", "--untracked-files=normal").stdout.splitlines()
     if changed:
         shown = ", ".join(line[3:] for line in changed[:3]) + (", ..." if len(changed) > 3 else "")
-        raise ValueError(
+        raise InputError(
             f"the working tree differs from its commit ({len(changed)} paths: {shown}); an edition is built from a "
             "commit and says which: commit or stash the changes first"
         )
@@ -152,7 +152,7 @@ def _refuse_older_than_published(edition: str, versions: list[dict[str, object]]
         with contextlib.suppress(FloorsError):  # an entry that is not an edition (a hand-made alias) is not dated
             dated.append((parse_edition(str(entry["version"])), str(entry["version"])))
     if dated and max(dated)[0] > parse_edition(edition):
-        raise ValueError(
+        raise InputError(
             f"edition {edition} is older than {max(dated)[1]}, the newest published; `latest` names the newest "
             "edition, so editions are published in order"
         )
@@ -163,14 +163,14 @@ def _git(
 ) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(["git", *args], cwd=repo, input=stdin, env=env, capture_output=True, text=True, check=False)
     if check and done.returncode != 0:
-        raise RuntimeError(f"git {' '.join(args)} failed in {repo}:\n{done.stderr.strip()}")
+        raise ToolError(f"git {' '.join(args)} failed in {repo}:\n{done.stderr.strip()}")
     return done
 
 
 def _git_bytes(repo: Path, *args: str) -> bytes:
     done = subprocess.run(["git", *args], cwd=repo, capture_output=True, check=False)
     if done.returncode != 0:
-        raise RuntimeError(f"git {' '.join(args)} failed in {repo}:\n{done.stderr.decode(errors='replace').strip()}")
+        raise ToolError(f"git {' '.join(args)} failed in {repo}:\n{done.stderr.decode(errors='replace').strip()}")
     return done.stdout
 
 
@@ -253,7 +253,7 @@ def write_root_404(repo: Path, branch: str, site: SiteFacts) -> bool:
         redirects=redirect_urls(site.redirect_maps),
     )
     if site.overrides is None:
-        raise ValueError(
+        raise InputError(
             f"{site.config_file}: theme.custom_dir must name the overrides folder holding the 404 template"
         )
     html = render_root_404(layout, site.overrides)
@@ -317,7 +317,7 @@ def _fetch(repo: Path, remote: str, branch: str) -> None:
     if listed.returncode == 2:  # the remote answered: it has no such branch yet
         return
     if listed.returncode != 0:
-        raise RuntimeError(f"cannot read the remote {remote!r}:\n{listed.stderr.strip()}")
+        raise ToolError(f"cannot read the remote {remote!r}:\n{listed.stderr.strip()}")
     _git(repo, "fetch", remote, f"+refs/heads/{branch}:refs/remotes/{remote}/{branch}")
 
 
@@ -339,17 +339,17 @@ def _refuse_unmeasured_build(repo: Path, branch: str, edition: str) -> None:
     path = f"{branch}:{edition}/build-report.json"
     shown = _git(repo, "show", path, check=False)
     if shown.returncode != 0:
-        raise ValueError(f"the deployed edition has no build report ({path}): nothing says it was measured")
+        raise InputError(f"the deployed edition has no build report ({path}): nothing says it was measured")
     problem = unmeasured(json.loads(shown.stdout))
     if problem is not None:
-        raise ValueError(f"edition {edition} is not measured: {problem}")
+        raise InputError(f"edition {edition} is not measured: {problem}")
     with tempfile.TemporaryDirectory(prefix=scratch_names.prefix("verify")) as scratch:
         tree = _git_bytes(repo, "archive", "--format=tar", branch, edition)
         with tarfile.open(fileobj=io.BytesIO(tree)) as archive:
             archive.extractall(scratch, filter="data")
         check = verify_site(Path(scratch) / edition)
     if not check.passed:
-        raise ValueError(f"edition {edition} is not verified: " + "; ".join(check.problems))
+        raise InputError(f"edition {edition} is not verified: " + "; ".join(check.problems))
 
 
 def _set_back(repo: Path, branch: str, before: str) -> None:
@@ -382,7 +382,7 @@ def publish(
 
     Raises:
         FloorsError: On a malformed edition name, a bad `FLOORS_*` setting or a `versions.json` mike did not write.
-        ValueError: On an edition already published, or older than the newest.
+        InputError: On an edition already published, or older than the newest.
     """
     parse_edition(edition)
     _refuse_unmeasured_settings(os.environ)
@@ -396,7 +396,7 @@ def publish(
     for ref in (branch, f"{remote}/{branch}"):
         versions = published_versions(repo, ref)
         if any(entry["version"] == edition for entry in versions):
-            raise ValueError(f"edition {edition} is already published on {ref}, and published editions never change")
+            raise InputError(f"edition {edition} is already published on {ref}, and published editions never change")
         _refuse_older_than_published(edition, versions)
     # mike starts mkdocs by name: it must be the one beside this interpreter.
     tools = Path(sys.executable).parent

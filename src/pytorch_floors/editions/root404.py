@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 from markupsafe import Markup
 
 from pytorch_floors.editions.anchors import page_url
+from pytorch_floors.errors import InputError
 from pytorch_floors.floors import MAP_PAGE
 from pytorch_floors.render.gauge import render_gauge
 from pytorch_floors.render.templates import template
@@ -64,7 +65,7 @@ def _url(path: str, entry: str) -> str:
         return path
     page, hash_, fragment = path.partition("#")
     if not page.endswith(".md"):
-        raise ValueError(f"redirect_maps entry {entry}: expected a Markdown page or an absolute URL, got {path!r}")
+        raise InputError(f"redirect_maps entry {entry}: expected a Markdown page or an absolute URL, got {path!r}")
     url = page_url(page)
     return ("" if url == "./" else url) + hash_ + fragment
 
@@ -79,7 +80,7 @@ def redirect_urls(redirect_maps: Mapping[str, str]) -> dict[str, str]:
         Old page URLs mapped to new page URLs (`{"floors/": ""}`), relative to an edition's root.
 
     Raises:
-        ValueError: On an entry that is neither a Markdown page nor an absolute URL.
+        InputError: On an entry that is neither a Markdown page nor an absolute URL.
     """
     return {_url(old, f"{old}: {new}"): _url(new, f"{old}: {new}") for old, new in redirect_maps.items()}
 
@@ -105,13 +106,13 @@ def layout_from(
         The layout.
 
     Raises:
-        ValueError: If no published edition carries the alias `latest`.
+        InputError: If no published edition carries the alias `latest`.
     """
     versions = tuple(str(entry["version"]) for entry in versions_json)
     aliases = tuple(str(alias) for entry in versions_json for alias in entry["aliases"])
     carrying = [str(entry["version"]) for entry in versions_json if latest in entry["aliases"]]
     if len(carrying) != 1:
-        raise ValueError(f"versions.json: expected exactly one edition with the alias {latest!r}, found {carrying}")
+        raise InputError(f"versions.json: expected exactly one edition with the alias {latest!r}, found {carrying}")
     base = urlsplit(site_url).path.rstrip("/") + "/"
     return Layout(site_name, base, latest, carrying[0], versions, aliases, dict(redirects))
 

@@ -29,7 +29,7 @@ from typing import Any
 
 import jupytext
 
-from pytorch_floors.errors import FloorsError
+from pytorch_floors.errors import FloorsError, InputError
 from pytorch_floors.floors import FLOORS, Floor
 
 __all__ = [
@@ -90,7 +90,7 @@ def exercises(notebook: Any) -> list[Exercise]:
     """The notebook's exercises with the indices of their answer, solution and self-check cells.
 
     Raises:
-        ValueError: A solution cell that does not follow an answer cell, or an answer, solution or
+        InputError: A solution cell that does not follow an answer cell, or an answer, solution or
             self-check before the first exercise heading.
     """
     found: list[tuple[str, int, dict[str, list[int]]]] = []
@@ -103,9 +103,9 @@ def exercises(notebook: Any) -> list[Exercise]:
         if kind is None:
             continue
         if not found:
-            raise ValueError(f"cell {index}: {kind[:-1]} cell before the first exercise heading")
+            raise InputError(f"cell {index}: {kind[:-1]} cell before the first exercise heading")
         if kind == "solutions" and ANSWER not in _tags(notebook.cells[index - 1]):
-            raise ValueError(f"cell {index}: a solution cell must directly follow its answer cell")
+            raise InputError(f"cell {index}: a solution cell must directly follow its answer cell")
         found[-1][2][kind].append(index)
     return [
         Exercise(anchor, heading, tuple(cells["answers"]), tuple(cells["solutions"]), tuple(cells["checks"]))

@@ -28,7 +28,7 @@ from typing import Any
 
 import nbformat
 
-from pytorch_floors.errors import FloorsError
+from pytorch_floors.errors import FloorsError, InputError
 from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.floors import Floor
 from pytorch_floors.render.templates import template
@@ -89,11 +89,11 @@ def github_repository(repo_url: str) -> tuple[str, str]:
     """The owner and name of a GitHub repository URL.
 
     Raises:
-        ValueError: The URL is not a GitHub repository's (`https://github.com/<owner>/<repo>`).
+        InputError: The URL is not a GitHub repository's (`https://github.com/<owner>/<repo>`).
     """
     match = _GITHUB.fullmatch(repo_url)
     if match is None:
-        raise ValueError(f"repo_url {repo_url!r}: expected https://github.com/<owner>/<repo> (Colab opens GitHub)")
+        raise InputError(f"repo_url {repo_url!r}: expected https://github.com/<owner>/<repo> (Colab opens GitHub)")
     return match["owner"], match["repo"]
 
 

@@ -21,6 +21,7 @@ from html import unescape
 
 from jinja2 import Template
 
+from pytorch_floors.errors import InputError
 from pytorch_floors.floors import CITABLE_PAGES, COMPILER, MAP_PAGE, MAP_TITLE, floor_for_page
 from pytorch_floors.render.citation import SITE_TITLE, edition_url
 from pytorch_floors.render.templates import template
@@ -95,7 +96,7 @@ def cited_part(src_uri: str) -> tuple[str, str]:
         Its title (`Floor 3 · The boundary`) and key part (`floor3`, `part0`, `compile`).
 
     Raises:
-        ValueError: If the page is not one whose sections are citable.
+        InputError: If the page is not one whose sections are citable.
     """
     floor = floor_for_page(src_uri)
     if floor is not None and src_uri == floor.page:
@@ -104,7 +105,7 @@ def cited_part(src_uri: str) -> tuple[str, str]:
         return MAP_TITLE, "part0"
     if src_uri == COMPILER.page:
         return COMPILER.title, COMPILER.slug
-    raise ValueError(f"{src_uri} is not a page whose sections are citable")
+    raise InputError(f"{src_uri} is not a page whose sections are citable")
 
 
 def section_citation(src_uri: str, page_url: str, anchor: str, title: str, name: str) -> SectionCitation:
