@@ -22,7 +22,9 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 from mkdocs.exceptions import Abort, PluginError
 
+import pytorch_floors.plugin.build as build_module
 from conftest import FIXTURE_CONFIG, ROOT, FixtureSite
+from pytorch_floors.execution.facts import FactsError
 from pytorch_floors.floors import FLOORS
 from pytorch_floors.plugin.build import _first_docstring_line, _labs_follow
 from pytorch_floors.plugin.config import Settings
@@ -375,3 +377,19 @@ def test_a_proof_the_proofs_page_cannot_read_stops_the_build(tmp_path: Path) -> 
         _first_docstring_line(broken)
     with pytest.raises(PluginError, match=r"missing\.py"):
         _first_docstring_line(tmp_path / "missing.py")
+
+
+def test_torch_that_cannot_say_what_it_is_stops_the_build_in_one_line(
+    tmp_path: Path, clean_env: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`torch_facts()` runs in `SiteBuild`: its FactsError used to escape as a traceback, not MkDocs' one-line error."""
+    config_file = _project(tmp_path, '```python exec="1" id="x"\nprint(1)\n```\n')
+
+    def broken() -> object:
+        raise FactsError("torch answered with something that is not its facts: 'garbage'")
+
+    clean_env.setattr(build_module, "torch_facts", broken)
+    # MkDocs logs a PluginError's one line and aborts; anything else would escape as the exception itself.
+    with pytest.raises(Abort, match="Aborted with a BuildError"):
+        build(load_config(str(config_file), site_dir=str(tmp_path / "site")))
+    assert "torch answered with something that is not its facts" in caplog.text
