@@ -28,15 +28,15 @@ from pytorch_floors.labs.accounting import (
 )
 from pytorch_floors.labs.kernel import CellError, LabRun
 from pytorch_floors.labs.launch import Launch
-from pytorch_floors.plugin.build import (
+from pytorch_floors.plugin.pages import (
     BIBTEX_MARKER,
     EDITION_MARKER,
     HANDOUTS_MARKER,
     MACHINES_MARKER,
     PROOFS_MARKER,
     REPORT_MARKER,
-    _fill_markers,
-    _proofs_page,
+    fill_markers,
+    proofs_page,
 )
 from pytorch_floors.plugin.serve import SITE_WIDE_MARKER
 
@@ -206,13 +206,13 @@ def proofs_project(root: Path) -> dict[str, list[ExecBlock]]:
 
 def test_the_proofs_page_is_the_text_the_build_wrote_before(tmp_path: Path) -> None:
     """Markdown, not HTML: no `&lt;` or `&amp;` where the docstrings say `<` and `&`; a cell's `|` escaped."""
-    assert _proofs_page(proofs_project(tmp_path), tmp_path) == OLD_PROOFS_PAGE
+    assert proofs_page(proofs_project(tmp_path), tmp_path) == OLD_PROOFS_PAGE
 
 
 def test_the_proofs_page_of_blocks_without_proofs_and_of_none(tmp_path: Path) -> None:
     empty = [ExecBlock("index.md", "inline", 1, {})]
-    assert _proofs_page({}, tmp_path) == ""
-    assert _proofs_page({"index.md": empty, "a.md": [ExecBlock("a.md", "x", 1, {})]}, tmp_path) == (
+    assert proofs_page({}, tmp_path) == ""
+    assert proofs_page({"index.md": empty, "a.md": [ExecBlock("a.md", "x", 1, {})]}, tmp_path) == (
         "## [a.md](a.md)\n\n| Proof | What it shows |\n|---|---|\n\n"
         "## [Part 0 · The map](index.md)\n\n| Proof | What it shows |\n|---|---|"
     )
@@ -246,8 +246,8 @@ def test_markers_are_filled_in_order_and_only_where_they_are() -> None:
 
     text = f"a {EDITION_MARKER} b {BIBTEX_MARKER} {EDITION_MARKER}"
     fillers = {EDITION_MARKER: filler("2025.06"), BIBTEX_MARKER: filler("@misc{...}"), PROOFS_MARKER: filler("table")}
-    assert _fill_markers(text, fillers) == "a 2025.06 b @misc{...} 2025.06"
+    assert fill_markers(text, fillers) == "a 2025.06 b @misc{...} 2025.06"
     assert called == ["2025.06", "@misc{...}"], "each filler runs once, and only for a marker the text holds"
     # A filler's text is filled by the fillers after it, as the build replaced them one after another.
     chained = {PROOFS_MARKER: lambda: EDITION_MARKER, EDITION_MARKER: lambda: "2025.06"}
-    assert _fill_markers(PROOFS_MARKER, chained) == "2025.06"
+    assert fill_markers(PROOFS_MARKER, chained) == "2025.06"

@@ -22,6 +22,8 @@ from conftest import ROOT
 from pytorch_floors import tiers
 from pytorch_floors.errors import FloorsError
 from pytorch_floors.tiers import TIERS, Neighbour, as_tier, hog_count, tier_named, tier_python
+from pytorch_floors.tiers import copies as tier_copies
+from pytorch_floors.tiers import python as tier_pythons
 
 
 def _machines() -> ModuleType:
@@ -95,11 +97,11 @@ def test_pip_takes_the_cuda_tiers_torch_from_pypi_alone(monkeypatch: pytest.Monk
     monkeypatch.setenv("PIP_CERT", "/etc/ssl/certs/ca-certificates.crt")
     cuda = _tier("cuda-build-no-gpu").venv
     assert cuda is not None
-    env = tiers._pip_env(cuda)
+    env = tier_pythons._pip_env(cuda)
     assert env["PIP_CONFIG_FILE"] == os.devnull and "PIP_FIND_LINKS" not in env
     assert env["PIP_CERT"] == "/etc/ssl/certs/ca-certificates.crt"
     stock = _tier("python3.12").venv
-    assert stock is not None and tiers._pip_env(stock)["PIP_FIND_LINKS"] == "/opt/wheels"
+    assert stock is not None and tier_pythons._pip_env(stock)["PIP_FIND_LINKS"] == "/opt/wheels"
 
 
 def test_a_tier_uses_its_environment_once_made_and_this_python_otherwise(tmp_path: Path) -> None:
@@ -111,7 +113,7 @@ def test_a_tier_uses_its_environment_once_made_and_this_python_otherwise(tmp_pat
     python = tmp_path / tier.venv.folder / "bin" / "python"
     python.parent.mkdir(parents=True)
     python.write_text("", encoding="utf-8")
-    (python.parent.parent / ".tier-installed").write_text(tiers._digest(tmp_path, tier.venv), encoding="utf-8")
+    (python.parent.parent / ".tier-installed").write_text(tier_pythons._digest(tmp_path, tier.venv), encoding="utf-8")
     # Made for these requirements: used as it is, nothing run.
     assert tier_python(tier, tmp_path) == str(python)
 
@@ -145,7 +147,7 @@ def test_the_neighbours_copy_leaves_out_environments_caches_and_sites(tmp_path: 
     for path in ("docs/index.md", "src/pkg/__pycache__/x.pyc", ".venv-cuda/bin/python", ".cache/a", "site/x.html"):
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text("x", encoding="utf-8")
-    ignore = tiers._not_copied(tmp_path)
+    ignore = tier_copies._not_copied(tmp_path)
     assert ignore(str(tmp_path), ["docs", "src", ".venv-cuda", ".venv", ".cache", "site", ".git", "mkdocs.yml"]) == {
         ".venv-cuda",
         ".venv",

@@ -26,9 +26,10 @@ import pytorch_floors.plugin.build as build_module
 from conftest import FIXTURE_CONFIG, ROOT, FixtureSite
 from pytorch_floors.execution.facts import FactsError
 from pytorch_floors.floors import FLOORS
-from pytorch_floors.plugin.build import _first_docstring_line, _labs_follow
+from pytorch_floors.plugin.build import _labs_follow
 from pytorch_floors.plugin.config import Settings
 from pytorch_floors.plugin.fence import formatter
+from pytorch_floors.plugin.pages import first_docstring_line
 from pytorch_floors.plugin.plugin import FloorsPlugin
 
 VARIABLES = ("FLOORS_EXEC", "FLOORS_EXEC_CACHE", "FLOORS_CACHE_DIR", "FLOORS_EXEC_TIMEOUT", "FLOORS_EXEC_ONLY")
@@ -374,9 +375,9 @@ def test_a_proof_the_proofs_page_cannot_read_stops_the_build(tmp_path: Path) -> 
     broken = tmp_path / "broken.py"
     broken.write_text('"""Unfinished.\n', encoding="utf-8")
     with pytest.raises(PluginError, match=r"broken\.py: the Proofs page cannot read its docstring"):
-        _first_docstring_line(broken)
+        first_docstring_line(broken)
     with pytest.raises(PluginError, match=r"missing\.py"):
-        _first_docstring_line(tmp_path / "missing.py")
+        first_docstring_line(tmp_path / "missing.py")
 
 
 def test_torch_that_cannot_say_what_it_is_stops_the_build_in_one_line(

@@ -10,15 +10,11 @@ under `--dirty` what the pages it does not render again contributed to the build
 
 from __future__ import annotations
 
-import ast
 import functools
 import json
 import logging
 import os
-import re
 import uuid
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
@@ -51,8 +47,8 @@ from pytorch_floors.execution.engine import Engine
 from pytorch_floors.execution.facts import TorchFacts, torch_facts
 from pytorch_floors.execution.provenance import collect, of_outputs
 from pytorch_floors.execution.report import report_html, report_json
-from pytorch_floors.execution.scan import ExecBlock, ScanError, not_utf8, scan_markdown
-from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, MAP_TITLE, Floor, floor_for_page
+from pytorch_floors.execution.scan import ScanError, not_utf8, scan_markdown
+from pytorch_floors.floors import FLOORS, Floor, floor_for_page
 from pytorch_floors.labs.accounting import keep_lab_time, lab_outcome, lab_run_key, own_new_files, runs_later
 from pytorch_floors.labs.kernel import (
     defer_labs,
@@ -75,6 +71,19 @@ from pytorch_floors.labs.notebooks import (
 )
 from pytorch_floors.plugin.config import Settings
 from pytorch_floors.plugin.fence import register_fence
+from pytorch_floors.plugin.pages import (
+    BIBTEX_MARKER,
+    EDITION_MARKER,
+    HANDOUTS_MARKER,
+    MACHINES_MARKER,
+    NO_HANDOUTS,
+    PROOFS_MARKER,
+    REPORT_MARKER,
+    fill_markers,
+    fill_nav,
+    proofs_page,
+    without_missing_includes,
+)
 from pytorch_floors.plugin.serve import (
     BACKGROUND_VARIABLE,
     SIGNALS_VARIABLE,
@@ -100,7 +109,6 @@ from pytorch_floors.render.gauge import page_gauges, render_gauge
 from pytorch_floors.render.headings import finish_headings, pinned_site_url
 from pytorch_floors.render.listings import listing_language
 from pytorch_floors.render.search_scope import narrow_search
-from pytorch_floors.render.templates import template
 
 __all__ = ["SiteBuild"]
 
@@ -108,135 +116,6 @@ PACKAGE_DIR = Path(__file__).resolve().parent.parent
 """The package's folder: what a downloaded proof bundles the helpers it imports from."""
 
 log = logging.getLogger("mkdocs.plugins.pytorch_floors")
-
-
-def _marker(name: str) -> str:
-    """Where a page's source asks the build for something of the whole build: `<!-- floors:name -->`.
-
-    A page holding one renders in every build of a dirty serve session (`plugin.serve`'s `SITE_WIDE_MARKER`).
-    """
-    return f"<!-- floors:{name} -->"
-
-
-PROOFS_MARKER = _marker("proofs")
-REPORT_MARKER = _marker("build-report")
-MACHINES_MARKER = _marker("machines")
-EDITION_MARKER = _marker("edition")
-BIBTEX_MARKER = _marker("bibtex")
-HANDOUTS_MARKER = _marker("handouts")
-NO_HANDOUTS = "*This build has no PDFs: `make pdf` builds the site with them.*"
-_SNIPPET_MARK = re.compile(r"-+8<-+")
-
-
-def _fill_nav(nav: list[Any], docs_dir: Path) -> None:
-    for entry in nav:
-        if not isinstance(entry, dict):
-            continue
-        for title, value in entry.items():
-            if title == "Floors" and value == []:
-                entry[title] = [{f"{f.number} · {f.title}": f.page} for f in FLOORS]
-            elif title == "Labs" and value == []:
-                entry[title] = [{f"Lab {f.number} · {f.title}": f.lab} for f in FLOORS if (docs_dir / f.lab).is_file()]
-            elif isinstance(value, list):
-                _fill_nav(value, docs_dir)
-
-
-def _first_docstring_line(path: Path) -> str:
-    """The Proofs page's summary of a proof: its docstring's first line.
-
-    Raises:
-        PluginError: If the proof cannot be read or parsed (a blank summary would hide it).
-    """
-    try:
-        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"), str(path)))
-    except (OSError, SyntaxError) as error:
-        raise PluginError(f"{path.name}: the Proofs page cannot read its docstring: {error}") from None
-    return doc.strip().splitlines()[0] if doc else ""
-
-
-def _fill_markers(text: str, fillers: Mapping[str, Callable[[], str]]) -> str:
-    """`text` with each marker it holds replaced by what its filler gives, in the mapping's order.
-
-    Args:
-        text: A page's Markdown (`on_page_markdown`) or HTML (`on_page_context`).
-        fillers: For each marker (`_marker`), what writes its content: called only if the marker is there.
-
-    Returns:
-        The text, filled.
-    """
-    for marker, filler in fillers.items():
-        if marker in text:
-            text = text.replace(marker, filler())
-    return text
-
-
-@dataclass(frozen=True)
-class _ProofRow:
-    """A proof of the Proofs page: its file's name and path (`None` if it is missing), its block, its summary."""
-
-    name: str
-    path: str | None
-    block_id: str
-    summary: str
-
-
-@dataclass(frozen=True)
-class _ProofsSection:
-    """One page's table on the Proofs page, under the page's name."""
-
-    title: str
-    page: str
-    rows: list[_ProofRow]
-
-
-def _proofs_page(planned: Mapping[str, Sequence[ExecBlock]], project_dir: Path) -> str:
-    """The Proofs page's tables (`render/templates/proofs_page.md`): every planned page's proofs, in reading order.
-
-    Raises:
-        PluginError: If a proof cannot be read or parsed (`_first_docstring_line`).
-    """
-    order = {f.page: f.number for f in FLOORS} | {COMPILER.page: len(FLOORS) + 1}
-    sections = []
-    for page, blocks in sorted(planned.items(), key=lambda item: (order.get(item[0], 0), item[0])):
-        floor = floor_for_page(page)
-        where = (
-            floor.heading
-            if floor
-            else MAP_TITLE
-            if page == MAP_PAGE
-            else COMPILER.title
-            if page == COMPILER.page
-            else page
-        )
-        rows = []
-        for block in blocks:
-            gone = {path for path, _line in block.missing}
-            for proof in block.proofs:
-                # A missing one fails its block on its page (and fails a build); the table says why under serve.
-                missing = proof in gone
-                summary = "" if missing else _first_docstring_line(project_dir / proof)
-                rows.append(_ProofRow(Path(proof).name, None if missing else proof, block.block_id, summary))
-        sections.append(_ProofsSection(where, page, rows))
-    return template("proofs_page.md").render(sections=sections)
-
-
-def _without_missing_includes(markdown: str, page: str, project_dir: Path) -> str:
-    """The page's Markdown with each include of a missing file, in an executed block, made a comment.
-
-    pymdownx.snippets raises on an include it cannot find, which would stop the build with a traceback
-    (and `mkdocs serve` until the file is back); the block reaches the engine instead, which fails it,
-    naming the page, the block, the file and the include's line, as any failed proof.
-    """
-    try:
-        blocks = scan_markdown(markdown, page, project_dir)
-    except ScanError:
-        return markdown  # the page's own file scanned well: what changed it is left to the renderer
-    lines = markdown.splitlines(keepends=True)
-    for block in blocks:
-        for _path, line in block.missing:
-            text = lines[line - 1]
-            lines[line - 1] = _SNIPPET_MARK.sub("# floors: missing include", text, count=1)
-    return "".join(lines)
 
 
 def _labs_follow(config: MkDocsConfig, settings: Settings, cache_dir: Path | None = None) -> None:
@@ -292,7 +171,7 @@ class SiteBuild:
         config.site_url = pinned_site_url(config.site_url, name)
         if name is not None:
             config.extra["floors_edition"] = name
-        _fill_nav(config.nav or [], Path(config.docs_dir))
+        fill_nav(config.nav or [], Path(config.docs_dir))
         listing_language(config.mdx_configs)
         cache_root = Path(settings.cache_dir) if settings.cache_dir else project_dir / ".cache"
         # Torch's facts come from a block's process: the build itself never imports torch. A serve
@@ -626,7 +505,7 @@ class SiteBuild:
         engine = self.engine
         engine.begin_page(page.file.src_uri, page.url)
         if any(block.missing for block in engine.planned.get(page.file.src_uri, [])):
-            markdown = _without_missing_includes(markdown, page.file.src_uri, engine.project_dir)
+            markdown = without_missing_includes(markdown, page.file.src_uri, engine.project_dir)
         self.notebook_cache_before = self._cache_files() if self.serving else set()
         take_runs()  # a lab's run is the one recorded while its page renders
         floor = floor_for_page(page.file.src_uri)
@@ -657,16 +536,16 @@ class SiteBuild:
         if not page.meta.get("description"):
             log.warning("docs/%s has no description: add 'description:' to its front matter", page.file.src_uri)
         name = self.settings.edition
-        markdown = _fill_markers(
+        markdown = fill_markers(
             markdown,
             {
-                PROOFS_MARKER: lambda: _proofs_page(engine.planned, engine.project_dir),
+                PROOFS_MARKER: lambda: proofs_page(engine.planned, engine.project_dir),
                 EDITION_MARKER: lambda: name,
                 BIBTEX_MARKER: lambda: cite_page_html(config.site_url or "/", name, int(name[:4])),
             },
         )
         markdown = fill(markdown, page.file.src_uri, self.manifest, self.settings.edition)
-        return _fill_markers(
+        return fill_markers(
             markdown,
             {HANDOUTS_MARKER: lambda: cite_links_html(page.url) if self.settings.handouts else NO_HANDOUTS},
         )
@@ -733,7 +612,7 @@ class SiteBuild:
                 report = config.theme.get_env().get_template("partials/floors-build-report.html")
                 return partial_note(self.plan.rebuilt) + report_html(self.engine.records, report)
 
-            page.content = _fill_markers(
+            page.content = fill_markers(
                 page.content,
                 {
                     REPORT_MARKER: build_report,

@@ -1,0 +1,171 @@
+"""What the plugin writes into pages from the whole build: the markers, the Proofs page, the navigation's floors.
+
+`SiteBuild` (`plugin/build.py`) calls these while MkDocs renders; they read plain data (the
+planned blocks, the registry, the project folder) and return Markdown.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mkdocs.exceptions import PluginError
+
+from pytorch_floors.execution.scan import ExecBlock, ScanError, scan_markdown
+from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, MAP_TITLE, floor_for_page
+from pytorch_floors.render.templates import template
+
+__all__ = [
+    "BIBTEX_MARKER",
+    "EDITION_MARKER",
+    "HANDOUTS_MARKER",
+    "MACHINES_MARKER",
+    "NO_HANDOUTS",
+    "PROOFS_MARKER",
+    "REPORT_MARKER",
+    "fill_markers",
+    "fill_nav",
+    "first_docstring_line",
+    "marker",
+    "proofs_page",
+    "without_missing_includes",
+]
+
+
+def marker(name: str) -> str:
+    """Where a page's source asks the build for something of the whole build: `<!-- floors:name -->`.
+
+    A page holding one renders in every build of a dirty serve session (`plugin.serve`'s `SITE_WIDE_MARKER`).
+    """
+    return f"<!-- floors:{name} -->"
+
+
+PROOFS_MARKER = marker("proofs")
+REPORT_MARKER = marker("build-report")
+MACHINES_MARKER = marker("machines")
+EDITION_MARKER = marker("edition")
+BIBTEX_MARKER = marker("bibtex")
+HANDOUTS_MARKER = marker("handouts")
+NO_HANDOUTS = "*This build has no PDFs: `make pdf` builds the site with them.*"
+_SNIPPET_MARK = re.compile(r"-+8<-+")
+
+
+def fill_nav(nav: list[Any], docs_dir: Path) -> None:
+    """Fill `mkdocs.yml`'s empty Floors and Labs sections from the registry, in place.
+
+    Args:
+        nav: The configuration's `nav` (or a section of it).
+        docs_dir: The site's `docs/` folder: a lab is listed only when its file exists.
+    """
+    for entry in nav:
+        if not isinstance(entry, dict):
+            continue
+        for title, value in entry.items():
+            if title == "Floors" and value == []:
+                entry[title] = [{f"{f.number} · {f.title}": f.page} for f in FLOORS]
+            elif title == "Labs" and value == []:
+                entry[title] = [{f"Lab {f.number} · {f.title}": f.lab} for f in FLOORS if (docs_dir / f.lab).is_file()]
+            elif isinstance(value, list):
+                fill_nav(value, docs_dir)
+
+
+def first_docstring_line(path: Path) -> str:
+    """The Proofs page's summary of a proof: its docstring's first line.
+
+    Raises:
+        PluginError: If the proof cannot be read or parsed (a blank summary would hide it).
+    """
+    try:
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"), str(path)))
+    except (OSError, SyntaxError) as error:
+        raise PluginError(f"{path.name}: the Proofs page cannot read its docstring: {error}") from None
+    return doc.strip().splitlines()[0] if doc else ""
+
+
+def fill_markers(text: str, fillers: Mapping[str, Callable[[], str]]) -> str:
+    """`text` with each marker it holds replaced by what its filler gives, in the mapping's order.
+
+    Args:
+        text: A page's Markdown (`on_page_markdown`) or HTML (`on_page_context`).
+        fillers: For each marker (`marker`), what writes its content: called only if the marker is there.
+
+    Returns:
+        The text, filled.
+    """
+    for marker, filler in fillers.items():
+        if marker in text:
+            text = text.replace(marker, filler())
+    return text
+
+
+@dataclass(frozen=True)
+class _ProofRow:
+    """A proof of the Proofs page: its file's name and path (`None` if it is missing), its block, its summary."""
+
+    name: str
+    path: str | None
+    block_id: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class _ProofsSection:
+    """One page's table on the Proofs page, under the page's name."""
+
+    title: str
+    page: str
+    rows: list[_ProofRow]
+
+
+def proofs_page(planned: Mapping[str, Sequence[ExecBlock]], project_dir: Path) -> str:
+    """The Proofs page's tables (`render/templates/proofs_page.md`): every planned page's proofs, in reading order.
+
+    Raises:
+        PluginError: If a proof cannot be read or parsed (`first_docstring_line`).
+    """
+    order = {f.page: f.number for f in FLOORS} | {COMPILER.page: len(FLOORS) + 1}
+    sections = []
+    for page, blocks in sorted(planned.items(), key=lambda item: (order.get(item[0], 0), item[0])):
+        floor = floor_for_page(page)
+        where = (
+            floor.heading
+            if floor
+            else MAP_TITLE
+            if page == MAP_PAGE
+            else COMPILER.title
+            if page == COMPILER.page
+            else page
+        )
+        rows = []
+        for block in blocks:
+            gone = {path for path, _line in block.missing}
+            for proof in block.proofs:
+                # A missing one fails its block on its page (and fails a build); the table says why under serve.
+                missing = proof in gone
+                summary = "" if missing else first_docstring_line(project_dir / proof)
+                rows.append(_ProofRow(Path(proof).name, None if missing else proof, block.block_id, summary))
+        sections.append(_ProofsSection(where, page, rows))
+    return template("proofs_page.md").render(sections=sections)
+
+
+def without_missing_includes(markdown: str, page: str, project_dir: Path) -> str:
+    """The page's Markdown with each include of a missing file, in an executed block, made a comment.
+
+    pymdownx.snippets raises on an include it cannot find, which would stop the build with a traceback
+    (and `mkdocs serve` until the file is back); the block reaches the engine instead, which fails it,
+    naming the page, the block, the file and the include's line, as any failed proof.
+    """
+    try:
+        blocks = scan_markdown(markdown, page, project_dir)
+    except ScanError:
+        return markdown  # the page's own file scanned well: what changed it is left to the renderer
+    lines = markdown.splitlines(keepends=True)
+    for block in blocks:
+        for _path, line in block.missing:
+            text = lines[line - 1]
+            lines[line - 1] = _SNIPPET_MARK.sub("# floors: missing include", text, count=1)
+    return "".join(lines)

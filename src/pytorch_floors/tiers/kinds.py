@@ -1,0 +1,128 @@
+"""The tiers themselves: each kind of machine as an environment, a CPU affinity, a load and a Python."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+"""PyTorch's CPU wheel index (tools/setup_env.py names the same)."""
+
+HOG = "while True: pass"
+"""What a hog runs (`python -c`): a core kept busy in user space, with no I/O, until it is killed."""
+
+
+@dataclass(frozen=True)
+class TierEnvironment:
+    """A virtual environment of the tier's own, made on demand in the project (ignored by git).
+
+    Attributes:
+        folder: Its folder, relative to the project (`.venv-cuda`).
+        python: The Python minor version it is made with (`3.12`), or `""` for the one running this.
+        pypi_torch: torch from PyPI only: pip's configuration (local wheels, mirrors, constraints) is
+            ignored, so on Linux the pin `torch==X` is PyPI's CUDA build.
+        cuda_build: The environment must hold a CUDA build of torch (checked once it is made).
+    """
+
+    folder: str
+    python: str = ""
+    pypi_torch: bool = False
+    cuda_build: bool = False
+
+
+@dataclass(frozen=True)
+class Tier:
+    """One kind of machine: extra environment, a CPU affinity, the load beside the run, its own Python.
+
+    Attributes:
+        name: The tier's name.
+        stands_for: The machines it stands for, in words.
+        env: Environment variables the run gets.
+        cpus: The CPUs the run is pinned to (`taskset -c` syntax, such as `0`), or `None`.
+        hogs: Processes that keep a core busy each while the run lasts.
+        hogs_per_core: As many more for each core this process may use.
+        neighbour: A neighbour builds a copy of the site cold, again and again, while the run lasts.
+        venv: The environment the run's Python comes from, or `None` for the one running this.
+    """
+
+    name: str
+    stands_for: str
+    env: dict[str, str] = field(default_factory=dict)
+    cpus: str | None = None
+    hogs: int = 0
+    hogs_per_core: int = 0
+    neighbour: bool = False
+    venv: TierEnvironment | None = None
+
+
+TIERS = (
+    Tier("as-is", "a laptop or workstation as it is"),
+    Tier(
+        "one-core-scalar",
+        "a single-vCPU runner without AVX2 or AVX-512 kernels",
+        {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "ATEN_CPU_CAPABILITY": "default"},
+        cpus="0",
+    ),
+    Tier("loaded", "a busy CI host", hogs=2),
+    Tier(
+        "crowded",
+        "a shared JupyterHub node or an oversubscribed CI host",
+        hogs_per_core=2,
+        neighbour=True,
+    ),
+    Tier("spawn", "Windows or macOS Python (no fork server)", {"FLOORS_START_METHOD": "spawn"}),
+    Tier("avx2", "an AVX2-only CPU (emulated: torch's kernels capped at AVX2)", {"ATEN_CPU_CAPABILITY": "avx2"}),
+    Tier(
+        "cuda-build-no-gpu",
+        "PyPI's CUDA build of torch on a machine without a GPU",
+        {"CUDA_VISIBLE_DEVICES": ""},
+        venv=TierEnvironment(".venv-cuda", pypi_torch=True, cuda_build=True),
+    ),
+    Tier("python3.12", "a stock Python 3.12 (Ubuntu 24.04)", venv=TierEnvironment(".venv-py3.12", "3.12")),
+    Tier("python3.13", "a stock Python 3.13 (Homebrew, Debian 13)", venv=TierEnvironment(".venv-py3.13", "3.13")),
+)
+"""Every tier, in the order `make machines` builds them."""
+
+
+def tier_named(name: str) -> Tier | None:
+    """The tier of that name, or `None` (the name of a real machine, recorded as it is).
+
+    Args:
+        name: A tier's name.
+
+    Returns:
+        The tier, or `None`.
+    """
+    return next((tier for tier in TIERS if tier.name == name), None)
+
+
+def _cpus(written: str) -> set[int]:
+    chosen: set[int] = set()
+    for part in written.split(","):
+        first, _, last = part.partition("-")
+        chosen.update(range(int(first), int(last or first) + 1))
+    return chosen
+
+
+def _cores() -> int:
+    """The cores this process may run on (its affinity: a container's share), else the machine's."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def hog_count(tier: Tier) -> int:
+    """How many hogs spin beside a run as `tier` on this machine.
+
+    Args:
+        tier: The tier.
+
+    Returns:
+        Its fixed hogs and its hogs per core times the cores this process may use.
+    """
+    return tier.hogs + tier.hogs_per_core * _cores()
+
+
+# ---------------------------------------------------------------------------------------------------
+# The crowded tier's neighbour
+# ---------------------------------------------------------------------------------------------------
