@@ -420,6 +420,12 @@ class SiteBuild:
         return [(page, block.block_id) for page, blocks in self.engine.planned.items() for block in blocks]
 
     def _cache_files(self) -> set[Path]:
+        """The files in mkdocs-jupyter's cache folder: ours (`cache_dir` points it there), its files its own.
+
+        No public way exists to drop one lab's cached conversion, so the build names the files by
+        mkdocs-jupyter's own private helpers (`_lab_cache_paths`); tests/test_house_rules.py fails when
+        an upgrade renames them.
+        """
         root = self.jupyter_cache
         return set(root.rglob("*.json")) if root.is_dir() else set()
 
