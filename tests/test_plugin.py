@@ -350,7 +350,7 @@ def test_serve_rebuilds_with_the_packages_new_code(tmp_path: Path) -> None:
 
         page_once("marker before", "This build has no PDFs")
         init.write_text(init.read_text().replace('MARKER = "before"', 'MARKER = "after!"'))
-        build_module = copy / "plugin" / "build.py"
+        build_module = copy / "plugin" / "pages.py"  # where the build writes the handouts marker
         build_module.write_text(build_module.read_text().replace("This build has no PDFs", "Edited: no PDFs"))
         page_once("marker after!", "Edited: no PDFs")
         assert "mkdocs serve starts again" in log.read_text()
