@@ -503,8 +503,22 @@ def _serve_dirty(root: Path, log: Path, *, dirty: bool = True) -> tuple[int, sub
     command = [sys.executable, "-m", "mkdocs", "serve", *flags, "--dev-addr", f"127.0.0.1:{port}"]
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     with log.open("wb") as out:
-        server = subprocess.Popen(command, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
+        # As from a terminal: Ctrl-C interrupts. A shell without job control starts background commands
+        # with SIGINT ignored (`make test &` in a script), and the child would inherit that.
+        # The hook only sets a signal's disposition (no lock, no allocation), safe in a threaded parent's child.
+        server = subprocess.Popen(
+            command,
+            cwd=root,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            preexec_fn=_interruptible,  # noqa: PLW1509
+        )
     return port, server
+
+
+def _interruptible() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _get(port: int, path: str) -> str | None:

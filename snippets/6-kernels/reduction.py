@@ -44,16 +44,21 @@ def sums(values: torch.Tensor) -> dict[str, float]:
 
 
 def main() -> None:
-    print(f"sum of {N:,} float32 values; each error relative to a float64 total of the same values")
-    print(f"{'values':<9} {'float64 total':>15} {'torch.sum, 1 thread':>22} {'2 threads':>20} {'running total':>22}")
+    print(f"sum of {N:,} float32 values; errors relative to their float64 total")
+    print(f"{'values':<10} {'how':<22} {'total':>12} {'rel. error':>10}")
     results = {}
     for name, values in inputs().items():
         found = results[name] = sums(values)
         exact = found["exact"]
-        cells = [f"{found[key]:>12.1f} {relative_error(found[key], exact):>8.1e}" for key in found if key != "exact"]
-        print(f"{name:<9} {exact:>15.1f} {cells[0]:>22} {cells[1]:>20} {cells[2]:>22}")
+        print(f"{name:<10} {'float64 (reference)':<22} {exact:>12.1f}")
+        for key, how in (
+            ("1 thread", "torch.sum, 1 thread"),
+            ("2 threads", "torch.sum, 2 threads"),
+            ("running", "running float32 total"),
+        ):
+            print(f"{'':<10} {how:<22} {found[key]:>12.1f} {relative_error(found[key], exact):>10.1e}")
     same = {name: found["1 thread"] == found["2 threads"] for name, found in results.items()}
-    print("\none and two threads give bit-identical totals: " + ", ".join(f"{k} {v}" for k, v in same.items()))
+    print("\none and two threads bit-identical: " + ", ".join(f"{k} {v}" for k, v in same.items()))
 
     gains = {
         name: relative_error(found["running"], found["exact"])
