@@ -77,9 +77,15 @@ def settle(tab: Page) -> None:
 
 SETTLE_JS = """
 async () => {
-  // Two frames first, so that a change made just now has started its transitions.
-  await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
-  const ending = document.getAnimations().filter(a => a.effect && a.effect.getComputedTiming().endTime !== Infinity);
-  await Promise.all(ending.map(a => a.finished.catch(() => null)));  // one cancelled by a newer change is over too
+  // Never longer than 5 s: Page.evaluate has no time limit of its own, and a frame that is never drawn
+  // or an animation that never finishes (one left paused) held a run of make test for twenty minutes.
+  const atMost = new Promise(done => setTimeout(done, 5000));
+  const settled = (async () => {
+    // Two frames first, so that a change made just now has started its transitions.
+    await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+    const ending = document.getAnimations().filter(a => a.effect && a.effect.getComputedTiming().endTime !== Infinity);
+    await Promise.all(ending.map(a => a.finished.catch(() => null)));  // one cancelled by a newer change is over too
+  })();
+  await Promise.race([settled, atMost]);
 }
 """
