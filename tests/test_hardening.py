@@ -303,45 +303,31 @@ def test_a_huge_timeout_is_refused_with_its_maximum(value: str) -> None:
 
 
 @pytest.mark.waits
-def test_a_replayed_block_keeps_its_own_limit(pages: Pages) -> None:
-    body = """\
-        ```python exec="1" id="slow" session="s" timeout="30"
-        import pathlib, time
-        if pathlib.Path("nap").exists():
-            time.sleep(3)
-        print("slow")
-        ```
-
-        ```python exec="1" id="quick" session="s" timeout="2"
-        print("quick {n}")
-        ```
-        """
-    pages.render(body.replace("{n}", "1"))
-    (pages.root / "nap").touch()
-    # `slow` is cached; `quick` changed, so `slow` is replayed first: under its own 30 s, not quick's 2 s.
-    pages.render(body.replace("{n}", "2"))
-    assert pages.engine.failures == []
-    assert pages.status() == {"slow": "cached", "quick": "ran"}
-
-
-@pytest.mark.waits
-def test_a_replayed_block_tells_its_worker_its_own_limit_too(pages: Pages) -> None:
-    """The worker waits for a block's threads until the block's limit: a replay must carry the earlier block's."""
+@pytest.mark.parametrize(
+    "nap",
+    [
+        "time.sleep(3)",  # the parent waits for the block under slow's 30 s, not quick's 2 s
+        # The worker waits for a block's threads until the limit its request carries: slow's, too.
+        'threading.Thread(target=time.sleep, args=(3,), name="napper").start()  # ends after the code does',
+    ],
+    ids=["parent-waits", "worker-waits-for-threads"],
+)
+def test_a_replayed_block_keeps_its_own_limit(pages: Pages, nap: str) -> None:
     body = """\
         ```python exec="1" id="slow" session="s" timeout="30"
         import pathlib, threading, time
         if pathlib.Path("nap").exists():
-            threading.Thread(target=time.sleep, args=(3,), name="napper").start()  # ends after the code does
+            {nap}
         print("slow")
         ```
 
         ```python exec="1" id="quick" session="s" timeout="2"
         print("quick {n}")
         ```
-        """
+        """.replace("{nap}", nap)
     pages.render(body.replace("{n}", "1"))
     (pages.root / "nap").touch()
-    # `slow` is replayed in quick's process: its thread may run for 3 s of slow's 30, not of quick's 2.
+    # `slow` is cached; `quick` changed, so `slow` is replayed first, in quick's process, under its own limit.
     pages.render(body.replace("{n}", "2"))
     assert pages.engine.failures == []
     assert pages.status() == {"slow": "cached", "quick": "ran"}

@@ -143,10 +143,14 @@ def lab_progress(lab: str, state: str, detail: str) -> None:
     """
     if _build.on_progress is None:
         return
+    number = _number(lab)
+    _build.on_progress(Progress("lab", number, len(_build.planned), lab.removeprefix("docs/"), lab, state, detail))
+
+
+def _number(lab: str) -> int:
+    """The lab's place in this build's plan, from 1 (`plan_labs`), or 0 when it is not planned."""
     relative = lab.removeprefix("docs/")
-    planned = _build.planned
-    number = planned.index(relative) + 1 if relative in planned else 0
-    _build.on_progress(Progress("lab", number, len(planned), relative, lab, state, detail))
+    return _build.planned.index(relative) + 1 if relative in _build.planned else 0
 
 
 def defer_labs(enabled: bool) -> None:
@@ -180,10 +184,8 @@ def lab_place(lab: str) -> str:
     Returns:
         How the log names it.
     """
-    relative = lab.removeprefix("docs/")
-    if relative in _build.planned:
-        return f"{_build.planned.index(relative) + 1}/{len(_build.planned)} {lab}"
-    return lab
+    number = _number(lab)
+    return f"{number}/{len(_build.planned)} {lab}" if number else lab
 
 
 _TRANSPORT_WARNING = re.compile(r"\bwithout encryption\b|^Warning: .*\binsecure\b", re.IGNORECASE)
