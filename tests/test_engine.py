@@ -526,7 +526,7 @@ def test_the_build_report_is_a_wrapped_table_with_breakable_paths() -> None:
     proof = "<wbr>".join(segments.format(part) for part in ("snippets/", "3-boundary/", "crossing_cost.py"))
     assert proof in html and "<wbr>".join(segments.format(p) for p in ("floors/", "3-boundary.md")) in html
     assert "0.4 ms" in html and "1.2 s" in html and "0.00" not in html
-    assert "3 executed blocks: 1 ran in this build (0.4 ms in total), 1 came from the\ncache, 1 failed." in html
+    assert "3 executed blocks: 1 ran in this build (0.4 ms in total), 1 came from the cache, 1 failed." in html
     data = json.loads(report_json(records, {}))
     assert data["totals"]["failed"] == 1 and all("output" not in block for block in data["blocks"])
 

@@ -104,7 +104,7 @@ def test_whole_building_when_no_floor() -> None:
 
 
 def test_titles_are_escaped() -> None:
-    odd = Floor(1, "x", "<b>", "A summary that is long enough to pass the checks.")
+    odd = Floor(1, "x", "<b>", "A summary that is long enough to pass the checks.", "<b>", "摘要")
     assert "<b>" not in render_gauge(odd, lambda f: "a&b")
     assert "a&amp;b" in render_gauge(odd, lambda f: "a&b")
 

@@ -18,8 +18,17 @@
   });
   const want = () => release();
 
+  // Each language has its own index: a Chinese page (Material's theme sets <html lang="zh">) asks for zh/'s.
+  const language = document.documentElement.lang === "zh" ? "zh/" : "";
   XMLHttpRequest.prototype.open = function open(method, url, ...rest) {
-    if (indexPath.test(new URL(String(url), location.href).pathname)) held.add(this);
+    const address = new URL(String(url), location.href);
+    if (indexPath.test(address.pathname)) {
+      held.add(this);
+      if (language && !address.pathname.endsWith(`/${language}search/search_index.json`)) {
+        address.pathname = address.pathname.replace(/search\/search_index\.json$/, `${language}search/search_index.json`);
+        return opened.call(this, method, address.href, ...rest);
+      }
+    }
     return opened.call(this, method, url, ...rest);
   };
   XMLHttpRequest.prototype.send = function send(...body) {

@@ -17,6 +17,7 @@ __all__ = [
     "FLOORS",
     "MAP_PAGE",
     "MAP_TITLE",
+    "MAP_TITLE_ZH",
     "Elevator",
     "Floor",
     "Stop",
@@ -30,6 +31,9 @@ MAP_PAGE = "index.md"
 MAP_TITLE = "Part 0 · The map"
 """Title of Part 0, as its page heading, the handouts and the "what changed" page show it."""
 
+MAP_TITLE_ZH = "第 0 部分 · 地图"
+"""Title of Part 0 in the Chinese edition."""
+
 
 @dataclass(frozen=True)
 class Floor:
@@ -40,12 +44,32 @@ class Floor:
         slug: Short lowercase name used in paths and anchors.
         title: The floor's title as shown in the gauge, the navigation and the page heading.
         summary: One sentence saying what the floor explains; also the page's meta description.
+        title_zh: The title in the Chinese edition.
+        summary_zh: The summary in the Chinese edition.
     """
 
     number: int
     slug: str
     title: str
     summary: str
+    title_zh: str
+    summary_zh: str
+
+    def title_in(self, language: str) -> str:
+        """The title in a language (`en`, `zh`)."""
+        return self.title_zh if language == "zh" else self.title
+
+    def summary_in(self, language: str) -> str:
+        """The summary in a language (`en`, `zh`)."""
+        return self.summary_zh if language == "zh" else self.summary
+
+    def heading_in(self, language: str) -> str:
+        """The page heading in a language: `Floor 3 · The boundary`, `第 3 层 · 边界`."""
+        return f"第 {self.number} 层 · {self.title_zh}" if language == "zh" else self.heading
+
+    def lab_title_in(self, language: str) -> str:
+        """The lab's title in a language: `Lab 3 · The boundary`, `实验 3 · 边界`."""
+        return f"实验 {self.number} · {self.title_zh}" if language == "zh" else f"Lab {self.number} · {self.title}"
 
     @property
     def key(self) -> str:
@@ -79,48 +103,64 @@ FLOORS: tuple[Floor, ...] = (
         "program",
         "Your program",
         "Tensors as you meet them: creation, dtype, shape, NumPy interop, and which floor each line lands on.",
+        "你的程序",
+        "初见张量：创建、数据类型、形状、与 NumPy 互通，以及程序的每一行落在哪一层。",
     ),
     Floor(
         2,
         "python",
         "Python",
         "What torch is on disk: a thin Python layer over large compiled libraries, and what importing it costs.",
+        "Python",
+        "torch 在磁盘上是什么：薄薄一层 Python 包着庞大的编译库，以及导入它要付出的代价。",
     ),
     Floor(
         3,
         "boundary",
         "The boundary",
         "How a call leaves Python: generated bindings, argument parsing, and the fixed cost of every eager op.",
+        "边界",
+        "一次调用如何离开 Python：生成的绑定、参数解析，以及每个 eager 算子的固定开销。",
     ),
     Floor(
         4,
         "dispatcher",
         "The dispatcher",
         "Operator schemas, dispatch keys, every aten op a program calls, and shapes without data on the meta device.",
+        "调度器",
+        "算子模式、调度键、程序调用的每个 aten 算子，以及 meta 设备上没有数据的形状。",
     ),
     Floor(
         5,
         "autograd",
         "Autograd: the graph",
         "Autograd's recorded graph: grad_fn, saved tensors and their memory, backward, and turning recording off.",
+        "自动求导：计算图",
+        "自动求导记录下的计算图：grad_fn、保存的张量及其内存、反向传播，以及如何关闭记录。",
     ),
     Floor(
         6,
         "kernels",
         "Kernels",
         "How a kernel is chosen and how fast it runs: BLAS, FLOP/s, bandwidth, and the roofline.",
+        "内核",
+        "内核如何被选中、跑得多快：BLAS、FLOP/s、带宽与屋顶线模型。",
     ),
     Floor(
         7,
         "memory",
         "Memory",
         "Bytes, storage, strides, views versus copies, and the memory of one training step, estimated and measured.",
+        "内存",
+        "字节、存储、步长、视图与拷贝，以及一个训练步的内存：先估算，再实测。",
     ),
     Floor(
         8,
         "chip",
         "The chip and the two clocks",
         "Host time versus device time, synchronisation, copies, threads and memory bandwidth.",
+        "芯片与两个时钟",
+        "主机时间与设备时间、同步、拷贝、线程与内存带宽。",
     ),
 )
 """The floors, top (your program) to bottom."""
@@ -154,13 +194,21 @@ class Elevator:
         slug: Short lowercase name, the stem of its page and of its proofs' folder.
         title: The page's title, as its heading and the navigation show it.
         summary: One sentence saying what the page explains; also its meta description.
+        title_zh: The title in the Chinese edition.
+        summary_zh: The summary in the Chinese edition.
         stops: The floors it stops at, top to bottom.
     """
 
     slug: str
     title: str
     summary: str
+    title_zh: str
+    summary_zh: str
     stops: tuple[Stop, ...]
+
+    def title_in(self, language: str) -> str:
+        """The title in a language (`en`, `zh`)."""
+        return self.title_zh if language == "zh" else self.title
 
     @property
     def page(self) -> str:
@@ -184,6 +232,8 @@ COMPILER = Elevator(
     "compile",
     "The express elevator: torch.compile",
     "How torch.compile captures Python as graphs, traces the backward ahead of time, fuses kernels, and what it costs.",
+    "直达电梯：torch.compile",
+    "torch.compile 如何把 Python 捕获成图、提前追踪反向传播、融合内核，以及它的代价。",
     (
         Stop(2, "Dynamo", "captures Python frames as FX graphs", "graph-capture"),
         Stop(5, "AOTAutograd", "traces the backward ahead of time", "aot-autograd"),

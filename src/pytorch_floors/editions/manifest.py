@@ -32,6 +32,7 @@ from typing import Any
 from pytorch_floors.editions.anchors import page_url
 from pytorch_floors.errors import InputError
 from pytorch_floors.floors import MAP_PAGE, MAP_TITLE, floor_for_page
+from pytorch_floors.i18n.messages import t
 
 __all__ = [
     "MANIFEST_NAME",
@@ -340,27 +341,31 @@ def render_markdown(changes: Changes, base: str = "", href: Callable[[str], str]
         return f"[{changes.titles.get(anchor, anchor)}]({href(anchor) if href else base + anchor})"
 
     lines = [
-        f"# What changed since edition {changes.old} {{ #what-changed }}",
+        t("# What changed since edition {old}", old=changes.old) + " { #what-changed }",
         "",
-        f"Edition {changes.new} compared with edition {changes.old}, section by section "
-        "(every anchor in `anchors.lock`).",
+        t(
+            "Edition {new} compared with edition {old}, section by section (every anchor in `anchors.lock`).",
+            new=changes.new,
+            old=changes.old,
+        ),
         "",
     ]
     groups = [
-        ("added", "Sections added", changes.added),
-        ("reworded", "Sections reworded", changes.reworded),
-        ("outputs", "Sections whose proof outputs changed", changes.outputs),
-        ("removed", "Sections removed", changes.removed),
+        ("added", t("Sections added"), changes.added),
+        ("reworded", t("Sections reworded"), changes.reworded),
+        ("outputs", t("Sections whose proof outputs changed"), changes.outputs),
+        ("removed", t("Sections removed"), changes.removed),
     ]
     for ident, heading, anchors in groups:
         lines += [f"## {heading} ({len(anchors)}) {{ #{ident} }}", ""]
         if ident == "removed":
-            lines += [f"- {changes.titles.get(a, a)} (`{a}`)" for a in anchors] or ["None."]
+            lines += [f"- {changes.titles.get(a, a)} (`{a}`)" for a in anchors] or [t("None.")]
         else:
-            lines += [f"- {link(a)}" for a in anchors] or ["None."]
+            lines += [f"- {link(a)}" for a in anchors] or [t("None.")]
         lines.append("")
-    lines += [f"## Anchors kept as aliases ({len(changes.aliased)}) {{ #aliases }}", ""]
-    lines += [f"- `{old}` now lands on {link(new)}" for old, new in sorted(changes.aliased.items())] or ["None."]
+    lines += [t("## Anchors kept as aliases ({count})", count=len(changes.aliased)) + " { #aliases }", ""]
+    aliased = sorted(changes.aliased.items())
+    lines += [t("- `{old}` now lands on {new}", old=old, new=link(new)) for old, new in aliased] or [t("None.")]
     lines.append("")
     return "\n".join(lines)
 

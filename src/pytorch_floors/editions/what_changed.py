@@ -17,6 +17,7 @@ from typing import Any
 
 from pytorch_floors.editions.manifest import ManifestRecorder, build_manifest, compare, render_markdown
 from pytorch_floors.errors import FloorsError
+from pytorch_floors.i18n.messages import t
 from pytorch_floors.settings import read_text
 
 __all__ = ["MARKER", "PAGE", "fill", "previous_manifest", "site_href", "what_changed_markdown"]
@@ -66,7 +67,7 @@ def what_changed_markdown(previous: dict[str, Any] | None, current: dict[str, An
         ValueError: A manifest of another format.
     """
     if previous is None:
-        return NO_PREVIOUS
+        return t(NO_PREVIOUS)
     return render_markdown(compare(previous, current), href=site_href)
 
 

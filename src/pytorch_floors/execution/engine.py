@@ -217,6 +217,10 @@ class Engine:
         self.on_progress: Callable[[Progress], None] | None = None
         self.page = ""
         self.page_url = ""
+        # A translated page shows its English page's blocks (`twin`): page → the English page it translates.
+        self.twins: dict[str, str] = {}
+        self.source_page = ""
+        self.twin_shown: dict[str, list[str]] = {}
         self._sessions: dict[str, _Session] = {}
         self._processes: set[BlockProcess] = set()  # this engine's, alive: what `close` ends
         scratch.sweep("claims")  # what a killed build left behind
@@ -262,7 +266,7 @@ class Engine:
         Returns:
             The block, or `None` when the page was not scanned.
         """
-        return next((b for b in self.planned.get(self.page, []) if b.block_id == block_id), None)
+        return next((b for b in self.planned.get(self.source_page, []) if b.block_id == block_id), None)
 
     def begin_page(self, page: str, url: str) -> None:
         """Start a page: every page's blocks start in fresh processes.
@@ -273,6 +277,9 @@ class Engine:
         """
         self.end_page()
         self.page, self.page_url = page, url
+        self.source_page = self.twins.get(page, page)
+        if page in self.twins:
+            self.twin_shown[page] = []
 
     def end_page(self) -> None:
         """Close the current page's session processes."""
@@ -302,7 +309,8 @@ class Engine:
         Returns:
             Its result, or `None` if it has none yet.
         """
-        return next((r for r in reversed(self.records) if r.page == self.page and r.block_id == block_id), None)
+        page = self.source_page or self.page
+        return next((r for r in reversed(self.records) if r.page == page and r.block_id == block_id), None)
 
     def unaccounted(self) -> list[ProofFailure]:
         """Record a failure for every planned block of the current page that has no result.
@@ -313,7 +321,11 @@ class Engine:
         Returns:
             The failures recorded.
         """
-        missing = [b for b in self.planned.get(self.page, []) if self.result_for(b.block_id) is None]
+        if self.page in self.twins:
+            shown = self.twin_shown.get(self.page, [])
+            missing = [b for b in self.planned.get(self.source_page, []) if b.block_id not in shown]
+        else:
+            missing = [b for b in self.planned.get(self.page, []) if self.result_for(b.block_id) is None]
         failures = []
         for block in missing:
             summary = "the page was rendered without running this block; check that its fence is well formed"
@@ -334,9 +346,17 @@ class Engine:
         Returns:
             The HTML without the formatter's markers.
         """
-        for block in self.planned.get(self.page, []):
+        for block in self.planned.get(self.source_page or self.page, []):
             result = self.result_for(block.block_id)
             if result is None or result.status == "failed" or shown_marker(block.block_id) in html:
+                continue
+            if self.page in self.twins:
+                summary = (
+                    "the translated page shows this block's source instead of its output: "
+                    "indent its fence as the English page does"
+                )
+                failure = ProofFailure(self.page, block.block_id, (f"docs/{self.page}", block.fence_line), summary)
+                self._fail(failure, block.proofs[0] if block.proofs else None)
                 continue
             summary = (
                 "the block ran, but the page shows its source instead of its output: Markdown reads the fence "
@@ -398,7 +418,51 @@ class Engine:
             ProofFailure: If the block raised, exited, crashed or timed out, or the engine failed.
         """
         block_id = str(options.get("id") or NO_ID)
+        if self.page in self.twins:
+            return self.twin(block_id, code)
         return self._run(block_id, code, lambda: BlockOptions.parse(options, default_timeout=self.default_timeout))
+
+    def twin(self, block_id: str, code: str) -> str:
+        """What a translated page shows for a block: its English page's result in this build, never a second run.
+
+        A translation keeps its page's code byte for byte, so the English block's result is this block's:
+        the block ran (or came from the cache) once, and the report counts it once.
+
+        Args:
+            block_id: The block's id, the same on both pages.
+            code: The block's code on the translated page.
+
+        Returns:
+            What the English block printed (or the render-only build's stand-in).
+
+        Raises:
+            ProofFailure: If the English page has no such block, its code differs, or it failed.
+        """
+        block = self.block(block_id)
+        where = (f"docs/{self.page}", block.fence_line if block is not None else 0)
+        if block is None:
+            summary = (
+                f"docs/{self.source_page} has no block {block_id!r}: a translation keeps its English page's blocks"
+            )
+            failure = ProofFailure(self.page, block_id, where, summary)
+            self._fail(failure, None)
+            raise failure
+        if code != block.code:
+            summary = (
+                f"its code differs from the English page's block (copy it byte for byte): {_disagreement(code, block)}"
+            )
+            failure = ProofFailure(self.page, block_id, where, summary)
+            self._fail(failure, block.proofs[0] if block.proofs else None)
+            raise failure
+        result = self.result_for(block_id)
+        if result is None or result.status == "failed":
+            why = "has not rendered" if result is None else f"failed: {result.error}"
+            failure = ProofFailure(self.page, block_id, where, f"the English page's block {why}")
+            if result is None:
+                self._fail(failure, block.proofs[0] if block.proofs else None)
+            raise failure
+        self.twin_shown.setdefault(self.page, []).append(block_id)
+        return SKIPPED_OUTPUT if result.status == "skipped" else result.output
 
     def run_block(self, code: str, options: Mapping[str, Any]) -> Ran:
         """`run`, returning the block's typed result and scan with what it printed, so the fence asks once.

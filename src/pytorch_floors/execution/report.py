@@ -14,6 +14,7 @@ from jinja2 import Template
 from pytorch_floors.execution.claim_policy import count_claims
 from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.result import BlockResult
+from pytorch_floors.i18n.messages import t
 
 __all__ = ["report_html", "report_json"]
 
@@ -122,6 +123,7 @@ def report_html(records: Sequence[BlockResult], template: Template) -> str:
     # apply here are passed apart, so a partial that predates them still counts right.
     claims = [c for c in rows_of_claims if c["applies"]]
     return template.render(
+        floors_t=t,  # the report's words, in the language of the page it is on (`i18n.messages`)
         claims=claims,
         claims_held=sum(1 for c in claims if c["held"]),
         claims_not_applicable=[c for c in rows_of_claims if not c["applies"]],

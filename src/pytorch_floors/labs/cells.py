@@ -55,9 +55,9 @@ CHECKER = "checker"
 """The tag of the cell where the self-check helpers go: in the lab's source, one comment line."""
 
 _CHECKER_FILE = Path(__file__).with_name("checker.py")
-_TITLE = re.compile(r"^# Lab (?P<number>\d+) ")
+_TITLE = re.compile(r"^# (?:Lab|实验) (?P<number>\d+) ")
 
-_EXERCISE = re.compile(r"^## Exercise .*<a id=\"(?P<id>[^\"]+)\"></a>$", re.M)
+_EXERCISE = re.compile(r"^## (?:Exercise|练习) .*<a id=\"(?P<id>[^\"]+)\"></a>$", re.M)
 
 
 def _tags(cell: Any) -> list[str]:

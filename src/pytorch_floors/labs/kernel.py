@@ -17,6 +17,8 @@ kept out of that log (`quiet_kernel_stderr`); anything else the kernel writes to
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import logging
 import os
 import re
@@ -50,6 +52,7 @@ __all__ = [
     "LabExecutePreprocessor",
     "LabRun",
     "NarrowKernelManager",
+    "code_key",
     "defer_labs",
     "keep_going",
     "kernel_environment",
@@ -111,6 +114,8 @@ class _BuildState:
         defer: Labs wait for a serve session's background build (`defer_labs`).
         planned: The build's labs, in rendering order (`plan_labs`).
         on_progress: Receives each lab's steps as events (`report_progress`).
+        executed: The code cells' outputs of each lab this build ran, by its code (`code_key`): a translated
+            lab has its English lab's code, and shows what that run printed instead of running again.
     """
 
     errors: list[CellError] = field(default_factory=list)
@@ -119,9 +124,16 @@ class _BuildState:
     defer: bool = False
     planned: list[str] = field(default_factory=list)
     on_progress: Callable[[Progress], None] | None = None
+    executed: dict[str, list[Any]] = field(default_factory=dict)
 
 
 _build = _BuildState()
+
+
+def code_key(nb: Any) -> str:
+    """What identifies a lab's code: its code cells' sources, in order (a translation's are the same)."""
+    code = "\n\0".join(cell.source for cell in nb.cells if cell.cell_type == "code")
+    return hashlib.sha256(code.encode("utf-8")).hexdigest()
 
 
 def report_progress(callback: Callable[[Progress], None] | None) -> None:
@@ -392,6 +404,13 @@ class LabExecutePreprocessor(ExecutePreprocessor):
             lab_progress(lab_name(nb), "waits", "for the background build")
             _build.runs.append(LabRun(0.0, (), deferred=True))
             return nb, resources
+        key = code_key(nb)
+        if key in _build.executed:
+            # A translation of a lab this build ran: the same code, so the same outputs, shown once more.
+            for cell, outputs in zip((c for c in nb.cells if c.cell_type == "code"), _build.executed[key], strict=True):
+                cell.outputs, cell.execution_count = copy.deepcopy(outputs[0]), outputs[1]
+            log.info("%s: shows what its English lab printed in this build (the same code)", where)
+            return nb, resources
         limit = f"cells limited to {self.timeout} s each" if self.timeout and self.timeout > 0 else "no cell limit"
         log.info("%s: running (%s)", where, limit)
         lab_progress(lab_name(nb), "running", limit)
@@ -400,6 +419,9 @@ class LabExecutePreprocessor(ExecutePreprocessor):
         try:
             executed = super().preprocess(nb, resources, km)
             ended = "ran in" if not _build.errors else f"{len(_build.errors)} cell(s) failed; ran in"
+            if not _build.errors:
+                code_cells = [c for c in executed[0].cells if c.cell_type == "code"]
+                _build.executed[key] = [(copy.deepcopy(c.outputs), c.get("execution_count")) for c in code_cells]
             return executed
         finally:
             seconds = time.perf_counter() - started

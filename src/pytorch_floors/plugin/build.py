@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from jinja2 import Environment
+from markdown.extensions.toc import slugify
 from markdown_exec import markdown_config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
@@ -39,6 +40,7 @@ from pytorch_floors.editions.handouts import cite_links_html, handout_context
 from pytorch_floors.editions.manifest import ManifestRecorder
 from pytorch_floors.editions.what_changed import PAGE as WHAT_CHANGED_PAGE
 from pytorch_floors.editions.what_changed import fill
+from pytorch_floors.errors import InputError
 from pytorch_floors.execution.bundle import BundleError, bundle
 from pytorch_floors.execution.cache import CacheError, OutputCache, machine_fingerprint
 from pytorch_floors.execution.claim_policy import claims_summary
@@ -49,6 +51,13 @@ from pytorch_floors.execution.provenance import collect, of_outputs
 from pytorch_floors.execution.report import report_html, report_json
 from pytorch_floors.execution.scan import ScanError, not_utf8, scan_markdown
 from pytorch_floors.floors import FLOORS, Floor, floor_for_page
+from pytorch_floors.i18n.glossary import glossary
+from pytorch_floors.i18n.languages import DEFAULT, LANGUAGES, Language, english_source, language_of, twin_uri
+from pytorch_floors.i18n.messages import t, use
+from pytorch_floors.i18n.search import teach_segmenter
+from pytorch_floors.i18n.sections import page_text, sections
+from pytorch_floors.i18n.translation import LOCK_FILE, Staleness, staleness
+from pytorch_floors.i18n.translation import read_lock as read_translation_lock
 from pytorch_floors.labs.accounting import keep_lab_time, lab_outcome, lab_run_key, own_new_files, runs_later
 from pytorch_floors.labs.kernel import (
     defer_labs,
@@ -71,6 +80,17 @@ from pytorch_floors.labs.notebooks import (
 )
 from pytorch_floors.plugin.config import Settings
 from pytorch_floors.plugin.fence import register_fence
+from pytorch_floors.plugin.languages import (
+    LANGUAGE_SECTION,
+    STALE_MARKER,
+    link_languages,
+    nav_items,
+    split_search_index,
+    stale_markdown,
+    stale_notes,
+    translated_nav,
+    untranslated_links,
+)
 from pytorch_floors.plugin.pages import (
     BIBTEX_MARKER,
     EDITION_MARKER,
@@ -109,6 +129,7 @@ from pytorch_floors.render.gauge import page_gauges, render_gauge
 from pytorch_floors.render.headings import finish_headings, pinned_site_url
 from pytorch_floors.render.listings import listing_language
 from pytorch_floors.render.search_scope import narrow_search
+from pytorch_floors.render.templates import template
 
 __all__ = ["SiteBuild"]
 
@@ -172,6 +193,7 @@ class SiteBuild:
         if name is not None:
             config.extra["floors_edition"] = name
         fill_nav(config.nav or [], Path(config.docs_dir))
+        self._languages(config, project_dir)
         listing_language(config.mdx_configs)
         cache_root = Path(settings.cache_dir) if settings.cache_dir else project_dir / ".cache"
         # Torch's facts come from a block's process: the build itself never imports torch. A serve
@@ -224,6 +246,25 @@ class SiteBuild:
         self.manifest = ManifestRecorder(read_lock(project_dir / "anchors.lock"), self.aliases)
         times = run_times_file(cache_root, lab_cache) if lab_cache else None
         self.launch = configure_launch(config.repo_url, times, project_dir, self.engine.records)
+
+    def _languages(self, config: MkDocsConfig, project_dir: Path) -> None:
+        """Put each translation's pages in the navigation; read what the translations recorded (`i18n`).
+
+        Raises:
+            PluginError: If `translations.lock` cannot be read.
+        """
+        for language in LANGUAGES[1:]:
+            translated = translated_nav(config.nav or [], Path(config.docs_dir), language)
+            if translated and config.nav is not None:
+                config.nav.append({LANGUAGE_SECTION: translated})
+        teach_segmenter(term.zh for term in glossary())
+        self.staleness: dict[str, Staleness] = {}
+        self.untranslated_claims: dict[str, list[str]] = {}
+        try:
+            self.translations = read_translation_lock(project_dir / LOCK_FILE)
+        except InputError as error:
+            raise PluginError(str(error)) from None
+        self.nav: Navigation | None = None
 
     def _share_failures(self, session: ServeSession | None) -> None:
         """A session's build shows what failed in its background build; that build tells the session."""
@@ -301,6 +342,12 @@ class SiteBuild:
                 )
             if not file.src_uri.endswith(".md"):
                 continue
+            english = english_source(file.src_uri)
+            if english != file.src_uri:
+                # A translation shows its English page's blocks (`Engine.twin`): planned and run once, there.
+                if files.get_file_from_path(english) is not None:
+                    engine.twins[file.src_uri] = english
+                continue
             try:
                 blocks = scan_markdown(
                     (docs_dir / file.src_uri).read_text(encoding="utf-8"), file.src_uri, engine.project_dir
@@ -321,6 +368,7 @@ class SiteBuild:
                 raise PluginError(f"{uri}: {not_utf8(error)}") from None
             files.append(File.generated(config, uri, content=content))
         self.files = files
+        self._stale_translations(files, docs_dir)
         # "What changed" renders last: it compares with every citable page this build records.
         what_changed = files.get_file_from_path(WHAT_CHANGED_PAGE)
         if what_changed is not None:
@@ -387,6 +435,8 @@ class SiteBuild:
         serve session's background build made each floor wait behind its compile-heavy proofs.
         The navigation's order is the reader's; pages outside it follow, and "What changed" stays last.
         """
+        link_languages(nav)
+        self.nav = nav
         files = self._files()
         ordered = [page.file for page in nav.pages]
         what_changed = files.get_file_from_path(WHAT_CHANGED_PAGE)
@@ -509,35 +559,48 @@ class SiteBuild:
             PluginError: If a floor page has its own `# ` title.
         """
         engine = self.engine
+        language = language_of(page.file.src_uri)
+        claims = page.meta.get("claims") if language != DEFAULT else None
+        self.untranslated_claims[page.file.src_uri] = use(
+            language.code, claims if isinstance(claims, dict) else None
+        ).untranslated
         engine.begin_page(page.file.src_uri, page.url)
         if any(block.missing for block in engine.planned.get(page.file.src_uri, [])):
             markdown = without_missing_includes(markdown, page.file.src_uri, engine.project_dir)
         self.notebook_cache_before = self._cache_files() if self.serving else set()
         take_runs()  # a lab's run is the one recorded while its page renders
-        floor = floor_for_page(page.file.src_uri)
+        floor = floor_for_page(english_source(page.file.src_uri))
         if floor is not None and page.file.src_uri == floor.lab:
             # A lab that failed in the session's background build, as it is now, is not run again here.
             run_key = self._lab_run_key(page, config)
             defer_labs(runs_later(run_key, defer=self.defer, known_failures=engine.known_failures))
-        if floor is not None and page.file.src_uri == floor.page:
+        if language != DEFAULT:
+            markdown = self._translated_page(markdown, page, language)
+        if floor is not None and english_source(page.file.src_uri) == floor.page:
             if markdown.lstrip().startswith("# "):
                 raise PluginError(
                     f"docs/{floor.page}: floor pages take their title from the registry; remove the '# ' heading"
                 )
-            page.meta.setdefault("description", floor.summary)
+            page.meta.setdefault("description", floor.summary_in(language.code))
             # A floor outranks its lab (which repeats the floor's words in code) for the floor's own subject.
             page.meta.setdefault("search", {"boost": 4})
-            markdown = f"# {floor.heading}\n\n{markdown}"
-            if (Path(config.docs_dir) / floor.lab).is_file():
+            # The English heading's slug is the title's anchor in every language (a Chinese title's slug is not).
+            anchor = slugify(floor.heading, "-")
+            markdown = f"# {floor.heading_in(language.code)} {{ #{anchor} }}\n\n{markdown}"
+            if (Path(config.docs_dir) / language.prefix / floor.lab).is_file():
                 # "Check yourself" closes every floor page; its lab follows it there.
-                markdown += (
-                    f"\n\n**Lab {floor.number}.** Practise this floor on your own machine: "
-                    f"[Lab {floor.number} · {floor.title}](../{floor.lab}) — run, change and measure, "
-                    "with self-checks. Download it as a notebook from the lab's page.\n"
-                )
-        if floor is not None and page.file.src_uri == floor.lab:
+                lead = t("Lab {number}.", number=floor.number)
+                practise = t("Practise this floor on your own machine") + ("：" if language.code == "zh" else ": ")
+                rest = t("run, change and measure, with self-checks. Download it as a notebook from the lab's page.")
+                markdown += f"\n\n**{lead}** {practise}[{floor.lab_title_in(language.code)}](../{floor.lab}) — {rest}\n"
+        if floor is not None and english_source(page.file.src_uri) == floor.lab:
             page.meta.setdefault(
-                "description", f"Lab {floor.number}, {floor.title}: exercises that measure what the floor explains."
+                "description",
+                t(
+                    "Lab {number}, {title}: exercises that measure what the floor explains.",
+                    number=floor.number,
+                    title=floor.title_in(language.code),
+                ),
             )
         if not page.meta.get("description"):
             log.warning("docs/%s has no description: add 'description:' to its front matter", page.file.src_uri)
@@ -550,11 +613,44 @@ class SiteBuild:
                 BIBTEX_MARKER: lambda: cite_page_html(config.site_url or "/", name, int(name[:4])),
             },
         )
-        markdown = fill(markdown, page.file.src_uri, self.manifest, self.settings.edition)
-        return fill_markers(
+        markdown = fill(markdown, english_source(page.file.src_uri), self.manifest, self.settings.edition)
+        markdown = fill_markers(
+            markdown, {STALE_MARKER: lambda: stale_markdown(self.staleness, page.file.src_uri, self._files())}
+        )
+        markdown = fill_markers(
             markdown,
             {HANDOUTS_MARKER: lambda: cite_links_html(page.url) if self.settings.handouts else NO_HANDOUTS},
         )
+        if language != DEFAULT:
+            files = self._files()
+            markdown = untranslated_links(
+                markdown, page.file.src_uri, lambda src: files.get_file_from_path(src) is not None
+            )
+        return markdown
+
+    def _stale_translations(self, files: Files, docs_dir: Path) -> None:
+        """How each translated page (Markdown and labs) stands against its English page (before any page renders)."""
+        for file in files.documentation_pages():
+            english = english_source(file.src_uri)
+            if english == file.src_uri or not (docs_dir / english).is_file():
+                continue
+            source = page_text(english, (docs_dir / english).read_text(encoding="utf-8"))
+            self.staleness[file.src_uri] = staleness(sections(source), self.translations.get(file.src_uri, {}))
+
+    def _translated_page(self, markdown: str, page: Page, language: Language) -> str:
+        """A translated page's Markdown: its links to pages without a twin made English, its stale sections noted."""
+        files = self._files()
+        english_file = files.get_file_from_path(english_source(page.file.src_uri))
+        state = self.staleness.get(page.file.src_uri)
+        if english_file is None or state is None:
+            return markdown
+        href = get_relative_url(english_file.url, page.url)
+        note = template("stale_translation.html")
+
+        def render(link: str, _anchor: str) -> str:
+            return note.render(href=link)
+
+        return stale_notes(markdown, state, href, render) if not page.file.src_uri.endswith(".py") else markdown
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig) -> str:
         """Close the page's proof processes; stop the build if one of its proofs failed (except under serve).
@@ -566,7 +662,7 @@ class SiteBuild:
         engine.end_page()
         engine.unaccounted()
         html = engine.unshown(html)
-        floor = floor_for_page(page.file.src_uri)
+        floor = floor_for_page(english_source(page.file.src_uri))
         if floor is not None and page.file.src_uri == floor.lab:
             html = self._lab_page(html, page, config, floor)
             defer_labs(self.defer)
@@ -599,10 +695,21 @@ class SiteBuild:
     def on_page_context(self, context: dict[str, Any], page: Page, config: MkDocsConfig) -> dict[str, Any]:
         """Hand the gauge and the provenance to the `floors-header` partial; fill the build report page."""
         files = self._files()
+        language = language_of(page.file.src_uri)
+        use(language.code, page.meta.get("claims") if isinstance(page.meta.get("claims"), dict) else None)
 
         def url_of(src: str) -> str:
             file = files.get_file_from_path(src)
             return get_relative_url(file.url, page.url) if file else src
+
+        context["floors_language"] = language.code
+        if self.nav is not None:
+            context["floors_nav_items"] = nav_items(self.nav, language)
+        context["floors_alternates"] = [
+            {"code": other.code, "name": other.name, "href": url_of(twin_uri(page.file.src_uri, other))}
+            for other in LANGUAGES
+            if other != language and files.get_file_from_path(twin_uri(page.file.src_uri, other)) is not None
+        ]
 
         context.update(page_gauges(page.file.src_uri, url_of))
         context["floors_handout"] = handout_context(page.file.src_uri, page.url)
@@ -632,6 +739,7 @@ class SiteBuild:
     def on_template_context(self, context: dict[str, Any], template_name: str, config: MkDocsConfig) -> dict[str, Any]:
         """Give the 404 page the whole building's gauge, with links that work from any missing URL."""
         if template_name == "404.html":
+            use(DEFAULT.code)
             root = urlsplit(config.site_url or "/").path.rstrip("/")
             files = self._files()
 
@@ -700,6 +808,10 @@ class SiteBuild:
             self.manifest.write(Path(config.site_dir), self.settings.edition)
         except ValueError as error:
             raise PluginError(str(error)) from None
+        counts = split_search_index(Path(config.site_dir))
+        if counts:
+            log.info("search: %s", ", ".join(f"{n} sections in {code}" for code, n in counts.items()))
+        self._write_translation_report(Path(config.site_dir))
         versions = Path(config.site_dir, "versions.json")
         if not versions.exists():
             # Material's version selector asks for ../versions.json; outside a mike deployment there is one edition.
@@ -723,6 +835,23 @@ class SiteBuild:
         if self.session is not None:
             waiting = {page for page in self.session.pending if not self.plan.rebuilds(page)} | self.pending_pages
             self.session.end_build(waiting, Path(config.config_file_path), self.engine.project_dir)
+
+    def _write_translation_report(self, site_dir: Path) -> None:
+        """`translations.json`: each translated page's stale and untranslated sections, claims and twin blocks."""
+        pages: dict[str, dict[str, Any]] = {}
+        for page, state in sorted(self.staleness.items()):
+            pages[page] = {
+                "stale": list(state.stale),
+                "untranslated": list(state.untranslated),
+                "claims_untranslated": self.untranslated_claims.get(page, []),
+                "blocks_shown_from_english": len(self.engine.twin_shown.get(page, [])),
+            }
+        stale = sum(len(state.stale) for state in self.staleness.values())
+        if stale:
+            log.info("translations: %d stale sections (listed on the build report and What changed)", stale)
+        Path(site_dir, "translations.json").write_text(
+            json.dumps(pages, ensure_ascii=False, indent=1), encoding="utf-8"
+        )
 
     def _written_pages(self, config: MkDocsConfig) -> list[dict[str, str | None]]:
         """Every HTML page of the site (`verify` checks each is there): the documentation pages, the theme's 404.

@@ -211,7 +211,7 @@ def _with_tiers(
             output, differing = render(shown.block.output)
             claims = recorded_claims_html(shown.block.claims, shown.tier)
             contents[shown.tier] = (namespaced_ids(output, shown.tier), claims, differing)
-    number = next(n for n, b in enumerate(engine.planned[engine.page], start=1) if b.block_id == result.block_id)
+    number = next(n for n, b in enumerate(engine.planned[engine.source_page], start=1) if b.block_id == result.block_id)
     # This build's machine is the page's provenance line; only the other machines are named in their tabs.
     keep = None if lazy is None else functools.partial(lazy.keep, page_url(engine.page))
     return tier_tabs_html(TierTab(OWN_LABEL, *own), tiers, contents, number, keep)

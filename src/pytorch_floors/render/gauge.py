@@ -27,6 +27,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, Elevator, Floor, Stop, floor_for_page
+from pytorch_floors.i18n.languages import english_source, language_of, twin_uri
+from pytorch_floors.i18n.messages import current as current_language
+from pytorch_floors.i18n.messages import t
 from pytorch_floors.render.templates import template
 
 __all__ = ["GaugeKind", "page_gauges", "render_depth_bar", "render_elevator", "render_elevator_bar", "render_gauge"]
@@ -34,7 +37,6 @@ __all__ = ["GaugeKind", "page_gauges", "render_depth_bar", "render_elevator", "r
 GaugeKind = Literal["floor", "lab"]
 """What the gauge's stops are: the floor pages or their labs."""
 
-_NOUN: dict[GaugeKind, str] = {"floor": "Floor", "lab": "Lab"}
 
 _Position = Literal["passed", "current", "ahead", "none"]
 """A floor's place relative to the reader's; `none` on the whole building, where no floor is the reader's."""
@@ -99,21 +101,39 @@ def _positions(current: Floor | None) -> list[tuple[Floor, _Position]]:
 
 
 def _items(current: Floor | None, href_for: Callable[[Floor], str], kind: GaugeKind) -> list[_Item]:
-    noun = "" if kind == "floor" else "Lab "
+    noun = "" if kind == "floor" else t("Lab ")
     return [
         _Item(
             href=href_for(floor),
             mark=None if position == "none" else position,
             current=position == "current",
             number=f"{noun}{floor.number}",
-            title=floor.title,
+            title=floor.title_in(_language()),
         )
         for floor, position in _positions(current)
     ]
 
 
+def _language() -> str:
+    return current_language().code
+
+
+def _lower(text: str) -> str:
+    """A caption inside a longer label: lower case starts it in English; Chinese has no case."""
+    return text[:1].lower() + text[1:]
+
+
+def _name(floor: Floor, kind: GaugeKind) -> str:
+    """A floor's (or its lab's) number and title, as the gauge's up and down links name it."""
+    language = _language()
+    if kind == "lab":
+        return floor.lab_title_in(language)
+    return floor.heading_in(language)
+
+
 def _where(current: Floor, kind: GaugeKind) -> str:
-    return f"{_NOUN[kind]} {current.number} of {len(FLOORS)}"
+    message = "Floor {number} of {total}" if kind == "floor" else "Lab {number} of {total}"
+    return t(message, number=current.number, total=len(FLOORS))
 
 
 def render_gauge(
@@ -140,31 +160,34 @@ def render_gauge(
     Returns:
         The gauge's HTML, a single `<nav class="floors-gauge">` element.
     """
-    noun = _NOUN[kind]
+    language = _language()
     if current is not None:
-        label = f"Depth gauge: {_where(current, kind).lower()}, {current.title}"
+        label = t(
+            "Depth gauge: {where}, {title}", where=_lower(_where(current, kind)), title=current.title_in(language)
+        )
         caption = _where(current, kind)
     else:
-        label = f"Depth gauge: the {len(FLOORS)} floors, from your program to the chip"
-        caption = f"The {len(FLOORS)} floors"
+        label = t("Depth gauge: the {total} floors, from your program to the chip", total=len(FLOORS))
+        caption = t("The {total} floors", total=len(FLOORS))
     steps: list[_Step] = []
     if current is not None:
         index = current.number - 1
         if index > 0:
             above = FLOORS[index - 1]
-            text = f"Up: {noun} {above.number} · {above.title}"
+            text = t("Up: {name}", name=_name(above, kind))
             steps.append(_Step(href_for(above), "↑", text, rel="prev", css="floors-gauge__up"))
         elif map_href is not None:
-            steps.append(_Step(map_href, "↑", "Up to the map", rel="prev", css="floors-gauge__up"))
+            steps.append(_Step(map_href, "↑", t("Up to the map"), rel="prev", css="floors-gauge__up"))
         if index + 1 < len(FLOORS):
             below = FLOORS[index + 1]
-            text = f"Down: {noun} {below.number} · {below.title}"
+            text = t("Down: {name}", name=_name(below, kind))
             steps.append(_Step(href_for(below), "↓", text, rel="next", css="floors-gauge__down"))
     stop = COMPILER.stop_at(current) if current is not None and elevator_href is not None else None
     elevator = None
     if stop is not None and elevator_href is not None:
         elevator = _ElevatorLink(
-            href=f"{elevator_href}#{stop.section}", text=f"Express elevator: {stop.stage} {stop.work}"
+            href=f"{elevator_href}#{stop.section}",
+            text=t("Express elevator: {stage} {work}", stage=stop.stage, work=stop.work),
         )
     return template("gauge.html").render(
         kind=kind,
@@ -193,18 +216,20 @@ def render_depth_bar(current: Floor, href_for: Callable[[Floor], str], *, kind: 
     where = _where(current, kind)
     return template("gauge_depth_bar.html").render(
         kind=kind,
-        label=f"Depth: {where.lower()}",
+        label=t("Depth: {caption}", caption=_lower(where)),
         segments=[position for _, position in _positions(current)],
         where=where,
-        name=current.title,
+        name=current.title_in(_language()),
         items=_items(current, href_for, kind),
     )
 
 
 def _stops_caption(elevator: Elevator) -> str:
     numbers = [str(stop.floor) for stop in elevator.stops]
-    listed = ", ".join(numbers[:-1]) + f" and {numbers[-1]}" if len(numbers) > 1 else numbers[0]
-    return f"Stops at floors {listed} of {len(FLOORS)}"
+    listed = (
+        t("{first} and {last}", first=", ".join(numbers[:-1]), last=numbers[-1]) if len(numbers) > 1 else numbers[0]
+    )
+    return t("Stops at floors {listed} of {total}", listed=listed, total=len(FLOORS))
 
 
 def _elevator_items(
@@ -216,7 +241,14 @@ def _elevator_items(
         stage = None if stop is None else _StageLink(href=section_href(stop), stage=stop.stage, work=stop.work)
         mark = "skipped" if stop is None else "stop"
         items.append(
-            _Item(href_for(floor), mark, current=False, number=str(floor.number), title=floor.title, stage=stage)
+            _Item(
+                href_for(floor),
+                mark,
+                current=False,
+                number=str(floor.number),
+                title=floor.title_in(_language()),
+                stage=stage,
+            )
         )
     return items
 
@@ -235,7 +267,7 @@ def render_elevator(elevator: Elevator, href_for: Callable[[Floor], str], sectio
     caption = _stops_caption(elevator)
     return template("gauge.html").render(
         kind="elevator",
-        label=f"Depth gauge: {elevator.title}, {caption.lower()}",
+        label=t("Depth gauge: {title}, {caption}", title=elevator.title_in(_language()), caption=_lower(caption)),
         caption=caption,
         items=_elevator_items(elevator, href_for, section_href),
         steps=[],
@@ -259,7 +291,7 @@ def render_elevator_bar(
     caption = _stops_caption(elevator)
     return template("gauge_depth_bar.html").render(
         kind="elevator",
-        label=f"Depth: {caption.lower()}",
+        label=t("Depth: {caption}", caption=_lower(caption)),
         segments=["stop" if elevator.stop_at(floor) else "skipped" for floor in FLOORS],
         where=caption,
         name=None,
@@ -286,33 +318,39 @@ def page_gauges(src_uri: str, url_of: Callable[[str], str]) -> dict[str, str | N
         (Part 0's whole building); each `None` where the page has none.
     """
     gauges: dict[str, str | None] = dict.fromkeys(("floors_gauge", "floors_gauge_replaces", "floors_depth_bar"))
+    language = language_of(src_uri)
+
+    def url(src: str) -> str:  # the twin in the page's language
+        return url_of(twin_uri(src, language))
+
+    src_uri = english_source(src_uri)
     floor = floor_for_page(src_uri)
     if floor is not None:
         kind: GaugeKind = "floor" if src_uri == floor.page else "lab"
 
         def href(f: Floor) -> str:
-            return url_of(f.page if kind == "floor" else f.lab)
+            return url(f.page if kind == "floor" else f.lab)
 
-        elevator = url_of(COMPILER.page) if kind == "floor" else None
-        gauges["floors_gauge"] = render_gauge(floor, href, map_href=url_of(MAP_PAGE), kind=kind, elevator_href=elevator)
-        gauges["floors_gauge_replaces"] = "Floors" if kind == "floor" else "Labs"
+        elevator = url(COMPILER.page) if kind == "floor" else None
+        gauges["floors_gauge"] = render_gauge(floor, href, map_href=url(MAP_PAGE), kind=kind, elevator_href=elevator)
+        gauges["floors_gauge_replaces"] = t("Floors") if kind == "floor" else t("Labs")
         gauges["floors_depth_bar"] = render_depth_bar(floor, href, kind=kind)
     elif src_uri == COMPILER.page:
 
         def floor_href(f: Floor) -> str:
-            return url_of(f.page)
+            return url(f.page)
 
         def section(stop: Stop) -> str:
             return f"#{stop.section}"
 
         gauges["floors_gauge"] = render_elevator(COMPILER, floor_href, section)
-        gauges["floors_gauge_replaces"] = "Floors"
+        gauges["floors_gauge_replaces"] = t("Floors")
         gauges["floors_depth_bar"] = render_elevator_bar(COMPILER, floor_href, section)
     elif src_uri == MAP_PAGE:
         # Part 0 opens with the building, the gauge at full size: the sidebar points to it instead of
         # listing the floors a second time on the same screen.
-        gauges["floors_gauge"] = render_gauge(None, lambda f: url_of(f.page))
-        gauges["floors_gauge_replaces"] = "Floors"
+        gauges["floors_gauge"] = render_gauge(None, lambda f: url(f.page))
+        gauges["floors_gauge_replaces"] = t("Floors")
         gauges["floors_building"] = "#the-building"
-        gauges["floors_building_label"] = f"The {len(FLOORS)} floors: the building, on this page"
+        gauges["floors_building_label"] = t("The {total} floors: the building, on this page", total=len(FLOORS))
     return gauges

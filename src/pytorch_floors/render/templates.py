@@ -12,6 +12,8 @@ from pathlib import Path
 
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, Template
 
+from pytorch_floors.i18n.messages import claim_text, t
+
 __all__ = ["TEMPLATES", "environment", "template"]
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -32,7 +34,10 @@ def environment(overrides: Path | None = None) -> Environment:
     """
     own = FileSystemLoader(TEMPLATES)
     loader = own if overrides is None else ChoiceLoader([FileSystemLoader(overrides), own])
-    return Environment(loader=loader, autoescape=True, undefined=StrictUndefined)
+    env = Environment(loader=loader, autoescape=True, undefined=StrictUndefined)
+    # The page being rendered says its language (`i18n.messages.use`): templates write their words through `t`.
+    env.globals.update(t=t, claim_text=claim_text)
+    return env
 
 
 def template(name: str, overrides: Path | None = None) -> Template:

@@ -1,0 +1,159 @@
+"""Does a translated page keep its English twin's structure? What the build, the tests and translators ask.
+
+`python -m pytorch_floors.i18n.check docs/zh/floors/4-dispatcher.md` prints every problem of one
+translation: a heading (its id, level or place) that differs, a code block that is not the English one
+byte for byte, a link whose target changed, front matter `claims` that is not a map of statements to
+their Chinese, a ruled-out glossary word, or prose that is mostly not Chinese.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import yaml  # type: ignore[import-untyped]  # PyYAML ships no types; its stubs are not a dependency
+
+from pytorch_floors.errors import InputError
+from pytorch_floors.i18n.glossary import off_glossary
+from pytorch_floors.i18n.languages import english_source
+from pytorch_floors.i18n.sections import code_blocks, heading_ids, page_text
+
+__all__ = ["CHINESE_SHARE", "chinese_share", "front_matter", "link_targets", "problems"]
+
+CHINESE_SHARE = 0.5
+"""The least share of a translated page's prose letters that are Chinese characters (`chinese_share`)."""
+
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LATIN = re.compile(r"[A-Za-z]")
+_LINK = re.compile(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+_NOT_PROSE = re.compile(r"`[^`\n]*`|<[^>\n]+>|\]\([^)\n]*\)|\{[^}\n]*\}|https?://\S+")
+
+
+def front_matter(markdown: str) -> dict[str, Any]:
+    """The page's YAML front matter (empty when it has none).
+
+    Raises:
+        InputError: If the front matter is not a YAML map.
+    """
+    if not markdown.startswith("---\n"):
+        return {}
+    end = markdown.find("\n---\n", 4)
+    if end == -1:
+        return {}
+    data = yaml.safe_load(markdown[4:end]) or {}
+    if not isinstance(data, dict):
+        raise InputError("the front matter is not a YAML map")
+    return data
+
+
+def _prose(markdown: str) -> str:
+    text = markdown
+    for block in code_blocks(markdown):
+        text = text.replace(block, " ")
+    if text.startswith("---\n"):
+        end = text.find("\n---\n", 4)
+        text = text[end + 5 :] if end != -1 else text
+    return _NOT_PROSE.sub(" ", text)
+
+
+def chinese_share(markdown: str) -> float:
+    """Chinese characters as a share of the prose's letters (code, inline code, links' targets and tags left out).
+
+    A Chinese character counts once, a Latin letter a third (an English word averages about five
+    letters and carries what one or two Chinese characters do); 0 for a page without prose.
+    """
+    prose = _prose(markdown)
+    han = len(_HAN.findall(prose))
+    latin = len(_LATIN.findall(prose)) / 3
+    return han / (han + latin) if han + latin else 0.0
+
+
+def link_targets(markdown: str) -> Counter[str]:
+    """The targets of the page's Markdown links outside code, with how often each appears."""
+    text = markdown
+    for block in code_blocks(markdown):
+        text = text.replace(block, " ")
+    return Counter(_LINK.findall(text))
+
+
+def problems(src_uri: str, english: str, translated: str) -> list[str]:
+    """What keeps a translation from being its English page's twin.
+
+    Args:
+        src_uri: The translated page's source path, relative to `docs/` (`zh/labs/3-boundary.py`).
+        english: The English page's source.
+        translated: The translated page's source.
+
+    Returns:
+        One line per problem; empty when the translation keeps the page's structure.
+    """
+    found: list[str] = []
+    en_text, zh_text = page_text(src_uri, english), page_text(src_uri, translated)
+    en_ids, zh_ids = heading_ids(en_text), heading_ids(zh_text)
+    if en_ids != zh_ids:
+        missing = [f"#{a}" for _, a in en_ids if (_, a) not in zh_ids]
+        extra = [f"#{a}" for _, a in zh_ids if (_, a) not in en_ids]
+        found.append(
+            "headings differ from the English page's (ids, levels or order)"
+            + (f"; missing: {', '.join(missing)}" if missing else "")
+            + (f"; not in English: {', '.join(extra)}" if extra else "")
+        )
+    en_blocks, zh_blocks = code_blocks(en_text), code_blocks(zh_text)
+    if en_blocks != zh_blocks:
+        differing = next((i for i, (a, b) in enumerate(zip(en_blocks, zh_blocks, strict=False)) if a != b), None)
+        where = (
+            f"; the first that differs is block {differing + 1}: {en_blocks[differing].splitlines()[0]}"
+            if differing is not None
+            else ""
+        )
+        found.append(f"code blocks differ: {len(en_blocks)} in English, {len(zh_blocks)} here{where}")
+    if not src_uri.endswith(".py"):
+        lost = link_targets(english) - link_targets(translated)
+        if lost:
+            found.append(f"links missing or changed (targets stay as in English): {', '.join(sorted(lost))}")
+        try:
+            claims = front_matter(translated).get("claims", {})
+        except (InputError, yaml.YAMLError) as error:
+            found.append(f"front matter: {error}")
+            claims = {}
+        if not isinstance(claims, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in claims.items()
+        ):
+            found.append("front matter `claims` must map each English statement to its Chinese")
+    for term, word in off_glossary(translated):
+        found.append(f"uses {word!r} for {term.en!r}: the glossary's word is {term.zh!r}")
+    share = chinese_share(zh_text)
+    if share < CHINESE_SHARE:
+        found.append(f"the prose is mostly not Chinese ({share:.0%} Chinese characters, at least {CHINESE_SHARE:.0%})")
+    return found
+
+
+def main(argv: list[str]) -> int:
+    """Print each problem of each translated page named; exit 1 if any."""
+    status = 0
+    for name in argv:
+        path = Path(name)
+        docs = next((p for p in path.resolve().parents if p.name == "docs"), None)
+        if docs is None:
+            print(f"{name}: not under a docs/ folder")
+            return 2
+        src_uri = path.resolve().relative_to(docs).as_posix()
+        english = docs / english_source(src_uri)
+        if not english.is_file():
+            print(f"{name}: no English page at {english.relative_to(docs.parent)}")
+            status = 1
+            continue
+        found = problems(src_uri, english.read_text(encoding="utf-8"), path.read_text(encoding="utf-8"))
+        for line in found:
+            print(f"{name}: {line}")
+        if not found:
+            print(f"{name}: ok")
+        status = status or int(bool(found))
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,100 @@
+"""The interface's words in each language: the gauge, a proof's frame and claims, the language switch, notes.
+
+The plugin says which language the page being rendered is in (`use`); `t` then gives a message in it.
+Messages are keyed by their English text with `{name}` fields (`t("Floor {number} of {total}", number=3,
+total=8)`); the Chinese catalog (`ZH`, from `messages.zh.yml`) holds one entry per key, and a test fails on a
+key used without one. A page's claims come with the page: `use` takes its front matter's translations,
+and `claim_text` shows a statement in the page's language (the English one where the page has none,
+which the build counts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml  # type: ignore[import-untyped]  # PyYAML ships no types; its stubs are not a dependency
+
+from pytorch_floors.errors import InputError
+
+__all__ = ["ZH", "PageLanguage", "claim_text", "current", "t", "use"]
+
+
+@dataclass
+class PageLanguage:
+    """The language of the page being rendered, and its claims' translations.
+
+    Attributes:
+        code: `en` or `zh`.
+        claims: English statement → its translation, from the page's front matter.
+        untranslated: The statements the page showed without a translation (the build report lists them).
+    """
+
+    code: str = "en"
+    claims: Mapping[str, str] = field(default_factory=dict)
+    untranslated: list[str] = field(default_factory=list)
+
+
+def _catalog(path: Path) -> dict[str, str]:
+    """A language's messages: English message → its translation.
+
+    Raises:
+        InputError: If the file is not a map of strings to strings.
+    """
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
+        raise InputError(f"{path.name}: expected a map of English messages to their translations")
+    return data
+
+
+_CURRENT: ContextVar[PageLanguage | None] = ContextVar("floors_page_language", default=None)
+
+
+def use(code: str, claims: Mapping[str, str] | None = None) -> PageLanguage:
+    """Render what follows in a language (until the next call): the plugin calls it for each page.
+
+    Returns:
+        The page's language state (its `untranslated` fills while the page renders).
+    """
+    state = PageLanguage(code, dict(claims or {}))
+    _CURRENT.set(state)
+    return state
+
+
+def current() -> PageLanguage:
+    """The language of the page being rendered (English outside a page)."""
+    return _CURRENT.get() or PageLanguage()
+
+
+def t(message: str, **fields: Any) -> str:
+    """A message in the current page's language, its `{name}` fields filled.
+
+    Args:
+        message: The English message, the catalog's key.
+        **fields: Values for its fields.
+
+    Returns:
+        The message; the English one when the language has no catalog or the catalog lacks it.
+    """
+    text = ZH.get(message, message) if current().code == "zh" else message
+    return text.format(**fields) if fields else text
+
+
+def claim_text(statement: str) -> str:
+    """A claim's statement in the current page's language (English when the page does not translate it)."""
+    state = current()
+    if state.code == "en":
+        return statement
+    translated = state.claims.get(statement)
+    if translated is None:
+        if statement not in state.untranslated:
+            state.untranslated.append(statement)
+        return statement
+    return translated
+
+
+ZH: dict[str, str] = _catalog(Path(__file__).with_name("messages.zh.yml"))
+"""English message → Chinese (one entry per message the interface uses)."""

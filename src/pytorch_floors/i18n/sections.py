@@ -1,0 +1,159 @@
+"""A page's sections, by their explicit anchors: what a translation must keep, and what it translated.
+
+A section runs from a heading with an explicit id (`## Title { #id }` in Markdown, `<a id="id"></a>` in a
+lab's Markdown cell) to the next such heading. Its digest is what a translated section records: when
+the English section's digest differs from the one recorded, the translation predates the change.
+Text above the first heading is the section `TOP`. Fenced code is never read for headings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+import jupytext
+
+__all__ = [
+    "TOP",
+    "Section",
+    "code_blocks",
+    "digest",
+    "heading_anchor",
+    "heading_ids",
+    "lab_markdown",
+    "page_text",
+    "sections",
+]
+
+TOP = "top"
+"""The name of the text above a page's first heading (the page's opening)."""
+
+_MARKDOWN_ID = re.compile(r"^(#{1,6})\s.*\{[^}]*#([A-Za-z0-9_:.-]+)[^}]*\}\s*$")
+_LAB_ID = re.compile(r"^(#{1,6})\s.*<a id=\"([^\"]+)\"></a>\s*$")
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+
+
+@dataclass(frozen=True)
+class Section:
+    """One section of a page.
+
+    Attributes:
+        anchor: The heading's explicit id (`TOP` for the page's opening).
+        level: The heading's level (1 for `#`), 0 for the opening.
+        text: The section's source, its heading line first.
+    """
+
+    anchor: str
+    level: int
+    text: str
+
+    @property
+    def digest(self) -> str:
+        """A short digest of the section's source (`digest`)."""
+        return digest(self.text)
+
+
+def digest(text: str) -> str:
+    """Twelve hex digits of SHA-256 over the text, each line's trailing blanks and the outer blank lines dropped."""
+    normal = "\n".join(line.rstrip() for line in text.strip("\n").splitlines()).strip()
+    return hashlib.sha256(normal.encode("utf-8")).hexdigest()[:12]
+
+
+def lab_markdown(source: str) -> str:
+    """A percent-format lab's cells as one Markdown text: its Markdown cells as written, its code cells fenced.
+
+    Args:
+        source: The lab's `.py` source (jupytext's percent format).
+
+    Returns:
+        Markdown: what `sections`, `heading_ids` and `code_blocks` read for a lab.
+    """
+    notebook = jupytext.reads(source, fmt="py:percent")
+    parts = []
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            parts.append(cell.source)
+        else:
+            tags = cell.metadata.get("tags", [])
+            parts.append(f"```python tags={tags}\n{cell.source}\n```")
+    return "\n\n".join(parts) + "\n"
+
+
+def page_text(src_uri: str, source: str) -> str:
+    """A page's Markdown: the file itself, or a lab's cells (`lab_markdown`)."""
+    return lab_markdown(source) if src_uri.endswith(".py") else source
+
+
+def heading_anchor(line: str) -> str | None:
+    """The explicit id of a heading line (`## Title { #id }`, or a lab's `## Title <a id="id"></a>`), if it is one."""
+    heading = _MARKDOWN_ID.match(line) or _LAB_ID.match(line)
+    return heading.group(2) if heading else None
+
+
+def _body(markdown: str) -> str:
+    """The Markdown without its front matter."""
+    if markdown.startswith("---\n"):
+        end = markdown.find("\n---\n", 4)
+        if end != -1:
+            return markdown[end + 5 :]
+    return markdown
+
+
+def sections(markdown: str) -> list[Section]:
+    """The page's sections in order, the opening first if it has any text.
+
+    Args:
+        markdown: A page's Markdown (front matter is skipped).
+
+    Returns:
+        Its sections.
+    """
+    found: list[Section] = []
+    anchor, level = TOP, 0
+    lines: list[str] = []
+    fence = ""
+    for line in _body(markdown).splitlines():
+        opened = _FENCE.match(line)
+        if fence:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = ""
+        elif opened:
+            fence = opened.group(1)
+        else:
+            heading = _MARKDOWN_ID.match(line) or _LAB_ID.match(line)
+            if heading:
+                if anchor != TOP or "".join(lines).strip():
+                    found.append(Section(anchor, level, "\n".join(lines)))
+                anchor, level, lines = heading.group(2), len(heading.group(1)), []
+        lines.append(line)
+    if anchor != TOP or "".join(lines).strip():
+        found.append(Section(anchor, level, "\n".join(lines)))
+    return found
+
+
+def heading_ids(markdown: str) -> list[tuple[int, str]]:
+    """Each heading's level and explicit id, in order (the opening left out)."""
+    return [(s.level, s.anchor) for s in sections(markdown) if s.anchor != TOP]
+
+
+def code_blocks(markdown: str) -> list[str]:
+    """Every fenced block of the page, its fence lines included, in order (front matter skipped)."""
+    blocks: list[str] = []
+    fence = ""
+    current: list[str] = []
+    for line in _body(markdown).splitlines():
+        opened = _FENCE.match(line)
+        if fence:
+            current.append(line)
+            if (
+                opened
+                and opened.group(1)[0] == fence[0]
+                and len(opened.group(1)) >= len(fence)
+                and not line.strip()[len(opened.group(1)) :].strip()
+            ):
+                blocks.append("\n".join(current))
+                fence, current = "", []
+        elif opened:
+            fence, current = opened.group(1), [line]
+    return blocks

@@ -1,0 +1,126 @@
+"""What a translated page says of itself, and which of its sections are stale.
+
+A translation records, per section, the digest of the English section it translated, in
+`translations.lock` at the project's root (`python -m pytorch_floors translations stamp` writes it after
+a translator has brought a page up to date). A Chinese page's claims are its front matter's `claims`:
+each English statement a proof prints, with its Chinese.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml  # type: ignore[import-untyped]  # PyYAML ships no types; its stubs are not a dependency
+
+from pytorch_floors.errors import InputError
+from pytorch_floors.i18n.languages import LANGUAGES, english_source
+from pytorch_floors.i18n.sections import Section, page_text, sections
+
+__all__ = ["LOCK_FILE", "Staleness", "main", "read_lock", "staleness", "stamp", "write_lock"]
+
+LOCK_FILE = "translations.lock"
+"""What each translated section translated: page → section anchor → the English section's digest."""
+
+
+@dataclass(frozen=True)
+class Staleness:
+    """How a translated page stands against its English page now.
+
+    Attributes:
+        stale: Anchors of sections translated from an English section that has changed since.
+        untranslated: Anchors of English sections the translation has never recorded (new ones).
+    """
+
+    stale: tuple[str, ...]
+    untranslated: tuple[str, ...]
+
+
+def read_lock(path: Path) -> dict[str, dict[str, str]]:
+    """The lock's records (empty when the file does not exist).
+
+    Raises:
+        InputError: If the file is not a map of pages to maps of anchors to digests.
+    """
+    if not path.is_file():
+        return {}
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    if not isinstance(data, dict) or not all(
+        isinstance(page, str) and isinstance(found, dict) and all(isinstance(v, str) for v in found.values())
+        for page, found in data.items()
+    ):
+        raise InputError(f"{path.name}: expected a map of pages to maps of section anchors to digests")
+    return {page: {str(anchor): digest for anchor, digest in found.items()} for page, found in data.items()}
+
+
+def write_lock(path: Path, records: Mapping[str, Mapping[str, str]]) -> None:
+    """Write the lock, pages and their sections in a stable order."""
+    header = (
+        "# What each translated section translated: the digest of the English section (pytorch_floors.i18n).\n"
+        "# Written by `python -m pytorch_floors translations stamp PAGE` once a translation is up to date.\n"
+    )
+    body = yaml.safe_dump({page: dict(records[page]) for page in sorted(records)}, allow_unicode=True, sort_keys=False)
+    path.write_text(header + body, encoding="utf-8")
+
+
+def staleness(english: list[Section], recorded: Mapping[str, str]) -> Staleness:
+    """Compare an English page's sections with what its translation recorded.
+
+    Args:
+        english: The English page's sections now (`sections.sections`).
+        recorded: The translation's record, anchor → digest.
+
+    Returns:
+        The stale and the never-translated sections, in the English page's order.
+    """
+    stale = tuple(s.anchor for s in english if s.anchor in recorded and recorded[s.anchor] != s.digest)
+    new = tuple(s.anchor for s in english if s.anchor not in recorded)
+    return Staleness(stale, new)
+
+
+def stamp(english_markdown: str) -> dict[str, str]:
+    """The record a translation of this English page, up to date, makes: anchor → digest."""
+    return {section.anchor: section.digest for section in sections(english_markdown)}
+
+
+def translated_pages(docs_dir: Path) -> list[str]:
+    """Every translated page's source path (relative to `docs/`), in order."""
+    found = []
+    for language in LANGUAGES[1:]:
+        folder = docs_dir / language.folder
+        found += [p.relative_to(docs_dir).as_posix() for p in folder.rglob("*") if p.suffix in {".md", ".py"}]
+    return sorted(found)
+
+
+def main(argv: list[str]) -> int:
+    """`translations check` prints each translated page's problems; `translations stamp` records what they translate."""
+    from pytorch_floors.i18n.check import problems  # noqa: PLC0415  (check imports this module's neighbours)
+
+    parser = argparse.ArgumentParser(prog="python -m pytorch_floors translations", description=main.__doc__)
+    parser.add_argument("action", choices=["check", "stamp"])
+    parser.add_argument("pages", nargs="*", help="translated pages, relative to docs/ (default: every one)")
+    parser.add_argument("--project", type=Path, default=Path.cwd(), help="the project's folder")
+    args = parser.parse_args(argv)
+    docs = args.project / "docs"
+    pages = args.pages or translated_pages(docs)
+    if args.action == "check":
+        status = 0
+        for page in pages:
+            english = docs / english_source(page)
+            found = problems(page, english.read_text(encoding="utf-8"), (docs / page).read_text(encoding="utf-8"))
+            for line in found:
+                print(f"docs/{page}: {line}", file=sys.stderr)
+            status = status or int(bool(found))
+        print(f"translations: {len(pages)} pages checked", file=sys.stdout if not status else sys.stderr)
+        return status
+    lock = args.project / LOCK_FILE
+    records = read_lock(lock)
+    for page in pages:
+        english = english_source(page)
+        records[page] = stamp(page_text(english, (docs / english).read_text(encoding="utf-8")))
+    write_lock(lock, records)
+    print(f"translations: recorded what {len(pages)} pages translate in {LOCK_FILE}")
+    return 0

@@ -1,0 +1,219 @@
+"""The plugin's side of the Chinese edition: its navigation, its pages' notes and links, its search index.
+
+Each language's pages are in one build (`i18n`): one engine run, one cache, one report. The Chinese pages
+sit in the navigation as one section the theme's `nav.html` shows alone on a Chinese page (and hides on an
+English one); each language's pages link to their own language's next and previous page; Material's search
+index is split into one per language after it is written.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from mkdocs.structure.files import Files
+from mkdocs.structure.nav import Navigation, Section
+
+from pytorch_floors.floors import COMPILER, FLOORS, MAP_TITLE, MAP_TITLE_ZH
+from pytorch_floors.i18n.languages import DEFAULT, LANGUAGES, Language, english_source, language_of
+from pytorch_floors.i18n.messages import ZH, t
+from pytorch_floors.i18n.sections import TOP, heading_anchor
+from pytorch_floors.i18n.translation import Staleness
+
+__all__ = [
+    "CHINESE_SEPARATOR",
+    "LANGUAGE_SECTION",
+    "STALE_MARKER",
+    "link_languages",
+    "nav_items",
+    "split_search_index",
+    "stale_markdown",
+    "stale_notes",
+    "translated_nav",
+    "untranslated_links",
+]
+
+LANGUAGE_SECTION = "中文"
+"""The navigation section holding the Chinese pages (the theme shows it alone on a Chinese page)."""
+
+CHINESE_SEPARATOR = r"[\s\u200b\u3000\-、。，．？！；：（）“”]+"
+"""Where the Chinese index splits words: Material's segmenter marks jieba's words with zero-width spaces."""
+
+_TITLES = {MAP_TITLE: MAP_TITLE_ZH, COMPILER.title: COMPILER.title_zh}
+
+STALE_MARKER = "<!-- floors:stale-translations -->"
+"""Where What changed and the build report list the translated sections that are behind the English."""
+
+
+def _title_zh(title: str, path: str) -> str:
+    for floor in FLOORS:
+        if path == floor.page:
+            return f"{floor.number} · {floor.title_zh}"
+        if path == floor.lab:
+            return floor.lab_title_in("zh")
+    return _TITLES.get(title) or ZH.get(title, title)
+
+
+def translated_nav(nav: Sequence[Any], docs_dir: Path, language: Language) -> list[Any]:
+    """The navigation of a language's pages: the English navigation's entries that have a twin, titles translated.
+
+    Args:
+        nav: The English navigation (`mkdocs.yml`'s, its floors and labs filled).
+        docs_dir: The `docs/` folder.
+        language: The language.
+
+    Returns:
+        The language's navigation, as `mkdocs.yml` would write it.
+    """
+    found: list[Any] = []
+    for entry in nav:
+        if isinstance(entry, str):
+            if (docs_dir / language.prefix / entry).is_file():
+                found.append(language.prefix + entry)
+            continue
+        if not isinstance(entry, dict):
+            continue
+        for title, value in entry.items():
+            if isinstance(value, str) and (docs_dir / language.prefix / value).is_file():
+                found.append({_title_zh(title, value): language.prefix + value})
+            elif isinstance(value, list):
+                inner = translated_nav(value, docs_dir, language)
+                if inner:
+                    found.append({_title_zh(title, ""): inner})
+    return found
+
+
+def nav_items(nav: Navigation, language: Language) -> list[Any]:
+    """The top of the navigation a page in `language` shows: its language's section's items, or all but it."""
+    if language == DEFAULT:
+        return [item for item in nav.items if not (isinstance(item, Section) and item.title == LANGUAGE_SECTION)]
+    for item in nav.items:
+        if isinstance(item, Section) and item.title == LANGUAGE_SECTION:
+            return list(item.children)
+    return list(nav.items)
+
+
+def link_languages(nav: Navigation) -> None:
+    """Link each page's previous and next page within its own language (Material's footer follows them)."""
+    for language in LANGUAGES:
+        pages = [page for page in nav.pages if language_of(page.file.src_uri) == language]
+        for before, after in zip([None, *pages], [*pages, None], strict=False):
+            if before is not None:
+                before.next_page = after
+            if after is not None:
+                after.previous_page = before
+
+
+_LINK = re.compile(r"(\]\()([^)\s#]+\.(?:md|py))((?:#[^)\s]*)?\))")
+
+
+def untranslated_links(markdown: str, src_uri: str, exists: Callable[[str], bool]) -> str:
+    """A translated page's links to pages that have no twin, pointed at the English page instead.
+
+    A translation keeps its links' targets (`i18n.check`): they resolve to the twins beside it, except
+    where no twin exists (the API reference, written from the package's English docstrings).
+    """
+    folder = posixpath.dirname(src_uri)
+
+    def point(match: re.Match[str]) -> str:
+        target = match.group(2)
+        if "://" in target or target.startswith("/"):
+            return match.group(0)
+        resolved = posixpath.normpath(posixpath.join(folder, target))
+        if exists(resolved):
+            return match.group(0)
+        english = english_source(resolved)
+        if english == resolved or not exists(english):
+            return match.group(0)
+        relative = posixpath.relpath(english, folder or ".")
+        return f"{match.group(1)}{relative}{match.group(3)}"
+
+    return _LINK.sub(point, markdown)
+
+
+def stale_notes(markdown: str, state: Staleness, english_href: str, note: Callable[[str, str], str]) -> str:
+    """A translated page with a note under the heading of each section its English page changed since.
+
+    Args:
+        markdown: The translated page's Markdown.
+        state: Which sections are stale (`i18n.translation.staleness`).
+        english_href: The English page's URL relative to this page.
+        note: Renders the note from the English section's link and the section's anchor.
+
+    Returns:
+        The Markdown with the notes.
+    """
+    lines = markdown.splitlines()
+    stale = set(state.stale)
+    out = []
+    for line in lines:
+        out.append(line)
+        anchor = heading_anchor(line)
+        if anchor is not None and anchor in stale:
+            out.extend(["", note(f"{english_href}#{anchor}", anchor), ""])
+    if TOP in stale:
+        out = [note(english_href, TOP), "", *out]
+    return "\n".join(out) + "\n"
+
+
+def split_search_index(site_dir: Path) -> dict[str, int]:
+    """Give each language its own search index: `search/search_index.json` English, `zh/…` Chinese.
+
+    Material writes one index of every page; a reader's search then offered the other language's
+    sections too. The index is split by the pages' URLs; the Chinese one splits words where the
+    segmenter marked them (`CHINESE_SEPARATOR`).
+
+    Returns:
+        How many sections each language's index holds.
+    """
+    path = site_dir / "search" / "search_index.json"
+    if not path.is_file():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    counts = {}
+    for language in LANGUAGES:
+        docs = [doc for doc in data["docs"] if language_of(doc["location"]) == language]
+        config = dict(data["config"])
+        if language != DEFAULT:
+            config["separator"] = CHINESE_SEPARATOR
+        target = site_dir / language.prefix / "search" / "search_index.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps({"config": config, "docs": docs}, separators=(",", ":")), encoding="utf-8")
+        counts[language.code] = len(docs)
+    return counts
+
+
+def stale_markdown(states: Mapping[str, Staleness], src_uri: str, files: Files) -> str:
+    """The list of translated sections behind the English, as a section of What changed or the build report.
+
+    Args:
+        states: Each translated page's standing (`i18n.translation.staleness`).
+        src_uri: The page the list goes on (its links are relative to it).
+        files: The build's files, for the sections' pages' titles.
+
+    Returns:
+        Markdown: a heading with the count, then one link per stale section (or a line saying there is none).
+    """
+    folder = posixpath.dirname(src_uri)
+    stale = [(page, anchor) for page, state in sorted(states.items()) for anchor in state.stale]
+    lines = [t("## Translations behind the English ({count})", count=len(stale)) + " { #stale-translations }", ""]
+    if not stale:
+        return "\n".join([*lines, t("Every Chinese section translates its English section as it is now."), ""])
+    lines += [
+        t(
+            "These Chinese sections were translated before their English section last changed; each says so "
+            "where it stands and links the English."
+        ),
+        "",
+    ]
+    for page, anchor in stale:
+        file = files.get_file_from_path(page)
+        title = file.page.title if file is not None and file.page is not None and file.page.title else page
+        target = posixpath.relpath(page, folder or ".")
+        fragment = "" if anchor == TOP else f"#{anchor}"
+        lines.append(f"- [{title} › {anchor}]({target}{fragment})")
+    return "\n".join([*lines, ""])

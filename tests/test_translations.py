@@ -1,0 +1,251 @@
+"""The Chinese edition: every page has its twin, keeps its structure and terms, and says when it is stale.
+
+The fast tests read `docs/` and the package; those taking `built_site` read the site the run built once.
+No list of pages is typed here: the English pages found in `docs/` are the pages a translation must have.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import Build
+from pytorch_floors.editions.what_changed import what_changed_markdown
+from pytorch_floors.i18n.check import CHINESE_SHARE, chinese_share, problems
+from pytorch_floors.i18n.glossary import glossary, off_glossary
+from pytorch_floors.i18n.languages import LANGUAGES, english_source, language_of, twin_uri
+from pytorch_floors.i18n.messages import ZH, claim_text, t, use
+from pytorch_floors.i18n.sections import sections
+from pytorch_floors.i18n.translation import staleness, stamp
+from pytorch_floors.plugin.languages import split_search_index, untranslated_links
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+CHINESE = LANGUAGES[1]
+# The API reference is written by mkdocstrings from the package's English docstrings: it has no twin, and a
+# translated page's link to it goes to the English page (`untranslated_links`).
+NOT_TRANSLATED = ("reference/",)
+
+
+def english_pages() -> list[str]:
+    pages = [p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")]
+    pages += [p.relative_to(DOCS).as_posix() for p in (DOCS / "labs").glob("*.py")]
+    return sorted(page for page in pages if language_of(page) == LANGUAGES[0] and not page.startswith(NOT_TRANSLATED))
+
+
+def translated_pages() -> list[str]:
+    return sorted(p.relative_to(DOCS).as_posix() for p in (DOCS / CHINESE.folder).rglob("*") if p.is_file())
+
+
+def test_every_english_page_has_a_chinese_twin() -> None:
+    missing = [page for page in english_pages() if not (DOCS / twin_uri(page, CHINESE)).is_file()]
+    assert english_pages() and not missing, f"pages without a Chinese twin under docs/zh/: {missing}"
+
+
+def test_every_chinese_page_translates_an_english_one() -> None:
+    orphans = [page for page in translated_pages() if not (DOCS / english_source(page)).is_file()]
+    assert not orphans
+
+
+@pytest.mark.parametrize("page", translated_pages())
+def test_each_translation_keeps_its_pages_headings_code_links_and_terms(page: str) -> None:
+    english = (DOCS / english_source(page)).read_text(encoding="utf-8")
+    assert problems(page, english, (DOCS / page).read_text(encoding="utf-8")) == []
+
+
+ENGLISH = """## One { #one }
+
+Text with a [link](other.md#x).
+
+```python exec="1" id="a"
+print(1)
+```
+
+## Two { #two }
+
+More text.
+"""
+CHINESE_TEXT = """## 第一节 { #one }
+
+正文，带一个[链接](other.md#x)。这里的中文足够多，所以它是一页中文。
+
+```python exec="1" id="a"
+print(1)
+```
+
+## 第二节 { #two }
+
+更多正文。
+"""
+
+
+def test_a_faithful_translation_has_no_problems() -> None:
+    assert problems("zh/x.md", ENGLISH, CHINESE_TEXT) == []
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (("{ #two }", "{ #deux }"), "headings differ"),
+        (("## 第二节 { #two }\n", ""), "headings differ"),
+        (("print(1)", "print(2)"), "code blocks differ"),
+        (("other.md#x", "other.md#y"), "links missing or changed"),
+        (("更多正文。", "更多正文，由分发器处理。"), "glossary's word is '调度器'"),
+    ],
+)
+def test_problems_name_what_breaks_a_twin(change: tuple[str, str], expected: str) -> None:
+    found = problems("zh/x.md", ENGLISH, CHINESE_TEXT.replace(*change))
+    assert any(expected in line for line in found), found
+
+
+def test_a_page_left_in_english_under_chinese_headings_is_mostly_not_chinese() -> None:
+    left = ENGLISH.replace("## One", "## 第一节").replace("## Two", "## 第二节")
+    assert any("mostly not Chinese" in line for line in problems("zh/x.md", ENGLISH, left))
+
+
+def test_chinese_share_counts_prose_not_code() -> None:
+    code = "```python\n" + "x = torch.randn(3)\n" * 50 + "```\n"
+    assert chinese_share("这是中文。\n\n" + code) == 1.0
+    assert chinese_share("This is English prose, all of it.") < CHINESE_SHARE
+
+
+def test_the_glossary_chooses_one_word_per_term_and_rules_out_its_rivals() -> None:
+    terms = glossary()
+    assert len({term.en for term in terms}) == len(terms)
+    assert len({term.zh for term in terms}) == len(terms)
+    dispatcher = next(term for term in terms if term.en == "dispatcher")
+    assert [word for _, word in off_glossary("分发器把调用送到内核")] == [dispatcher.avoid[0]]
+
+
+def test_a_changed_english_section_makes_its_translation_stale_and_a_new_one_untranslated() -> None:
+    recorded = stamp(ENGLISH)
+    assert staleness(sections(ENGLISH), recorded).stale == ()
+    changed = ENGLISH.replace("More text.", "Other text.") + "\n## Three { #three }\n\nNew.\n"
+    state = staleness(sections(changed), recorded)
+    assert state.stale == ("two",)
+    assert state.untranslated == ("three",)
+
+
+def _messages_in_python(source: str) -> set[str]:
+    """The first argument of every `t(...)` call whose message is a literal (implicit concatenation joined)."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "t" and node.args:
+            first = node.args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                found.add(first.value)
+    return found
+
+
+def test_every_message_the_interface_uses_has_its_chinese() -> None:
+    used: set[str] = set()
+    for path in [*(ROOT / "src" / "pytorch_floors").rglob("*"), *(ROOT / "overrides").rglob("*")]:
+        if path.suffix == ".py":
+            used |= _messages_in_python(path.read_text(encoding="utf-8"))
+        elif path.suffix in {".html", ".md"}:
+            text = path.read_text(encoding="utf-8")
+            call = r"(?:(?<![.\w])t|floors_t)\(\s*"  # ours; Material's own are `lang.t(...)`
+            used |= set(re.findall(call + r"\"((?:[^\"\\]|\\.)+)\"", text))
+            used |= {m.replace("\\'", "'") for m in re.findall(call + r"'((?:[^'\\]|\\.)+)'", text)}
+    assert used, "no message found: the scan no longer matches how messages are written"
+    assert sorted(used - set(ZH)) == []
+
+
+def test_the_what_changed_page_without_an_earlier_edition_is_chinese_on_a_chinese_page() -> None:
+    use("zh")
+    try:
+        assert what_changed_markdown(None, {}).startswith("# 更新记录 { #what-changed }")
+    finally:
+        use("en")
+    assert what_changed_markdown(None, {}).startswith("# What changed { #what-changed }")
+
+
+def test_a_claim_shows_in_the_pages_language_and_an_untranslated_one_is_counted() -> None:
+    state = use("zh", {"a view costs nothing": "视图不花费任何代价"})
+    try:
+        assert claim_text("a view costs nothing") == "视图不花费任何代价"
+        assert claim_text("a copy costs bytes") == "a copy costs bytes"
+        assert state.untranslated == ["a copy costs bytes"]
+        assert t("Held:") == ZH["Held:"]
+    finally:
+        use("en")
+    assert t("Held:") == "Held:"
+
+
+def test_a_translated_pages_link_to_a_page_without_twin_goes_to_the_english_page() -> None:
+    exists = {"zh/floors/2-python.md", "floors/2-python.md", "reference/plot.md"}.__contains__
+    markdown = "[a](2-python.md#x) [b](../reference/plot.md#y) [c](https://example.org/a.md)"
+    assert untranslated_links(markdown, "zh/floors/1-program.md", exists) == (
+        "[a](2-python.md#x) [b](../../reference/plot.md#y) [c](https://example.org/a.md)"
+    )
+
+
+def test_each_language_gets_its_own_search_index(tmp_path: Path) -> None:
+    index = tmp_path / "search" / "search_index.json"
+    index.parent.mkdir()
+    docs = [{"location": "floors/1-program/", "title": "x", "text": ""}, {"location": "zh/", "title": "地图"}]
+    index.write_text(json.dumps({"config": {"separator": "[\\s]+"}, "docs": docs}), encoding="utf-8")
+    assert split_search_index(tmp_path) == {"en": 1, "zh": 1}
+    english = json.loads(index.read_text(encoding="utf-8"))
+    chinese = json.loads((tmp_path / "zh" / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert [d["location"] for d in english["docs"]] == ["floors/1-program/"]
+    assert [d["location"] for d in chinese["docs"]] == ["zh/"]
+    assert "\\u200b" in chinese["config"]["separator"]
+
+
+# --- the built site ---
+
+_ID = re.compile(r'<h[1-6][^>]* id="([^"]+)"')
+_LAB_ID = re.compile(r'<a id="([^"]+)"></a>')
+
+
+def test_every_built_page_has_its_twin_with_the_same_section_anchors(built_site: Build) -> None:
+    site = built_site.site
+    checked = 0
+    for page in english_pages():
+        english = site / Path(page).with_suffix("") / "index.html" if page != "index.md" else site / "index.html"
+        if page.endswith("index.md") and page != "index.md":
+            english = site / Path(page).parent / "index.html"
+        twin = site / CHINESE.folder / english.relative_to(site)
+        assert twin.is_file(), f"no Chinese twin built for {page}"
+        # A lab's sections are its `<a id>` anchors (nbconvert gives its headings slugs of their words).
+        pattern = _LAB_ID if page.endswith(".py") else _ID
+        ids = pattern.findall(english.read_text(encoding="utf-8"))
+        assert ids and ids == pattern.findall(twin.read_text(encoding="utf-8")), page
+        checked += 1
+    assert checked == len(english_pages())
+
+
+def test_a_chinese_page_is_chinese_and_switches_to_its_english_twin(built_site: Build) -> None:
+    html = built_site.page("zh/floors/4-dispatcher")
+    assert '<html lang="zh"' in html
+    assert 'hreflang="en"' in html and 'data-floors-language="en"' in html
+    english = built_site.page("floors/4-dispatcher")
+    assert 'data-floors-language="zh"' in english and '<html lang="en"' in english
+
+
+def test_each_block_runs_once_for_both_languages(built_site: Build) -> None:
+    report = json.loads((built_site.site / "build-report.json").read_text(encoding="utf-8"))
+    assert report["blocks"] and not [b for b in report["blocks"] if b["page"].startswith(CHINESE.prefix)]
+    translations = json.loads((built_site.site / "translations.json").read_text(encoding="utf-8"))
+    planned: dict[str, int] = {}
+    for block in report["blocks"]:
+        if block["block_id"] != "notebook":
+            planned[block["page"]] = planned.get(block["page"], 0) + 1
+    for page, count in planned.items():
+        assert translations[twin_uri(page, CHINESE)]["blocks_shown_from_english"] == count, page
+
+
+def test_each_search_index_holds_its_language_and_chinese_terms_are_words(built_site: Build) -> None:
+    site = built_site.site
+    english = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    chinese = json.loads((site / "zh" / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert english["docs"] and all(language_of(d["location"]) == LANGUAGES[0] for d in english["docs"])
+    assert chinese["docs"] and all(language_of(d["location"]) == CHINESE for d in chinese["docs"])
+    words = {word for doc in chinese["docs"] for word in re.split(chinese["config"]["separator"], doc["text"])}
+    for term in ("调度器", "自动求导", "步长"):
+        assert term in words, f"{term} is not one word of the Chinese index"
