@@ -95,10 +95,14 @@ pdf: setup browser
 	$(BIN)/python -m pytorch_floors handouts --site site
 
 ## browser: make sure Debian's chromium is there for the browser tests (never a downloaded one); FLOORS_CHROMIUM names another
+## It also needs a font with Chinese glyphs for the Chinese pages and handouts (Debian's fonts-noto-cjk where fontconfig has none).
 browser:
 	@test -n "$$FLOORS_CHROMIUM" || command -v chromium >/dev/null || { \
 	  echo "installing Debian's chromium for the browser tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	@if command -v fc-list >/dev/null && [ -z "$$(fc-list :lang=zh family)" ]; then \
+	  echo "installing Debian's fonts-noto-cjk: the Chinese pages and handouts print with a CJK font"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null; fi
 
 ## anchors: build, then append the site's new section anchors to anchors.lock (never removes one)
 anchors: build

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html as html_text
 import json
 import os
 import re
@@ -239,7 +240,7 @@ def test_a_recorded_outputs_lines_that_differ_from_this_builds_are_counted(recor
     block = recording.blocks[-1]
     changed = replace(block, output=f"first line\n{block.output.rstrip()}\nlast line")
     html, _ = render(root, (replace(recording, blocks=(*recording.blocks[:-1], changed)),))
-    assert "2 lines of this output differ from this build's: marked." in html
+    assert "2 lines of this output differ from this build's: marked." in html_text.unescape(html)
 
 
 def test_differing_lines_are_counted_in_the_recorded_output() -> None:

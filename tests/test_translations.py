@@ -19,7 +19,7 @@ from pytorch_floors.i18n.check import CHINESE_SHARE, chinese_share, problems
 from pytorch_floors.i18n.glossary import glossary, off_glossary
 from pytorch_floors.i18n.languages import LANGUAGES, english_source, language_of, twin_uri
 from pytorch_floors.i18n.messages import ZH, claim_text, t, use
-from pytorch_floors.i18n.sections import sections
+from pytorch_floors.i18n.sections import join_chinese_lines, sections
 from pytorch_floors.i18n.translation import staleness, stamp
 from pytorch_floors.plugin.languages import split_search_index, untranslated_links
 
@@ -105,6 +105,13 @@ def test_problems_name_what_breaks_a_twin(change: tuple[str, str], expected: str
 def test_a_page_left_in_english_under_chinese_headings_is_mostly_not_chinese() -> None:
     left = ENGLISH.replace("## One", "## 第一节").replace("## Two", "## 第二节")
     assert any("mostly not Chinese" in line for line in problems("zh/x.md", ENGLISH, left))
+
+
+def test_a_line_break_between_chinese_characters_goes_and_one_beside_latin_or_in_code_stays() -> None:
+    markdown = "交给自动求导、\n交给 autocast\n或者交给\n- 列表项\n\n```text\n代码\n保持\n```\n甲\n乙\n"
+    assert join_chinese_lines(markdown) == (
+        "交给自动求导、交给 autocast\n或者交给\n- 列表项\n\n```text\n代码\n保持\n```\n甲乙\n"
+    )
 
 
 def test_chinese_share_counts_prose_not_code() -> None:

@@ -5,11 +5,13 @@
 // elsewhere closes the menu and gives the focus back to the control.
 // Delegated on the document, so it keeps working after Material's instant navigation.
 (() => {
-  const CHOICES = [
-    ["floorsCopy", "Copy link"],
-    ["floorsCitation", "Copy citation"],
-    ["floorsBibtex", "Copy BibTeX"],
-  ];
+  // The menu speaks the page's language (a Chinese page's <html lang> is "zh"): its words, and what was copied.
+  const CHINESE = document.documentElement.lang === "zh";
+  const CHOICES = CHINESE
+    ? [["floorsCopy", "复制链接", "链接"], ["floorsCitation", "复制引用", "引用"], ["floorsBibtex", "复制 BibTeX", "BibTeX"]]
+    : [["floorsCopy", "Copy link", "link"], ["floorsCitation", "Copy citation", "citation"], ["floorsBibtex", "Copy BibTeX", "BibTeX"]];
+  const COPIED = CHINESE ? (what) => `已复制${what}。` : (what) => `Copied the ${what}.`;
+  const REFUSED = CHINESE ? "复制失败：浏览器拒绝访问剪贴板。" : "Copy failed: your browser refused the clipboard.";
   let open = null; // { control, menu }
 
   async function copy(text) {
@@ -42,7 +44,7 @@
       status.setAttribute("role", "status");
       document.body.append(status);
     }
-    status.textContent = copied ? `Copied the ${what}.` : `Copy failed: your browser refused the clipboard.`;
+    status.textContent = copied ? COPIED(what) : REFUSED;
     setTimeout(() => delete control.dataset.floorsCopied, 2000);
   }
 
@@ -60,7 +62,7 @@
     menu.className = "floors-cite-menu";
     menu.setAttribute("role", "menu");
     menu.setAttribute("aria-label", control.getAttribute("aria-label"));
-    for (const [key, label] of CHOICES) {
+    for (const [key, label, what] of CHOICES) {
       const item = document.createElement("button");
       item.type = "button";
       item.setAttribute("role", "menuitem");
@@ -68,7 +70,7 @@
       item.addEventListener("click", async () => {
         const copied = await copy(control.dataset[key]);
         close(true);
-        say(control, copied, label.replace("Copy ", ""));
+        say(control, copied, what);
       });
       menu.append(item);
     }

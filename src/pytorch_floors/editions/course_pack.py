@@ -18,6 +18,7 @@ import zipfile
 from pathlib import Path
 
 from pytorch_floors.floors import FLOORS, Floor
+from pytorch_floors.i18n.messages import current, t
 from pytorch_floors.labs.launch import notebook_names
 
 __all__ = ["PACK_DIR", "pack_filename", "pack_members", "write_packs"]
@@ -35,28 +36,34 @@ def pack_filename(floor: Floor) -> str:
 
 def _readme(floor: Floor, members: list[str]) -> str:
     listed = "\n".join(f"  {name}" for name in members)
+    heading = floor.heading_in(current().code)
     return (
-        f"{floor.heading}: course pack\n\n"
-        f"{listed}\n\n"
-        "Run the lab: open the student notebook in Jupyter (its first cell installs the pinned versions);\n"
-        "the full notebook and the text version keep the solutions. Run a proof: python proofs/<name>.py\n"
+        t("{heading}: course pack", heading=heading)
+        + f"\n\n{listed}\n\n"
+        + t(
+            "Run the lab: open the student notebook in Jupyter (its first cell installs the pinned versions);\n"
+            "the full notebook and the text version keep the solutions. Run a proof: python proofs/<name>.py\n"
+        )
     )
 
 
-def pack_members(site_dir: Path, floor: Floor, pdf: Path | None) -> list[tuple[str, Path]]:
+def pack_members(
+    site_dir: Path, floor: Floor, pdf: Path | None, proofs_root: Path | None = None
+) -> list[tuple[str, Path]]:
     """The files of one floor's pack, as (name in the zip, file in the built site).
 
     Args:
-        site_dir: The built site.
+        site_dir: The built site (or a language's folder of it: `site/zh`).
         floor: The floor.
         pdf: The floor's handout PDF, or `None` when this build did not print it.
+        proofs_root: Where the proofs are published, when not in `site_dir` (every language shares them).
 
     Raises:
         FileNotFoundError: A lab notebook or the floor's proofs missing from the site.
     """
     lab_dir = site_dir / floor.lab.removesuffix(".py")
     members = [(f"lab/{name}", lab_dir / name) for name in (*notebook_names(floor), Path(floor.lab).name)]
-    proofs_dir = site_dir / floor.snippets_dir
+    proofs_dir = (proofs_root or site_dir) / floor.snippets_dir
     proofs = sorted(proofs_dir.rglob("*.py")) if proofs_dir.is_dir() else []
     if not proofs:
         raise FileNotFoundError(f"{floor.heading}: no proofs under {proofs_dir} for its course pack")
@@ -69,7 +76,7 @@ def pack_members(site_dir: Path, floor: Floor, pdf: Path | None) -> list[tuple[s
     return members
 
 
-def write_packs(site_dir: Path, pdfs: dict[str, Path] | None = None) -> list[Path]:
+def write_packs(site_dir: Path, pdfs: dict[str, Path] | None = None, proofs_root: Path | None = None) -> list[Path]:
     """Write the pack of every floor whose lab the site has into `packs/` of the built site.
 
     A floor without a lab (a fixture site, a floor being written) has no pack, as it has no lab
@@ -78,6 +85,7 @@ def write_packs(site_dir: Path, pdfs: dict[str, Path] | None = None) -> list[Pat
     Args:
         site_dir: The built site.
         pdfs: Each floor's handout PDF by floor key, when this build printed them.
+        proofs_root: Where the proofs are published, when not in `site_dir` (a language's folder shares the site's).
 
     Returns:
         The packs written.
@@ -88,7 +96,7 @@ def write_packs(site_dir: Path, pdfs: dict[str, Path] | None = None) -> list[Pat
         if not (site_dir / floor.lab.removesuffix(".py") / Path(floor.lab).name).is_file():
             continue  # the site has no lab for this floor
         out_dir.mkdir(parents=True, exist_ok=True)
-        members = pack_members(site_dir, floor, (pdfs or {}).get(floor.key))
+        members = pack_members(site_dir, floor, (pdfs or {}).get(floor.key), proofs_root)
         folder = f"floor-{floor.key}"
         target = out_dir / pack_filename(floor)
         with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as pack:

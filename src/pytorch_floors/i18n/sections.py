@@ -21,6 +21,7 @@ __all__ = [
     "digest",
     "heading_anchor",
     "heading_ids",
+    "join_chinese_lines",
     "lab_markdown",
     "page_text",
     "sections",
@@ -89,6 +90,37 @@ def heading_anchor(line: str) -> str | None:
     """The explicit id of a heading line (`## Title { #id }`, or a lab's `## Title <a id="id"></a>`), if it is one."""
     heading = _MARKDOWN_ID.match(line) or _LAB_ID.match(line)
     return heading.group(2) if heading else None
+
+
+_CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
+_CHINESE_BREAK = re.compile(f"(?<=[{_CJK}])\n[ \t]*(?=[{_CJK}])")
+
+
+def join_chinese_lines(markdown: str) -> str:
+    """Markdown whose paragraphs' line breaks between two Chinese characters are gone (code left as it is).
+
+    A browser shows a paragraph's line break as a space, which Chinese does not put between its
+    characters; a break next to a Latin word stays (it is the space the typography wants there).
+    """
+    parts: list[str] = []
+    fence = ""
+    prose: list[str] = []
+    for line in markdown.splitlines(keepends=True):
+        opened = _FENCE.match(line)
+        if fence:
+            parts.append(line)
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = ""
+            continue
+        if opened:
+            parts.append(_CHINESE_BREAK.sub("", "".join(prose)))
+            prose = []
+            fence = opened.group(1)
+            parts.append(line)
+            continue
+        prose.append(line)
+    parts.append(_CHINESE_BREAK.sub("", "".join(prose)))
+    return "".join(parts)
 
 
 def _body(markdown: str) -> str:

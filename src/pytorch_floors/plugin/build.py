@@ -55,7 +55,7 @@ from pytorch_floors.i18n.glossary import glossary
 from pytorch_floors.i18n.languages import DEFAULT, LANGUAGES, Language, english_source, language_of, twin_uri
 from pytorch_floors.i18n.messages import t, use
 from pytorch_floors.i18n.search import teach_segmenter
-from pytorch_floors.i18n.sections import page_text, sections
+from pytorch_floors.i18n.sections import join_chinese_lines, page_text, sections
 from pytorch_floors.i18n.translation import LOCK_FILE, Staleness, staleness
 from pytorch_floors.i18n.translation import read_lock as read_translation_lock
 from pytorch_floors.labs.accounting import keep_lab_time, lab_outcome, lab_run_key, own_new_files, runs_later
@@ -455,6 +455,8 @@ class SiteBuild:
 
     def on_env(self, env: Environment) -> None:
         """Keep the session's compiled templates; lend the report the records of the pages not rendered again."""
+        # The theme's partials write the site's own words in the page's language (`i18n.messages.t`).
+        env.globals["floors_t"] = t
         if self.session is None:
             return
         env.bytecode_cache = self.session.templates
@@ -575,7 +577,7 @@ class SiteBuild:
             run_key = self._lab_run_key(page, config)
             defer_labs(runs_later(run_key, defer=self.defer, known_failures=engine.known_failures))
         if language != DEFAULT:
-            markdown = self._translated_page(markdown, page, language)
+            markdown = self._translated_page(join_chinese_lines(markdown), page, language)
         if floor is not None and english_source(page.file.src_uri) == floor.page:
             if markdown.lstrip().startswith("# "):
                 raise PluginError(
@@ -677,10 +679,13 @@ class SiteBuild:
         failed = [f for f in engine.failures if f.page == page.file.src_uri]
         if failed and not self.serving:
             raise PluginError("a proof failed:\n" + "\n".join(str(f) for f in failed))
-        if page.file.src_uri in CITABLE_PAGES:
-            self.manifest.record(page.file.src_uri, html)
+        english = english_source(page.file.src_uri)
+        if english in CITABLE_PAGES:
+            if english == page.file.src_uri:
+                self.manifest.record(page.file.src_uri, html)  # editions compare the English text
             try:
-                html = apply_aliases(html, self.aliases.get(page.url, {}))
+                # An anchor kept as an alias lands on the same section in every language.
+                html = apply_aliases(html, self.aliases.get(page_url(english), {}))
             except ValueError as error:
                 raise PluginError(f"docs/{page.file.src_uri}: {error}") from None
         return finish_headings(
@@ -730,7 +735,10 @@ class SiteBuild:
                 {
                     REPORT_MARKER: build_report,
                     MACHINES_MARKER: lambda: machines_html(
-                        self.engine.records, self.recordings, self._planned_blocks(), url_of
+                        self.engine.records,
+                        self.recordings,
+                        self._planned_blocks(),
+                        lambda src: url_of(twin_uri(src, language)),  # the claims' pages in this page's language
                     ),
                 },
             )
@@ -768,10 +776,13 @@ class SiteBuild:
                 raise PluginError(message)
         if page.file.src_uri in self.pending_pages:
             output = mark_pending(output)
+        use(language_of(page.file.src_uri).code)
+        # A translated lab ran as its English lab (the same code): its run time and install line are that lab's.
+        english = self._files().get_file_from_path(english_source(page.file.src_uri))
         return finish_lab_page(
             output,
-            src_uri=page.file.src_uri,
-            source=Path(page.file.abs_src_path or ""),
+            src_uri=english_source(page.file.src_uri),
+            source=Path((english.abs_src_path if english is not None else None) or page.file.abs_src_path or ""),
             page_url=page.url,
             launch=self.launch,
         )
@@ -786,8 +797,15 @@ class SiteBuild:
         engine.end_page()
         if not self.plan.partial or any(self.plan.rebuilds(lab) for lab in self.planned_labs):
             # A partial build that renders no lab leaves the notebooks and packs of the build that did.
-            publish_notebooks(Path(config.site_dir), Path(config.docs_dir), self.launch)
-            write_packs(Path(config.site_dir))  # without PDFs: `make pdf` packs again once it has printed them
+            for language in LANGUAGES:
+                # Each language's notebooks and packs beside its lab pages (`site/zh/labs/…`, `site/zh/packs/`).
+                docs = Path(config.docs_dir) / language.folder
+                if docs.is_dir():
+                    use(language.code)
+                    publish_notebooks(Path(config.site_dir) / language.folder, docs, self.launch)
+                    # Without PDFs: `make pdf` packs again. Every language's packs carry the site's one set of proofs.
+                    write_packs(Path(config.site_dir) / language.folder, proofs_root=Path(config.site_dir))
+            use(DEFAULT.code)
         planned = self._planned_blocks()
         planned += [(lab, "notebook") for lab in self.planned_labs]
         report = report_json(

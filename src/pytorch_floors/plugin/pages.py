@@ -16,7 +16,8 @@ from typing import Any
 from mkdocs.exceptions import PluginError
 
 from pytorch_floors.execution.scan import ExecBlock, ScanError, scan_markdown
-from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, MAP_TITLE, floor_for_page
+from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, MAP_TITLE, MAP_TITLE_ZH, floor_for_page
+from pytorch_floors.i18n.messages import current
 from pytorch_floors.render.templates import template
 
 __all__ = [
@@ -131,12 +132,13 @@ def proofs_page(planned: Mapping[str, Sequence[ExecBlock]], project_dir: Path) -
     sections = []
     for page, blocks in sorted(planned.items(), key=lambda item: (order.get(item[0], 0), item[0])):
         floor = floor_for_page(page)
+        language = current().code
         where = (
-            floor.heading
+            floor.heading_in(language)
             if floor
-            else MAP_TITLE
+            else (MAP_TITLE_ZH if language == "zh" else MAP_TITLE)
             if page == MAP_PAGE
-            else COMPILER.title
+            else COMPILER.title_in(language)
             if page == COMPILER.page
             else page
         )

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from pytorch_floors.execution.result import BlockResult
+from pytorch_floors.i18n.messages import t
 from pytorch_floors.recordings.compare import ClaimRow, Orphan, claim_table, machine_in_words, orphans, tiers_for
 from pytorch_floors.recordings.schema import Recording
 from pytorch_floors.render.templates import template
@@ -124,7 +125,7 @@ def machines_html(
         ],
         columns=[{"name": OWN, "tier": None}, *({"name": r.tier, "tier": r.tier} for r in recordings)],
         rows=[{**row.__dict__, **_row_extra(row, url_of)} for row in rows],
-        words=_WORDS,
+        words={outcome: t(word) for outcome, word in _WORDS.items()},
         stale=_stale(records, recordings),
         orphans=orphans(recordings, planned),
         **_summary(rows),

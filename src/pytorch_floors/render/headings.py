@@ -22,7 +22,9 @@ from html import unescape
 from jinja2 import Template
 
 from pytorch_floors.errors import InputError
-from pytorch_floors.floors import CITABLE_PAGES, COMPILER, MAP_PAGE, MAP_TITLE, floor_for_page
+from pytorch_floors.floors import CITABLE_PAGES, COMPILER, MAP_PAGE, MAP_TITLE, MAP_TITLE_ZH, floor_for_page
+from pytorch_floors.i18n.languages import DEFAULT, english_source, language_of
+from pytorch_floors.i18n.messages import t
 from pytorch_floors.render.citation import SITE_TITLE, edition_url
 from pytorch_floors.render.templates import template
 from pytorch_floors.settings import read_text
@@ -86,25 +88,26 @@ def pinned_site_url(site_url: str | None, name: str | None) -> str | None:
     return site_url if name is None else edition_url(site_url or "/", name)
 
 
-def cited_part(src_uri: str) -> tuple[str, str]:
+def cited_part(src_uri: str, language: str = "en") -> tuple[str, str]:
     """The part of the site a citable page is, as a citation names it, and its word in BibTeX keys.
 
     Args:
-        src_uri: A citable page's source path.
+        src_uri: A citable page's source path (the English page's; a translation is cited as its twin).
+        language: The language the citation is in (`en`, `zh`): a Chinese page is named in Chinese.
 
     Returns:
-        Its title (`Floor 3 · The boundary`) and key part (`floor3`, `part0`, `compile`).
+        Its title (`Floor 3 · The boundary`, `第 3 层 · 边界`) and key part (`floor3`, `part0`, `compile`).
 
     Raises:
         InputError: If the page is not one whose sections are citable.
     """
     floor = floor_for_page(src_uri)
     if floor is not None and src_uri == floor.page:
-        return floor.heading, f"floor{floor.number}"
+        return floor.heading_in(language), f"floor{floor.number}"
     if src_uri == MAP_PAGE:
-        return MAP_TITLE, "part0"
+        return (MAP_TITLE_ZH if language == "zh" else MAP_TITLE), "part0"
     if src_uri == COMPILER.page:
-        return COMPILER.title, COMPILER.slug
+        return COMPILER.title_in(language), COMPILER.slug
     raise InputError(f"{src_uri} is not a page whose sections are citable")
 
 
@@ -121,11 +124,23 @@ def section_citation(src_uri: str, page_url: str, anchor: str, title: str, name:
     Returns:
         The section's address, plain-text citation and BibTeX entry.
     """
-    part, key_part = cited_part(src_uri)
+    language = language_of(src_uri)
+    part, key_part = cited_part(english_source(src_uri), language.code)
     url = f"{page_url}#{anchor}"
     year = name[:4]
-    plain = f"{SITE_TITLE} contributors ({year}). “{title}”. {SITE_TITLE}, {part}, edition {name}. {url}"
-    key = f"pytorchfloors{name.replace('.', '')}-{key_part}-{anchor}"
+    plain = t(
+        "{site} contributors ({year}). “{title}”. {site}, {part}, edition {name}. {url}",
+        site=SITE_TITLE,
+        year=year,
+        title=title,
+        part=part,
+        name=name,
+        url=url,
+    )
+    # A translation's citation has a key of its own: a paper may cite a section in both languages.
+    suffix = "" if language == DEFAULT else f"-{language.code}"
+    key = f"pytorchfloors{name.replace('.', '')}-{key_part}{suffix}-{anchor}"
+    langid = "" if language == DEFAULT else "  langid       = {chinese},\n"
     bibtex = (
         f"@misc{{{key},\n"
         f"  title        = {{{{{title.translate(_BIBTEX_SPECIAL)}}}}},\n"
@@ -133,6 +148,7 @@ def section_citation(src_uri: str, page_url: str, anchor: str, title: str, name:
         f"  year         = {{{year}}},\n"
         f"  edition      = {{{name}}},\n"
         f"  howpublished = {{\\url{{{url}}}}},\n"
+        f"{langid}"
         f"  note         = {{{SITE_TITLE}, {part}, section \\#{anchor.translate(_BIBTEX_SPECIAL)}; edition {name}}}\n"
         "}"
     )
@@ -195,7 +211,7 @@ def finish_headings(html: str, *, src_uri: str, page_url: str, site_url: str | N
         src_uri=src_uri,
         page_url=f"{(site_url or '/').rstrip('/')}/{page_url}",
         name=name,
-        citable=src_uri in CITABLE_PAGES,
+        citable=english_source(src_uri) in CITABLE_PAGES,
         template=control_template(),
     )
 
