@@ -171,18 +171,21 @@ def test_a_cached_labs_time_is_read_through_its_record(tmp_path: Path) -> None:
 # --- the Proofs page ----------------------------------------------------------------------------------------
 
 OLD_PROOFS_PAGE = (
-    "## [Part 0 · The map](index.md)\n\n| Proof | What it shows |\n|---|---|\n"
+    "## [Part 0 · The map](index.md) { #part-0-the-map }\n\n| Proof | What it shows |\n|---|---|\n"
     "| [`a.py`](snippets/a.py)<br>block `walk` | Tensors <and> views & strides \\| a pipe. |\n\n"
-    "## [zzz/other.md](zzz/other.md)\n\n| Proof | What it shows |\n|---|---|\n"
+    "## [zzz/other.md](zzz/other.md) { #zzzothermd }\n\n| Proof | What it shows |\n|---|---|\n"
     "| [`b.py`](snippets/b.py)<br>block `other` |  |\n\n"
-    "## [Floor 3 · The boundary](floors/3-boundary.md)\n\n| Proof | What it shows |\n|---|---|\n"
+    "## [Floor 3 · The boundary](floors/3-boundary.md) { #floor-3-the-boundary }\n\n"
+    "| Proof | What it shows |\n|---|---|\n"
     "| [`a.py`](snippets/a.py)<br>block `two` | Tensors <and> views & strides \\| a pipe. |\n"
     "| [`c.py`](snippets/c.py)<br>block `two` | `x<y` * emphasis * |\n"
     "| `gone.py`<br>block `gone` | *missing: deleted or renamed?* |\n\n"
-    "## [The express elevator: torch.compile](compile.md)\n\n| Proof | What it shows |\n|---|---|\n"
+    "## [The express elevator: torch.compile](compile.md) { #the-express-elevator-torchcompile }\n\n"
+    "| Proof | What it shows |\n|---|---|\n"
     "| [`d.py`](snippets/d.py)<br>block `comp` | Compiled 'quotes' and \"double\". |"
 )
-"""What `_proofs_table` wrote for `proofs_project`'s blocks before the page moved to a template."""
+"""What `_proofs_table` wrote for `proofs_project`'s blocks before the page moved to a template, each heading
+with the explicit anchor it has since (the English heading's slug, kept by the Chinese Proofs page too)."""
 
 
 def proofs_project(root: Path) -> dict[str, list[ExecBlock]]:
@@ -213,8 +216,8 @@ def test_the_proofs_page_of_blocks_without_proofs_and_of_none(tmp_path: Path) ->
     empty = [ExecBlock("index.md", "inline", 1, {})]
     assert proofs_page({}, tmp_path) == ""
     assert proofs_page({"index.md": empty, "a.md": [ExecBlock("a.md", "x", 1, {})]}, tmp_path) == (
-        "## [a.md](a.md)\n\n| Proof | What it shows |\n|---|---|\n\n"
-        "## [Part 0 · The map](index.md)\n\n| Proof | What it shows |\n|---|---|"
+        "## [a.md](a.md) { #amd }\n\n| Proof | What it shows |\n|---|---|\n\n"
+        "## [Part 0 · The map](index.md) { #part-0-the-map }\n\n| Proof | What it shows |\n|---|---|"
     )
 
 

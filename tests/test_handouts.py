@@ -28,6 +28,7 @@ from pytorch_floors.editions.handouts import (
     handouts,
 )
 from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE
+from pytorch_floors.i18n.languages import LANGUAGES
 
 ITEMS = handouts()
 
@@ -247,3 +248,50 @@ def test_nothing_sticks_out_of_the_printed_page(
     page.screenshot(path=str(output_dir / f"print-{paper_mm:.0f}mm-floor-8.png"), full_page=False)
     page.close()
     assert problems == {}
+
+
+CHINESE = LANGUAGES[1]
+CJK_FONT = re.compile(r"CJK|PingFang|Hei|Song|Ming|Noto ?Sans ?SC|WenQuanYi|SourceHan", re.IGNORECASE)
+
+
+def drawn_glyphs(path: Path) -> tuple[int, set[str]]:
+    """How a PDF draws what no embedded text font names: Type3 glyphs (Chromium's for an OpenType CJK collection),
+    and the names of its other fonts (a CJK font embedded whole names itself: PingFang on macOS)."""
+    glyphs, names = 0, set()
+    for page in PdfReader(path).pages:
+        resources: Any = page["/Resources"].get_object()
+        fonts: Any = resources.get("/Font", {}).get_object()
+        for font in (font.get_object() for font in fonts.values()):
+            if font.get("/Subtype") == "/Type3":
+                glyphs += len(font["/CharProcs"])
+            else:
+                names.add(str(font.get("/BaseFont", "")))
+    return glyphs, names
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_the_chinese_handouts_are_printed_from_the_chinese_pages_in_a_chinese_font(
+    built_site: Build, printed: dict[str, Path]
+) -> None:
+    folder = built_site.site / CHINESE.folder / HANDOUT_DIR
+    items = handouts(CHINESE)
+    for item in items:
+        path = folder / item.filename
+        text = pdf_text(path)
+        assert len(re.findall(r"[\u4e00-\u9fff]", text)) > 200, f"{item.filename}: the text is not Chinese"
+        assert squash(item.marker) in squash(text), item.filename
+    floor = FLOORS[3]
+    text = squash(pdf_text(folder / f"floor-{floor.key}.pdf"))
+    assert squash(floor.heading_in(CHINESE.code)) in text and "调度器" in text
+    # Without a font that has them, Chromium prints each Chinese character as an empty box (.notdef of the
+    # Latin font) and draws no glyph of its own for it: each distinct character must be drawn.
+    characters = set(re.findall(r"[\u4e00-\u9fff]", text))
+    glyphs, names = drawn_glyphs(folder / f"floor-{floor.key}.pdf")
+    assert glyphs >= len(characters) or any(CJK_FONT.search(name) for name in names), (
+        f"{len(characters)} Chinese characters, {glyphs} glyphs drawn, fonts {sorted(names)}: "
+        "no font with Chinese glyphs printed it"
+    )
+    assert (folder / EDITION_PDF).is_file()
+    packs = sorted((built_site.site / CHINESE.folder / PACK_DIR).glob("*.zip"))
+    assert len(packs) == len(FLOORS), "a course pack per floor in the Chinese edition too"

@@ -502,7 +502,9 @@ def accessibility_targets(site: Path) -> list[str]:
     targets = ["", *[f"floors/{f.key}/" for f in FLOORS], "reference/measure/"]
     labs = sorted(p.parent.relative_to(site).as_posix() + "/" for p in (site / "labs").glob("*/index.html"))
     assert labs, "the site has no lab pages"
-    return [*targets, labs[0]]
+    # The Chinese edition: Part 0, a floor with every kind of block, a lab and the build report.
+    chinese = ["zh/", f"zh/floors/{FLOORS[3].key}/", f"zh/{labs[0]}", "zh/build-report/"]
+    return [*targets, labs[0], *chinese]
 
 
 def test_no_serious_accessibility_violations(browser: Browser, site_url: str, built_site: Build, axe_core: str) -> None:
@@ -635,3 +637,42 @@ def test_accessible_names_carry_no_entities(page: Page, site_url: str) -> None:
         page.goto(site_url + path)
         leaks += [f"{path or 'index'}: {name}" for name in page.evaluate(NAMES_JS)]
     assert leaks == [], leaks[:5]
+
+
+@pytest.mark.parametrize("viewport", [MOBILE, DESKTOP], ids=["390", "1280"])
+def test_the_language_switch_keeps_the_reader_on_the_same_section(
+    browser: Browser, site_url: str, viewport: ViewportSize
+) -> None:
+    context = browser.new_context(viewport=viewport)
+    tab = context.new_page()
+    floor = FLOORS[3]
+    tab.goto(f"{site_url}floors/{floor.key}/#boxed-unboxed", wait_until="networkidle")
+    assert tab.evaluate("document.documentElement.lang") == "en"
+    tab.locator("a[data-floors-language='zh']").click()
+    tab.wait_for_url(f"{site_url}zh/floors/{floor.key}/#boxed-unboxed")
+    tab.wait_for_load_state("networkidle")
+    assert tab.evaluate("document.documentElement.lang") == "zh"
+    heading = tab.locator("#boxed-unboxed")
+    assert re.search(r"[\u4e00-\u9fff]", heading.inner_text()), "the twin's section heading is Chinese"
+    box = heading.bounding_box()
+    assert box is not None and 0 <= box["y"] < viewport["height"] / 2, "the switch lands on the section"
+    tab.locator("a[data-floors-language='en']").click()
+    tab.wait_for_url(f"{site_url}floors/{floor.key}/#boxed-unboxed")
+    context.close()
+
+
+@pytest.mark.parametrize(("query", "floor"), [("调度器", 4), ("自动求导", 5), ("步长", 7)])
+def test_search_in_chinese_finds_its_section_among_chinese_pages_only(
+    page: Page, site_url: str, query: str, floor: int
+) -> None:
+    page.goto(f"{site_url}zh/", wait_until="networkidle")
+    hrefs = search_hrefs(page, query)
+    key = next(f.key for f in FLOORS if f.number == floor)
+    assert any(urlsplit(href).path.endswith(f"/zh/floors/{key}/") for href in hrefs[:5]), hrefs[:5]
+    assert all("/zh/" in urlsplit(href).path for href in hrefs), "a Chinese page searches the Chinese index"
+
+
+def test_an_english_page_searches_english_pages_only(page: Page, site_url: str) -> None:
+    page.goto(f"{site_url}floors/3-boundary/", wait_until="networkidle")
+    hrefs = search_hrefs(page, "dispatcher")
+    assert hrefs and not [href for href in hrefs if "/zh/" in urlsplit(href).path]

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Build
+from conftest import Build, FixtureSite
 from pytorch_floors.editions.what_changed import what_changed_markdown
 from pytorch_floors.i18n.check import CHINESE_SHARE, chinese_share, problems
 from pytorch_floors.i18n.glossary import glossary, off_glossary
 from pytorch_floors.i18n.languages import LANGUAGES, english_source, language_of, twin_uri
 from pytorch_floors.i18n.messages import ZH, claim_text, t, use
 from pytorch_floors.i18n.sections import join_chinese_lines, sections
-from pytorch_floors.i18n.translation import staleness, stamp
+from pytorch_floors.i18n.translation import LOCK_FILE, staleness, stamp, write_lock
 from pytorch_floors.plugin.languages import split_search_index, untranslated_links
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -207,7 +207,6 @@ def test_each_language_gets_its_own_search_index(tmp_path: Path) -> None:
 # --- the built site ---
 
 _ID = re.compile(r'<h[1-6][^>]* id="([^"]+)"')
-_LAB_ID = re.compile(r'<a id="([^"]+)"></a>')
 
 
 def test_every_built_page_has_its_twin_with_the_same_section_anchors(built_site: Build) -> None:
@@ -219,10 +218,8 @@ def test_every_built_page_has_its_twin_with_the_same_section_anchors(built_site:
             english = site / Path(page).parent / "index.html"
         twin = site / CHINESE.folder / english.relative_to(site)
         assert twin.is_file(), f"no Chinese twin built for {page}"
-        # A lab's sections are its `<a id>` anchors (nbconvert gives its headings slugs of their words).
-        pattern = _LAB_ID if page.endswith(".py") else _ID
-        ids = pattern.findall(english.read_text(encoding="utf-8"))
-        assert ids and ids == pattern.findall(twin.read_text(encoding="utf-8")), page
+        ids = _ID.findall(english.read_text(encoding="utf-8"))
+        assert ids and ids == _ID.findall(twin.read_text(encoding="utf-8")), page
         checked += 1
     assert checked == len(english_pages())
 
@@ -256,3 +253,81 @@ def test_each_search_index_holds_its_language_and_chinese_terms_are_words(built_
     words = {word for doc in chinese["docs"] for word in re.split(chinese["config"]["separator"], doc["text"])}
     for term in ("调度器", "自动求导", "步长"):
         assert term in words, f"{term} is not one word of the Chinese index"
+
+
+# --- a small site built in this process ---
+
+TWIN_ENGLISH = """## One { #one }
+
+Printed by a block:
+
+```python exec="1" id="say"
+from pytorch_floors.claims import claim
+print("forty-two")
+claim("the answer is printed", held=True)
+```
+
+## Two { #two }
+
+More text.
+"""
+TWIN_CHINESE = """---
+description: 中文页面
+claims:
+  "the answer is printed": "答案被打印出来了"
+---
+
+## 第一节 { #one }
+
+由一个代码块打印：
+
+```python exec="1" id="say"
+from pytorch_floors.claims import claim
+print("forty-two")
+claim("the answer is printed", held=True)
+```
+
+## 第二节 { #two }
+
+更多正文。
+"""
+
+
+def test_a_twin_shows_its_english_blocks_result_without_running_it_again(fixture_site: FixtureSite) -> None:
+    fixture_site.page("index.md", TWIN_ENGLISH)
+    fixture_site.write("docs/zh/index.md", TWIN_CHINESE)
+    build = fixture_site.build(strict=True)
+    assert build.returncode == 0, build.log[-3000:]
+    assert build.log.count("/1 docs/index.md › say: ran in") == 1 and "zh/index.md › say" not in build.log
+    chinese = build.page("zh")
+    assert "forty-two" in chinese and "答案被打印出来了" in chinese and "the answer is printed" not in chinese
+    report = json.loads((build.site / "build-report.json").read_text(encoding="utf-8"))
+    assert [(b["page"], b["block_id"]) for b in report["blocks"]] == [("index.md", "say")]
+    translations = json.loads((build.site / "translations.json").read_text(encoding="utf-8"))
+    assert translations["zh/index.md"]["blocks_shown_from_english"] == 1
+    assert translations["zh/index.md"]["claims_untranslated"] == []
+
+
+def test_a_twin_whose_code_differs_fails_the_build_naming_its_page_and_block(fixture_site: FixtureSite) -> None:
+    fixture_site.page("index.md", TWIN_ENGLISH)
+    fixture_site.write("docs/zh/index.md", TWIN_CHINESE.replace('print("forty-two")', 'print("四十二")'))
+    build = fixture_site.build(strict=True)
+    assert build.returncode != 0
+    assert "docs/zh/index.md › block 'say'" in build.log and "differs from the English page's block" in build.log
+
+
+def test_a_section_whose_english_changed_says_so_and_the_build_passes(fixture_site: FixtureSite) -> None:
+    fixture_site.page("index.md", TWIN_ENGLISH)
+    fixture_site.write("docs/zh/index.md", TWIN_CHINESE)
+    english = (fixture_site.root / "docs" / "index.md").read_text(encoding="utf-8")
+    write_lock(fixture_site.root / LOCK_FILE, {"zh/index.md": stamp(english)})
+    fixture_site.page("index.md", TWIN_ENGLISH.replace("More text.", "Other text, since rewritten."))
+    build = fixture_site.build(strict=True)
+    assert build.returncode == 0, build.log[-3000:]
+    chinese = build.page("zh")
+    notes = re.findall(r'class="admonition warning floors-stale".*?href="([^"]+)"', chinese, re.S)
+    assert notes == ["../#two"], notes  # under the changed section only, linking its English
+    assert chinese.index('id="two"') < chinese.index("floors-stale")
+    translations = json.loads((build.site / "translations.json").read_text(encoding="utf-8"))
+    assert translations["zh/index.md"]["stale"] == ["two"]
+    assert "1 stale sections" in build.log

@@ -25,7 +25,9 @@ from typing import TYPE_CHECKING, Any
 from pytorch_floors.editions.anchors import page_url
 from pytorch_floors.editions.course_pack import PACK_DIR, pack_filename, write_packs
 from pytorch_floors.errors import ToolError
-from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, MAP_TITLE, floor_for_page
+from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, MAP_TITLE, MAP_TITLE_ZH, floor_for_page
+from pytorch_floors.i18n.languages import DEFAULT, LANGUAGES, Language, english_source, language_of
+from pytorch_floors.i18n.messages import speaking, t
 from pytorch_floors.render.citation import edition as current_edition
 from pytorch_floors.render.templates import template
 from pytorch_floors.settings import read_text
@@ -86,16 +88,31 @@ class Handout:
         return page_url(self.src)
 
 
-def handouts() -> list[Handout]:
-    """The handouts, in reading order: Part 0, every floor of the registry, then the compiler's elevator.
+def handouts(language: Language = DEFAULT) -> list[Handout]:
+    """The handouts of one language, in reading order: Part 0, every floor of the registry, then the elevator.
+
+    Args:
+        language: The language whose pages are printed (their titles and markers are in it).
 
     Returns:
         One handout per page.
     """
-    items = [Handout(MAP_PAGE, MAP_TITLE, MAP_TITLE, "part-0-map.pdf")]
-    items += [Handout(f.page, f.heading, f"Floor {f.number} of {len(FLOORS)}", f"floor-{f.key}.pdf") for f in FLOORS]
-    stops = ", ".join(str(stop.floor) for stop in COMPILER.stops)
-    items.append(Handout(COMPILER.page, COMPILER.title, f"Stops at floors {stops}", f"{COMPILER.slug}.pdf"))
+    code, prefix = language.code, language.prefix
+    with speaking(code):
+        map_title = MAP_TITLE_ZH if code == "zh" else MAP_TITLE
+        items = [Handout(prefix + MAP_PAGE, map_title, map_title, "part-0-map.pdf")]
+        items += [
+            Handout(
+                prefix + f.page,
+                f.heading_in(code),
+                t("Floor {number} of {total}", number=f.number, total=len(FLOORS)),
+                f"floor-{f.key}.pdf",
+            )
+            for f in FLOORS
+        ]
+        stops = ", ".join(str(stop.floor) for stop in COMPILER.stops)
+        marker = t("Stops at floors {listed} of {total}", listed=stops, total=len(FLOORS))
+        items.append(Handout(prefix + COMPILER.page, COMPILER.title_in(code), marker, f"{COMPILER.slug}.pdf"))
     return items
 
 
@@ -115,31 +132,37 @@ def handout_context(src_uri: str, from_url: str) -> dict[str, str] | None:
         `marker`, `pdf` (this page's PDF), `edition_pdf` and, on a floor's page, `pack` (its course
         pack, `course_pack`), or `None` for pages without a handout.
     """
-    floor = floor_for_page(src_uri)
-    for item in handouts():
+    language = language_of(src_uri)
+    english = english_source(src_uri)
+    floor = floor_for_page(english)
+    # Each language's PDFs and packs are in its own folder (`pdf/`, `zh/pdf/`), printed from its own pages.
+    folder = language.prefix
+    for item in handouts(language):
         if item.src == src_uri:
             context = {
                 "marker": item.marker,
-                "pdf": _relative(f"{HANDOUT_DIR}/{item.filename}", from_url),
-                "edition_pdf": _relative(f"{HANDOUT_DIR}/{EDITION_PDF}", from_url),
+                "pdf": _relative(f"{folder}{HANDOUT_DIR}/{item.filename}", from_url),
+                "edition_pdf": _relative(f"{folder}{HANDOUT_DIR}/{EDITION_PDF}", from_url),
             }
-            if floor is not None and src_uri == floor.page:
-                context["pack"] = _relative(f"{PACK_DIR}/{pack_filename(floor)}", from_url)
+            if floor is not None and english == floor.page:
+                context["pack"] = _relative(f"{folder}{PACK_DIR}/{pack_filename(floor)}", from_url)
             return context
     return None  # a floor's lab page: the lab is not a handout
 
 
-def cite_links_html(from_url: str) -> str:
-    """The Cite page's list of PDFs: the whole edition, Part 0 and every floor.
+def cite_links_html(from_url: str, language: Language = DEFAULT) -> str:
+    """The Cite page's list of PDFs: the whole edition, Part 0 and every floor, in the page's language.
 
     Args:
         from_url: The Cite page's URL, to make the links relative.
+        language: The Cite page's language: it lists that language's PDFs.
 
     Returns:
         HTML.
     """
-    links = [(item.title, _relative(f"{HANDOUT_DIR}/{item.filename}", from_url)) for item in handouts()]
-    edition = _relative(f"{HANDOUT_DIR}/{EDITION_PDF}", from_url)
+    folder = language.prefix
+    links = [(item.title, _relative(f"{folder}{HANDOUT_DIR}/{item.filename}", from_url)) for item in handouts(language)]
+    edition = _relative(f"{folder}{HANDOUT_DIR}/{EDITION_PDF}", from_url)
     return template("handout_links.html").render(edition=edition, links=links)
 
 
@@ -229,14 +252,23 @@ def _join_edition(contents: Path, items: list[Handout], parts: list[Path], editi
         writer.write(stream)
 
 
-def print_handouts(site_dir: Path, *, paper: str = "A4", chromium: str | None = None, edition: str = "") -> list[Path]:
+def print_handouts(
+    site_dir: Path,
+    *,
+    paper: str = "A4",
+    chromium: str | None = None,
+    edition: str = "",
+    language: Language = DEFAULT,
+) -> list[Path]:
     """Print Part 0 and each floor to PDF, and the whole edition as one PDF with contents.
 
     Args:
-        site_dir: The built site; the PDFs are written to its `pdf/` folder.
+        site_dir: The built site; the PDFs are written to its `pdf/` folder (a language's: `zh/pdf/`).
         paper: Chromium's paper format (`A4`, `Letter`).
         chromium: The browser to drive (default: Debian's `chromium` on the PATH).
         edition: The edition's name, shown on the contents page.
+        language: Whose pages to print: a Chinese handout is printed from the Chinese pages, and needs a font
+            with Chinese glyphs (`make browser` installs one where fontconfig has none).
 
     Returns:
         The written PDFs: one per handout, then the whole edition.
@@ -250,11 +282,11 @@ def print_handouts(site_dir: Path, *, paper: str = "A4", chromium: str | None = 
     from pypdf import PdfReader  # noqa: PLC0415
 
     executable = _browser(chromium)
-    items = handouts()
+    items = handouts(language)
     for item in items:
         if not (site_dir / item.url / "index.html").is_file():
             raise FileNotFoundError(f"{site_dir / item.url / 'index.html'} missing: build the site first")
-    out_dir = site_dir / HANDOUT_DIR
+    out_dir = site_dir / language.folder / HANDOUT_DIR
     out_dir.mkdir(parents=True, exist_ok=True)
     contents = out_dir / ".contents.pdf"
     # A tagged PDF with an outline: each heading becomes a bookmark, and screen readers can read it.
@@ -273,7 +305,8 @@ def print_handouts(site_dir: Path, *, paper: str = "A4", chromium: str | None = 
         page.route("**/*", local_only)
         written = _print_parts(page, root, items, out_dir, options)
         lengths = [len(PdfReader(path).pages) for path in written]
-        _print_contents(page, items, lengths, edition=edition, path=contents, options=options)
+        with speaking(language.code):
+            _print_contents(page, items, lengths, edition=edition, path=contents, options=options)
         browser.close()
     whole = out_dir / EDITION_PDF
     _join_edition(contents, items, written, edition, whole)
@@ -297,9 +330,21 @@ def print_and_pack(
     Returns:
         The PDFs written (`print_handouts`) and the packs written (`course_pack.write_packs`).
     """
-    printed = print_handouts(site_dir, paper=paper, chromium=chromium, edition=edition)
-    pdfs = {f.key: site_dir / HANDOUT_DIR / item.filename for item in handouts() if (f := floor_for_page(item.src))}
-    return printed, write_packs(site_dir, pdfs)
+    printed: list[Path] = []
+    packs: list[Path] = []
+    for language in LANGUAGES:
+        if language != DEFAULT and not (site_dir / language.folder / "index.html").is_file():
+            continue  # a site without this language
+        printed += print_handouts(site_dir, paper=paper, chromium=chromium, edition=edition, language=language)
+        folder = site_dir / language.folder
+        pdfs = {
+            f.key: folder / HANDOUT_DIR / item.filename
+            for item in handouts(language)
+            if (f := floor_for_page(english_source(item.src)))
+        }
+        with speaking(language.code):
+            packs += write_packs(folder, pdfs, proofs_root=site_dir)
+    return printed, packs
 
 
 def main(argv: list[str] | None = None) -> int:

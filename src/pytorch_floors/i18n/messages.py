@@ -10,7 +10,8 @@ which the build counts).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,7 @@ import yaml  # type: ignore[import-untyped]  # PyYAML ships no types; its stubs 
 
 from pytorch_floors.errors import InputError
 
-__all__ = ["ZH", "PageLanguage", "claim_text", "current", "t", "use"]
+__all__ = ["ZH", "PageLanguage", "claim_text", "current", "speaking", "t", "use"]
 
 
 @dataclass
@@ -62,6 +63,16 @@ def use(code: str, claims: Mapping[str, str] | None = None) -> PageLanguage:
     state = PageLanguage(code, dict(claims or {}))
     _CURRENT.set(state)
     return state
+
+
+@contextmanager
+def speaking(code: str) -> Iterator[None]:
+    """Write messages in a language for a while (a handout, a course pack), then as before."""
+    token = _CURRENT.set(PageLanguage(code))
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
 
 
 def current() -> PageLanguage:

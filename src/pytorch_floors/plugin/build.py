@@ -88,6 +88,7 @@ from pytorch_floors.plugin.languages import (
     split_search_index,
     stale_markdown,
     stale_notes,
+    title_anchor,
     translated_nav,
     untranslated_links,
 )
@@ -621,7 +622,11 @@ class SiteBuild:
         )
         markdown = fill_markers(
             markdown,
-            {HANDOUTS_MARKER: lambda: cite_links_html(page.url) if self.settings.handouts else NO_HANDOUTS},
+            {
+                HANDOUTS_MARKER: lambda: (
+                    cite_links_html(page.url, language) if self.settings.handouts else t(NO_HANDOUTS)
+                )
+            },
         )
         if language != DEFAULT:
             files = self._files()
@@ -776,7 +781,11 @@ class SiteBuild:
                 raise PluginError(message)
         if page.file.src_uri in self.pending_pages:
             output = mark_pending(output)
-        use(language_of(page.file.src_uri).code)
+        language = language_of(page.file.src_uri)
+        use(language.code)
+        floor = floor_for_page(english_source(page.file.src_uri))
+        if language != DEFAULT and floor is not None and english_source(page.file.src_uri) == floor.lab:
+            output = title_anchor(output, slugify(floor.lab_title_in(DEFAULT.code), "-"))
         # A translated lab ran as its English lab (the same code): its run time and install line are that lab's.
         english = self._files().get_file_from_path(english_source(page.file.src_uri))
         return finish_lab_page(

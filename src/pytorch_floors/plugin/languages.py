@@ -33,6 +33,7 @@ __all__ = [
     "split_search_index",
     "stale_markdown",
     "stale_notes",
+    "title_anchor",
     "translated_nav",
     "untranslated_links",
 ]
@@ -217,3 +218,20 @@ def stale_markdown(states: Mapping[str, Staleness], src_uri: str, files: Files) 
         fragment = "" if anchor == TOP else f"#{anchor}"
         lines.append(f"- [{title} › {anchor}]({target}{fragment})")
     return "\n".join([*lines, ""])
+
+
+_H1 = re.compile(r'<h1 id="([^"]*)">(.*?)<a class="headerlink" href="#\1">', re.S)
+
+
+def title_anchor(html: str, anchor: str) -> str:
+    """A page whose title (`<h1>`) and its permalink have the given id instead of their own.
+
+    A translated lab's title keeps the English title's anchor: nbconvert makes one of the title's words,
+    and a Chinese title's is a number.
+    """
+    match = _H1.search(html)
+    if match is None:
+        return html
+    old = match.group(1)
+    title = match.group(0).replace(f'id="{old}"', f'id="{anchor}"', 1).replace(f'href="#{old}"', f'href="#{anchor}"', 1)
+    return html[: match.start()] + title + html[match.end() :]

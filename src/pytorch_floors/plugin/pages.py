@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from markdown.extensions.toc import slugify
 from mkdocs.exceptions import PluginError
 
 from pytorch_floors.execution.scan import ExecBlock, ScanError, scan_markdown
@@ -120,6 +121,7 @@ class _ProofsSection:
     title: str
     page: str
     rows: list[_ProofRow]
+    anchor: str
 
 
 def proofs_page(planned: Mapping[str, Sequence[ExecBlock]], project_dir: Path) -> str:
@@ -150,7 +152,17 @@ def proofs_page(planned: Mapping[str, Sequence[ExecBlock]], project_dir: Path) -
                 missing = proof in gone
                 summary = "" if missing else first_docstring_line(project_dir / proof)
                 rows.append(_ProofRow(Path(proof).name, None if missing else proof, block.block_id, summary))
-        sections.append(_ProofsSection(where, page, rows))
+        # The English heading's slug is the section's anchor in every language (a Chinese heading's is a number).
+        english = (
+            floor.heading
+            if floor
+            else MAP_TITLE
+            if page == MAP_PAGE
+            else COMPILER.title
+            if page == COMPILER.page
+            else page
+        )
+        sections.append(_ProofsSection(where, page, rows, slugify(english, "-")))
     return template("proofs_page.md").render(sections=sections)
 
 
