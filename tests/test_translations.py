@@ -22,6 +22,7 @@ from pytorch_floors.i18n.messages import ZH, claim_text, t, use
 from pytorch_floors.i18n.sections import join_chinese_lines, sections
 from pytorch_floors.i18n.translation import LOCK_FILE, staleness, stamp, write_lock
 from pytorch_floors.plugin.languages import split_search_index, untranslated_links
+from pytorch_floors.recordings.recorder import planned_blocks
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -331,3 +332,11 @@ def test_a_section_whose_english_changed_says_so_and_the_build_passes(fixture_si
     translations = json.loads((build.site / "translations.json").read_text(encoding="utf-8"))
     assert translations["zh/index.md"]["stale"] == ["two"]
     assert "1 stale sections" in build.log
+
+
+def test_a_recording_records_each_block_once_not_again_for_its_translation(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    (docs / CHINESE.folder).mkdir(parents=True)
+    (docs / "index.md").write_text(ENGLISH, encoding="utf-8")
+    (docs / CHINESE.folder / "index.md").write_text(CHINESE_TEXT, encoding="utf-8")
+    assert list(planned_blocks(docs, tmp_path)) == ["index.md"]

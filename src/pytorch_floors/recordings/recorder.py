@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 
+from pytorch_floors.i18n.languages import english_source
 from pytorch_floors.execution.cache import CacheMode, OutputCache, machine_fingerprint
 from pytorch_floors.execution.engine import Engine, ProofFailure
 from pytorch_floors.execution.facts import torch_facts
@@ -52,6 +53,8 @@ def planned_blocks(docs_dir: Path, project_dir: Path) -> dict[str, list[ExecBloc
     pages: dict[str, list[ExecBlock]] = {}
     for path in sorted(docs_dir.rglob("*.md")):
         page = path.relative_to(docs_dir).as_posix()
+        if english_source(page) != page:
+            continue  # a translation shows its English page's blocks (`Engine.twin`): they are recorded there
         try:
             blocks = scan_markdown(path.read_text(encoding="utf-8"), page, project_dir)
         except ScanError as error:
