@@ -15,7 +15,6 @@ from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 
-from pytorch_floors.i18n.languages import english_source
 from pytorch_floors.execution.cache import CacheMode, OutputCache, machine_fingerprint
 from pytorch_floors.execution.engine import Engine, ProofFailure
 from pytorch_floors.execution.facts import torch_facts
@@ -23,6 +22,7 @@ from pytorch_floors.execution.options import BlockOptions
 from pytorch_floors.execution.provenance import collect
 from pytorch_floors.execution.scan import ExecBlock, ScanError, scan_markdown
 from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE
+from pytorch_floors.i18n.languages import english_source
 from pytorch_floors.recordings.contention import cpu_share
 from pytorch_floors.recordings.schema import RecordedBlock, Recording, RecordingError, read_recordings, write_recording
 
