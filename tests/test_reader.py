@@ -498,13 +498,16 @@ def test_palette_toggle_switches_and_persists(page: Page, site_url: str) -> None
     assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "slate"
 
 
-def accessibility_targets(site: Path) -> list[str]:
-    targets = ["", *[f"floors/{f.key}/" for f in FLOORS], "reference/measure/"]
+def first_lab(site: Path) -> str:
     labs = sorted(p.parent.relative_to(site).as_posix() + "/" for p in (site / "labs").glob("*/index.html"))
     assert labs, "the site has no lab pages"
+    return labs[0]
+
+
+def accessibility_targets(site: Path) -> list[str]:
+    targets = ["", *[f"floors/{f.key}/" for f in FLOORS], "reference/measure/", first_lab(site)]
     # The Chinese edition: Part 0, a floor with every kind of block, a lab and the build report.
-    chinese = ["zh/", f"zh/floors/{FLOORS[3].key}/", f"zh/{labs[0]}", "zh/build-report/"]
-    return [*targets, labs[0], *chinese]
+    return [*targets, "zh/", f"zh/floors/{FLOORS[3].key}/", f"zh/{first_lab(site)}", "zh/build-report/"]
 
 
 def test_no_serious_accessibility_violations(browser: Browser, site_url: str, built_site: Build, axe_core: str) -> None:
@@ -617,7 +620,7 @@ def test_lab_cells_on_a_phone_have_no_prompts_and_outputs_align_with_inputs(
 ) -> None:
     context = browser.new_context(viewport=MOBILE)
     tab = context.new_page()
-    tab.goto(site_url + accessibility_targets(built_site.site)[-1])
+    tab.goto(site_url + first_lab(built_site.site))
     cells = tab.evaluate(LAB_CELL_JS)
     context.close()
     assert cells["prompts"] == 0
@@ -639,6 +642,12 @@ def test_accessible_names_carry_no_entities(page: Page, site_url: str) -> None:
     assert leaks == [], leaks[:5]
 
 
+def choose_language(tab: Page, code: str) -> None:
+    """Open Material's language selector in the header, as a reader does, and pick a language."""
+    tab.locator(".md-header__option .md-select > button").click()  # focused, the list opens (:focus-within)
+    tab.locator(f".md-select__link[data-floors-language='{code}']").click()
+
+
 @pytest.mark.parametrize("viewport", [MOBILE, DESKTOP], ids=["390", "1280"])
 def test_the_language_switch_keeps_the_reader_on_the_same_section(
     browser: Browser, site_url: str, viewport: ViewportSize
@@ -648,7 +657,7 @@ def test_the_language_switch_keeps_the_reader_on_the_same_section(
     floor = FLOORS[3]
     tab.goto(f"{site_url}floors/{floor.key}/#boxed-unboxed", wait_until="networkidle")
     assert tab.evaluate("document.documentElement.lang") == "en"
-    tab.locator("a[data-floors-language='zh']").click()
+    choose_language(tab, "zh")
     tab.wait_for_url(f"{site_url}zh/floors/{floor.key}/#boxed-unboxed")
     tab.wait_for_load_state("networkidle")
     assert tab.evaluate("document.documentElement.lang") == "zh"
@@ -656,7 +665,7 @@ def test_the_language_switch_keeps_the_reader_on_the_same_section(
     assert re.search(r"[\u4e00-\u9fff]", heading.inner_text()), "the twin's section heading is Chinese"
     box = heading.bounding_box()
     assert box is not None and 0 <= box["y"] < viewport["height"] / 2, "the switch lands on the section"
-    tab.locator("a[data-floors-language='en']").click()
+    choose_language(tab, "en")
     tab.wait_for_url(f"{site_url}floors/{floor.key}/#boxed-unboxed")
     context.close()
 

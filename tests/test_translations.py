@@ -207,6 +207,8 @@ def test_each_language_gets_its_own_search_index(tmp_path: Path) -> None:
     assert [d["location"] for d in english["docs"]] == ["floors/1-program/"]
     assert [d["location"] for d in chinese["docs"]] == ["zh/"]
     assert "\\u200b" in chinese["config"]["separator"]
+    written = (tmp_path / "zh" / "search" / "search_index.json").read_text(encoding="utf-8")
+    assert "地图" in written, "UTF-8, not escapes"
 
 
 # --- the built site ---

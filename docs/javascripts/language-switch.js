@@ -1,4 +1,4 @@
-// The language switch keeps the reader on the same section: every language's page has the same anchors,
+// The language selector (overrides/partials/alternate.html) keeps the reader on the same section: every language's page has the same anchors,
 // so the switch's link takes the address's #anchor with it. A link from one language's page to another
 // language's loads the page whole instead of through Material's instant navigation: each language has its
 // own search index, which a page loads once (search-on-demand.js picks it by the page's language).

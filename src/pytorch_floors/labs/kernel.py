@@ -181,10 +181,14 @@ def defer_labs(enabled: bool) -> None:
 def plan_labs(labs: Sequence[str]) -> None:
     """Name the labs this build renders, in the order it renders them, so the log numbers each (`lab n/N ...`).
 
+    Called once at the start of each build: it also forgets the labs an earlier build in this process ran
+    (a serve session's, a test's), whose outputs a translated lab of this build must not show as its own.
+
     Args:
         labs: Source paths relative to `docs/` (`labs/3-boundary.py`), as the floor registry lists them.
     """
     _build.planned = list(labs)
+    _build.executed.clear()
 
 
 def lab_place(lab: str) -> str:

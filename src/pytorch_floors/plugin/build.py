@@ -835,9 +835,6 @@ class SiteBuild:
             self.manifest.write(Path(config.site_dir), self.settings.edition)
         except ValueError as error:
             raise PluginError(str(error)) from None
-        counts = split_search_index(Path(config.site_dir))
-        if counts:
-            log.info("search: %s", ", ".join(f"{n} sections in {code}" for code, n in counts.items()))
         self._write_translation_report(Path(config.site_dir))
         versions = Path(config.site_dir, "versions.json")
         if not versions.exists():
@@ -859,6 +856,10 @@ class SiteBuild:
         if engine.failures and self.serving:
             log.error("proofs failed:\n%s", "\n".join(str(f) for f in engine.failures))
         self._remember(config)
+        # After `_remember`: a partial build's index is whole only once the session has merged it.
+        counts = split_search_index(Path(config.site_dir))
+        if counts:
+            log.info("search: %s", ", ".join(f"{n} sections in {code}" for code, n in counts.items()))
         if self.session is not None:
             waiting = {page for page in self.session.pending if not self.plan.rebuilds(page)} | self.pending_pages
             self.session.end_build(waiting, Path(config.config_file_path), self.engine.project_dir)
