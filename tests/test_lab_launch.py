@@ -111,3 +111,12 @@ def test_a_build_that_fails_after_a_lab_ran_still_keeps_its_run_time(tmp_path: P
 
 def test_a_lab_this_build_did_not_execute_states_no_run_time(tmp_path: Path) -> None:
     assert run_seconds(FLOORS[0], "lab source", _build(tmp_path, "skipped", None)) is None
+
+
+def test_colab_opens_a_translated_labs_own_notebook() -> None:
+    floor = FLOORS[2]
+    chinese = lab_links(floor, REPO, "2026.12", "zh/")
+    english = lab_links(floor, REPO, "2026.12")
+    folder = floor.lab.removesuffix(".py")
+    assert chinese.colab_student == colab_url(REPO, "2026.12", f"zh/{folder}/{chinese.student}")
+    assert english.colab_student == colab_url(REPO, "2026.12", f"{folder}/{english.student}")

@@ -170,7 +170,9 @@ VISIBLE_LINKS_TO = """
   return a.closest('nav, .md-sidebar') && !a.rel && !url.hash && url.pathname.endsWith(`/floors/${key}/`)
     && r.width > 0 && r.height > 0
     && r.right > 0 && r.left < innerWidth && r.bottom > 0 && r.top < innerHeight
-    && getComputedStyle(a).visibility !== 'hidden';
+    && getComputedStyle(a).visibility !== 'hidden'
+    // a closed menu's links are laid out but transparent (the header's language selector)
+    && a.checkVisibility({opacityProperty: true, visibilityProperty: true});
 }).length
 """
 

@@ -238,16 +238,17 @@ class LabLinks:
     colab_full: str | None
 
 
-def lab_links(floor: Floor, repo_url: str | None, edition: str | None) -> LabLinks:
+def lab_links(floor: Floor, repo_url: str | None, edition: str | None, site_folder: str = "") -> LabLinks:
     """The lab page's links, relative to the page (the notebooks sit next to it).
 
     Args:
         floor: The lab's floor.
         repo_url: The project's GitHub repository, if configured.
         edition: The edition being published, or `None` for a build that is not one.
+        site_folder: The language's folder of the site the lab page is in (`zh/`), whose notebooks Colab opens.
     """
     student, full = notebook_names(floor)
-    folder = floor.lab.removesuffix(".py")
+    folder = site_folder + floor.lab.removesuffix(".py")
     colab_student = colab_full = None
     if repo_url is not None and edition is not None:
         colab_student = colab_url(repo_url, edition, f"{folder}/{student}")
@@ -260,7 +261,9 @@ def _template() -> Any:
     return template("lab-download.html")
 
 
-def download_box(floor: Floor, install: str, source: str, edition: str | None, launch: Launch) -> str:
+def download_box(
+    floor: Floor, install: str, source: str, edition: str | None, launch: Launch, *, site_folder: str = ""
+) -> str:
     """The box under a lab page's title: launch, download, install line and measured run time.
 
     Args:
@@ -269,12 +272,13 @@ def download_box(floor: Floor, install: str, source: str, edition: str | None, l
         source: The lab's source (keys its recorded run time).
         edition: The edition being published, or `None`.
         launch: The build's launch settings.
+        site_folder: The language's folder of the site (`zh/`): Colab opens that language's notebooks.
     """
     seconds = run_seconds(floor, source, launch)
     return str(
         _template().render(
             floor=floor,
-            links=lab_links(floor, launch.repo_url, edition),
+            links=lab_links(floor, launch.repo_url, edition, site_folder),
             install=install,
             seconds=None if seconds is None else f"{seconds:.1f}" if seconds < 10 else f"{seconds:.0f}",
         )

@@ -223,14 +223,16 @@ def _install_line(src_uri: str, lab: str, launch: Launch) -> str:
         raise FloorsError(f"docs/{src_uri}: {error}") from None
 
 
-def _download_box(floor: Floor, source: Path, launch: Launch) -> str:
+def _download_box(floor: Floor, source: Path, launch: Launch, site_folder: str) -> str:
     lab = source.read_text(encoding="utf-8")
     # What the lab imports includes what its self-check helpers import; the run time is kept under the source's key.
     install = _install_line(floor.lab, lab_text(source.parents[floor.lab.count("/")], floor), launch)
-    return download_box(floor, install, lab, published_edition(), launch)
+    return download_box(floor, install, lab, published_edition(), launch, site_folder=site_folder)
 
 
-def finish_lab_page(output: str, *, src_uri: str, source: Path, page_url: str, launch: Launch) -> str:
+def finish_lab_page(
+    output: str, *, src_uri: str, source: Path, page_url: str, launch: Launch, site_folder: str = ""
+) -> str:
     """Post-process a rendered lab page (called for every page; others pass through).
 
     On a lab page (a floor's `labs/N-slug.py`), this
@@ -250,6 +252,8 @@ def finish_lab_page(output: str, *, src_uri: str, source: Path, page_url: str, l
         source: The page's source file.
         page_url: The page's URL, relative to the site.
         launch: The build's launch settings (repository, kept run times, records).
+        site_folder: The language's folder of the site the page is in (`zh/` for a translated lab, whose
+            Colab links open its own notebooks; `src_uri` and `source` are then its English lab's).
 
     Returns:
         The HTML to write.
@@ -262,7 +266,7 @@ def finish_lab_page(output: str, *, src_uri: str, source: Path, page_url: str, l
     end = output.find("</article>", start)
     article = output[start:end]
     # The solutions and the outputs after the setup come folded from the project's nbconvert template.
-    notebook = article.replace("</h1>", "</h1>" + _download_box(floor, source, launch), 1)
+    notebook = article.replace("</h1>", "</h1>" + _download_box(floor, source, launch, site_folder), 1)
     output = output[:start] + notebook + output[end:]
     if LABS_CSS not in output:
         output = output.replace(

@@ -791,6 +791,7 @@ class SiteBuild:
         return finish_lab_page(
             output,
             src_uri=english_source(page.file.src_uri),
+            site_folder=language.prefix,
             source=Path((english.abs_src_path if english is not None else None) or page.file.abs_src_path or ""),
             page_url=page.url,
             launch=self.launch,
