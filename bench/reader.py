@@ -232,7 +232,8 @@ MATERIAL_NU_ERROR = "Attribute “autocomplete” is only allowed when the input
 
 def nu_errors(jar: Path, site: Path) -> dict[str, list[str]]:
     """The Nu HTML Checker's errors on each audited page, Material's `autocomplete` one left out."""
-    pages = [site / path / "index.html" for path in PAGES]
+    # Each audited page and its Chinese twin (docs/zh/): the same templates, other words.
+    pages = [site / path / "index.html" for path in [*PAGES, *(f"zh/{path}" for path in PAGES)]]
     done = subprocess.run(
         ["java", "-jar", str(jar), "--errors-only", "--format", "json", *map(str, pages)],
         capture_output=True,
@@ -434,8 +435,12 @@ def main() -> None:
         parser.error(
             f"no Lighthouse in {args.lighthouse}: npm install --no-save --prefix {args.lighthouse} lighthouse@12.8.2"
         )
-    index = args.site / "search" / "search_index.json"
-    print(f"search index: {index.stat().st_size / 1000:.0f} KB (target <= {INDEX_LIMIT_KB} KB)")
+    for folder in ("", "zh/"):  # each language's own index (plugin.languages.split_search_index)
+        index = args.site / folder / "search" / "search_index.json"
+        if index.is_file():
+            print(
+                f"search index {folder or 'en/'}: {index.stat().st_size / 1000:.0f} KB (target <= {INDEX_LIMIT_KB} KB)"
+            )
     if args.vnu:
         for page, errors in nu_errors(args.vnu, args.site.resolve()).items():
             name = Path(page).parent.relative_to(args.site.resolve()).as_posix()

@@ -125,6 +125,7 @@ from pytorch_floors.plugin.serve import (
 from pytorch_floors.recordings.report import machines_html, page_tiers, recordings_json, recordings_summary
 from pytorch_floors.recordings.schema import RecordingError, read_recordings
 from pytorch_floors.recordings.tabs import LazyOutputs
+from pytorch_floors.render.chrome import squeeze_chrome
 from pytorch_floors.render.citation import cite_page_html
 from pytorch_floors.render.gauge import page_gauges, render_gauge
 from pytorch_floors.render.headings import finish_headings, pinned_site_url
@@ -781,6 +782,7 @@ class SiteBuild:
                 raise PluginError(message)
         if page.file.src_uri in self.pending_pages:
             output = mark_pending(output)
+        output = squeeze_chrome(output)
         language = language_of(page.file.src_uri)
         use(language.code)
         floor = floor_for_page(english_source(page.file.src_uri))
