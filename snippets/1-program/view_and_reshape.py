@@ -69,7 +69,7 @@ def main() -> None:
     )
     refused = dict(refusals())
     claim(
-        "view refuses a non-contiguous tensor, two -1s and sizes that do not divide",
+        "view refuses a non-contiguous tensor, two sizes of -1 and sizes that do not divide",
         held=refused["x.t().view(-1)"] != "no error"
         and "only one dimension can be inferred" in refused["x.view(-1, -1)"]
         and refused["x.view(3, -1)"] != "no error",
