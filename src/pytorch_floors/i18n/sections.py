@@ -9,7 +9,9 @@ Text above the first heading is the section `TOP`. Fenced code is never read for
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import jupytext
@@ -96,30 +98,36 @@ _CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 _CHINESE_BREAK = re.compile(f"(?<=[{_CJK}])\n[ \t]*(?=[{_CJK}])")
 
 
+def _fenced(lines: Iterable[str]) -> Iterator[tuple[str, int]]:
+    """Each line with the number of the fenced block it belongs to (its fence lines included), 0 outside any.
+
+    A block closes at a fence of its own character, at least as long, with nothing after it.
+    """
+    fence, block = "", 0
+    for line in lines:
+        opened = _FENCE.match(line)
+        if fence:
+            yield line, block
+            marks = opened.group(1) if opened else ""
+            if marks[:1] == fence[0] and len(marks) >= len(fence) and not line.strip()[len(marks) :].strip():
+                fence = ""
+        elif opened:
+            fence, block = opened.group(1), block + 1
+            yield line, block
+        else:
+            yield line, 0
+
+
 def join_chinese_lines(markdown: str) -> str:
     """Markdown whose paragraphs' line breaks between two Chinese characters are gone (code left as it is).
 
     A browser shows a paragraph's line break as a space, which Chinese does not put between its
     characters; a break next to a Latin word stays (it is the space the typography wants there).
     """
-    parts: list[str] = []
-    fence = ""
-    prose: list[str] = []
-    for line in markdown.splitlines(keepends=True):
-        opened = _FENCE.match(line)
-        if fence:
-            parts.append(line)
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                fence = ""
-            continue
-        if opened:
-            parts.append(_CHINESE_BREAK.sub("", "".join(prose)))
-            prose = []
-            fence = opened.group(1)
-            parts.append(line)
-            continue
-        prose.append(line)
-    parts.append(_CHINESE_BREAK.sub("", "".join(prose)))
+    parts = []
+    for block, run in itertools.groupby(_fenced(markdown.splitlines(keepends=True)), key=lambda item: item[1]):
+        text = "".join(line for line, _ in run)
+        parts.append(text if block else _CHINESE_BREAK.sub("", text))
     return "".join(parts)
 
 
@@ -144,20 +152,12 @@ def sections(markdown: str) -> list[Section]:
     found: list[Section] = []
     anchor, level = TOP, 0
     lines: list[str] = []
-    fence = ""
-    for line in _body(markdown).splitlines():
-        opened = _FENCE.match(line)
-        if fence:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                fence = ""
-        elif opened:
-            fence = opened.group(1)
-        else:
-            heading = _MARKDOWN_ID.match(line) or _LAB_ID.match(line)
-            if heading:
-                if anchor != TOP or "".join(lines).strip():
-                    found.append(Section(anchor, level, "\n".join(lines)))
-                anchor, level, lines = heading.group(2), len(heading.group(1)), []
+    for line, block in _fenced(_body(markdown).splitlines()):
+        heading = None if block else _MARKDOWN_ID.match(line) or _LAB_ID.match(line)
+        if heading:
+            if anchor != TOP or "".join(lines).strip():
+                found.append(Section(anchor, level, "\n".join(lines)))
+            anchor, level, lines = heading.group(2), len(heading.group(1)), []
         lines.append(line)
     if anchor != TOP or "".join(lines).strip():
         found.append(Section(anchor, level, "\n".join(lines)))
@@ -171,21 +171,5 @@ def heading_ids(markdown: str) -> list[tuple[int, str]]:
 
 def code_blocks(markdown: str) -> list[str]:
     """Every fenced block of the page, its fence lines included, in order (front matter skipped)."""
-    blocks: list[str] = []
-    fence = ""
-    current: list[str] = []
-    for line in _body(markdown).splitlines():
-        opened = _FENCE.match(line)
-        if fence:
-            current.append(line)
-            if (
-                opened
-                and opened.group(1)[0] == fence[0]
-                and len(opened.group(1)) >= len(fence)
-                and not line.strip()[len(opened.group(1)) :].strip()
-            ):
-                blocks.append("\n".join(current))
-                fence, current = "", []
-        elif opened:
-            fence, current = opened.group(1), [line]
-    return blocks
+    blocks = itertools.groupby(_fenced(_body(markdown).splitlines()), key=lambda item: item[1])
+    return ["\n".join(line for line, _ in run) for block, run in blocks if block]
