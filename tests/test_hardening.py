@@ -153,6 +153,43 @@ def test_a_block_whose_output_holds_a_secret_fails_by_name(pages: Pages, monkeyp
     assert any("'shaped'" in f and "holds an AWS access key" in f for f in failures), failures
 
 
+@pytest.mark.parametrize(
+    ("html", "printed"),
+    [
+        ("0", 'tok[:4] + "\\x1b[0m" + tok[4:]'),
+        ("0", 'tok[:4] + "\\x1b[1;31m" + tok[4:9] + "\\r" + tok[:9] + tok[9:]'),
+        ("1", '"<span>" + tok[:4] + "<b></b>" + tok[4:] + "</span>"'),
+        ("1", '"<span>" + tok[:8] + "\\u200b" + tok[8:] + "</span>"'),
+        ("1", '"<span>" + tok.replace("_", "&#95;") + "</span>"'),
+    ],
+    ids=["colour-escape", "escape-and-carriage-return", "empty-tag", "zero-width-space", "entity"],
+)
+def test_a_secret_split_so_that_only_the_page_joins_it_fails_by_name(
+    pages: Pages, monkeypatch: pytest.MonkeyPatch, html: str, printed: str
+) -> None:
+    # The check read the raw output; the page showed it after dropping escapes (or the browser after reading HTML).
+    monkeypatch.setattr(pages.engine, "_secrets", SecretFinder({"GITHUB_TOKEN": SECRET}))
+    code = f'tok = "ghp_fake" + "123floors"\nprint({printed})'
+    page = pages.render(f'```python exec="1" html="{html}" id="split"\n{code}\n```\n')
+    assert pages.status() == {"split": "failed"}
+    [failure] = pages.engine.failures
+    assert "holds the value of the build's environment variable GITHUB_TOKEN" in str(failure)
+    assert "123floors" not in page
+
+
+@pytest.mark.parametrize(
+    "printed",
+    ["<p>a</p><!-- never closed", "<span>x</span><![CDATA[ open", "<span>x</span><div class='open"],
+    ids=["comment", "cdata", "tag"],
+)
+def test_html_output_that_ends_inside_unfinished_markup_fails_by_name(pages: Pages, printed: str) -> None:
+    # An unclosed <!-- hid the rest of the page in a browser while the build passed.
+    pages.render(f'```python exec="1" html="1" id="open"\nprint({printed!r})\n```\n')
+    assert pages.status() == {"open": "failed"}
+    [failure] = pages.engine.failures
+    assert "its HTML output would break the page: it ends inside unfinished markup" in str(failure)
+
+
 @linux_only
 @pytest.mark.skipif(
     not hasattr(os, "geteuid") or os.geteuid() != 0, reason="root only: an ordinary user holds no capability to drop"

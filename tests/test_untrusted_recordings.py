@@ -71,6 +71,8 @@ UNTRUSTED: list[tuple[str, Change | str, str]] = [
     ("root-path", _first_output(lambda o: "/root/.ssh/id_rsa"), r"a home folder \(/root/"),
     ("home-path", _first_output(lambda o: "/home/alice/work/x.py"), r"a home folder \(/home/alice/"),
     ("macos-home-path", _first_output(lambda o: "/Users/bob/x.py"), r"a home folder \(/Users/bob/"),
+    ("token-split-by-an-escape", _first_output(lambda o: o + " ghp_\x1b[0m" + "a" * 36), "holds a GitHub token"),
+    ("token-split-by-a-tag", _as_html("<span>ghp_<b></b>" + "a" * 36 + "</span>"), "holds a GitHub token"),
     ("too-large", _first_output(lambda o: "x" * (MAX_OUTPUT + 1)), "output is over"),
     ("format-true", lambda d: {**d, "format": True}, "recording format True"),
     ("nan-seconds", '"seconds": NaN', "NaN is not a number"),

@@ -20,7 +20,7 @@ from pytorch_floors.execution.digest import block_digest, keyed_options
 from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.imports import sources_digest
 from pytorch_floors.execution.options import NO_ID, BlockOptions, OptionError
-from pytorch_floors.execution.output import MAX_OUTPUT, PathScrubber, clean_text, html_problem
+from pytorch_floors.execution.output import MAX_OUTPUT, PathScrubber, clean_text, html_problem, readings
 from pytorch_floors.execution.process import scratch
 from pytorch_floors.execution.process.runner import (
     BlockError,
@@ -350,6 +350,8 @@ class Engine:
             result = self.result_for(block.block_id)
             if result is None or result.status == "failed" or shown_marker(block.block_id) in html:
                 continue
+            if any(f.page == self.page and f.block_id == block.block_id for f in self.failures):
+                continue  # it failed on this page already (a translated page's render), by its own cause
             if self.page in self.twins:
                 summary = (
                     "the translated page shows this block's source instead of its output: "
@@ -384,6 +386,20 @@ class Engine:
         self.records = [r for r in self.records if not (r.page == self.page and r.block_id == block_id)]
         self._fail(failure, block.proofs[0] if block and block.proofs else None)
         return failure
+
+    def fail_rendering(self, block_id: str, error: Exception) -> ProofFailure:
+        """Fail a block of the current page whose result could not be rendered, naming the error's real cause.
+
+        Its record, if it has one, becomes `failed` in place (`fail_shown`), so the block still ends exactly once.
+
+        Args:
+            block_id: The block's id.
+            error: What rendering raised (a template's, a message's or a recording's fault).
+
+        Returns:
+            The failure recorded.
+        """
+        return self.fail_shown(block_id, f"its result could not be rendered: {type(error).__name__}: {error}")
 
     def fail_unexpectedly(self, block_id: str, error: Exception) -> ProofFailure:
         """Record an error that escaped the engine or the renderer as the block's failure.
@@ -648,7 +664,9 @@ class Engine:
         """
         if reply.stderr.strip():
             log.debug("%s wrote to stderr (kept out of the page):\n%s", job.where, self.sanitize(reply.stderr))
-        secret = self._secrets.find(reply.output) or self._secrets.find(repr(claims))
+        # What a reader reads is checked, not only what was printed (`readings`: escapes and tags removed).
+        shown = readings(reply.output, html=job.options.html)
+        secret = next(filter(None, map(self._secrets.find, shown)), None) or self._secrets.find(repr(claims))
         if secret is not None:
             # Redacting would publish a page that looks fine; the proof that reached a secret must change.
             failure = ProofFailure(

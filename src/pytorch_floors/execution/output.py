@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 import sys
 import tempfile
+import unicodedata
 from html.parser import HTMLParser
 from pathlib import Path
 
-__all__ = ["MAX_OUTPUT", "PathScrubber", "clean_text", "escape_bidi", "html_problem"]
+__all__ = ["MAX_OUTPUT", "PathScrubber", "clean_text", "escape_bidi", "html_problem", "readings"]
 
 MAX_OUTPUT = 1 << 20
 """Bytes of output a block may print (and a recording may hold for one block): a page is not a log file."""
@@ -107,6 +108,47 @@ def clean_text(text: str) -> str:
     return _CONTROL.sub(_visible, escape_bidi(text))
 
 
+class _Text(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+
+    def handle_data(self, data: str) -> None:
+        self.parts.append(data)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        # Attribute values reach a reader too (a title shown on hover, a link copied).
+        self.parts.extend(f" {value} " for _, value in attrs if value)
+
+
+def readings(output: str, *, html: bool) -> tuple[str, ...]:
+    """Every way a reader can read what a block printed, for the secret check to look at each.
+
+    A check of the raw output missed a token split by a colour escape (`ghp_` + ESC[0m + the rest), which
+    `clean_text` then joined on the page; HTML can split one with a tag, an entity or an invisible character.
+
+    Args:
+        output: What the block printed.
+        html: Whether the page shows it as HTML (`html="1"`).
+
+    Returns:
+        The raw output, the text as shown, and that text without invisible (format) characters.
+    """
+    if html:
+        parser = _Text()
+        parser.feed(output)
+        parser.close()
+        shown = "".join(parser.parts)
+    else:
+        shown = clean_text(output)
+    visible = "".join(c for c in _ANSI.sub("", shown) if unicodedata.category(c) not in {"Cf", "Cc"} or c in "\n\t")
+    return output, shown, visible
+
+
+_UNFINISHED = re.compile(r"<[!?/A-Za-z]")
+"""The start of markup the parser has not finished at the end of the text (a lone `<` is text)."""
+
+
 class _Balance(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -138,6 +180,11 @@ def html_problem(html: str) -> str | None:
     """
     parser = _Balance()
     parser.feed(html)
+    # What the parser could not finish: an unclosed `<!--` (or `<![CDATA[`, `<?`, a tag) hides the rest of the
+    # page from a browser, which reads everything after it as part of it.
+    unfinished = parser.rawdata
+    if _UNFINISHED.match(unfinished):
+        return f"it ends inside unfinished markup: {unfinished[:40]!r}"
     parser.close()
     if parser.problem is None and parser.open:
         return f"<{parser.open[-1]}> is never closed"

@@ -10,6 +10,7 @@ which the build counts).
 
 from __future__ import annotations
 
+import string
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -48,7 +49,43 @@ def _catalog(path: Path) -> dict[str, str]:
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
         raise InputError(f"{path.name}: expected a map of English messages to their translations")
+    for message, translation in data.items():
+        problem = _field_problem(message, translation)
+        if problem:
+            raise InputError(f"{path.name}: the translation of {message[:80]!r} {problem}")
     return data
+
+
+def _fields(text: str) -> set[str] | str:
+    """The `{name}` fields of a message, or why it is not a message with plain-name fields (`{0.__class__}`)."""
+    names = set()
+    try:
+        parsed = list(string.Formatter().parse(text))
+    except ValueError as error:
+        return f"is not a message template: {error}"
+    for _, name, spec, conversion in parsed:
+        if name is None:
+            continue
+        if not name.isidentifier() or spec or conversion:
+            return f"has the field {{{name}}}: a message's fields are plain names"
+        names.add(name)
+    return names
+
+
+def _field_problem(message: str, translation: str) -> str | None:
+    """Why a translation cannot be filled as its message is (`t`), or `None`: checked once, when it is read.
+
+    A message without `{name}` fields is never filled (its braces are Markdown's: `{ #anchor }`), nor is its
+    translation.
+    """
+    english = _fields(message)
+    if isinstance(english, str) or not english:
+        return None
+    translated = _fields(translation)
+    if isinstance(translated, str):
+        return translated
+    extra = sorted(translated - english)
+    return f"has fields its English message lacks: {', '.join(extra)}" if extra else None
 
 
 _CURRENT: ContextVar[PageLanguage | None] = ContextVar("floors_page_language", default=None)

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import functools
 import re
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from markdown import Markdown
-from markdown_exec import MarkdownConverter, base_format, validator
+from markdown_exec import base_format, validator
 from markupsafe import Markup
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.utils import get_relative_url
@@ -44,7 +45,7 @@ from pytorch_floors.render.listings import LISTING_LANGUAGE
 from pytorch_floors.render.proof_frame import claims_html, failure_banner, proof_frame_html, recorded_claims_html
 from pytorch_floors.render.templates import template
 
-__all__ = ["FENCE", "fenced", "formatter", "register_fence"]
+__all__ = ["FENCE", "fenced", "formatter", "register_fence", "text_html"]
 
 FENCE = "python"
 """The fence name of executed blocks: ```` ```python exec="1" id="…" ````."""
@@ -69,6 +70,41 @@ def fenced(language: str, text: str, marked: Sequence[int] = ()) -> str:
     ticks = "`" * max(8, longest + 1)
     options = f' hl_lines="{" ".join(str(line) for line in marked)}"' if marked else ""
     return f"{ticks}{language}{options}\n{text}\n{ticks}"
+
+
+# What renders text the page shows as code (a block's output, a recording's, a listing), one per page Markdown.
+_TEXT_CONVERTERS: weakref.WeakKeyDictionary[Markdown, Markdown] = weakref.WeakKeyDictionary()
+
+# The only extensions the text converter has: fenced code, highlighted as the page highlights it.
+_TEXT_EXTENSIONS = ("pymdownx.highlight", "pymdownx.superfences")
+
+
+def text_html(md: Markdown, markdown: str) -> str:
+    """The HTML of fenced code, rendered by a converter that has no extension but fences and highlighting.
+
+    Text a block printed, a recording holds or a listing shows must reach the page as it is. Through the
+    page's own Markdown, `pymdownx.snippets` read a printed `--8<-- ".git/config"` line and published the
+    file; any extension that reads files would do the same. This converter copies only the page's
+    highlighting settings, so the code looks the same and no line of it is ever an instruction.
+
+    Args:
+        md: The page's Markdown instance (its highlighting settings are copied once).
+        markdown: One fenced code block (`fenced`).
+
+    Returns:
+        Its HTML.
+    """
+    converter = _TEXT_CONVERTERS.get(md)
+    if converter is None:
+        configs: dict[str, dict[str, Any]] = {}
+        for extension in md.registeredExtensions:
+            name = type(extension).__module__
+            if name in _TEXT_EXTENSIONS:
+                configs[name] = {k: v for k, v in extension.getConfigs().items() if k != "custom_fences"}
+        converter = Markdown(extensions=list(_TEXT_EXTENSIONS), extension_configs=configs)
+        _TEXT_CONVERTERS[md] = converter
+    converter.reset()
+    return str(converter.convert(markdown))
 
 
 def formatter(  # noqa: PLR0917  (SuperFences' signature)
@@ -111,6 +147,23 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
     if engine is None:
         # SuperFences would swallow this and show the source; the plugin's scan still fails the build.
         raise RuntimeError("no proof engine is bound to this fence: list the floors plugin under plugins in mkdocs.yml")
+    try:
+        return _format(source, language, options, md, engine, recordings, lazy)
+    except Exception as error:  # SuperFences would swallow it and show the block's source
+        # The one place a rendering error becomes the block's failure, named by its real cause.
+        return failure_banner(engine.fail_rendering(str(options.get("id", "")), error))
+
+
+def _format(  # noqa: PLR0917  (the formatter's arguments, passed on)
+    source: str,
+    language: str,
+    options: dict[str, Any],
+    md: Markdown,
+    engine: Engine,
+    recordings: Sequence[Recording],
+    lazy: LazyOutputs | None,
+) -> str:
+    """`formatter`'s work: run the block, render its output, tabs, claims and frame."""
     block_id = options.get("id", "")
     run_options = dict(options)
     # Console output is fenced here, not by markdown-exec, whose fence has a fixed length (`fenced`).
@@ -121,7 +174,9 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
     run_options.pop("width", None)
 
     def as_shown(output: str, marked: Sequence[int] = ()) -> str:
-        return fenced(result_language, output, marked) if result_language and output else output
+        # Output is never Markdown of the page: its extensions read files (`--8<--`). Text becomes HTML here,
+        # through a converter that can only fence it; base_format then takes it as HTML, as it is.
+        return text_html(md, fenced(result_language, output, marked)) if result_language and output else output
 
     ran: list[Ran] = []  # markdown-exec's `run` returns text; the typed result is kept here
 
@@ -129,6 +184,9 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
         ran.append(engine.run_block(code, options))
         return as_shown(ran[-1].output)
 
+    html_output = bool(run_options.pop("html", False))
+    # base_format takes what `run` returns as HTML as it is: `as_shown` made text HTML (`text_html`).
+    run_options["html"] = True
     try:
         output = str(base_format(language=language, run=run, code=source, md=md, source="", **run_options))
     except ProofFailure as failure:
@@ -145,7 +203,7 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
             # HTML from another machine only as the project's figures write it (read_recording checks it too).
             # A text output's lines that differ from this build's are marked; a figure's are not compared.
             marked: list[int] = []
-            if run_options.get("html"):
+            if html_output:
                 recorded = allowed_html(recorded)
             elif result_language:
                 marked = differing_lines(result.output, recorded)
@@ -158,7 +216,7 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
                     source="",
                     **run_options,
                 )
-            ), (len(marked) if result_language and not run_options.get("html") else None)
+            ), (len(marked) if result_language and not html_output else None)
 
         try:
             output, claims = _with_tiers(engine, result, recordings, (output, claims), render, lazy=lazy), ""
@@ -170,17 +228,15 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
     marker = shown_marker(block_id)
     if block is None or not block.proofs:
         if show_source:
-            converter = MarkdownConverter(md, update_toc=False)
-            listing = str(converter.convert(fenced(language, source)))
+            listing = text_html(md, fenced(language, source))
             shown = template("exec_block.html").render(
                 listing=Markup(listing), output=Markup(output), claims=Markup(claims)
             )
             return marker + shown
         return marker + output + claims
     proof = block.proofs[0]
-    converter = MarkdownConverter(md, update_toc=False)
     # Collapsed under the output, the proof source is lightly highlighted (see `pytorch_floors.render.listings`).
-    listing = str(converter.convert(fenced(LISTING_LANGUAGE, source)))
+    listing = text_html(md, fenced(LISTING_LANGUAGE, source))
     return marker + proof_frame_html(
         proof=proof,
         href=get_relative_url(proof, engine.page_url) if engine.page_url else proof,

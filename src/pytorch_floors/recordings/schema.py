@@ -46,7 +46,7 @@ from pathlib import Path
 
 from pytorch_floors.claims import Claim, ClaimFormatError, parse_claims
 from pytorch_floors.errors import FloorsError
-from pytorch_floors.execution.output import MAX_OUTPUT
+from pytorch_floors.execution.output import MAX_OUTPUT, clean_text, readings
 from pytorch_floors.execution.provenance import Provenance
 from pytorch_floors.execution.secrets import SecretFinder, personal_path
 from pytorch_floors.recordings.html import UntrustedHTML, allowed_html
@@ -244,9 +244,11 @@ def _checked_output(data: dict[str, object], html: bool, where: str, secrets: Se
     output = _text(data, "output", where)
     if len(output.encode("utf-8", errors="replace")) > MAX_OUTPUT:
         raise RecordingError(f"{where}: its output is over {MAX_OUTPUT:,} bytes, more than a page shows of a block")
-    _untrusted(output, f"{where}: output", secrets)
+    # Each way a reader reads it is checked: a token split by a colour escape is whole once the escape is gone.
+    for reading in readings(output, html=html):
+        _untrusted(reading, f"{where}: output", secrets)
     if not html:
-        return output
+        return clean_text(output)  # shown as a build shows its own output: escapes and control bytes cleaned
     try:
         return allowed_html(output)
     except UntrustedHTML as error:
