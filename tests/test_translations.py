@@ -10,6 +10,7 @@ import ast
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ from pytorch_floors.i18n.glossary import glossary, off_glossary
 from pytorch_floors.i18n.languages import LANGUAGES, english_source, language_of, twin_uri
 from pytorch_floors.i18n.messages import ZH, claim_text, t, use
 from pytorch_floors.i18n.sections import join_chinese_lines, sections
-from pytorch_floors.i18n.translation import LOCK_FILE, staleness, stamp, write_lock
+from pytorch_floors.i18n.translation import LOCK_FILE, read_lock, staleness, stamp, write_lock
 from pytorch_floors.plugin.languages import split_search_index, untranslated_links
 from pytorch_floors.recordings.recorder import planned_blocks
 
@@ -55,7 +56,8 @@ def test_every_chinese_page_translates_an_english_one() -> None:
 @pytest.mark.parametrize("page", translated_pages())
 def test_each_translation_keeps_its_pages_headings_code_links_and_terms(page: str) -> None:
     english = (DOCS / english_source(page)).read_text(encoding="utf-8")
-    assert problems(page, english, (DOCS / page).read_text(encoding="utf-8")) == []
+    recorded = read_lock(ROOT / LOCK_FILE).get(page, {})
+    assert problems(page, english, (DOCS / page).read_text(encoding="utf-8"), recorded) == []
 
 
 ENGLISH = """## One { #one }
@@ -315,8 +317,17 @@ def test_a_twin_shows_its_english_blocks_result_without_running_it_again(fixture
     assert translations["zh/index.md"]["claims_untranslated"] == []
 
 
-def test_a_twin_whose_code_differs_fails_the_build_naming_its_page_and_block(fixture_site: FixtureSite) -> None:
+def _stamped(fixture_site: FixtureSite) -> None:
+    """The twin site with its translation recorded as up to date (`translations stamp`)."""
     fixture_site.page("index.md", TWIN_ENGLISH)
+    fixture_site.write("docs/zh/index.md", TWIN_CHINESE)
+    english = (fixture_site.root / "docs" / "index.md").read_text(encoding="utf-8")
+    write_lock(fixture_site.root / LOCK_FILE, {"zh/index.md": stamp(english)})
+
+
+def test_a_twin_whose_code_differs_fails_the_build_naming_its_page_and_block(fixture_site: FixtureSite) -> None:
+    # Wrong, not behind: the lock says it translates the English section as it is, and its code differs.
+    _stamped(fixture_site)
     fixture_site.write("docs/zh/index.md", TWIN_CHINESE.replace('print("forty-two")', 'print("四十二")'))
     build = fixture_site.build(strict=True)
     assert build.returncode != 0
@@ -338,6 +349,58 @@ def test_a_section_whose_english_changed_says_so_and_the_build_passes(fixture_si
     translations = json.loads((build.site / "translations.json").read_text(encoding="utf-8"))
     assert translations["zh/index.md"]["stale"] == ["two"]
     assert "1 stale sections" in build.log
+
+
+NEW_BLOCK = """
+```python exec="1" id="author-new-block"
+print(1 + 1, "new")
+```
+"""
+
+BEHIND = {
+    # An author's edits of the English page alone; the translation stays as it was stamped.
+    "new-block-in-a-section": lambda en: en.replace("More text.\n", "More text.\n" + NEW_BLOCK),
+    "new-block-in-the-middle": lambda en: en.replace("## Two { #two }", NEW_BLOCK + "\n## Two { #two }"),
+    "new-section": lambda en: en + "\n## Three { #three }\n\nA new section." + NEW_BLOCK,
+    "changed-block": lambda en: en.replace('print("forty-two")', 'print("forty-two")\nprint(1 + 1, "new")'),
+    "deleted-section": lambda en: en.split("## Two { #two }")[0],
+}
+
+
+@pytest.mark.parametrize("edit", list(BEHIND.values()), ids=list(BEHIND))
+def test_a_translation_behind_its_english_page_never_fails_the_check(edit: Any) -> None:
+    recorded = stamp(TWIN_ENGLISH)
+    assert problems("zh/index.md", edit(TWIN_ENGLISH), TWIN_CHINESE, recorded) == []
+
+
+def test_a_wrong_translation_still_fails_the_check() -> None:
+    recorded = stamp(TWIN_ENGLISH)
+    changed_code = TWIN_CHINESE.replace('print("forty-two")', 'print("四十二")')
+    assert any("code blocks differ" in p for p in problems("zh/index.md", TWIN_ENGLISH, changed_code, recorded))
+    lost_section = TWIN_CHINESE.split("## 第二节", maxsplit=1)[0]
+    assert any("missing: #two" in p for p in problems("zh/index.md", TWIN_ENGLISH, lost_section, recorded))
+
+
+@pytest.mark.parametrize("edit", list(BEHIND), ids=list(BEHIND))
+def test_an_english_edit_never_fails_the_build_on_its_translation(fixture_site: FixtureSite, edit: str) -> None:
+    # An author who added a proof to an English page once got a failed build naming the Chinese page.
+    _stamped(fixture_site)
+    english = BEHIND[edit](TWIN_ENGLISH)
+    fixture_site.page("index.md", english)
+    build = fixture_site.build(strict=True)
+    assert build.returncode == 0, build.log[-3000:]
+    chinese = build.page("zh")
+    translations = json.loads((build.site / "translations.json").read_text(encoding="utf-8"))["zh/index.md"]
+    if edit == "deleted-section":
+        assert 'id="two"' not in chinese and "更多正文" not in chinese
+        assert translations["left_out"] == ["two"]
+        return
+    # The new or changed English section is shown with its executed output, under the note, once.
+    assert "2 new" in chinese, "the new block's output from the same run"
+    assert chinese.count("floors-untranslated") == 1 and "本节尚未翻译" in chinese
+    assert build.log.count("› author-new-block: ran in") <= 1 and "zh/index.md › author-new-block" not in build.log
+    assert translations["shown_in_english"], translations
+    assert "答案被打印出来了" in chinese or edit == "changed-block"
 
 
 def test_a_recording_records_each_block_once_not_again_for_its_translation(tmp_path: Path) -> None:

@@ -11,15 +11,18 @@ from __future__ import annotations
 import re
 import sys
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no types; its stubs are not a dependency
 
 from pytorch_floors.errors import InputError
+from pytorch_floors.i18n.catch_up import catch_up
 from pytorch_floors.i18n.glossary import off_glossary
 from pytorch_floors.i18n.languages import english_source
 from pytorch_floors.i18n.sections import code_blocks, heading_ids, page_text
+from pytorch_floors.i18n.translation import LOCK_FILE, read_lock
 
 __all__ = ["CHINESE_SHARE", "chinese_share", "front_matter", "link_targets", "problems"]
 
@@ -79,19 +82,25 @@ def link_targets(markdown: str) -> Counter[str]:
     return Counter(_LINK.findall(text))
 
 
-def problems(src_uri: str, english: str, translated: str) -> list[str]:
-    """What keeps a translation from being its English page's twin.
+def problems(src_uri: str, english: str, translated: str, recorded: Mapping[str, str] | None = None) -> list[str]:
+    """What keeps a translation from being its English page's twin: what is wrong, never what is behind.
 
     Args:
         src_uri: The translated page's source path, relative to `docs/` (`zh/labs/3-boundary.py`).
         english: The English page's source.
         translated: The translated page's source.
+        recorded: What the translation recorded it translated (`translations.lock`), anchor → digest: the
+            sections it is behind on are read as the build shows them, in English (`i18n.catch_up`).
+            `None` compares the translation as it is.
 
     Returns:
         One line per problem; empty when the translation keeps the page's structure.
     """
     found: list[str] = []
     en_text, zh_text = page_text(src_uri, english), page_text(src_uri, translated)
+    own_text = zh_text
+    if recorded is not None:
+        zh_text = catch_up(en_text, zh_text, recorded, lambda _: "").markdown
     en_ids, zh_ids = heading_ids(en_text), heading_ids(zh_text)
     if en_ids != zh_ids:
         missing = [f"#{a}" for _, a in en_ids if (_, a) not in zh_ids]
@@ -111,7 +120,7 @@ def problems(src_uri: str, english: str, translated: str) -> list[str]:
         )
         found.append(f"code blocks differ: {len(en_blocks)} in English, {len(zh_blocks)} here{where}")
     if not src_uri.endswith(".py"):
-        lost = link_targets(english) - link_targets(translated)
+        lost = link_targets(en_text) - link_targets(zh_text)
         if lost:
             found.append(f"links missing or changed (targets stay as in English): {', '.join(sorted(lost))}")
         try:
@@ -125,7 +134,7 @@ def problems(src_uri: str, english: str, translated: str) -> list[str]:
             found.append("front matter `claims` must map each English statement to its Chinese")
     for term, word in off_glossary(translated):
         found.append(f"uses {word!r} for {term.en!r}: the glossary's word is {term.zh!r}")
-    share = chinese_share(zh_text)
+    share = chinese_share(own_text)
     if share < CHINESE_SHARE:
         found.append(f"the prose is mostly not Chinese ({share:.0%} Chinese characters, at least {CHINESE_SHARE:.0%})")
     return found
@@ -146,7 +155,8 @@ def main(argv: list[str]) -> int:
             print(f"{name}: no English page at {english.relative_to(docs.parent)}")
             status = 1
             continue
-        found = problems(src_uri, english.read_text(encoding="utf-8"), path.read_text(encoding="utf-8"))
+        recorded = read_lock(docs.parent / LOCK_FILE).get(src_uri, {})
+        found = problems(src_uri, english.read_text(encoding="utf-8"), path.read_text(encoding="utf-8"), recorded)
         for line in found:
             print(f"{name}: {line}")
         if not found:

@@ -108,9 +108,11 @@ def main(argv: list[str]) -> int:
     pages = args.pages or translated_pages(docs)
     if args.action == "check":
         status = 0
+        records = read_lock(args.project / LOCK_FILE)
         for page in pages:
             english = docs / english_source(page)
-            found = problems(page, english.read_text(encoding="utf-8"), (docs / page).read_text(encoding="utf-8"))
+            translated = (docs / page).read_text(encoding="utf-8")
+            found = problems(page, english.read_text(encoding="utf-8"), translated, records.get(page, {}))
             for line in found:
                 print(f"docs/{page}: {line}", file=sys.stderr)
             status = status or int(bool(found))

@@ -51,6 +51,7 @@ from pytorch_floors.execution.provenance import collect, of_outputs
 from pytorch_floors.execution.report import report_html, report_json
 from pytorch_floors.execution.scan import ScanError, not_utf8, scan_markdown
 from pytorch_floors.floors import FLOORS, Floor, floor_for_page
+from pytorch_floors.i18n.catch_up import CaughtUp, catch_up
 from pytorch_floors.i18n.glossary import glossary
 from pytorch_floors.i18n.languages import DEFAULT, LANGUAGES, Language, english_source, language_of, twin_uri
 from pytorch_floors.i18n.messages import t, use
@@ -261,6 +262,7 @@ class SiteBuild:
                 config.nav.append({LANGUAGE_SECTION: translated})
         teach_segmenter(term.zh for term in glossary())
         self.staleness: dict[str, Staleness] = {}
+        self.caught_up: dict[str, CaughtUp] = {}
         self.untranslated_claims: dict[str, list[str]] = {}
         try:
             self.translations = read_translation_lock(project_dir / LOCK_FILE)
@@ -643,7 +645,14 @@ class SiteBuild:
             if english == file.src_uri or not (docs_dir / english).is_file():
                 continue
             source = page_text(english, (docs_dir / english).read_text(encoding="utf-8"))
-            self.staleness[file.src_uri] = staleness(sections(source), self.translations.get(file.src_uri, {}))
+            recorded = self.translations.get(file.src_uri, {})
+            state = staleness(sections(source), recorded)
+            if not file.src_uri.endswith(".py"):
+                # Where the translation is behind, its page shows the English sections (`i18n.catch_up`).
+                translated = (docs_dir / file.src_uri).read_text(encoding="utf-8")
+                behind = catch_up(source, translated, recorded, lambda _: "")
+                self.caught_up[file.src_uri] = behind
+            self.staleness[file.src_uri] = state
 
     def _translated_page(self, markdown: str, page: Page, language: Language) -> str:
         """A translated page's Markdown: its links to pages without a twin made English, its stale sections noted."""
@@ -658,7 +667,15 @@ class SiteBuild:
         def render(link: str, _anchor: str) -> str:
             return note.render(href=link)
 
-        return stale_notes(markdown, state, href, render) if not page.file.src_uri.endswith(".py") else markdown
+        if page.file.src_uri.endswith(".py"):
+            return markdown
+        english = Path(english_file.abs_src_path or "").read_text(encoding="utf-8")
+        untranslated = template("untranslated_section.html").render()
+        recorded = self.translations.get(page.file.src_uri, {})
+        caught = catch_up(english, markdown, recorded, lambda _anchor: untranslated)
+        # A section shown in English has its own note; the others the translation is behind on are marked stale.
+        older = Staleness(tuple(a for a in state.stale if a not in caught.in_english), state.untranslated)
+        return stale_notes(caught.markdown, older, href, render)
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig) -> str:
         """Close the page's proof processes; stop the build if one of its proofs failed (except under serve).
@@ -874,12 +891,17 @@ class SiteBuild:
             pages[page] = {
                 "stale": list(state.stale),
                 "untranslated": list(state.untranslated),
+                "shown_in_english": list(self.caught_up[page].in_english) if page in self.caught_up else [],
+                "left_out": list(self.caught_up[page].dropped) if page in self.caught_up else [],
                 "claims_untranslated": self.untranslated_claims.get(page, []),
                 "blocks_shown_from_english": len(self.engine.twin_shown.get(page, [])),
             }
         stale = sum(len(state.stale) for state in self.staleness.values())
         if stale:
             log.info("translations: %d stale sections (listed on the build report and What changed)", stale)
+        behind = sum(len(caught.in_english) for caught in self.caught_up.values())
+        if behind:
+            log.info("translations: %d sections not translated yet, shown in English on their translated pages", behind)
         Path(site_dir, "translations.json").write_text(
             json.dumps(pages, ensure_ascii=False, indent=1), encoding="utf-8"
         )
