@@ -61,6 +61,7 @@ UNTRUSTED: list[tuple[str, Change | str, str]] = [
     ("handler-on-an-allowed-element", _as_html('<rect onclick="alert(3)"></rect>'), "<rect onclick=…>"),
     ("javascript-link", _as_html('<a href=" jav&#x09;ascript:alert(4)">x</a>'), "is not a relative link"),
     ("protocol-relative-link", _as_html('<a href="//evil.example/">x</a>'), "is not a relative link"),
+    ("backslash-link", _as_html('<a href="/\\evil.example/phish">x</a>'), "is not a relative link"),
     ("style-with-url", _as_html('<span style="--x: 1; background: url(https://e.example)">x</span>'), "not a style"),
     ("comment", _as_html("<span><!-- --><script>alert(5)</script></span>"), "a comment"),
     ("cdata", _as_html("<svg><![CDATA[<script>]]></svg>"), "a declaration"),
@@ -135,6 +136,35 @@ def test_every_committed_recordings_html_passes_the_allow_list() -> None:
     assert figures, "no recorded figure to check"
     for figure in figures:
         assert allowed_html(figure) == figure
+
+
+# A browser reads an `http(s)` page's link by the WHATWG URL rules: leading and trailing C0 controls and
+# spaces dropped, tabs and newlines dropped anywhere, `\\` read as `/`; so each of these names another host.
+_OFF_SITE = {
+    "slash-backslash": "/\\evil.example/phish",
+    "backslash-slash": "\\/evil.example/phish",
+    "two-backslashes": "\\\\evil.example/phish",
+    "slash-two-backslashes": "/\\\\evil.example/phish",
+    "tab-between": "/\t/evil.example/phish",
+    "newline-between": "/\n\\evil.example/phish",
+    "carriage-return-between": "\\\r\\evil.example/phish",
+    "leading-controls": "\x01\x1f /\\evil.example/phish",
+    "backslash-entity": "/&#x5c;evil.example/phish",
+    "tab-entity": "/&Tab;/evil.example/phish",
+    "scheme-with-backslashes": "https:\\\\evil.example/phish",
+}
+
+
+@pytest.mark.parametrize("href", _OFF_SITE.values(), ids=_OFF_SITE.keys())
+def test_a_link_a_browser_resolves_off_site_is_refused(href: str) -> None:
+    with pytest.raises(UntrustedHTML, match="is not a relative link"):
+        allowed_html(f'<a href="{href}">x</a>')
+
+
+@pytest.mark.parametrize("href", ["floors/1-program/", "../labs/", "/pytorch-floors/", "#top", "/%5Cevil.example/"])
+def test_a_link_that_stays_on_the_site_passes(href: str) -> None:
+    # A percent-escape is never decoded before the host is found: `/%5C...` is a path of this site.
+    assert allowed_html(f'<a href="{href}">x</a>') == f'<a href="{href}">x</a>'
 
 
 def test_text_and_values_come_out_escaped() -> None:
