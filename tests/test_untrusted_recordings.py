@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,13 @@ from pytorch_floors.execution.output import MAX_OUTPUT
 from pytorch_floors.recordings.html import UntrustedHTML, allowed_html
 from pytorch_floors.recordings.merge import merge_recordings
 from pytorch_floors.recordings.recorder import record_site
-from pytorch_floors.recordings.schema import Recording, RecordingError, read_recording, write_recording
+from pytorch_floors.recordings.schema import (
+    Recording,
+    RecordingError,
+    read_recording,
+    read_recordings,
+    write_recording,
+)
 
 Change = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -51,6 +58,13 @@ def _as_html(output: str) -> Change:
     return edit
 
 
+def _first_block(**fields: str) -> Change:
+    def edit(data: dict[str, Any]) -> dict[str, Any]:
+        return {**data, "blocks": [{**data["blocks"][0], **fields}, *data["blocks"][1:]]}
+
+    return edit
+
+
 def _nested(depth: int) -> str:
     return "[" * depth + "]" * depth
 
@@ -72,6 +86,12 @@ UNTRUSTED: list[tuple[str, Change | str, str]] = [
     ("root-path", _first_output(lambda o: "/root/.ssh/id_rsa"), r"a home folder \(/root/"),
     ("home-path", _first_output(lambda o: "/home/alice/work/x.py"), r"a home folder \(/home/alice/"),
     ("macos-home-path", _first_output(lambda o: "/Users/bob/x.py"), r"a home folder \(/Users/bob/"),
+    ("recorded-not-a-date", lambda d: {**d, "recorded": "2026-01-01 ghp_fake123 /home/alice/x"}, "'recorded' must be"),
+    ("recorded-impossible-date", lambda d: {**d, "recorded": "2026-02-30"}, "'recorded' must be"),
+    ("stands-for-token", lambda d: {**d, "stands_for": "a runner ghp_" + "a" * 36}, "stands_for: holds a GitHub"),
+    ("page-home-path", _first_block(page="/home/alice/x.md"), r"page: names a path in a home folder \(/home/alice/"),
+    ("block-id-token", _first_block(block="ghp_" + "b" * 36), "block: holds a GitHub token"),
+    ("digest-not-a-digest", _first_block(digest="sha256:/home/alice/x"), "'digest' must be"),
     ("too-large", _first_output(lambda o: "x" * (MAX_OUTPUT + 1)), "output is over"),
     ("format-true", lambda d: {**d, "format": True}, "recording format True"),
     ("nan-seconds", '"seconds": NaN', "NaN is not a number"),
@@ -108,6 +128,37 @@ def test_an_untrusted_recording_is_refused_by_name_when_read_and_when_merged(
     with pytest.raises(RecordingError, match=message):
         merge_recordings([tmp_path / "artifact"], tmp_path / "recordings")
     assert not (tmp_path / "recordings").exists(), "a refused merge wrote nothing"
+
+
+def test_a_recorded_date_holding_a_secret_and_a_path_is_refused_in_one_line_that_repeats_neither(
+    recorded: tuple[Path, Recording],  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The tab's label and build-report.json showed the field as it came: it must be a date (or a time).
+    monkeypatch.setenv("FLOORS_TEST_TOKEN", "ghp_fake123")
+    root = tmp_path / "recordings"
+    _write(recorded[1], root, lambda d: {**d, "recorded": "2026-01-01 ghp_fake123 /home/alice/x"})
+    with pytest.raises(RecordingError) as refused:
+        read_recordings(root)  # what a build reads before any page
+    message = str(refused.value)
+    assert "'recorded'" in message and "\n" not in message
+    assert "ghp_fake123" not in message and "alice" not in message
+    for fine in ("2026-12-01", "2026-12-01T09:30", "2026-12-01T09:30:15+02:00", "2026-12-01 09:30:15Z"):
+        _write(replace(recorded[1], recorded=fine), root, lambda d: d)
+        assert read_recordings(root)[0].recorded == fine
+
+
+def test_a_secret_in_a_recordings_provenance_is_found_whatever_its_letters(
+    recorded: tuple[Path, Recording],  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Read as JSON text, the field's non-ASCII letters were `\u00e4` escapes, and the secret was not found.
+    monkeypatch.setenv("FLOORS_TEST_PASSWORD", "pässwort-geheim")
+    path = _write(recorded[1], tmp_path, lambda d: {**d, "machine": {**d["machine"], "cpu": "CPU pässwort-geheim"}})
+    with pytest.raises(RecordingError, match="machine: holds the value of the build's environment variable"):
+        read_recording(path)
 
 
 def test_a_large_recording_is_refused_at_once(recorded: tuple[Path, Recording], tmp_path: Path) -> None:  # noqa: F811
