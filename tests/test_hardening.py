@@ -509,6 +509,41 @@ def test_an_executed_fence_inside_an_html_comment_is_refused_by_line() -> None:
     assert [b.block_id for b in scan_markdown(one_line, "index.md", Path("."))] == ["shown"]
 
 
+# Each opens no comment: `<!--` inside a code span is code (CommonMark: a run of n backticks closes at the
+# next run of exactly n, in the same paragraph), so the block after it runs and shows.
+_CODE_SPANS = [
+    "a comment starts with `<!--` in HTML",
+    "a comment starts with ``<!--`` or ``a ` <!--``",
+    "two spans: `x` and `` <!-- `` then `y`",
+    "a span that runs\nover `two <!--\nlines` of a paragraph",
+    "inline ```<!--``` three backticks",
+]
+
+
+@pytest.mark.parametrize("prose", _CODE_SPANS)
+def test_a_comment_opener_in_inline_code_opens_no_comment(prose: str) -> None:
+    text = f'{prose}\n\n```python exec="1" id="shown"\nprint(1)\n```\n'
+    assert [b.block_id for b in scan_markdown(text, "index.md", Path("."))] == ["shown"]
+
+
+# Each does open one: the backticks around `<!--` are not a code span (unmatched, escaped, of another length,
+# or closed only in the next paragraph), or the `<!--` stands outside the span.
+_REAL_COMMENTS = [
+    "a lone backtick ` then <!-- a real comment",
+    "`code` and then <!-- a real comment",
+    "an escaped \\`<!--` opener",
+    "runs of ``two <!-- and one` differ",
+    "a span never closed `<!--\n\nin this paragraph`",
+]
+
+
+@pytest.mark.parametrize("prose", _REAL_COMMENTS)
+def test_a_comment_opener_outside_inline_code_still_hides_a_block(prose: str) -> None:
+    text = f'{prose}\n\n```python exec="1" id="hidden"\nprint(1)\n```\n'
+    with pytest.raises(ScanError, match=r"an executed block inside an HTML comment"):
+        scan_markdown(text, "index.md", Path("."))
+
+
 # --- the engine where fork is not available ---------------------------------------------------------
 
 

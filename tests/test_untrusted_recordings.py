@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,13 @@ from pytorch_floors.execution.output import MAX_OUTPUT
 from pytorch_floors.recordings.html import UntrustedHTML, allowed_html
 from pytorch_floors.recordings.merge import merge_recordings
 from pytorch_floors.recordings.recorder import record_site
-from pytorch_floors.recordings.schema import Recording, RecordingError, read_recording, write_recording
+from pytorch_floors.recordings.schema import (
+    Recording,
+    RecordingError,
+    read_recording,
+    read_recordings,
+    write_recording,
+)
 
 Change = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -51,6 +58,13 @@ def _as_html(output: str) -> Change:
     return edit
 
 
+def _first_block(**fields: str) -> Change:
+    def edit(data: dict[str, Any]) -> dict[str, Any]:
+        return {**data, "blocks": [{**data["blocks"][0], **fields}, *data["blocks"][1:]]}
+
+    return edit
+
+
 def _nested(depth: int) -> str:
     return "[" * depth + "]" * depth
 
@@ -61,6 +75,7 @@ UNTRUSTED: list[tuple[str, Change | str, str]] = [
     ("handler-on-an-allowed-element", _as_html('<rect onclick="alert(3)"></rect>'), "<rect onclick=…>"),
     ("javascript-link", _as_html('<a href=" jav&#x09;ascript:alert(4)">x</a>'), "is not a relative link"),
     ("protocol-relative-link", _as_html('<a href="//evil.example/">x</a>'), "is not a relative link"),
+    ("backslash-link", _as_html('<a href="/\\evil.example/phish">x</a>'), "is not a relative link"),
     ("style-with-url", _as_html('<span style="--x: 1; background: url(https://e.example)">x</span>'), "not a style"),
     ("comment", _as_html("<span><!-- --><script>alert(5)</script></span>"), "a comment"),
     ("cdata", _as_html("<svg><![CDATA[<script>]]></svg>"), "a declaration"),
@@ -73,6 +88,12 @@ UNTRUSTED: list[tuple[str, Change | str, str]] = [
     ("macos-home-path", _first_output(lambda o: "/Users/bob/x.py"), r"a home folder \(/Users/bob/"),
     ("token-split-by-an-escape", _first_output(lambda o: o + " ghp_\x1b[0m" + "a" * 36), "holds a GitHub token"),
     ("token-split-by-a-tag", _as_html("<span>ghp_<b></b>" + "a" * 36 + "</span>"), "holds a GitHub token"),
+    ("recorded-not-a-date", lambda d: {**d, "recorded": "2026-01-01 ghp_fake123 /home/alice/x"}, "'recorded' must be"),
+    ("recorded-impossible-date", lambda d: {**d, "recorded": "2026-02-30"}, "'recorded' must be"),
+    ("stands-for-token", lambda d: {**d, "stands_for": "a runner ghp_" + "a" * 36}, "stands_for: holds a GitHub"),
+    ("page-home-path", _first_block(page="/home/alice/x.md"), r"page: names a path in a home folder \(/home/alice/"),
+    ("block-id-token", _first_block(block="ghp_" + "b" * 36), "block: holds a GitHub token"),
+    ("digest-not-a-digest", _first_block(digest="sha256:/home/alice/x"), "'digest' must be"),
     ("too-large", _first_output(lambda o: "x" * (MAX_OUTPUT + 1)), "output is over"),
     ("format-true", lambda d: {**d, "format": True}, "recording format True"),
     ("nan-seconds", '"seconds": NaN', "NaN is not a number"),
@@ -111,6 +132,37 @@ def test_an_untrusted_recording_is_refused_by_name_when_read_and_when_merged(
     assert not (tmp_path / "recordings").exists(), "a refused merge wrote nothing"
 
 
+def test_a_recorded_date_holding_a_secret_and_a_path_is_refused_in_one_line_that_repeats_neither(
+    recorded: tuple[Path, Recording],  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The tab's label and build-report.json showed the field as it came: it must be a date (or a time).
+    monkeypatch.setenv("FLOORS_TEST_TOKEN", "ghp_fake123")
+    root = tmp_path / "recordings"
+    _write(recorded[1], root, lambda d: {**d, "recorded": "2026-01-01 ghp_fake123 /home/alice/x"})
+    with pytest.raises(RecordingError) as refused:
+        read_recordings(root)  # what a build reads before any page
+    message = str(refused.value)
+    assert "'recorded'" in message and "\n" not in message
+    assert "ghp_fake123" not in message and "alice" not in message
+    for fine in ("2026-12-01", "2026-12-01T09:30", "2026-12-01T09:30:15+02:00", "2026-12-01 09:30:15Z"):
+        _write(replace(recorded[1], recorded=fine), root, lambda d: d)
+        assert read_recordings(root)[0].recorded == fine
+
+
+def test_a_secret_in_a_recordings_provenance_is_found_whatever_its_letters(
+    recorded: tuple[Path, Recording],  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Read as JSON text, the field's non-ASCII letters were `\u00e4` escapes, and the secret was not found.
+    monkeypatch.setenv("FLOORS_TEST_PASSWORD", "pässwort-geheim")
+    path = _write(recorded[1], tmp_path, lambda d: {**d, "machine": {**d["machine"], "cpu": "CPU pässwort-geheim"}})
+    with pytest.raises(RecordingError, match="machine: holds the value of the build's environment variable"):
+        read_recording(path)
+
+
 def test_a_large_recording_is_refused_at_once(recorded: tuple[Path, Recording], tmp_path: Path) -> None:  # noqa: F811
     # One block's output of 50 MB stalled the build for over ten minutes.
     path = _write(recorded[1], tmp_path, _first_output(lambda o: "y" * (50 << 20)))
@@ -137,6 +189,35 @@ def test_every_committed_recordings_html_passes_the_allow_list() -> None:
     assert figures, "no recorded figure to check"
     for figure in figures:
         assert allowed_html(figure) == figure
+
+
+# A browser reads an `http(s)` page's link by the WHATWG URL rules: leading and trailing C0 controls and
+# spaces dropped, tabs and newlines dropped anywhere, `\\` read as `/`; so each of these names another host.
+_OFF_SITE = {
+    "slash-backslash": "/\\evil.example/phish",
+    "backslash-slash": "\\/evil.example/phish",
+    "two-backslashes": "\\\\evil.example/phish",
+    "slash-two-backslashes": "/\\\\evil.example/phish",
+    "tab-between": "/\t/evil.example/phish",
+    "newline-between": "/\n\\evil.example/phish",
+    "carriage-return-between": "\\\r\\evil.example/phish",
+    "leading-controls": "\x01\x1f /\\evil.example/phish",
+    "backslash-entity": "/&#x5c;evil.example/phish",
+    "tab-entity": "/&Tab;/evil.example/phish",
+    "scheme-with-backslashes": "https:\\\\evil.example/phish",
+}
+
+
+@pytest.mark.parametrize("href", _OFF_SITE.values(), ids=_OFF_SITE.keys())
+def test_a_link_a_browser_resolves_off_site_is_refused(href: str) -> None:
+    with pytest.raises(UntrustedHTML, match="is not a relative link"):
+        allowed_html(f'<a href="{href}">x</a>')
+
+
+@pytest.mark.parametrize("href", ["floors/1-program/", "../labs/", "/pytorch-floors/", "#top", "/%5Cevil.example/"])
+def test_a_link_that_stays_on_the_site_passes(href: str) -> None:
+    # A percent-escape is never decoded before the host is found: `/%5C...` is a path of this site.
+    assert allowed_html(f'<a href="{href}">x</a>') == f'<a href="{href}">x</a>'
 
 
 def test_text_and_values_come_out_escaped() -> None:

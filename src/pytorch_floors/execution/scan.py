@@ -24,7 +24,11 @@ _FENCE = re.compile(
     r"^(?P<indent>[ \t]*(?:>[ \t]*)*)(?P<fence>`{3,}|~{3,})[ \t]*"
     r"(?:\{[ \t]*\.?(?P<braced>[\w+-]+)(?P<braced_attrs>[^\n`}]*)\}|(?P<lang>[\w+-]+)(?P<attrs>[^\n`]*))[ \t]*$"
 )
-_COMMENT_TOKEN = re.compile(r"<!--|-->")
+# What prose holds that opens or closes a comment, or hides an opener: a comment's marks, an escaped
+# backslash or backtick (text), and a run of backticks (a code span's opening).
+_PROSE_TOKEN = re.compile(r"<!--|-->|\\[\\`]|`+")
+# A blank line (also a blockquote's `>` alone) ends a paragraph, and with it any code span.
+_BLANK_LINE = re.compile(r"\n[ \t>]*\n")
 _ATTR = re.compile(r'(?P<name>[\w-]+)=(?:"(?P<quoted>[^"]*)"|(?P<bare>\S+))')
 # pymdownx.snippets' own grammar (its `RE_ALL_SNIPPETS` and `RE_SNIPPET_SECTION`): an inline include
 # (`--8<-- "path"` or `--8<-- 'path'`), the marker alone (opening or closing a block of paths, one a line),
@@ -215,6 +219,46 @@ def included_paths(text: str) -> list[str]:
     return [line.path for line in _snippet_lines(text.splitlines()) if line.path is not None]
 
 
+def _span_end(prose: str, opening: re.Match[str]) -> int:
+    """Where the code span a run of backticks opens ends, or the run's own end when it opens none.
+
+    CommonMark's rule: a run of n backticks is closed by the next run of exactly n in the same paragraph;
+    a run never closed is text.
+    """
+    paragraph = _BLANK_LINE.search(prose, opening.end())
+    limit = paragraph.start() if paragraph else len(prose)
+    closing = re.compile(rf"(?<!`){opening[0]}(?!`)").search(prose, opening.end(), limit)
+    return closing.end() if closing else opening.end()
+
+
+def _ends_in_comment(prose: str, in_comment: bool) -> bool:
+    """Whether an HTML comment is open at the end of `prose` (a page's text between two fences).
+
+    `<!--` inside inline code (`` `<!--` ``) is code a page shows, not a comment; inside a comment,
+    backticks are nothing and only `-->` ends it.
+
+    Args:
+        prose: The text, its lines joined.
+        in_comment: Whether a comment was open where it starts.
+
+    Returns:
+        Whether one is open where it ends.
+    """
+    position = 0
+    while True:
+        if in_comment:
+            end = prose.find("-->", position)
+            if end == -1:
+                return True
+            in_comment, position = False, end + len("-->")
+            continue
+        token = _PROSE_TOKEN.search(prose, position)
+        if token is None:
+            return False
+        position = _span_end(prose, token) if token[0].startswith("`") else token.end()
+        in_comment = token[0] == "<!--"
+
+
 def scan_markdown(text: str, page: str, project_dir: Path) -> list[ExecBlock]:
     """List a page's executed blocks.
 
@@ -234,13 +278,15 @@ def scan_markdown(text: str, page: str, project_dir: Path) -> list[ExecBlock]:
     blocks: list[ExecBlock] = []
     index = 0
     in_comment = False
+    prose: list[str] = []
     while index < len(lines):
         match = _FENCE.match(lines[index])
         if not match:
-            for token in _COMMENT_TOKEN.findall(lines[index]):
-                in_comment = token == "<!--"
+            prose.append(lines[index])
             index += 1
             continue
+        # A fence ends a paragraph, so the prose before it is read whole (a code span may run over lines).
+        in_comment, prose = _ends_in_comment("\n".join(prose), in_comment), []
         fence, indent = match["fence"], match["indent"]
         lang = match["braced"] or match["lang"]
         attrs = match["braced_attrs"] if match["braced"] else match["attrs"]

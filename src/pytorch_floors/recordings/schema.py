@@ -28,6 +28,8 @@ A recording is plain JSON, versioned by `format`, small enough to review in a pu
   recording from a stale one.
 - `output` is what the page shows (paths scrubbed), `claims` every claim with its verdict, "not
   applicable" included, and `provenance` the full provenance of the run that produced it.
+- `recorded` is the day of the run (or its day and time), nothing else; `stands_for`, the machines and
+  each block's page and id are shown too (a tab's label, the report), so they are checked as an output is.
 - `cpu_share` is the share of its cores a busy process got before and after the run, the lower
   (`recordings.contention`): under 0.9, other work held them, and the tier's tabs say "contended".
   A recording without it (made before it was measured) claims nothing either way.
@@ -42,6 +44,7 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from pytorch_floors.claims import Claim, ClaimFormatError, parse_claims
@@ -76,6 +79,9 @@ MAX_SHARE = 1.5
 """The most `cpu_share` may say: a little over 1 is a clock's rounding, more is not a measurement."""
 
 _TIER_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
+# A tab's label and the report show `recorded` as it is: only a date, or a date and a time, ever passes.
+_RECORDED = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2})?)?")
+_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 
 
 class RecordingError(FloorsError):
@@ -240,6 +246,26 @@ def _untrusted(text: str, where: str, secrets: SecretFinder) -> None:
         raise RecordingError(f"{where}: names a path in a home folder ({home}/…), which a build never shows")
 
 
+def _checked_provenance(provenance: Provenance, where: str, secrets: SecretFinder) -> None:
+    # Each field as the page shows it: JSON text would hide a secret's non-ASCII letters behind escapes.
+    _untrusted("\n".join(str(value) for value in provenance.as_dict().values()), where, secrets)
+
+
+def _recorded(data: dict[str, object], where: str) -> str:
+    """The recording's date: a date (`2026-12-01`), or a date and a time; never repeated in the refusal."""
+    value = _text(data, "recorded", where)
+    if _RECORDED.fullmatch(value):
+        try:
+            datetime.fromisoformat(value)  # a day and a time that exist (not 2026-02-30)
+        except ValueError:
+            pass
+        else:
+            return value
+    raise RecordingError(
+        f"{where}: 'recorded' must be the date it was recorded (2026-12-01, or with a time: 2026-12-01T09:30)"
+    )
+
+
 def _checked_output(data: dict[str, object], html: bool, where: str, secrets: SecretFinder) -> str:
     output = _text(data, "output", where)
     if len(output.encode("utf-8", errors="replace")) > MAX_OUTPUT:
@@ -270,13 +296,19 @@ def _block(data: object, where: str, secrets: SecretFinder) -> RecordedBlock:
         provenance = Provenance.from_dict(data.get("provenance"))
     except (ClaimFormatError, ValueError) as error:
         raise RecordingError(f"{where}: {error}") from None
-    _untrusted(json.dumps(data.get("provenance")), f"{where}: provenance", secrets)
+    _checked_provenance(provenance, f"{where}: provenance", secrets)
     for claim in parsed:
         _untrusted(" ".join((claim.statement, claim.detail, claim.why_not, claim.file)), f"{where}: a claim", secrets)
+    # The report and the build log name a block no page has (an orphan) by its page and id.
+    page, block_id, digest = _text(data, "page", where), _text(data, "block", where), _text(data, "digest", where)
+    _untrusted(page, f"{where}: page", secrets)
+    _untrusted(block_id, f"{where}: block", secrets)
+    if not _DIGEST.fullmatch(digest):
+        raise RecordingError(f"{where}: 'digest' must be a block's digest (sha256: and 64 hex digits)")
     return RecordedBlock(
-        page=_text(data, "page", where),
-        block_id=_text(data, "block", where),
-        digest=_text(data, "digest", where),
+        page=page,
+        block_id=block_id,
+        digest=digest,
         html=html,
         output=_checked_output(data, html, where, secrets),
         seconds=float(seconds),
@@ -330,15 +362,18 @@ def read_recording(path: Path, *, folder_prefixes: tuple[str, ...] = ("",)) -> R
     except ValueError as error:
         raise RecordingError(f"{path}: machine: {error}") from None
     secrets = SecretFinder()
-    _untrusted(json.dumps([data.get("stands_for"), data.get("machine")]), f"{path}: machine", secrets)
+    stands_for = _text(data, "stands_for", str(path))
+    _untrusted(stands_for, f"{path}: stands_for", secrets)
+    _checked_provenance(machine, f"{path}: machine", secrets)
+    recorded = _recorded(data, str(path))
     read = tuple(_block(b, f"{path}: block {n + 1}", secrets) for n, b in enumerate(blocks))
     keys = [b.key for b in read]
     if len(set(keys)) != len(keys):
         raise RecordingError(f"{path}: a block is recorded twice")
     return Recording(
         tier=tier,
-        stands_for=_text(data, "stands_for", str(path)),
-        recorded=_text(data, "recorded", str(path)),
+        stands_for=stands_for,
+        recorded=recorded,
         machine=machine,
         blocks=read,
         cpu_share=_share(data, str(path)),
