@@ -168,10 +168,14 @@ PHASES := lint patterns-and-beside pytest-rest
 
 ## test: set up, then lint, type-check and run every test (unit, build, browser), every phase even after a failure
 # It prints each phase's wall time on one line (`make test: phase seconds: lint=2 ...`), which bench/suite.py reads.
+# Its last lines: the phases' seconds, their total against the budget (a line, not a failure), and the verdict.
+TEST_BUDGET := 600
 test: setup setup-properdocs browser
-	@failed=""; took=""; for phase in $(PHASES); do start=$$(date +%s); \
+	@failed=""; took=""; begun=$$(date +%s); for phase in $(PHASES); do start=$$(date +%s); \
 	$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $$phase || failed="$$failed $$phase"; \
 	took="$$took $$phase=$$(( $$(date +%s) - start ))"; done; echo "make test: phase seconds:$$took"; \
+	echo "make test: $$(( $$(date +%s) - begun )) s in all against a budget of $(TEST_BUDGET) s on two cores \
+	($$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1))"; \
 	if [ -n "$$failed" ]; then echo "make test: failed phases:$$failed"; exit 1; fi; echo "make test: every phase passed"
 
 ## machines: build the site strictly as each of the nine tiers of pytorch_floors.tiers (TIERS="crowded avx2": some) and print the table
@@ -185,11 +189,11 @@ record: setup
 
 ## bench: build benchmarks (cold, warm, render-only) for bench/build.py
 bench: setup
-	$(BIN)/python bench/build.py
+	$(BIN)/python bench/build.py --record
 
 ## bench-suite: time `make test` per phase in a fresh clone of HEAD, setup included (WARM=1: in this checkout, set up)
 bench-suite:
-	$(or $(SETUP_RUNNER),python3) bench/suite.py $(if $(WARM),--warm)
+	$(or $(SETUP_RUNNER),python3) bench/suite.py --record $(if $(WARM),--warm)
 
 clean:
 	rm -rf site .cache test-output

@@ -24,6 +24,7 @@ them: on a busy machine every figure grows, the ratios less.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shutil
@@ -38,7 +39,10 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+# Its neighbour `records.py`, whether this runs as a script or a test loads it by its path.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 import psutil
+from records import cpu_model, write_record
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = [
@@ -142,6 +146,9 @@ def serve_reloads(project: Path, cache: Path, *, dirty: bool, edits: int = 3) ->
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--record", action="store_true", help="write the figures to bench/records/ (README's table)")
+    args = parser.parse_args()
     start_load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="floors-bench-") as scratch:
         work = Path(scratch)
@@ -179,6 +186,17 @@ def main() -> None:
         print(f"cold serve: page complete    {complete:7.1f} s")
         print(f"cold serve first page / cold full build = {first / cold:.2f}")
         print(f"machine load (1-minute average): {start_load:.2f} at the start, {os.getloadavg()[0]:.2f} at the end")
+        print(f"CPU: {cpu_model()}, {os.cpu_count()} logical cores")
+        if args.record:
+            figures = {
+                "cold": round(cold, 1),
+                "warm": round(warm, 1),
+                "render_only": round(render, 1),
+                "prose_edit": round(statistics.median(dirty), 2),
+                "serve_first_page": round(first, 1),
+                "serve_complete": round(complete, 1),
+            }
+            print(f"recorded in {write_record('build', figures, start_load)}")
 
 
 def cold_serve(project: Path, cache: Path) -> tuple[float, float]:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -78,3 +80,26 @@ def test_the_readme_links_the_pages_it_sends_a_reader_to() -> None:
         assert (ROOT / page).is_file(), page
         nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
         assert Path(page).name in nav, f"{page} is not in the site's navigation"
+
+
+def _records() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_records", ROOT / "bench" / "records.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_readmes_cost_table_is_the_last_committed_bench_record() -> None:
+    # The README once quoted figures half the measured ones: every figure is now a record's, with its CPU.
+    records = _records()
+    shown = records.readme_section(_text("README.md"))
+    assert shown is not None, "README.md has lost its bench:costs section"
+    assert shown == records.readme_table(records.read_records()), (
+        "README.md's cost table is not the committed bench records': run `python bench/records.py readme --write`"
+    )
+
+
+def test_every_committed_record_names_its_cpu_and_commit() -> None:
+    for name, record in _records().read_records().items():
+        assert record["cpu"] and record["cores"] and record["commit"] and record["figures"], name

@@ -1,0 +1,183 @@
+"""The benchmarks' last figures, committed in `bench/records/`, and the README's cost table made from them.
+
+`make bench-suite` (`bench/suite.py --record`) and `make bench` (`bench/build.py --record`) each write their
+figures here with the CPU they ran on (`lscpu`'s model name), its logical cores, the load around the run and the
+commit measured. `python bench/records.py readme --write` puts the table those records make into README.md
+between its `bench:costs` markers; `tests/test_readme.py` fails when the README's table and the committed
+records disagree, so the README never quotes a figure nobody measured. Standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RECORDS = ROOT / "bench" / "records"
+README = ROOT / "README.md"
+BEGIN, END = "<!-- bench:costs -->", "<!-- /bench:costs -->"
+
+BUDGETS = {"suite-warm": 600, "suite-fresh": 900, "serve_first_page": 10, "prose_edit": 2}
+"""Seconds each loop may take on two cores (the developers' guide): make test set up, CI from a fresh clone,
+serve's first page after setup, a prose edit shown."""
+
+
+def cpu_model() -> str:
+    """The CPU's model name as `lscpu` gives it (else /proc/cpuinfo's, else what `platform` says)."""
+    try:
+        done = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=10, check=False)
+        for line in done.stdout.splitlines():
+            if line.startswith("Model name:"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.is_file():
+        for line in cpuinfo.read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor() or platform.machine()
+
+
+def _commit() -> str:
+    done = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    return done.stdout.strip() or "unknown"
+
+
+def write_record(name: str, figures: Mapping[str, Any], load_start: float, folder: Path = RECORDS) -> Path:
+    """Write a benchmark's figures as `bench/records/<name>.json`, with the machine and the commit measured.
+
+    Args:
+        name: `suite-fresh`, `suite-warm` or `build`.
+        figures: Seconds (and counts) the benchmark measured, by name.
+        load_start: The 1-minute load average when the run started.
+        folder: Where records go.
+
+    Returns:
+        The record's path.
+    """
+    record = {
+        "figures": dict(figures),
+        "cpu": cpu_model(),
+        "cores": os.cpu_count(),
+        "load": [round(load_start, 2), round(os.getloadavg()[0], 2)],
+        "commit": _commit(),
+        "date": time.strftime("%Y-%m-%d", time.gmtime()),
+    }
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.json"
+    path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return path
+
+
+def read_records(folder: Path = RECORDS) -> dict[str, dict[str, Any]]:
+    """Every committed record, by name."""
+    return {path.stem: json.loads(path.read_text(encoding="utf-8")) for path in sorted(folder.glob("*.json"))}
+
+
+def _seconds(value: float | None) -> str:
+    return "not measured yet" if value is None else f"{value:,.0f} s" if value >= 10 else f"{value:.1f} s"
+
+
+def _budget(value: float | None, budget: int) -> str:
+    if value is None:
+        return ""
+    return f" (budget ≤ {budget} s: {'within' if value <= budget else 'over'})"
+
+
+def readme_table(records: Mapping[str, Mapping[str, Any]]) -> str:
+    """The README's cost table, every figure from a record, each record's CPU named.
+
+    Args:
+        records: `read_records()`.
+
+    Returns:
+        Markdown: the table, then one line per record saying what measured it.
+    """
+    fresh = records.get("suite-fresh", {}).get("figures", {})
+    warm = records.get("suite-warm", {}).get("figures", {})
+    build = records.get("build", {}).get("figures", {})
+    rows = [
+        (
+            "setup (`.venv` and `.venv-properdocs`)",
+            _seconds(fresh.get("setup")),
+            "pip's progress, then `setup: … is ready`",
+        ),
+        (
+            "`make serve`, first page",
+            _seconds(build.get("serve_first_page"))
+            + _budget(build.get("serve_first_page"), BUDGETS["serve_first_page"]),
+            "every page, with “running…” where a proof has not run yet",
+        ),
+        (
+            "every proof and lab, behind the server",
+            _seconds(build.get("serve_complete")),
+            "`background: proof n/N …` lines; each page reloads when its proofs are done",
+        ),
+        (
+            "a prose edit, shown",
+            _seconds(build.get("prose_edit")) + _budget(build.get("prose_edit"), BUDGETS["prose_edit"]),
+            "`serve: N of M pages render again: …`",
+        ),
+        (
+            "`make test`, set up",
+            _seconds(warm.get("phases")) + _budget(warm.get("phases"), BUDGETS["suite-warm"]),
+            "each phase's tests, then `make test: every phase passed` and its total",
+        ),
+        (
+            "`make test` from a fresh clone",
+            _seconds(fresh.get("total")) + _budget(fresh.get("total"), BUDGETS["suite-fresh"]),
+            "the same, after setup",
+        ),
+    ]
+    lines = ["| step | time | what you see meanwhile |", "|---|---|---|"]
+    lines += [f"| {step} | {time_} | {seen} |" for step, time_, seen in rows]
+    lines.append("")
+    for name in ("suite-fresh", "suite-warm", "build"):
+        record = records.get(name)
+        if record is not None:
+            load = " to ".join(str(x) for x in record["load"])
+            lines.append(
+                f"- `{name}`: {record['cpu']}, {record['cores']} logical cores, load {load}, "
+                f"commit {record['commit']}, {record['date']}."
+            )
+    return "\n".join(lines)
+
+
+def readme_section(text: str) -> str | None:
+    """What stands between the README's `bench:costs` markers, or `None` without them."""
+    found = re.search(re.escape(BEGIN) + r"\n(.*?)" + re.escape(END), text, re.S)
+    return found[1].removesuffix("\n") if found else None
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("action", choices=["readme"])
+    parser.add_argument("--write", action="store_true", help="write the table into README.md")
+    args = parser.parse_args(argv)
+    table = readme_table(read_records())
+    if not args.write:
+        print(table)
+        return 0
+    text = README.read_text(encoding="utf-8")
+    if readme_section(text) is None:
+        print(f"README.md has no {BEGIN} … {END} section", file=sys.stderr)
+        return 1
+    start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
+    README.write_text(text[:start] + "\n" + table + "\n" + text[end:], encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
