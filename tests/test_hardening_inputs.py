@@ -8,15 +8,30 @@ the file and line, from the build and from the command line alike.
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from conftest import FixtureSite
-from pytorch_floors.i18n.translation import LOCK_FILE
-from pytorch_floors.i18n.yaml_files import MAX_BYTES
+from pytorch_floors.errors import InputError
+from pytorch_floors.i18n import messages
+from pytorch_floors.i18n.check import problems
+from pytorch_floors.i18n.glossary import MAX_TERM, glossary
+from pytorch_floors.i18n.search import teach_segmenter
+from pytorch_floors.i18n.translation import LOCK_FILE, read_lock
+from pytorch_floors.i18n.yaml_files import MAX_BYTES, MAX_DEPTH, parse_yaml, read_yaml
+
+
+def _bomb(levels: int, first: str = "a") -> str:
+    """A "billion laughs" map: each level holds nine aliases of the one before (9**levels strings at the last)."""
+    names = [chr(ord(first) + n) for n in range(levels + 1)]
+    lines = [f'{names[0]}: &{names[0]} ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    lines += [f"{name}: &{name} [{', '.join([f'*{before}'] * 9)}]" for before, name in itertools.pairwise(names)]
+    return "\n".join(lines) + "\n"
 
 
 def _translations(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -124,3 +139,77 @@ def test_includes_that_are_there_still_build(fixture_site: FixtureSite) -> None:
     build = fixture_site.build(strict=True)
     assert build.returncode == 0, build.log[-3000:]
     assert "The intro" in build.page("")
+
+
+# --- D11: alias bombs and oversized terms -------------------------------------------------------------------
+
+
+def test_an_alias_bomb_is_refused_before_it_expands(tmp_path: Path) -> None:
+    for name, where in [("glossary.yml", "glossary"), ("messages.zh.yml", "messages"), (LOCK_FILE, "lock")]:
+        path = tmp_path / name
+        path.write_text(_bomb(3), encoding="utf-8")
+        readers: dict[str, Callable[[Path], object]] = {
+            "glossary": glossary,
+            "messages": messages._catalog,
+            "lock": read_lock,
+        }
+        read = readers[where]
+        with pytest.raises(InputError, match=rf"^{name}:1: an anchor or alias \(& or \*\)"):
+            read(path)
+    # An alias of a plain value is refused as well: none of these files needs one.
+    with pytest.raises(InputError, match=r"^x:2: an anchor or alias"):
+        parse_yaml("a: value\nc: &n v\nb: *n\n", "x")
+
+
+def test_an_alias_bomb_in_the_lock_is_one_line_from_the_command_line(tmp_path: Path) -> None:
+    (tmp_path / "docs" / "zh").mkdir(parents=True)
+    (tmp_path / LOCK_FILE).write_text(_bomb(4), encoding="utf-8")
+    done = _translations(tmp_path, "check")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.strip() == (
+        "translations: translations.lock:1: an anchor or alias (& or *); write the value out where it is used"
+    )
+
+
+def test_an_alias_bomb_in_a_translations_front_matter_is_a_problem_not_an_expansion() -> None:
+    english = "# Title { #title }\n\nText.\n"
+    bomb = "\n".join(f"  {line}" for line in _bomb(3).splitlines())
+    chinese = f"---\nclaims:\n{bomb}\n---\n\n# 标题 {{ #title }}\n\n正文。\n"
+    assert problems("zh/x.md", english, chinese) == [
+        "front matter:3: an anchor or alias (& or *); write the value out where it is used"
+    ]
+
+
+def test_deep_nesting_is_refused_in_one_line() -> None:
+    with pytest.raises(InputError, match=rf"^f.yml:1: nested more than {MAX_DEPTH} deep"):
+        parse_yaml("[" * 10_000 + "]" * 10_000, "f.yml")
+
+
+def test_an_oversized_glossary_term_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "glossary.yml"
+    path.write_text(f"- {{en: tensor, zh: 张量}}\n- {{en: huge, zh: {'长' * 100_000}}}\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"^glossary.yml: term 2 \('huge'\) has a word of 100000 characters"):
+        glossary(path)
+    path.write_text(f"- {{en: tensor, zh: 张量, avoid: ['{'x' * (MAX_TERM + 1)}']}}\n", encoding="utf-8")
+    with pytest.raises(InputError, match=rf"each must have 1 to {MAX_TERM}"):
+        glossary(path)
+    path.write_text("- {en: tensor, zh: 张量, avoid: 跨步}\n", encoding="utf-8")
+    with pytest.raises(InputError, match="`avoid` must be a list"):
+        glossary(path)
+
+
+def test_the_segmenter_refuses_a_word_longer_than_a_term_before_learning_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    learned: list[str] = []
+    jieba = pytest.importorskip("jieba")
+    monkeypatch.setattr(jieba, "add_word", learned.append)
+    with pytest.raises(InputError, match=f"a word of 10000000 characters for the segmenter.*at most {MAX_TERM}"):
+        teach_segmenter(["张量", "长" * 10_000_000])
+    assert learned == [], "nothing is learned from a list that holds a word too long"
+    assert teach_segmenter(["张量"]) and learned == ["张量"]
+
+
+def test_the_packages_own_yaml_reads_as_before() -> None:
+    package = Path(messages.__file__).parent
+    assert read_yaml(package / "messages.zh.yml") == messages.ZH
+    assert len(glossary()) > 10
+    assert read_lock(Path(__file__).resolve().parents[1] / LOCK_FILE)
