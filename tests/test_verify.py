@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, Build, FixtureSite
+from conftest import LAB_CONFIG, ROOT, Build, FixtureSite
 from pytorch_floors.editions.verify import MARK, verify_site
 
 PROOF_PAGE = """\
@@ -186,3 +186,107 @@ def test_make_build_asks_verify_for_a_partial_site_only_when_told_to_leave_block
     assert verify_line("FLOORS_EXEC_ONLY=floors/3-*").rstrip().endswith("--partial")
     assert verify_line("FLOORS_EXEC=off").rstrip().endswith("--partial")
     assert verify_line("FLOORS_EXEC=on").rstrip().endswith("verify site")
+
+
+LINKING_CONFIG = LAB_CONFIG.replace("plugins:\n", "plugins:\n  - search\n").replace(
+    "      allow_errors: false\n", "      allow_errors: false\n      include_source: true\n"
+) + (
+    "markdown_extensions:\n"
+    "  - attr_list\n"
+    "  - pymdownx.snippets:\n"
+    "      base_path: [!relative $config_dir]\n"
+    "      check_paths: true\n"
+    "  - pymdownx.superfences\n"
+    "  - pymdownx.tabbed:\n"
+    "      alternate_style: true\n"
+    "extra_css:\n"
+    "  - stylesheets/extra.css\n"
+    "extra_javascript:\n"
+    "  - javascripts/extra.js\n"
+)
+"""A fixture site that promises a file of each kind: search (both languages' indexes), a lab (notebooks, text
+version, its stylesheet), a proof (its download) with another machine's recording (`floors-tiers.json`), and
+stylesheets and scripts of its own."""
+
+LINKING_PAGE = """\
+A sentence.
+
+<p><a href="https://example.org/x">elsewhere</a> <a href="../../outside/">outside the site</a>
+<a href="pdf/floor-1-program.pdf">a handout the build does not print</a>
+<img alt="" src="data:image/gif;base64,R0lGODlhAQABAAAAACw="></p>
+
+```python exec="1" id="answer"
+--8<-- "snippets/1-program/answer.py"
+```
+"""
+
+
+@pytest.fixture
+def linking_site(fixture_site: FixtureSite) -> Path:
+    from test_recordings import as_elsewhere  # noqa: PLC0415  (a recording as another machine's)
+
+    from pytorch_floors.recordings.recorder import record_site  # noqa: PLC0415
+    from pytorch_floors.recordings.schema import write_recording  # noqa: PLC0415
+
+    site = fixture_site
+    site.write("mkdocs.yml", LINKING_CONFIG)
+    site.write(
+        "jupyter/jupyter_nbconvert_config.json", (ROOT / "jupyter" / "jupyter_nbconvert_config.json").read_text()
+    )
+    site.write("requirements.txt", (ROOT / "requirements.txt").read_text(encoding="utf-8"))
+    site.page("index.md", LINKING_PAGE)
+    site.write("docs/zh/index.md", "---\ndescription: 中文\n---\n\n一句话。\n\n" + LINKING_PAGE.split("\n\n", 1)[1])
+    site.write("snippets/1-program/answer.py", ANSWER)  # a floor's proof: its lab's course pack holds it
+    site.write("docs/stylesheets/extra.css", "p { margin: 0; }\n")
+    site.write("docs/stylesheets/labs.css", "p { margin: 0; }\n")
+    site.write("docs/javascripts/extra.js", "// nothing to do\n")
+    site.write(
+        "docs/labs/1-program.py", "# %% [markdown]\n# # Lab 1\n\n# %%\nprint('ran')\n\n# %% tags=[\"checker\"]\n# x\n"
+    )
+    recording = record_site(
+        site.root, site.root / "docs", "other", stands_for="another", cache_dir=site.root / ".cache"
+    )
+    write_recording(as_elsewhere(recording, "42, measured elsewhere"), site.root / "recordings")
+    built = site.build(strict=True, env={"FLOORS_EXEC_CACHE": "off"})
+    assert built.returncode == 0, built.log[-3000:]
+    return built.site
+
+
+PROMISED = [
+    ("labs/1-program/1-program.ipynb", "labs/1-program/1-program.ipynb (from labs/1-program/index.html)"),
+    ("labs/1-program/1-program-solutions.ipynb", "labs/1-program/1-program-solutions.ipynb (from labs/"),
+    ("labs/1-program/1-program.py", "labs/1-program/1-program.py (from labs/1-program/index.html)"),
+    ("search/search_index.json", "search/search_index.json (from 404.html)"),
+    ("zh/search/search_index.json", "zh/search/search_index.json (from zh/index.html)"),
+    ("floors-tiers.json", "floors-tiers.json (from index.html)"),
+    ("zh/floors-tiers.json", "zh/floors-tiers.json (from zh/index.html)"),
+    ("snippets", "snippets/1-program/answer.py (from index.html)"),
+    ("stylesheets", "stylesheets/extra.css (from 404.html)"),
+    ("stylesheets/labs.css", "stylesheets/labs.css (from labs/1-program/index.html)"),
+    ("javascripts", "javascripts/extra.js (from 404.html)"),
+    ("assets/stylesheets", "assets/stylesheets/main."),
+    ("zh/index.html", "zh/ (from "),
+]
+"""What is deleted from the built site, and how `verify` names what the site then lacks."""
+
+
+def test_verify_names_every_file_a_page_links_or_loads_that_the_site_lacks(linking_site: Path, tmp_path: Path) -> None:
+    """`verify` read only HTML: a site without its notebooks, search index, tier outputs or stylesheets passed."""
+    site = linking_site
+    assert verify_site(site).passed, verify_site(site).problems
+    for gone, named in PROMISED:
+        (site / gone).rename(tmp_path / "gone")
+        try:
+            problems = verify_site(site).problems
+            lacking = [p for p in problems if "files the pages link or load that the site lacks: " in p]
+            assert len(lacking) == 1 and named in lacking[0], (gone, problems)
+            # A page the report lists is named as such too; anything else is only what the pages need.
+            assert len(problems) == (2 if gone.endswith(".html") else 1), (gone, problems)
+        finally:
+            (tmp_path / "gone").rename(site / gone)
+    (site / "floors-tiers.json").unlink()
+    done = _verify(site)
+    assert done.returncode == 1, done.stdout
+    assert "verify: 1 files the pages link or load that the site lacks: floors-tiers.json (from index.html)" in (
+        done.stderr
+    )

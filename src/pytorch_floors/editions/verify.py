@@ -12,7 +12,12 @@ without a word) would still build every page, with every proof shown as plain co
   (with `partial=True`, `verify --partial`: none skipped but those the build was told to leave out,
   `FLOORS_EXEC=off` or outside `FLOORS_EXEC_ONLY`, as its report records; the site is then a
   partial build, which `make build` accepts while an author writes one page and an edition never does);
-- the report's totals agree with its records, and each page shows the frame of every proof it ran.
+- the report's totals agree with its records, and each page shows the frame of every proof it ran;
+- every file of the site a page links or loads is there (`_check_promised`): what its `href`, `src`,
+  `srcset`, `poster` and `<object data>` name inside the site (the proofs' and labs' downloads, the
+  stylesheets and scripts, images, pages), its language's search index when it has Material's search
+  form, and its `floors-tiers.json` when it holds a tab that loads its output from there. A page's
+  handout PDFs (`pdf/`) are left out: `python -m pytorch_floors handouts` prints them after the build.
 
 Redirect stubs (`mkdocs-redirects`) are counted apart: no template renders them.
 """
@@ -20,15 +25,21 @@ Redirect stubs (`mkdocs-redirects`) are counted apart: no template renders them.
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
+from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
+from pytorch_floors.editions.handouts import HANDOUT_DIR
 from pytorch_floors.errors import FloorsError
+from pytorch_floors.i18n.languages import LANGUAGES, language_of
+from pytorch_floors.recordings.tabs import LazyOutputs
 
 __all__ = ["MARK", "SiteCheck", "verify_site"]
 
@@ -80,7 +91,10 @@ class SiteCheck:
                 f"recorded, {len(self.left_out)} of them left out by {self.why_left_out} (not an edition)"
             )
         if self.passed:
-            return f"verified: {counts}; every page marked by the floors plugin, every block recorded"
+            return (
+                f"verified: {counts}; every page marked by the floors plugin, every block recorded, every file "
+                "the pages link or load there"
+            )
         return f"NOT verified ({len(self.problems)} problems): {counts}"
 
 
@@ -162,14 +176,16 @@ def _report(site: Path, check: SiteCheck) -> dict[str, Any] | None:
     return report
 
 
-def _check_marks(site: Path, build_id: str, check: SiteCheck) -> None:
-    unmarked, foreign = [], []
+def _check_marks(site: Path, build_id: str, check: SiteCheck) -> list[Path]:
+    """Every page carries this build's mark; returns the pages (redirect stubs apart)."""
+    unmarked, foreign, pages = [], [], []
     for path in sorted(site.rglob("*.html")):
         text = path.read_text(encoding="utf-8", errors="replace")
         if _REDIRECT.search(text) and len(text) < 2048:
             check.redirects += 1
             continue
         check.pages += 1
+        pages.append(path)
         found = _MARK.search(text)
         name = path.relative_to(site).as_posix()
         if found is None:
@@ -178,6 +194,121 @@ def _check_marks(site: Path, build_id: str, check: SiteCheck) -> None:
             foreign.append(name)
     _listed(check.problems, "pages without the floors plugin's mark", unmarked)
     _listed(check.problems, "pages marked by another build than the report's", foreign)
+    return pages
+
+
+_URL_ATTRIBUTES = {"href", "src", "poster"}
+"""Attributes whose value is one URL on any element (`data` is one on `<object>`, `srcset` a list of them)."""
+
+
+class _References(HTMLParser):
+    """What one page names: its URLs, Material's `__config`, whether it searches and whether it loads tier outputs."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.urls: list[str] = []
+        self.lazy_tiers = False
+        self.searches = False
+        self.config = ""
+        self._in_config = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = {name: value for name, value in attrs if value is not None}
+        self.urls += [value for name, value in values.items() if name in _URL_ATTRIBUTES]
+        if tag == "object" and "data" in values:
+            self.urls.append(values["data"])
+        if "srcset" in values:
+            self.urls += [item.split()[0] for item in values["srcset"].split(",") if item.split()]
+        # tier-tabs.js fetches the page's floors-tiers.json for such a placeholder (`recordings.tabs.LazyOutputs`).
+        self.lazy_tiers = self.lazy_tiers or "data-floors-tier-output" in values
+        # Material's bundle fetches the search index where the page has its search form (`forms.namedItem("search")`).
+        self.searches = self.searches or (tag == "form" and values.get("name") == "search")
+        self._in_config = tag == "script" and values.get("id") == "__config"
+
+    def handle_data(self, data: str) -> None:
+        if self._in_config:
+            self.config += data
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_config = False
+
+
+def _in_site(url: str, page_dir: str, root: str) -> str | None:
+    """The file in the site a URL on a page names (relative to the site), or None for one outside it.
+
+    Args:
+        url: The URL as written.
+        page_dir: The page's folder in the site (`floors/1-program/`, or `` for the home page).
+        root: The path the site's root has on its server, as the page's absolute URLs begin (`/`).
+    """
+    parts = urlsplit(url)
+    if parts.scheme or parts.netloc or not parts.path:
+        return None  # another site, a `javascript:` or `data:` URL, or a link within the page
+    path = unquote(parts.path)
+    if path.startswith("/"):
+        if not path.startswith(root):
+            return None
+        joined = path[len(root) :]
+    else:
+        joined = page_dir + path
+    resolved = posixpath.normpath(joined) + ("/" if path.endswith("/") else "")
+    if resolved in {".", "./"}:
+        return ""
+    return None if resolved == ".." or resolved.startswith("../") else resolved
+
+
+def _present(site: Path, target: str) -> bool:
+    """Whether the site serves `target`: the file, or a folder's `index.html`."""
+    path = site / target
+    return path.is_file() or (path / "index.html").is_file()
+
+
+def _promised(page: Path, site: Path) -> list[str]:
+    """Every file of the site the page links or loads (relative to the site, folders as `x/`)."""
+    references = _References()
+    references.feed(page.read_text(encoding="utf-8", errors="replace"))
+    references.close()
+    page_dir = page.parent.relative_to(site).as_posix()
+    page_dir = "" if page_dir == "." else f"{page_dir}/"
+    try:
+        config = json.loads(references.config) if references.config else {}
+    except ValueError:
+        config = {}
+    config = config if isinstance(config, dict) else {}
+    found_base = config.get("base")
+    base = found_base if isinstance(found_base, str) else "."
+    # Material writes the 404 page's URLs from the site's root on its server (`/`, or `/2026.01/` for an edition).
+    root = base.rstrip("/") + "/" if base.startswith("/") else "/"
+    urls = list(references.urls)
+    if references.searches:
+        # Material fetches `<base>/search/search_index.json`; search-on-demand.js asks for the page's language's,
+        # which the plugin writes for the pages under that language's folder (`plugin.languages.split_search_index`).
+        prefix = language_of(page.relative_to(site).as_posix()).prefix
+        urls.append(f"{base.rstrip('/')}/{prefix}search/search_index.json")
+    if references.lazy_tiers:
+        urls.append(LazyOutputs.FILE)
+    handouts = tuple(f"{language.prefix}{HANDOUT_DIR}/" for language in LANGUAGES)
+    found = (_in_site(url, page_dir, root) for url in urls)
+    return [target for target in found if target is not None and not target.startswith(handouts)]
+
+
+def _check_promised(site: Path, pages: list[Path], check: SiteCheck) -> None:
+    """Every file of the site a page links or loads is there (each named once, with the first page that needs it)."""
+    missing: dict[str, str] = {}
+    present: set[str] = set()
+    for page in pages:
+        for target in _promised(page, site):
+            if target in present or target in missing:
+                continue
+            if _present(site, target):
+                present.add(target)
+            else:
+                missing[target] = page.relative_to(site).as_posix()
+    _listed(
+        check.problems,
+        "files the pages link or load that the site lacks",
+        [f"{target or './'} (from {page})" for target, page in missing.items()],
+    )
 
 
 def _check_pages(site: Path, report: dict[str, Any], check: SiteCheck) -> dict[str, Path]:
@@ -277,7 +408,8 @@ def verify_site(site: Path, *, partial: bool = False) -> SiteCheck:
         check.problems.append(f"{site} is not a built site (no index.html)")
         return check
     report = _report(site, check)
-    _check_marks(site, report["build"]["id"] if report else "", check)
+    pages = _check_marks(site, report["build"]["id"] if report else "", check)
     if report is not None:
         _check_records(site, report, check, partial=partial)
+    _check_promised(site, pages, check)
     return check

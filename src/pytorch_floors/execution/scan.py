@@ -8,6 +8,7 @@ map from code lines back to the file and line they came from.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -15,9 +16,9 @@ from pathlib import Path
 
 from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.options import OptionError, validate_options
-from pytorch_floors.execution.snippet_target import included_lines, parse_target
+from pytorch_floors.execution.snippet_target import has_section, included_lines, parse_target
 
-__all__ = ["ExecBlock", "ScanError", "included_paths", "not_utf8", "scan_markdown"]
+__all__ = ["ExecBlock", "ScanError", "check_includes", "included_paths", "not_utf8", "scan_markdown"]
 
 # A fence, also inside a blockquote (`> ```python`) and in the brace form (```{.python exec="1"}).
 _FENCE = re.compile(
@@ -43,6 +44,8 @@ _SECTION = re.compile(
     re.IGNORECASE,
 )
 _FALSE = {"", "no", "off", "false", "0"}
+# MkDocs' own front matter (mkdocs.utils.meta.YAML_RE): Markdown, and so pymdownx.snippets, never sees it.
+_FRONT_MATTER = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.DOTALL)
 
 
 EXECUTED_LANGUAGE = "python"
@@ -329,3 +332,68 @@ def scan_markdown(text: str, page: str, project_dir: Path) -> list[ExecBlock]:
             blocks.append(block)
         index = end + 1
     return blocks
+
+
+def _included_file(project_dir: Path, path: str) -> Path | None:
+    """The file an include names, found as pymdownx.snippets finds it (its base path, which it may not leave)."""
+    base = os.path.abspath(project_dir)
+    found = os.path.abspath(os.path.join(base, path))
+    return Path(found) if found.startswith(base + os.sep) and os.path.isfile(found) else None
+
+
+def _check_lines(
+    numbered: list[tuple[int, str]], source: str, project_dir: Path, stack: tuple[Path, ...], via: str = ""
+) -> None:
+    """Refuse the first include in `numbered` (or in a file one brings in) that pymdownx.snippets would fail on.
+
+    Args:
+        numbered: The lines Markdown reads, each with its line number in `source`.
+        source: The file they are in, as messages name it.
+        project_dir: The folder includes are relative to.
+        stack: The files being included around these lines (pymdownx.snippets skips a file already among them).
+        via: Where `source` was included from, for messages (` (included at docs/a.md:3)`).
+    """
+    for (number, _line), read in zip(numbered, _snippet_lines(line for _, line in numbered), strict=True):
+        if read.path is None:
+            continue
+        target = parse_target(read.path)
+        where = f'{source}:{number}{via}: --8<-- "{read.path}"'
+        found = _included_file(project_dir, target.path) if target.path else None
+        if found is None:
+            raise ScanError(
+                f"{where}: no such file in the project (includes are read from the project's folder, "
+                "and may not leave it); fix the path or restore the file"
+            )
+        if found in stack:
+            continue  # pymdownx.snippets skips a file that includes itself, as here
+        try:
+            lines = found.read_text(encoding="utf-8").split("\n")
+        except UnicodeDecodeError as error:
+            raise ScanError(f"{where}: {target.path} is {not_utf8(error)}") from None
+        if target.section is not None and not has_section(lines, target.section):
+            raise ScanError(f"{where}: {target.path} has no section `--8<-- [start:{target.section}]`")
+        taken = included_lines(target, lines)
+        inner = [(n, lines[n - 1]) for n in taken]
+        _check_lines(inner, target.path, project_dir, (*stack, found), f" (included at {source}:{number}{via})")
+
+
+def check_includes(text: str, source: str, project_dir: Path) -> None:
+    """Refuse an include that pymdownx.snippets (`check_paths`) would stop the build on, with a traceback.
+
+    Every include of the page's Markdown counts, prose and plain code blocks alike, and every include
+    of a file it brings in: a missing file, one outside the project, a missing section, a file that is
+    not UTF-8. (An executed block's missing include is the engine's: it fails that block by name, and
+    `plugin.pages.without_missing_includes` takes the line out of the Markdown first.)
+
+    Args:
+        text: The page's source as Markdown reads it, front matter and all (its lines are the file's).
+        source: The page as messages name it (`docs/notes.md`).
+        project_dir: The folder includes are relative to (pymdownx.snippets' `base_path`).
+
+    Raises:
+        ScanError: Naming the file and line of the include, and why it would fail.
+    """
+    front = _FRONT_MATTER.match(text)
+    skipped = front.group(0).count("\n") if front else 0
+    lines = text.splitlines()
+    _check_lines(list(enumerate(lines, start=1))[skipped:], source, project_dir, ())

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["SnippetTarget", "included_lines", "parse_target"]
+__all__ = ["SnippetTarget", "has_section", "included_lines", "parse_target"]
 
 _RANGES = re.compile(r"(?P<path>.+?)(?P<ranges>(?::-?[0-9]*){1,2}(?:,(?=[-0-9:])-?[0-9]*(?::-?[0-9]*)?)*)")
 _SECTION = re.compile(r"(?i)(?P<path>.+?):(?P<name>[a-z][-_0-9a-z]*)")
@@ -48,6 +48,15 @@ def parse_target(written: str) -> SnippetTarget:
     if match := _SECTION.fullmatch(written):
         return SnippetTarget(match["path"].strip(), section=match["name"])
     return SnippetTarget(written.strip())
+
+
+def has_section(lines: list[str], name: str) -> bool:
+    """Whether a file's lines open the named section (`# --8<-- [start:name]`): pymdownx.snippets fails without it."""
+    for line in lines:
+        marker = _MARKER.search(line)
+        if marker and marker["name"] == name and marker["kind"].lower() == "start":
+            return True
+    return False
 
 
 def included_lines(target: SnippetTarget, lines: list[str]) -> list[int]:

@@ -15,14 +15,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml  # type: ignore[import-untyped]  # PyYAML ships no types; its stubs are not a dependency
-
 from pytorch_floors.errors import InputError
 from pytorch_floors.i18n.catch_up import catch_up
 from pytorch_floors.i18n.glossary import off_glossary
 from pytorch_floors.i18n.languages import english_source
 from pytorch_floors.i18n.sections import code_blocks, heading_ids, page_text
 from pytorch_floors.i18n.translation import LOCK_FILE, read_lock
+from pytorch_floors.i18n.yaml_files import parse_yaml
 
 __all__ = ["CHINESE_SHARE", "chinese_share", "front_matter", "link_targets", "problems"]
 
@@ -39,16 +38,16 @@ def front_matter(markdown: str) -> dict[str, Any]:
     """The page's YAML front matter (empty when it has none).
 
     Raises:
-        InputError: If the front matter is not a YAML map.
+        InputError: If the front matter is not a YAML map (or uses an alias: `yaml_files.parse_yaml`).
     """
     if not markdown.startswith("---\n"):
         return {}
     end = markdown.find("\n---\n", 4)
     if end == -1:
         return {}
-    data = yaml.safe_load(markdown[4:end]) or {}
+    data = parse_yaml(markdown[4:end], "front matter", first_line=2) or {}  # a refusal names the page's line
     if not isinstance(data, dict):
-        raise InputError("the front matter is not a YAML map")
+        raise InputError("front matter: not a YAML map")
     return data
 
 
@@ -125,8 +124,8 @@ def problems(src_uri: str, english: str, translated: str, recorded: Mapping[str,
             found.append(f"links missing or changed (targets stay as in English): {', '.join(sorted(lost))}")
         try:
             claims = front_matter(translated).get("claims", {})
-        except (InputError, yaml.YAMLError) as error:
-            found.append(f"front matter: {error}")
+        except InputError as error:
+            found.append(str(error))
             claims = {}
         if not isinstance(claims, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in claims.items()

@@ -6,14 +6,16 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import yaml  # type: ignore[import-untyped]  # PyYAML ships no types; its stubs are not a dependency
-
 from pytorch_floors.errors import InputError
+from pytorch_floors.i18n.yaml_files import read_yaml
 
-__all__ = ["GLOSSARY_FILE", "Term", "glossary", "off_glossary"]
+__all__ = ["GLOSSARY_FILE", "MAX_TERM", "Term", "glossary", "off_glossary"]
 
 GLOSSARY_FILE = Path(__file__).with_name("glossary.yml")
 """The glossary, beside this module (it is package data)."""
+
+MAX_TERM = 64
+"""The most characters a glossary word may have (the longest today has 24): search's segmenter learns each."""
 
 
 @dataclass(frozen=True)
@@ -30,14 +32,30 @@ def glossary(path: Path = GLOSSARY_FILE) -> tuple[Term, ...]:
     """The glossary's terms, in the file's order.
 
     Raises:
-        InputError: If an entry lacks `en` or `zh`, or a word to avoid is some term's chosen word.
+        InputError: If the file is not a list of entries, an entry lacks `en` or `zh`, a word is longer
+            than `MAX_TERM` or empty, or a word to avoid is some term's chosen word.
     """
-    entries = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    entries = read_yaml(path) or []
+    if not isinstance(entries, list):
+        raise InputError(f"{path.name}: expected a list of terms, each a map with `en`, `zh` and maybe `avoid`")
     terms = []
-    for entry in entries:
+    for number, entry in enumerate(entries, start=1):
         if not isinstance(entry, dict) or not isinstance(entry.get("en"), str) or not isinstance(entry.get("zh"), str):
-            raise InputError(f"{path.name}: every entry needs an English `en` and a Chinese `zh`: {entry!r}")
-        terms.append(Term(entry["en"], entry["zh"], tuple(str(word) for word in entry.get("avoid", []))))
+            raise InputError(f"{path.name}: every entry needs an English `en` and a Chinese `zh`: {entry!r}"[:300])
+        avoid = entry.get("avoid", [])
+        if not isinstance(avoid, list):
+            raise InputError(
+                f"{path.name}: term {number} ({entry['en'][:MAX_TERM]!r}): `avoid` must be a list of words"
+            )
+        term = Term(entry["en"], entry["zh"], tuple(str(word) for word in avoid))
+        for word in (term.en, term.zh, *term.avoid):
+            # Search's segmenter adds a word's every prefix to its dictionary: a 10 MB term exhausted memory.
+            if not 0 < len(word) <= MAX_TERM:
+                raise InputError(
+                    f"{path.name}: term {number} ({term.en[:MAX_TERM]!r}) has a word of {len(word)} characters; "
+                    f"each must have 1 to {MAX_TERM}"
+                )
+        terms.append(term)
     chosen = {term.zh for term in terms}
     for term in terms:
         clash = chosen.intersection(term.avoid)

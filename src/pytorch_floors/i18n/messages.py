@@ -18,9 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml  # type: ignore[import-untyped]  # PyYAML ships no types; its stubs are not a dependency
-
 from pytorch_floors.errors import InputError
+from pytorch_floors.i18n.yaml_files import read_yaml
 
 __all__ = ["ZH", "PageLanguage", "claim_text", "current", "speaking", "t", "use"]
 
@@ -44,9 +43,10 @@ def _catalog(path: Path) -> dict[str, str]:
     """A language's messages: English message → its translation.
 
     Raises:
-        InputError: If the file is not a map of strings to strings.
+        InputError: If the file is not a map of strings to strings (or not UTF-8, not YAML, too large, or
+            uses an alias: `yaml_files.read_yaml`).
     """
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = read_yaml(path) or {}
     if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
         raise InputError(f"{path.name}: expected a map of English messages to their translations")
     for message, translation in data.items():

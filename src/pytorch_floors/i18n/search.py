@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from pytorch_floors.errors import InputError
+from pytorch_floors.i18n.glossary import MAX_TERM
+
 __all__ = ["teach_segmenter"]
 
 
@@ -17,7 +20,17 @@ def teach_segmenter(words: Iterable[str]) -> bool:
 
     Returns:
         Whether jieba was there to learn them.
+
+    Raises:
+        InputError: If a word is longer than the glossary allows (`glossary.MAX_TERM`): jieba keeps
+            every prefix of a word it learns, so one long word takes memory as its length squared.
     """
+    words = list(words)
+    long = next((word for word in words if len(word) > MAX_TERM), None)
+    if long is not None:
+        raise InputError(
+            f"search: a word of {len(long)} characters for the segmenter ({long[:20]!r}…); at most {MAX_TERM}"
+        )
     try:
         import jieba  # type: ignore[import-untyped]  # noqa: PLC0415  (untyped; only Material's search needs it)
     except ImportError:

@@ -16,9 +16,10 @@ from pathlib import Path
 
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no types; its stubs are not a dependency
 
-from pytorch_floors.errors import InputError
+from pytorch_floors.errors import FloorsError, InputError
 from pytorch_floors.i18n.languages import LANGUAGES, english_source
 from pytorch_floors.i18n.sections import Section, page_text, sections
+from pytorch_floors.i18n.yaml_files import read_yaml
 
 __all__ = ["LOCK_FILE", "Staleness", "main", "read_lock", "staleness", "stamp", "write_lock"]
 
@@ -43,11 +44,12 @@ def read_lock(path: Path) -> dict[str, dict[str, str]]:
     """The lock's records (empty when the file does not exist).
 
     Raises:
-        InputError: If the file is not a map of pages to maps of anchors to digests.
+        InputError: If the file is not a map of pages to maps of anchors to digests (or not UTF-8, not
+            YAML, too large, or uses an alias: `yaml_files.read_yaml`).
     """
     if not path.is_file():
         return {}
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = read_yaml(path) or {}
     if not isinstance(data, dict) or not all(
         isinstance(page, str) and isinstance(found, dict) and all(isinstance(v, str) for v in found.values())
         for page, found in data.items()
@@ -97,28 +99,51 @@ def translated_pages(docs_dir: Path) -> list[str]:
 
 def main(argv: list[str]) -> int:
     """`translations check` prints each translated page's problems; `translations stamp` records what they translate."""
-    from pytorch_floors.i18n.check import problems  # noqa: PLC0415  (check imports this module's neighbours)
-
     parser = argparse.ArgumentParser(prog="python -m pytorch_floors translations", description=main.__doc__)
     parser.add_argument("action", choices=["check", "stamp"])
     parser.add_argument("pages", nargs="*", help="translated pages, relative to docs/ (default: every one)")
     parser.add_argument("--project", type=Path, default=Path.cwd(), help="the project's folder")
     args = parser.parse_args(argv)
-    docs = args.project / "docs"
-    pages = args.pages or translated_pages(docs)
-    if args.action == "check":
-        status = 0
-        records = read_lock(args.project / LOCK_FILE)
-        for page in pages:
-            english = docs / english_source(page)
-            translated = (docs / page).read_text(encoding="utf-8")
-            found = problems(page, english.read_text(encoding="utf-8"), translated, records.get(page, {}))
-            for line in found:
-                print(f"docs/{page}: {line}", file=sys.stderr)
-            status = status or int(bool(found))
-        print(f"translations: {len(pages)} pages checked", file=sys.stdout if not status else sys.stderr)
-        return status
-    lock = args.project / LOCK_FILE
+    try:
+        return _check(args.project, args.pages) if args.action == "check" else _stamp(args.project, args.pages)
+    except FloorsError as error:
+        # A lock or glossary the build would refuse: one line, as the build says it.
+        print(f"translations: {error}", file=sys.stderr)
+        return 1
+
+
+def _check(project: Path, pages: list[str]) -> int:
+    """Print each translated page's problems; 1 if any has one.
+
+    Raises:
+        FloorsError: If `translations.lock` cannot be read (the build reads it too).
+    """
+    from pytorch_floors.i18n.check import problems  # noqa: PLC0415  (check imports this module's neighbours)
+
+    records = read_lock(project / LOCK_FILE)
+    docs = project / "docs"
+    pages = pages or translated_pages(docs)
+    status = 0
+    for page in pages:
+        english = docs / english_source(page)
+        translated = (docs / page).read_text(encoding="utf-8")
+        found = problems(page, english.read_text(encoding="utf-8"), translated, records.get(page, {}))
+        for line in found:
+            print(f"docs/{page}: {line}", file=sys.stderr)
+        status = status or int(bool(found))
+    print(f"translations: {len(pages)} pages checked", file=sys.stdout if not status else sys.stderr)
+    return status
+
+
+def _stamp(project: Path, pages: list[str]) -> int:
+    """Record in `translations.lock` what each page (every translated page by default) now translates.
+
+    Raises:
+        FloorsError: If `translations.lock` cannot be read.
+    """
+    docs = project / "docs"
+    pages = pages or translated_pages(docs)
+    lock = project / LOCK_FILE
     records = read_lock(lock)
     for page in pages:
         english = english_source(page)

@@ -49,7 +49,7 @@ from pytorch_floors.execution.engine import Engine
 from pytorch_floors.execution.facts import TorchFacts, torch_facts
 from pytorch_floors.execution.provenance import collect, of_outputs
 from pytorch_floors.execution.report import report_html, report_json
-from pytorch_floors.execution.scan import ScanError, not_utf8, scan_markdown
+from pytorch_floors.execution.scan import ScanError, check_includes, not_utf8, scan_markdown
 from pytorch_floors.floors import FLOORS, Floor, floor_for_page
 from pytorch_floors.i18n.catch_up import CaughtUp, catch_up
 from pytorch_floors.i18n.glossary import glossary
@@ -360,6 +360,7 @@ class SiteBuild:
                 raise PluginError(str(error)) from None
             if blocks:
                 engine.plan(file.src_uri, blocks)
+        self._check_includes(files, config)
         snippets = engine.project_dir / "snippets"
         for path in sorted(snippets.rglob("*.py")) if snippets.is_dir() else []:
             # The download carries the helpers it imports, so it runs without this package.
@@ -385,6 +386,32 @@ class SiteBuild:
         log.info("proofs: %d executed blocks planned on %d pages", engine.total, len(engine.planned))
         self._plan_pages(files, config)
         return files
+
+    def _check_includes(self, files: Files, config: MkDocsConfig) -> None:
+        """Refuse by file and line an include that pymdownx.snippets would stop the build on with a traceback.
+
+        Only where it would (`check_paths`) and reads from the project's folder, as the engine does.
+
+        Raises:
+            ScanError: The first such include of a page (`execution.scan.check_includes`).
+        """
+        options = config.mdx_configs.get("pymdownx.snippets", {})
+        bases = options.get("base_path", ["."])
+        bases = [bases] if isinstance(bases, str) else bases
+        project_dir = self.engine.project_dir
+        if "pymdownx.snippets" not in config.markdown_extensions or not options.get("check_paths"):
+            return
+        if [Path(base).resolve() for base in bases] != [project_dir]:
+            return  # includes read from elsewhere: pymdownx.snippets says it in its own words
+        docs_dir = Path(config.docs_dir)
+        for file in files.documentation_pages():
+            path = docs_dir / file.src_uri
+            if not file.src_uri.endswith(".md") or not path.is_file():
+                continue
+            text = path.read_text(encoding="utf-8")
+            if any(block.missing for block in self.engine.planned.get(file.src_uri, [])):
+                text = without_missing_includes(text, file.src_uri, project_dir)  # as on_page_markdown does
+            check_includes(text, f"docs/{file.src_uri}", project_dir)
 
     def _plan_pages(self, files: Files, config: MkDocsConfig) -> None:
         """Tell MkDocs which pages this build renders: under a dirty serve session, what an edit changed.
