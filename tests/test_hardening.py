@@ -6,9 +6,11 @@ of a throw-away project through the formatter, no MkDocs build.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -217,6 +219,37 @@ def test_a_double_forked_daemon_ends_with_the_block(pages: Pages) -> None:
     )
     assert pages.status() == {"daemon": "ran"}
     assert not _alive(pages.root / "pids")
+
+
+@linux_only
+@pytest.mark.parametrize(
+    ("death", "said"),
+    [
+        ("os._exit(0)", "ended without reporting (exit code 0)"),
+        ("os.kill(os.getpid(), signal.SIGSEGV)", "was killed by SIGSEGV"),
+    ],
+    ids=["exits", "segfaults"],
+)
+def test_a_process_that_left_the_group_ends_when_the_blocks_process_dies(pages: Pages, death: str, said: str) -> None:
+    # The block's process was the subreaper: once it died, its orphan went to init and outlived the build.
+    try:
+        pages.render(
+            """\
+            ```python exec="1" id="dies"
+            import os, pathlib, signal, subprocess
+            child = subprocess.Popen(["sleep", "6007"], start_new_session=True)
+            pathlib.Path("pids").write_text(str(child.pid))
+            {death}
+            ```
+            """.replace("{death}", death)
+        )
+        assert pages.status() == {"dies": "failed"}
+        assert f"WorkerDied: the block's process {said}" in str(pages.engine.failures[0])
+        assert not _alive(pages.root / "pids"), "a child that left the group outlived its block's process"
+    finally:
+        for pid in (pages.root / "pids").read_text().split() if (pages.root / "pids").exists() else []:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pid), signal.SIGKILL)
 
 
 def _alive(pids: Path) -> list[int]:

@@ -14,6 +14,11 @@ block and if the build process goes away. A process that leaves the group (`sets
 subreaper, so even a double-forked daemon is re-parented to it rather than to init, and every
 descendant is killed with the group.
 
+A subreaper that dies hands its orphans on to init, so the process the build started does not run
+blocks itself: it is a keeper, a subreaper too, that forks the worker and waits. When the worker
+dies (`os._exit`, a segfault, a signal), its orphans are re-parented to the keeper, which kills
+them, then ends as the worker ended, so the build still names the exit code or the signal.
+
 A block's output is bounded while it is written: a watchdog thread stops a block whose
 output passes the limit, so a runaway `print` loop never fills the disk. A block's threads
 are waited for before its output is read, so a thread's late `print` never lands in the next
@@ -39,9 +44,9 @@ import traceback
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NoReturn
 
-from pytorch_floors.execution.process.confine import ConfinementError, confine_this_process
+from pytorch_floors.execution.process.confine import ConfinementError, confine_this_process, hide_this_process
 
 __all__ = ["BlockError", "BlockReply", "BlockRequest", "descendants", "kill_descendants", "print_torch_facts", "serve"]
 
@@ -448,6 +453,46 @@ def serve(conn: Connection, build_pid: int) -> None:
         )
     else:
         refusal = None
+    worker = os.fork()
+    if worker:
+        conn.close()  # the worker's alone: the build reads its end of file once the worker is gone
+        _keep(worker)
+    status = 1
+    try:
+        _become_subreaper()  # not inherited: the worker's own orphans come to it while it lives
+        _serve_blocks(conn, build_pid, refusal)
+        status = 0
+    finally:
+        # Never back into multiprocessing's bootstrap, which belongs to the keeper: the worker is its copy.
+        os._exit(status)
+
+
+def _keep(worker: int) -> NoReturn:
+    """Wait for the worker, reap what is re-parented here meanwhile, then kill what it left and end as it ended.
+
+    The keeper is non-dumpable, like the build: as root without capabilities a block reads no
+    ancestor's `/proc` files, and dying of the worker's signal writes no core file.
+
+    Args:
+        worker: The worker's process id.
+    """
+    with contextlib.suppress(ConfinementError):
+        hide_this_process()
+    while True:
+        pid, status = os.waitpid(-1, 0)  # the worker, or an orphan of its that ended here
+        if pid == worker:
+            break
+    _end_children()
+    code = os.waitstatus_to_exitcode(status)
+    if code < 0:
+        with contextlib.suppress(OSError, ValueError):  # SIGKILL's disposition cannot be set, nor need be
+            signal.signal(-code, signal.SIG_DFL)
+        os.kill(os.getpid(), -code)
+    os._exit(code if code >= 0 else 128 - code)
+
+
+def _serve_blocks(conn: Connection, build_pid: int, refusal: BlockError | None) -> None:
+    """The worker's loop: run each request in one namespace, reply, until the build sends `None` or goes away."""
     threading.Thread(target=_watch_build, args=(build_pid,), daemon=True, name="floors-build-watch").start()
     out, err = _capture_fd(1), _capture_fd(2)
     watch = _OutputWatch({"output": out, "stderr": err})
