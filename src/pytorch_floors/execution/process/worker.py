@@ -31,6 +31,7 @@ import builtins
 import contextlib
 import ctypes
 import ctypes.util
+import errno
 import io
 import linecache
 import os
@@ -41,14 +42,32 @@ import tempfile
 import threading
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, BinaryIO, NoReturn
 
 from pytorch_floors.execution.process.confine import ConfinementError, confine_this_process, hide_this_process
 
-__all__ = ["BlockError", "BlockReply", "BlockRequest", "descendants", "kill_descendants", "print_torch_facts", "serve"]
+__all__ = [
+    "MAX_FILE_SIZE",
+    "BlockError",
+    "BlockReply",
+    "BlockRequest",
+    "descendants",
+    "kill_descendants",
+    "print_torch_facts",
+    "serve",
+]
+
+MAX_FILE_SIZE = 256 * 2**20
+"""The most bytes a block, or a process it starts, writes into any one file (`RLIMIT_FSIZE`).
+
+A block runs in the project folder, and `timeout="6"` with a loop writing a file left 9.8 GB there.
+Past the limit a write fails (`OSError: [Errno 27] File too large`, or a child killed by SIGXFSZ) and
+the block fails, saying so. No proof writes a file near it: a compiled extension or a compiler's
+cache is a few MiB.
+"""
 
 _PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 _WATCH_INTERVAL = 0.02
@@ -88,6 +107,7 @@ class BlockRequest:
         file: What `__file__` and `sys.argv[0]` are, as when the proof runs on its own.
         max_output: Bytes the block may print; more is an error.
         limit: Seconds the block may take, threads included (the parent kills it after that anyway).
+        max_file_size: Bytes the block and its children may write into any one file (`MAX_FILE_SIZE`).
     """
 
     code: str
@@ -97,6 +117,7 @@ class BlockRequest:
     file: str | None
     max_output: int
     limit: float = 120.0
+    max_file_size: int = MAX_FILE_SIZE
 
 
 @dataclass(frozen=True)
@@ -351,12 +372,36 @@ def _ended_idle_progress_monitor(thread: threading.Thread) -> bool:
     return True
 
 
+def _limit_files(size: int) -> None:
+    """Bound every file this process and its children write (`MAX_FILE_SIZE`), and write no core file.
+
+    Both limits pass to every process the block starts. The hard limit goes down too, so a child
+    cannot lift it again; a core file (a segfault) of a process that imported torch is gigabytes,
+    written into the project folder, which the file size limit does not bound.
+    """
+    import resource  # noqa: PLC0415  (POSIX only; the build imports this module for `BlockRequest` anywhere)
+
+    _soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    size = size if hard == resource.RLIM_INFINITY else min(size, hard)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def _file_too_large(error: BaseException, size: int) -> str:
+    """What to add to the message of an error that a write past `MAX_FILE_SIZE` caused, or nothing."""
+    past = (isinstance(error, OSError) and error.errno == errno.EFBIG) or (
+        isinstance(error, subprocess.CalledProcessError) and error.returncode == -signal.SIGXFSZ
+    )
+    return f" (a block writes at most {size:,} bytes into a file: MAX_FILE_SIZE)" if past else ""
+
+
 def _run_one(
     request: BlockRequest, namespace: dict[str, Any], out: BinaryIO, err: BinaryIO, watch: _OutputWatch
 ) -> BlockReply:
     os.environ.clear()
     os.environ.update(request.env)
     os.chdir(request.cwd)
+    _limit_files(request.max_file_size)
     linecache.cache[request.filename] = (len(request.code), None, request.code.splitlines(True), request.filename)
     sys.argv = [request.file or request.filename]
     if request.file is not None:
@@ -371,6 +416,7 @@ def _run_one(
             exec(compiled, namespace)
         except BaseException as raised:
             error = BlockError.of(raised, request.filename)
+            error = replace(error, message=error.message + _file_too_large(raised, request.max_file_size))
         finally:
             watch.stop()
     except _OutputLimitReached:
