@@ -338,9 +338,16 @@ def _wait_for_threads(started: list[threading.Thread], deadline: float) -> list[
     return [thread.name for thread in started if thread.is_alive()]
 
 
-def _capture_fd(fd: int) -> BinaryIO:
-    """Point file descriptor `fd` at a fresh temporary file, so the block's writes and its children's land there."""
-    sink = tempfile.TemporaryFile()  # noqa: SIM115  (open for the worker's whole life)
+def _capture_fd(fd: int, path: str | None = None) -> BinaryIO:
+    """Point file descriptor `fd` at a file, so the block's writes and its children's land there.
+
+    Args:
+        fd: 1 or 2.
+        path: A file the build made, which it reads when the worker cannot answer (a time-out, a
+            crash); else a fresh temporary file.
+    """
+    # Open for the worker's whole life.
+    sink = open(path, "r+b") if path else tempfile.TemporaryFile()  # noqa: SIM115
     os.dup2(sink.fileno(), fd)
     return sink
 
@@ -476,7 +483,7 @@ def print_torch_facts() -> None:
     sys.stdout.write(json.dumps(facts) + "\n")
 
 
-def serve(conn: Connection, build_pid: int) -> None:
+def serve(conn: Connection, build_pid: int, output: str | None = None) -> None:
     """Run the `BlockRequest`s received on `conn` in one shared namespace until told to stop.
 
     The reply to each is a `BlockReply`: what the block wrote to file descriptor 1 (its own
@@ -487,6 +494,8 @@ def serve(conn: Connection, build_pid: int) -> None:
     Args:
         conn: The parent's end of a pipe.
         build_pid: The MkDocs process: when it is gone, the worker ends with everything it started.
+        output: The file the blocks' descriptor 1 writes to, which the build reads when a block cannot
+            answer (it ran out of time, its process died); a temporary file of the worker's if `None`.
     """
     os.setsid()
     _become_subreaper()
@@ -506,7 +515,7 @@ def serve(conn: Connection, build_pid: int) -> None:
     status = 1
     try:
         _become_subreaper()  # not inherited: the worker's own orphans come to it while it lives
-        _serve_blocks(conn, build_pid, refusal)
+        _serve_blocks(conn, build_pid, refusal, output)
         status = 0
     finally:
         # Never back into multiprocessing's bootstrap, which belongs to the keeper: the worker is its copy.
@@ -537,10 +546,10 @@ def _keep(worker: int) -> NoReturn:
     os._exit(code if code >= 0 else 128 - code)
 
 
-def _serve_blocks(conn: Connection, build_pid: int, refusal: BlockError | None) -> None:
+def _serve_blocks(conn: Connection, build_pid: int, refusal: BlockError | None, output: str | None) -> None:
     """The worker's loop: run each request in one namespace, reply, until the build sends `None` or goes away."""
     threading.Thread(target=_watch_build, args=(build_pid,), daemon=True, name="floors-build-watch").start()
-    out, err = _capture_fd(1), _capture_fd(2)
+    out, err = _capture_fd(1, output), _capture_fd(2)
     watch = _OutputWatch({"output": out, "stderr": err})
     sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", write_through=True)
     sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", write_through=True)
