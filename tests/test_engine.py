@@ -28,9 +28,11 @@ from conftest import ROOT
 from pytorch_floors.execution import BlockResult, Engine, OutputCache, ProofFailure, scan_markdown
 from pytorch_floors.execution.cache import machine_fingerprint
 from pytorch_floors.execution.duration import format_seconds
+from pytorch_floors.execution.output import TAIL_LINES
 from pytorch_floors.execution.process.runner import end_all
 from pytorch_floors.execution.provenance import collect, of_outputs
 from pytorch_floors.execution.report import report_html, report_json
+from pytorch_floors.execution.secrets import SecretFinder
 from pytorch_floors.plugin.fence import formatter
 
 
@@ -457,6 +459,64 @@ def test_html_output_must_be_balanced(pages: Pages) -> None:
 def test_a_killed_worker_names_the_signal(pages: Pages) -> None:
     pages.render('```python exec="1" id="oom"\nimport os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n```\n')
     assert "killed by SIGKILL — out of memory?" in str(pages.engine.failures[0])
+
+
+@pytest.mark.parametrize(
+    ("ending", "said"),
+    [
+        ("raise ValueError('planted')", "ValueError: planted"),
+        ("os._exit(3)", "WorkerDied: the block's process ended without reporting (exit code 3)"),
+    ],
+    ids=["raises", "dies"],
+)
+def test_a_failed_block_shows_the_end_of_what_it_printed(
+    pages: Pages, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, ending: str, said: str
+) -> None:
+    # Neither the log nor serve's banner showed what a block printed before it failed.
+    monkeypatch.setattr(pages.engine, "_secrets", SecretFinder({"GITHUB_TOKEN": "ghp_fake123floors"}))
+    html = pages.render(
+        """\
+        ```python exec="1" id="noisy"
+        import os, sys
+        for n in range(100):
+            print("step", n)
+        print("token ghp_fake" + "123floors in", sys.prefix, "\x1b[31mred\x1b[0m")
+        {ending}
+        ```
+        """.replace("{ending}", ending)
+    )
+    [failure] = pages.engine.failures
+    assert said in str(failure)
+    # Its last lines (TAIL_LINES), safe to show: no secret, no machine path, no escape.
+    assert failure.output == "…\n" + "\n".join(
+        [*(f"step {n}" for n in range(100 - TAIL_LINES + 1, 100)), "token <GITHUB_TOKEN withheld> in <env> red"]
+    )
+    logged = "\n".join(r.getMessage() for r in caplog.records if r.levelname == "ERROR")
+    assert "What it printed before it failed:\n  | …\n  | step 81\n" in logged, logged
+    banner = html.split("floors-proof-failure", 1)[1]
+    assert "What it printed before it failed:" in banner and "step 99\ntoken &lt;GITHUB_TOKEN withheld&gt;" in banner
+    assert "ghp_fake123floors" not in html + logged and sys.prefix not in html + logged
+
+
+@pytest.mark.waits
+def test_a_block_that_runs_out_of_time_shows_what_it_printed(pages: Pages) -> None:
+    pages.render(
+        """\
+        ```python exec="1" id="stuck" timeout="1"
+        import time
+        print("loaded the data")
+        time.sleep(60)
+        ```
+        """
+    )
+    [failure] = pages.engine.failures
+    assert "BlockTimeout" in str(failure) and failure.output == "loaded the data"
+
+
+def test_a_failure_without_output_shows_none(pages: Pages) -> None:
+    html = pages.render('```python exec="1" id="quiet"\nraise ValueError("silent")\n```\n')
+    assert pages.engine.failures[0].output == ""
+    assert "What it printed" not in html
 
 
 def test_a_failure_logs_the_proofs_own_frames(pages: Pages, caplog: pytest.LogCaptureFixture) -> None:

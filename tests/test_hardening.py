@@ -6,15 +6,18 @@ of a throw-away project through the formatter, no MkDocs build.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 import weakref
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -256,6 +259,37 @@ def test_a_double_forked_daemon_ends_with_the_block(pages: Pages) -> None:
     assert not _alive(pages.root / "pids")
 
 
+@linux_only
+@pytest.mark.parametrize(
+    ("death", "said"),
+    [
+        ("os._exit(0)", "ended without reporting (exit code 0)"),
+        ("os.kill(os.getpid(), signal.SIGSEGV)", "was killed by SIGSEGV"),
+    ],
+    ids=["exits", "segfaults"],
+)
+def test_a_process_that_left_the_group_ends_when_the_blocks_process_dies(pages: Pages, death: str, said: str) -> None:
+    # The block's process was the subreaper: once it died, its orphan went to init and outlived the build.
+    try:
+        pages.render(
+            """\
+            ```python exec="1" id="dies"
+            import os, pathlib, signal, subprocess
+            child = subprocess.Popen(["sleep", "6007"], start_new_session=True)
+            pathlib.Path("pids").write_text(str(child.pid))
+            {death}
+            ```
+            """.replace("{death}", death)
+        )
+        assert pages.status() == {"dies": "failed"}
+        assert f"WorkerDied: the block's process {said}" in str(pages.engine.failures[0])
+        assert not _alive(pages.root / "pids"), "a child that left the group outlived its block's process"
+    finally:
+        for pid in (pages.root / "pids").read_text().split() if (pages.root / "pids").exists() else []:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pid), signal.SIGKILL)
+
+
 def _alive(pids: Path) -> list[int]:
     """The processes named in `pids` (one id per line) still running a few seconds on (killed ones are reaped)."""
     wanted = [int(pid) for pid in pids.read_text().split()]
@@ -293,6 +327,39 @@ def test_output_is_bounded_while_it_is_written(tmp_path: Path, stream: str, said
     assert said in failure
     # Stopped by the watch, long before the block's own limit would have ended it.
     assert seconds < 30
+
+
+@linux_only
+def test_a_file_a_block_writes_is_bounded_and_the_block_says_so(pages: Pages, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `timeout="6"` and a loop writing a file left 9.8 GB in the project folder. The limit is lowered
+    # here, so the test writes a few MiB (without it, each block writes 8 MiB and passes).
+    limit, run = 2**20, runner.BlockProcess.run
+    monkeypatch.setattr(
+        runner.BlockProcess,
+        "run",
+        lambda self, request, timeout: run(self, replace(request, max_file_size=limit), timeout),
+    )
+    pages.render(
+        """\
+        ```python exec="1" id="fill"
+        with open("fill.bin", "wb") as out:
+            for _ in range(128):
+                out.write(b"x" * 2**16)
+        ```
+
+        ```python exec="1" id="child"
+        import subprocess
+        subprocess.run(["dd", "if=/dev/zero", "of=child.bin", "bs=64k", "count=128"], check=True, capture_output=True)
+        ```
+        """
+    )
+    assert pages.status() == {"fill": "failed", "child": "failed"}
+    fill, child = (str(failure) for failure in pages.engine.failures)
+    said = "(a block writes at most 1,048,576 bytes into a file: MAX_FILE_SIZE)"
+    assert "OSError: [Errno 27] File too large" in fill and said in fill, fill
+    assert "died with <Signals.SIGXFSZ: 25>" in child and said in child, child
+    assert (pages.root / "fill.bin").stat().st_size <= limit
+    assert (pages.root / "child.bin").stat().st_size <= limit
 
 
 def test_a_thread_of_one_session_block_never_prints_into_the_next(pages: Pages) -> None:

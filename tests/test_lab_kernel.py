@@ -1,21 +1,35 @@
-"""The lab kernel's shortcut (tests/lab_kernel.py): which cells a variant re-runs, and that it grades as a fresh run.
+"""Lab kernels: the grading shortcut's (tests/lab_kernel.py), and the build's, which meets a proof's rule on secrets.
 
 `plan` is read on small notebooks made here, with no kernel: each case is one way a variant's cell
 can see another value than in the solved run (its source changed, a name it reads is bound by a
-changed cell or by another cell, or the kernel holds an earlier variant's value of it). The last
-test runs a small lab with a measurement cell in a lab kernel and in fresh kernels, variant by
+changed cell or by another cell, or the kernel holds an earlier variant's value of it). A test
+then runs a small lab with a measurement cell in a lab kernel and in fresh kernels, variant by
 variant, in the order that makes the kernel bring earlier values back.
+
+The last tests run cells through the build's executor (`pytorch_floors.labs.kernel`) as
+`tests/test_hardening.py` runs blocks: a cell whose output holds a secret fails by name, as a block does.
 """
 
 from __future__ import annotations
 
 import copy
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
+import jupytext
 import nbformat
 import pytest
 from lab_kernel import Holder, LabKernel, holders, plan, run_fresh
+from nbclient.exceptions import CellExecutionError
+from test_hardening import ANCESTOR_WALK, SECRET, linux_only
 
+from conftest import ROOT
+from pytorch_floors.labs import kernel
 from pytorch_floors.labs.cells import ANSWER, SOLUTION, student_notebook, with_answers
 
 
@@ -137,3 +151,94 @@ def test_a_lab_kernel_grades_each_variant_as_a_fresh_kernel_does() -> None:
     finally:
         kernel.close()
     assert run_fresh(student_notebook(SMALL_LAB)).checks["the-sum"][0] == "NotFilled"
+
+
+# --- the build's lab kernel: a proof's rule on secrets -------------------------------------------------
+
+
+def _lab(*cells: str) -> str:
+    """A percent-format lab (Lab 2's title, which names its file) with these code cells."""
+    return "# %% [markdown]\n# # Lab 2 · Python\n\n" + "".join(f"# %%\n{cell}\n\n" for cell in cells)
+
+
+LEAKS = _lab(
+    'print("before")',
+    'print("the token:", "ghp_fake" + "123floors", "and the rest of its line")',
+    'print("AKIA" + "ABCDEFGHIJKLMNOP")',
+)
+"""A lab whose second and third code cells print a secret (the build's token, a credential's shape)."""
+
+
+@pytest.mark.waits
+@pytest.mark.parametrize("serve", [False, True], ids=["build", "serve"])
+def test_a_lab_cell_whose_output_holds_a_secret_fails_by_name(monkeypatch: pytest.MonkeyPatch, serve: bool) -> None:
+    # A cell's output was redacted (`<GITHUB_TOKEN withheld>`) and the rest of it published; a block's fails.
+    monkeypatch.setenv("GITHUB_TOKEN", SECRET)
+    notebook = jupytext.reads(LEAKS, fmt="py:percent")
+    executor = kernel.LabExecutePreprocessor(timeout=60, kernel_name="python3")  # type: ignore[no-untyped-call]
+    kernel.keep_going(serve)
+    try:
+        if serve:
+            executor.preprocess(notebook, {"metadata": {"path": str(ROOT)}})
+            [run] = kernel.take_runs()
+            said = [f"cell {error.cell + 1}: {error.error}" for error in run.errors]
+        else:
+            with pytest.raises(CellExecutionError) as raised:
+                executor.preprocess(notebook, {"metadata": {"path": str(ROOT)}})
+            said = [str(raised.value)]
+    finally:
+        kernel.keep_going(False)
+        kernel.take_runs()
+    token = "cell 3: SecretInOutput: its output holds the value of the build's environment variable GITHUB_TOKEN"
+    assert token in said[0], said
+    if serve:
+        assert "cell 4: SecretInOutput: its output holds an AWS access key" in said[1], said
+    shown = json.dumps([cell.get("outputs", []) for cell in notebook.cells])
+    assert SECRET not in shown and "AKIAABCDEFGHIJKLMNOP" not in shown
+    assert "the rest of its line" not in shown and "before" in shown
+
+
+_LAB_IN_A_PROCESS = """\
+import json, os, sys
+import jupytext
+from pytorch_floors.labs import kernel
+notebook = jupytext.reads(open(sys.argv[1]).read(), fmt="py:percent")
+print("BUILD", os.getpid(), flush=True)
+try:
+    executor = kernel.LabExecutePreprocessor(timeout=60, kernel_name="python3")
+    executor.preprocess(notebook, {"metadata": {"path": sys.argv[2]}})
+except Exception as error:
+    print("FAILED", error)
+print("OUTPUTS", json.dumps([cell.get("outputs", []) for cell in notebook.cells]))
+"""
+
+_WITHOUT_CAPABILITIES = """\
+import os, sys
+from pytorch_floors.execution.process.confine import confine_this_process
+confine_this_process()
+os.execvp(sys.argv[1], sys.argv[1:])
+"""
+"""Runs a command holding no capability, as root or not: what an ordinary user's shell holds."""
+
+
+@linux_only
+@pytest.mark.waits
+def test_a_lab_cell_that_reads_an_ancestors_environment_as_an_ordinary_user_shows_none_of_it(tmp_path: Path) -> None:
+    # As `test_no_ancestor_of_a_block_gives_it_the_builds_secrets`: the build hides itself, the shell above it
+    # cannot be hidden. A cell printed the shell's environment: the token withheld, every other variable shown.
+    (tmp_path / "lab.py").write_text(_lab(f"show = False\n{ANCESTOR_WALK}", f"show = True\n{ANCESTOR_WALK}"))
+    (tmp_path / "build.py").write_text(_LAB_IN_A_PROCESS)
+    (tmp_path / "drop.py").write_text(_WITHOUT_CAPABILITIES)
+    env = {**os.environ, "GITHUB_TOKEN": SECRET, "FLOORS_TEST_SHELL": "only-in-the-shell"}
+    command = f"{sys.executable} {tmp_path / 'build.py'} {tmp_path / 'lab.py'} {tmp_path}; true"
+    # Root keeps capabilities that hide its shell from a capability-less kernel: the whole chain gives them up.
+    chain = [sys.executable, str(tmp_path / "drop.py"), "sh", "-c", command]
+    done = subprocess.run(chain, env=env, capture_output=True, text=True, timeout=240, check=False)
+    out = done.stdout
+    assert "BUILD" in out, done.stderr[-3000:]
+    build = out.split("BUILD ", 1)[1].split()[0]
+    assert f"refused {build} environ PermissionError" in out, out[-3000:]
+    assert f"refused {build} mem PermissionError" in out, out[-3000:]
+    assert re.search(r"environ \d+ True", out), "the shell's environment, as an ordinary user reads it"
+    assert "FAILED docs/labs/2-python.py › cell 3: SecretInOutput: its output holds" in out, out[-3000:]
+    assert SECRET not in out and "only-in-the-shell" not in out

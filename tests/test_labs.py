@@ -507,8 +507,10 @@ def test_a_lab_shows_neither_the_builds_secrets_nor_its_paths(fixture_site: Fixt
         "print('token', os.environ.get('GITHUB_TOKEN'), sys.prefix, os.path.expanduser('~'), os.getcwd())\n"
         "print(open('/proc/self/environ', 'rb').read().decode(errors='replace'))\n"
         "print('order \\u202e reversed')\n\n"
-        # Every ancestor's environment and memory, the build's (the kernel's parent) first.
-        "# %%\nprint('kernel-parent', os.getppid())\nshow = True\n" + ANCESTOR_WALK + "\n" + CHECKER_CELL,
+        # Every ancestor's environment and memory, the build's (the kernel's parent) first; whether each held a
+        # token, not what it held: a cell that prints another process's secret fails by name, as a proof does
+        # (tests/test_lab_kernel.py).
+        "# %%\nprint('kernel-parent', os.getppid())\nshow = False\n" + ANCESTOR_WALK + "\n" + CHECKER_CELL,
     )
     secret = "ghp_fake123floorslab"
     build = run_mkdocs(fixture_site.root, fixture_site.root / "site", env={"GITHUB_TOKEN": secret}, timeout=300)

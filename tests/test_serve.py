@@ -69,12 +69,15 @@ SERVE_URL = "http://127.0.0.1:8000/"
 def test_a_background_failure_is_read_back_whole_and_a_line_that_is_not_one_is_named_not_shown(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    failure = ProofFailure("floors/3-x.md", "cost", ("snippets/3-x/cost.py", 12), "ValueError: <b>no</b>", "tb")
+    failure = ProofFailure(
+        "floors/3-x.md", "cost", ("snippets/3-x/cost.py", 12), "ValueError: <b>no</b>", "tb", output="step 1\nstep 2"
+    )
     report_background_failure(tmp_path, "key-1", failure)
     with (tmp_path / FAILURES_FILE).open("a", encoding="utf-8") as file:
         file.write('{"key": "key-2", "page": 3}\nnot json\n{"key": "key-3", "page": "half')  # and one half-written
     read = read_background_failures(tmp_path)
     assert list(read) == ["key-1"] and str(read["key-1"]) == str(failure) and read["key-1"].details == "tb"
+    assert read["key-1"].output == "step 1\nstep 2", "what it printed before it failed, for the session's banner"
     assert [r.getMessage()[:40] for r in caplog.records] == [
         "serve: line 2 of the background build's ",
         "serve: line 3 of the background build's ",

@@ -6,6 +6,7 @@ import logging
 import os
 import re
 import tempfile
+import textwrap
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -20,7 +21,7 @@ from pytorch_floors.execution.digest import block_digest, keyed_options
 from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.imports import sources_digest
 from pytorch_floors.execution.options import NO_ID, BlockOptions, OptionError
-from pytorch_floors.execution.output import MAX_OUTPUT, PathScrubber, clean_text, html_problem, readings
+from pytorch_floors.execution.output import MAX_OUTPUT, PathScrubber, clean_text, html_problem, readings, tail
 from pytorch_floors.execution.process import scratch
 from pytorch_floors.execution.process.runner import (
     BlockError,
@@ -106,7 +107,16 @@ class ProofFailure(FloorsError):
     The message is one line naming the page, the block id, the file and line, and the error.
     """
 
-    def __init__(self, page: str, block_id: str, location: tuple[str, int], summary: str, details: str = "") -> None:
+    def __init__(
+        self,
+        page: str,
+        block_id: str,
+        location: tuple[str, int],
+        summary: str,
+        details: str = "",
+        *,
+        output: str = "",
+    ) -> None:
         """Build the failure.
 
         Args:
@@ -115,8 +125,11 @@ class ProofFailure(FloorsError):
             location: `(file, line)` the failure points at.
             summary: What went wrong, for example `ZeroDivisionError: division by zero`.
             details: The traceback, for the log.
+            output: The end of what the block printed before it failed, safe to show (`Engine._printed`),
+                for the log and the page that shows the failure.
         """
         self.page, self.block_id, self.location, self.summary, self.details = page, block_id, location, summary, details
+        self.output = output
         super().__init__(f"docs/{page} › block '{block_id}' ({location[0]}:{location[1]}): {summary}")
 
 
@@ -545,7 +558,9 @@ class Engine:
         """
         job.session.remember(job.code, job.block.block_id, job.options.timeout)
         summary = f"{known.summary} (in the background build; it runs again once its code or inputs change)"
-        failure = ProofFailure(self.page, job.block.block_id, known.location, summary, known.details)
+        failure = ProofFailure(
+            self.page, job.block.block_id, known.location, summary, known.details, output=known.output
+        )
         self._fail(failure, job.proof)
         return failure
 
@@ -770,7 +785,11 @@ class Engine:
         except (BlockTimeout, WorkerDied) as error:
             session.process = None
             failure = ProofFailure(
-                self.page, block.block_id, self._location(block, []), f"{type(error).__name__}: {error}"
+                self.page,
+                block.block_id,
+                self._location(block, []),
+                f"{type(error).__name__}: {error}",
+                output=self._printed(error.printed),
             )
             self._fail(failure, job.proof)
             raise failure from None
@@ -779,7 +798,7 @@ class Engine:
                 session.process.close()
                 session.process = None
         if reply.error is not None:
-            failure = self._failure(block, block.block_id, reply.error)
+            failure = self._failure(block, block.block_id, reply.error, output=reply.output)
             self._fail(failure, job.proof)
             raise failure
         return reply
@@ -806,7 +825,7 @@ class Engine:
             if reply.error is not None:
                 # Replaying cached blocks can fail too (a changed environment): record it like any failure.
                 prefix = "an earlier block of its session failed: "
-                failure = self._failure(job.block, job.block.block_id, reply.error, prefix)
+                failure = self._failure(job.block, job.block.block_id, reply.error, prefix, output=reply.output)
                 self._fail(failure, job.proof)
                 raise failure
         session.replayed = len(session.history)
@@ -816,11 +835,26 @@ class Engine:
             return (f"docs/{self.page}", lines[-1] if lines else 0)
         return block.locate(lines[-1]) if lines else (f"docs/{self.page}", block.fence_line)
 
-    def _failure(self, block: ExecBlock | None, block_id: str, error: BlockError, prefix: str = "") -> ProofFailure:
+    def _failure(
+        self, block: ExecBlock | None, block_id: str, error: BlockError, prefix: str = "", *, output: str = ""
+    ) -> ProofFailure:
         summary = self.sanitize(f"{prefix}{error.type}: {error.message}")
+        frames = self._own_frames(block, error)
         return ProofFailure(
-            self.page, block_id, self._location(block, error.lines), summary, self._own_frames(block, error)
+            self.page, block_id, self._location(block, error.lines), summary, frames, output=self._printed(output)
         )
+
+    def _printed(self, output: str) -> str:
+        """The end of what a failed block printed, as its failure shows it: bounded, like a page's output, safe.
+
+        Args:
+            output: What it printed.
+
+        Returns:
+            Its last lines (`output.tail`), control bytes shown, paths and secrets replaced (`sanitize`).
+        """
+        # Whole before cut: a secret the cut split in two would no longer be found.
+        return tail(self.sanitize(clean_text(output)))
 
     def _own_frames(self, block: ExecBlock | None, error: BlockError) -> str:
         """The proof's own frames of a traceback, each pointing at its proof file and line."""
@@ -846,8 +880,8 @@ class Engine:
     def _fail(self, failure: ProofFailure, proof: str | None) -> None:
         self.failures.append(failure)
         self.record(BlockResult(failure.page, failure.block_id, proof, "failed", None, error=str(failure)))
-        if failure.details:
-            # CI logs show ERROR lines only: the proof's own frames go with the failure line.
-            log.error("%s\n%s", failure, failure.details.rstrip())
-        else:
-            log.error("%s", failure)
+        # CI logs show ERROR lines only: the proof's own frames and the end of what it printed go with the failure.
+        said = [str(failure), failure.details.rstrip()]
+        if failure.output:
+            said.append("What it printed before it failed:\n" + textwrap.indent(failure.output, "  | ", lambda _: True))
+        log.error("%s", "\n".join(part for part in said if part))

@@ -9,10 +9,26 @@ import unicodedata
 from html.parser import HTMLParser
 from pathlib import Path
 
-__all__ = ["MAX_OUTPUT", "PathScrubber", "clean_text", "escape_bidi", "html_problem", "readings"]
+__all__ = [
+    "MAX_OUTPUT",
+    "TAIL_CHARACTERS",
+    "TAIL_LINES",
+    "PathScrubber",
+    "clean_text",
+    "escape_bidi",
+    "html_problem",
+    "readings",
+    "tail",
+]
 
 MAX_OUTPUT = 1 << 20
 """Bytes of output a block may print (and a recording may hold for one block): a page is not a log file."""
+
+TAIL_LINES = 20
+"""Lines of what a failed block printed that its failure shows (the log and serve's banner): its last ones."""
+
+TAIL_CHARACTERS = 2000
+"""Characters of those lines at most: a block that fails after printing a megabyte on one line shows its end."""
 
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -189,3 +205,23 @@ def html_problem(html: str) -> str | None:
     if parser.problem is None and parser.open:
         return f"<{parser.open[-1]}> is never closed"
     return parser.problem
+
+
+def tail(text: str, *, lines: int = TAIL_LINES, characters: int = TAIL_CHARACTERS) -> str:
+    """The end of `text`: its last `lines` lines, at most `characters` of them, starting with `…` where cut.
+
+    Args:
+        text: What a block printed (already made safe to show: the cut may fall inside anything).
+        lines: Lines kept at most.
+        characters: Characters kept at most.
+
+    Returns:
+        The end, or an empty string for text that is only white space.
+    """
+    every = text.rstrip().split("\n")
+    end = "\n".join(every[-lines:])
+    if not end.strip():
+        return ""
+    if len(end) > characters:
+        return "…" + end[-characters:]
+    return end if len(every) <= lines else "…\n" + end

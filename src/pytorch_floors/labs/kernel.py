@@ -5,7 +5,11 @@ build's whole environment, and shows what a cell printed as it is: a cell printi
 `os.environ["GITHUB_TOKEN"]`, `sys.prefix` or `~` put the token and the build machine's paths on the
 page. `jupyter/jupyter_nbconvert_config.json` names `LabExecutePreprocessor` in place of nbconvert's:
 its kernel starts (`execve`) with only the variables a proof sees (`sandbox.PASSED_THROUGH`), and every
-output is scrubbed of machine paths and reordering controls the way a proof's output is.
+output is scrubbed of machine paths and reordering controls the way a proof's output is. The kernel is
+confined as a proof's process is (`confine`), and a cell meets a proof's rule on secrets: the
+processes above the build (a shell, `make`) are not the build's to hide, so a cell whose output
+holds a secret of the build's environment, or a credential's shape, fails by name, its outputs
+replaced by that failure (a shell's other variables, read with the token, are never shown).
 Before it, the configuration names `LabCheckerPreprocessor`, which puts the self-check helpers into
 the lab's `checker` cell (`cells.with_checker`), so the page shows them and the kernel runs them.
 
@@ -26,11 +30,12 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+import nbformat
 from jupyter_client.manager import AsyncKernelManager
 from nbclient.exceptions import CellExecutionError
 from nbconvert.preprocessors import ExecutePreprocessor, Preprocessor
@@ -38,7 +43,7 @@ from traitlets import Bool, Type
 
 from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.duration import format_seconds
-from pytorch_floors.execution.output import PathScrubber, escape_bidi
+from pytorch_floors.execution.output import PathScrubber, clean_text, escape_bidi
 from pytorch_floors.execution.process.confine import hide_this_process
 from pytorch_floors.execution.process.sandbox import PASSED_THROUGH
 from pytorch_floors.execution.progress import Progress
@@ -62,6 +67,7 @@ __all__ = [
     "quiet_kernel_stderr",
     "report_progress",
     "scrub_outputs",
+    "secret_in_outputs",
     "take_runs",
 ]
 
@@ -283,6 +289,9 @@ def kernel_environment(build_env: dict[str, str] | os._Environ[str]) -> dict[str
     return env
 
 
+_SECRET_IN_OUTPUT = "SecretInOutput"
+"""The error a cell whose output holds a secret fails with (its outputs are replaced by it)."""
+
 # What a lab's kernel starts through: it confines the process, then runs ipykernel's launcher.
 _CONFINE_MODULE = "pytorch_floors.execution.process.confine"
 
@@ -354,6 +363,43 @@ def scrub_outputs(cell: Any, scrub: Callable[[str], str]) -> None:
         data = output.get("data", {})
         for mime in [m for m in data if m.startswith("text/") or m.endswith(("+json", "/json"))]:
             data[mime] = _scrub(data[mime], scrub)
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list | dict):
+        for item in value.values() if isinstance(value, dict) else value:
+            yield from _strings(item)
+
+
+def _shown_texts(cell: Any) -> Iterator[str]:
+    """Every text of a cell's outputs a page can show (what `scrub_outputs` scrubs)."""
+    for output in cell.get("outputs", []):
+        data = output.get("data", {})
+        shown = [data[m] for m in data if m.startswith("text/") or m.endswith(("+json", "/json"))]
+        yield from _strings([output.get("text"), output.get("evalue"), output.get("traceback"), shown])
+
+
+def secret_in_outputs(cell: Any, secrets: SecretFinder) -> str | None:
+    """What secret a cell's outputs hold, in words that never repeat it, as a proof's output is checked.
+
+    Each text is read as written and as a page shows it (colour escapes dropped), and all of them as
+    one, so a secret printed in pieces, or split by an escape, is found too.
+
+    Args:
+        cell: An executed cell (nbformat node).
+        secrets: The build's secrets (`SecretFinder`).
+
+    Returns:
+        `the value of the build's environment variable GITHUB_TOKEN`, `a GitHub token`, ..., or `None`.
+    """
+    texts = list(_shown_texts(cell))
+    for text in [*texts, "".join(texts)]:
+        found = secrets.find(text) or secrets.find(clean_text(text))
+        if found is not None:
+            return found
+    return None
 
 
 class LabCheckerPreprocessor(Preprocessor):
@@ -450,17 +496,30 @@ class LabExecutePreprocessor(ExecutePreprocessor):
         paths, secrets = PathScrubber(Path(project) if project else Path.cwd()), SecretFinder()
 
         def scrub(text: str) -> str:
-            # A cell that reached a secret (a process above the build holds the environment) shows a note instead.
+            # What the build names of a failed cell (its message, its traceback) shows a note in a secret's place.
             return secrets.redact(paths(text))
 
+        failed: CellExecutionError | None = None
         try:
             cell, resources = super().preprocess_cell(cell, resources, index)  # type: ignore[no-untyped-call]
         except CellExecutionError as error:
-            scrub_outputs(cell, scrub)
-            if not _build.keep_going:
-                raise
-            # The cell's outputs hold its traceback; the build reads the failure and shows it above the lab.
-            _build.errors.append(CellError(index, scrub(f"{error.ename}: {error.evalue}")))
-            return cell, self.resources
+            failed, resources = error, self.resources
+        secret = secret_in_outputs(cell, secrets)
+        if secret is not None:
+            # Redacting would show the rest of what the cell reached (a shell's variables beside its token).
+            why = f"its output holds {secret}: a page never shows the build's secrets (was another process's "
+            why += "environment or memory read?)"
+            said = f"{_SECRET_IN_OUTPUT}: {why}"
+            error_output = nbformat.v4.new_output(  # type: ignore[no-untyped-call]
+                "error", ename=_SECRET_IN_OUTPUT, evalue=why, traceback=[said]
+            )
+            cell.outputs = [error_output]
+            failed = CellExecutionError(f"{lab_name(self.nb)} › cell {index + 1}: {said}", _SECRET_IN_OUTPUT, why)
         scrub_outputs(cell, scrub)
+        if failed is None:
+            return cell, resources
+        if not _build.keep_going:
+            raise CellExecutionError(scrub(failed.traceback), failed.ename, scrub(failed.evalue))
+        # The cell's outputs hold its traceback; the build reads the failure and shows it above the lab.
+        _build.errors.append(CellError(index, scrub(f"{failed.ename}: {failed.evalue}")))
         return cell, resources

@@ -63,13 +63,14 @@ def _claims_list(partial: Template, claims: tuple[Claim, ...], **context: object
 
 
 def failure_banner(failure: ProofFailure | str, title: str = "This proof failed to run") -> str:
-    """The alert shown in place of what failed to run: what failed, where, and why.
+    """The alert shown in place of what failed to run: what failed, where, and why, and what it printed first.
 
     Args:
         failure: The failure (a proof's, or a lab's cells' in words).
         title: The alert's title.
     """
-    return template("failure_banner.html").render(title=title, failure=str(failure))
+    printed = failure.output if isinstance(failure, ProofFailure) else ""
+    return template("failure_banner.html").render(title=title, failure=str(failure), printed=printed)
 
 
 def proof_frame_html(

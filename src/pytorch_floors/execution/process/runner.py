@@ -18,6 +18,10 @@ Either way the server or the interpreter is started (`execve`) with a block's na
 (`sandbox.block_environment`), never the build's: `/proc/self/environ` of a block and of its parent
 hold no token or path of the build's. `fork` (a copy of the build process) is refused: it would
 carry the build's whole environment and imported modules into every block.
+
+A block process prints into a scratch file of the build's (`floors-output-<pid>-…`), which the build
+reads back when the block cannot answer: what a block printed before it ran out of time or died is
+shown with its failure.
 """
 
 from __future__ import annotations
@@ -27,14 +31,16 @@ import multiprocessing
 import os
 import signal
 import sys
+import tempfile
 import time
 import types
 from collections.abc import Iterable, Iterator
 from multiprocessing import forkserver
 from multiprocessing.context import ForkServerContext, SpawnContext
+from pathlib import Path
 
 from pytorch_floors.errors import FloorsError
-from pytorch_floors.execution.process import worker
+from pytorch_floors.execution.process import scratch, worker
 from pytorch_floors.execution.process.confine import hide_this_process
 from pytorch_floors.execution.process.limits import Usage, UsageClock, stretches, timeout_message
 from pytorch_floors.execution.process.sandbox import block_environment
@@ -61,6 +67,10 @@ START_METHOD = "FLOORS_START_METHOD"
 """The environment variable that chooses how block processes start: `forkserver` or `spawn`."""
 
 _METHODS = ("forkserver", "spawn")
+_OUTPUT = "output"
+"""The scratch kind of the file each block process prints into (`scratch.prefix`)."""
+_PRINTED = 64 * 1024
+"""Bytes of a block's output the build reads back when the block cannot answer (the end is what it shows)."""
 _context: ForkServerContext | SpawnContext | None = None
 _live: set[BlockProcess] = set()
 """Every block process of this Python process still alive, whoever started it: what `end_all` ends."""
@@ -132,6 +142,7 @@ def fork_server() -> ForkServerContext | SpawnContext:
     """
     global _context  # noqa: PLW0603  (one fork server per build process; a multiprocessing singleton anyway)
     if _context is None:
+        scratch.sweep(_OUTPUT)  # what the block processes of a killed build left behind
         if start_method() == "forkserver":
             server = multiprocessing.get_context("forkserver")
             server.set_forkserver_preload(["torch", "pytorch_floors.execution.process.worker"])
@@ -196,11 +207,25 @@ def _main_not_reimported() -> Iterator[None]:
             sys.modules["__main__"] = main
 
 
-class BlockTimeout(FloorsError):
+class _Unanswered(FloorsError):
+    """A block that could not answer, with what it had printed by then."""
+
+    def __init__(self, message: str, printed: str = "") -> None:
+        """Build the error.
+
+        Args:
+            message: What happened, in one line.
+            printed: The end of what the block had printed by then (its last 64 KiB at most).
+        """
+        super().__init__(message)
+        self.printed = printed
+
+
+class BlockTimeout(_Unanswered):
     """A block ran past its time limit; its process group has been killed."""
 
 
-class WorkerDied(FloorsError):
+class WorkerDied(_Unanswered):
     """A block's process ended without answering (a crash, `os._exit`, a signal)."""
 
 
@@ -229,7 +254,11 @@ class BlockProcess:
         hide_this_process()
         context = fork_server()
         self._conn, child_conn = context.Pipe()
-        self._process = context.Process(target=worker.serve, args=(child_conn, os.getpid()), daemon=True)
+        # The blocks print into a file of the build's: what a block printed before it ran out of time or died is there.
+        descriptor, self._output = tempfile.mkstemp(prefix=scratch.prefix(_OUTPUT), suffix=".txt")
+        os.close(descriptor)
+        target, args = worker.serve, (child_conn, os.getpid(), self._output)
+        self._process = context.Process(target=target, args=args, daemon=True)
         with _main_not_reimported(), _narrow_environment():
             self._process.start()
         child_conn.close()
@@ -256,14 +285,16 @@ class BlockProcess:
         try:
             self._conn.send(request)
             if not self._answered_in_time(timeout):
+                printed = self._printed()
                 self.kill()
-                raise BlockTimeout(self._timeout_message)
+                raise BlockTimeout(self._timeout_message, printed)
             reply: BlockReply = self._conn.recv()
         except (EOFError, ConnectionError, OSError) as error:
             self._process.join(5)
             exitcode = self._process.exitcode
+            printed = self._printed()
             self.kill()
-            raise WorkerDied(_death(exitcode)) from error
+            raise WorkerDied(_death(exitcode), printed) from error
         return reply
 
     def _answered_in_time(self, limit: float) -> bool:
@@ -297,9 +328,20 @@ class BlockProcess:
         self._process.kill()
         self._process.join(5)
         self._conn.close()
+        Path(self._output).unlink(missing_ok=True)
         _live.discard(self)
         if self._owner is not None:
             self._owner.discard(self)
+
+    def _printed(self) -> str:
+        """The end of what the block running now printed, read from the file the blocks print into."""
+        try:
+            with open(self._output, "rb") as file:
+                size = file.seek(0, os.SEEK_END)
+                file.seek(max(0, size - _PRINTED))
+                return file.read(_PRINTED).decode("utf-8", errors="replace")
+        except OSError:
+            return ""
 
     def close(self) -> None:
         """Ask the process to finish, then end whatever is left of its process group."""

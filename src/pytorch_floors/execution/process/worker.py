@@ -14,6 +14,11 @@ block and if the build process goes away. A process that leaves the group (`sets
 subreaper, so even a double-forked daemon is re-parented to it rather than to init, and every
 descendant is killed with the group.
 
+A subreaper that dies hands its orphans on to init, so the process the build started does not run
+blocks itself: it is a keeper, a subreaper too, that forks the worker and waits. When the worker
+dies (`os._exit`, a segfault, a signal), its orphans are re-parented to the keeper, which kills
+them, then ends as the worker ended, so the build still names the exit code or the signal.
+
 A block's output is bounded while it is written: a watchdog thread stops a block whose
 output passes the limit, so a runaway `print` loop never fills the disk. A block's threads
 are waited for before its output is read, so a thread's late `print` never lands in the next
@@ -26,6 +31,7 @@ import builtins
 import contextlib
 import ctypes
 import ctypes.util
+import errno
 import io
 import linecache
 import os
@@ -36,14 +42,32 @@ import tempfile
 import threading
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NoReturn
 
-from pytorch_floors.execution.process.confine import ConfinementError, confine_this_process
+from pytorch_floors.execution.process.confine import ConfinementError, confine_this_process, hide_this_process
 
-__all__ = ["BlockError", "BlockReply", "BlockRequest", "descendants", "kill_descendants", "print_torch_facts", "serve"]
+__all__ = [
+    "MAX_FILE_SIZE",
+    "BlockError",
+    "BlockReply",
+    "BlockRequest",
+    "descendants",
+    "kill_descendants",
+    "print_torch_facts",
+    "serve",
+]
+
+MAX_FILE_SIZE = 256 * 2**20
+"""The most bytes a block, or a process it starts, writes into any one file (`RLIMIT_FSIZE`).
+
+A block runs in the project folder, and `timeout="6"` with a loop writing a file left 9.8 GB there.
+Past the limit a write fails (`OSError: [Errno 27] File too large`, or a child killed by SIGXFSZ) and
+the block fails, saying so. No proof writes a file near it: a compiled extension or a compiler's
+cache is a few MiB.
+"""
 
 _PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 _WATCH_INTERVAL = 0.02
@@ -83,6 +107,7 @@ class BlockRequest:
         file: What `__file__` and `sys.argv[0]` are, as when the proof runs on its own.
         max_output: Bytes the block may print; more is an error.
         limit: Seconds the block may take, threads included (the parent kills it after that anyway).
+        max_file_size: Bytes the block and its children may write into any one file (`MAX_FILE_SIZE`).
     """
 
     code: str
@@ -92,6 +117,7 @@ class BlockRequest:
     file: str | None
     max_output: int
     limit: float = 120.0
+    max_file_size: int = MAX_FILE_SIZE
 
 
 @dataclass(frozen=True)
@@ -312,9 +338,16 @@ def _wait_for_threads(started: list[threading.Thread], deadline: float) -> list[
     return [thread.name for thread in started if thread.is_alive()]
 
 
-def _capture_fd(fd: int) -> BinaryIO:
-    """Point file descriptor `fd` at a fresh temporary file, so the block's writes and its children's land there."""
-    sink = tempfile.TemporaryFile()  # noqa: SIM115  (open for the worker's whole life)
+def _capture_fd(fd: int, path: str | None = None) -> BinaryIO:
+    """Point file descriptor `fd` at a file, so the block's writes and its children's land there.
+
+    Args:
+        fd: 1 or 2.
+        path: A file the build made, which it reads when the worker cannot answer (a time-out, a
+            crash); else a fresh temporary file.
+    """
+    # Open for the worker's whole life.
+    sink = open(path, "r+b") if path else tempfile.TemporaryFile()  # noqa: SIM115
     os.dup2(sink.fileno(), fd)
     return sink
 
@@ -346,12 +379,36 @@ def _ended_idle_progress_monitor(thread: threading.Thread) -> bool:
     return True
 
 
+def _limit_files(size: int) -> None:
+    """Bound every file this process and its children write (`MAX_FILE_SIZE`), and write no core file.
+
+    Both limits pass to every process the block starts. The hard limit goes down too, so a child
+    cannot lift it again; a core file (a segfault) of a process that imported torch is gigabytes,
+    written into the project folder, which the file size limit does not bound.
+    """
+    import resource  # noqa: PLC0415  (POSIX only; the build imports this module for `BlockRequest` anywhere)
+
+    _soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    size = size if hard == resource.RLIM_INFINITY else min(size, hard)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def _file_too_large(error: BaseException, size: int) -> str:
+    """What to add to the message of an error that a write past `MAX_FILE_SIZE` caused, or nothing."""
+    past = (isinstance(error, OSError) and error.errno == errno.EFBIG) or (
+        isinstance(error, subprocess.CalledProcessError) and error.returncode == -signal.SIGXFSZ
+    )
+    return f" (a block writes at most {size:,} bytes into a file: MAX_FILE_SIZE)" if past else ""
+
+
 def _run_one(
     request: BlockRequest, namespace: dict[str, Any], out: BinaryIO, err: BinaryIO, watch: _OutputWatch
 ) -> BlockReply:
     os.environ.clear()
     os.environ.update(request.env)
     os.chdir(request.cwd)
+    _limit_files(request.max_file_size)
     linecache.cache[request.filename] = (len(request.code), None, request.code.splitlines(True), request.filename)
     sys.argv = [request.file or request.filename]
     if request.file is not None:
@@ -366,6 +423,7 @@ def _run_one(
             exec(compiled, namespace)
         except BaseException as raised:
             error = BlockError.of(raised, request.filename)
+            error = replace(error, message=error.message + _file_too_large(raised, request.max_file_size))
         finally:
             watch.stop()
     except _OutputLimitReached:
@@ -425,7 +483,7 @@ def print_torch_facts() -> None:
     sys.stdout.write(json.dumps(facts) + "\n")
 
 
-def serve(conn: Connection, build_pid: int) -> None:
+def serve(conn: Connection, build_pid: int, output: str | None = None) -> None:
     """Run the `BlockRequest`s received on `conn` in one shared namespace until told to stop.
 
     The reply to each is a `BlockReply`: what the block wrote to file descriptor 1 (its own
@@ -436,6 +494,8 @@ def serve(conn: Connection, build_pid: int) -> None:
     Args:
         conn: The parent's end of a pipe.
         build_pid: The MkDocs process: when it is gone, the worker ends with everything it started.
+        output: The file the blocks' descriptor 1 writes to, which the build reads when a block cannot
+            answer (it ran out of time, its process died); a temporary file of the worker's if `None`.
     """
     os.setsid()
     _become_subreaper()
@@ -448,8 +508,48 @@ def serve(conn: Connection, build_pid: int) -> None:
         )
     else:
         refusal = None
+    worker = os.fork()
+    if worker:
+        conn.close()  # the worker's alone: the build reads its end of file once the worker is gone
+        _keep(worker)
+    status = 1
+    try:
+        _become_subreaper()  # not inherited: the worker's own orphans come to it while it lives
+        _serve_blocks(conn, build_pid, refusal, output)
+        status = 0
+    finally:
+        # Never back into multiprocessing's bootstrap, which belongs to the keeper: the worker is its copy.
+        os._exit(status)
+
+
+def _keep(worker: int) -> NoReturn:
+    """Wait for the worker, reap what is re-parented here meanwhile, then kill what it left and end as it ended.
+
+    The keeper is non-dumpable, like the build: as root without capabilities a block reads no
+    ancestor's `/proc` files, and dying of the worker's signal writes no core file.
+
+    Args:
+        worker: The worker's process id.
+    """
+    with contextlib.suppress(ConfinementError):
+        hide_this_process()
+    while True:
+        pid, status = os.waitpid(-1, 0)  # the worker, or an orphan of its that ended here
+        if pid == worker:
+            break
+    _end_children()
+    code = os.waitstatus_to_exitcode(status)
+    if code < 0:
+        with contextlib.suppress(OSError, ValueError):  # SIGKILL's disposition cannot be set, nor need be
+            signal.signal(-code, signal.SIG_DFL)
+        os.kill(os.getpid(), -code)
+    os._exit(code if code >= 0 else 128 - code)
+
+
+def _serve_blocks(conn: Connection, build_pid: int, refusal: BlockError | None, output: str | None) -> None:
+    """The worker's loop: run each request in one namespace, reply, until the build sends `None` or goes away."""
     threading.Thread(target=_watch_build, args=(build_pid,), daemon=True, name="floors-build-watch").start()
-    out, err = _capture_fd(1), _capture_fd(2)
+    out, err = _capture_fd(1, output), _capture_fd(2)
     watch = _OutputWatch({"output": out, "stderr": err})
     sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", write_through=True)
     sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", write_through=True)

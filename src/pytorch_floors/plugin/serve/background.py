@@ -32,7 +32,16 @@ SIGNALS_VARIABLE = "FLOORS_SERVE_SIGNALS"
 FAILURES_FILE = "failures.jsonl"
 """In the session's signal folder: one JSON line per block that failed in its background build."""
 
-_FAILURE_FIELDS = {"key": str, "page": str, "block": str, "file": str, "line": int, "summary": str, "details": str}
+_FAILURE_FIELDS = {
+    "key": str,
+    "page": str,
+    "block": str,
+    "file": str,
+    "line": int,
+    "summary": str,
+    "details": str,
+    "output": str,
+}
 
 
 def report_background_failure(signal_dir: Path, key: str, failure: ProofFailure) -> None:
@@ -55,6 +64,7 @@ def report_background_failure(signal_dir: Path, key: str, failure: ProofFailure)
             "line": failure.location[1],
             "summary": failure.summary,
             "details": failure.details,
+            "output": failure.output,
         }
     )
     descriptor = os.open(signal_dir / FAILURES_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
@@ -91,7 +101,7 @@ def read_background_failures(signal_dir: Path | None) -> dict[str, ProofFailure]
             continue
         location = (entry["file"], entry["line"])
         failures[entry["key"]] = ProofFailure(
-            entry["page"], entry["block"], location, entry["summary"], entry["details"]
+            entry["page"], entry["block"], location, entry["summary"], entry["details"], output=entry["output"]
         )
     return failures
 
