@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 from filelock import FileLock
+from torch_only import TorchOnly, make_torch_only
 
 from pytorch_floors.claims import CHANNEL, Claim, parse_claims
 from pytorch_floors.execution.process.runner import BlockProcess, BlockRequest, end_all
@@ -337,6 +338,12 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Build:
     proof's claims alone and require each to hold; `test_claims.py` checks the strict policy.
     """
     return needs_build(project_build(tmp_path_factory, "site", {"FLOORS_CLAIMS": "advisory"}, timeout=1500), "site")
+
+
+@pytest.fixture(scope="session")
+def torch_only(tmp_path_factory: pytest.TempPathFactory) -> TorchOnly:
+    """A reader's Python: torch, numpy and what they require, nothing of this project (`tests/torch_only.py`)."""
+    return make_torch_only(tmp_path_factory.mktemp("torch-only"))
 
 
 @pytest.fixture(scope="session")

@@ -1,11 +1,12 @@
 """Which proof downloads already ran standalone with exactly these inputs: a later test run need not run them again.
 
 A download is self-contained (its helpers are inlined by `pytorch_floors.execution.bundle`), and the
-standalone test only asks that it exits 0 in a bare interpreter. So what decides the outcome is the
-file's bytes, the interpreter, the torch and numpy it imports, the processor, and the environment
-variables that change how torch runs. A run that exited 0 leaves a record named by the digest of all
-of these; a run with the same digest is then reported as cached instead of run (as the build reports
-a cached proof). A failure leaves nothing, so it runs again next time. A fresh clone has no records.
+standalone test only asks that it exits 0 in a bare interpreter (`tests/torch_only.py`). So what decides
+the outcome is the file's bytes, the interpreter, the torch and numpy it imports (and every distribution
+its site-packages holds), the processor, and the environment variables that change how torch runs. A
+run that exited 0 leaves a record named by the digest of all of these; a run with the same digest is
+then reported as cached instead of run (as the build reports a cached proof). A failure leaves
+nothing, so it runs again next time. A fresh clone has no records.
 
 The records are untrusted input, like any cache entry: one is believed only if it is a small JSON
 object naming its own digest; anything else is a miss.

@@ -18,6 +18,7 @@ import jinja2
 import pytest
 from test_engine import Pages, make_pages
 from test_standalone import bare_python
+from torch_only import TorchOnly
 
 from conftest import ROOT, FixtureSite, claims_problem
 from pytorch_floors.claims import CHANNEL, Claim, ClaimFormatError, claim, not_applicable, parse_claims
@@ -424,10 +425,10 @@ def test_standalone_a_claim_that_cannot_apply_prints_why(tmp_path: Path) -> None
     )
 
 
-def test_a_downloaded_proof_checks_its_claims_without_the_package(tmp_path: Path) -> None:
+def test_a_downloaded_proof_checks_its_claims_without_the_package(torch_only: TorchOnly, tmp_path: Path) -> None:
     download = tmp_path / "sums.py"
     download.write_text(bundle(PROOF, "snippets/sums.py", PACKAGE_DIR), encoding="utf-8")
-    done = bare_python(download, tmp_path)
+    done = bare_python(torch_only, download, tmp_path)
     assert done.returncode == 0, done.stderr
     assert "claim held: one plus one is two (got 2)" in done.stdout
     assert "claim did not hold on this machine: one plus one is three (got 2)" in done.stdout

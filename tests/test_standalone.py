@@ -1,4 +1,4 @@
-"""Every proof download runs on its own: an interpreter with torch and numpy but without pytorch_floors."""
+"""Every proof download runs on its own: in a reader's Python with torch and numpy but without pytorch_floors."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
-import numpy
 import pytest
-import torch
 from standalone_runs import StandaloneRecords, import_versions, run_key
+from torch_only import TorchOnly, make_torch_only
 
 from conftest import LAUNCH_ENVIRONMENT, PROJECT_CACHE, ROOT, Build
 from pytorch_floors.execution.bundle import BundleError, bundle, helper_modules
@@ -22,25 +22,22 @@ PACKAGE_DIR = ROOT / "src" / "pytorch_floors"
 DOWNLOAD = re.compile(r'<a href="(?P<href>[^"]+\.py)" download>')
 
 
-def bare_environment() -> dict[str, str]:
+def bare_environment(torch_only: TorchOnly) -> dict[str, str]:
     """The environment the test run was started with (a reader's shell, not what torch's imports in this
-    worker added to it) less Python's and the project's variables, with only torch's and numpy's install
-    directories on PYTHONPATH."""
-    roots = {str(Path(module.__file__).resolve().parent.parent) for module in (torch, numpy)}  # type: ignore[arg-type]
-    env = {k: v for k, v in LAUNCH_ENVIRONMENT.items() if not k.startswith(("PYTHON", "FLOORS_"))}
-    env["PYTHONPATH"] = os.pathsep.join(sorted(roots))
-    return env
+    worker added to it) with the torch-only environment activated: no PYTHONPATH, no `FLOORS_*`, and not
+    the project's environment's `bin` on PATH."""
+    return torch_only.environment(LAUNCH_ENVIRONMENT)
 
 
 def bare_python(
-    script: Path, cwd: Path, timeout: float = 300, arguments: list[str] | None = None
+    torch_only: TorchOnly, script: Path, cwd: Path, timeout: float = 300, arguments: list[str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """Run `script` with `python -S`: no site-packages processing, so the editable pytorch_floors is
-    invisible, and a PYTHONPATH holding only the directories torch and numpy were installed in."""
+    """Run `script` with the torch-only interpreter (`tests/torch_only.py`): it, and every Python it starts
+    with `sys.executable` or `python` on PATH, has torch and numpy and nothing of this project."""
     return subprocess.run(
-        [sys.executable, "-S", str(script), *(arguments or [])],
+        [str(torch_only.python), str(script), *(arguments or [])],
         cwd=cwd,
-        env=bare_environment(),
+        env=bare_environment(torch_only),
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -48,29 +45,52 @@ def bare_python(
     )
 
 
+# What a process sees of the project: printed by the probe, then by a child it starts as proofs start theirs.
+PROBE = """
+import importlib.util, json, os, subprocess, sys
+import numpy, torch
+def seen():
+    return {
+        "missing": [name for name in ("pytorch_floors", "setuptools", "mkdocs", "pytest")
+                    if importlib.util.find_spec(name) is None],
+        "pythonpath": os.environ.get("PYTHONPATH"),
+        "project_paths": [entry for entry in sys.path if entry.startswith(PROJECT_PATHS)],
+    }
+if sys.argv[1:] == ["child"]:
+    print(json.dumps(seen()))
+else:
+    child = subprocess.run([sys.executable, __file__, "child"], capture_output=True, text=True, check=True)
+    by_path = subprocess.run(["python", __file__, "child"], capture_output=True, text=True, check=True)
+    print(json.dumps([seen(), json.loads(child.stdout), json.loads(by_path.stdout)]))
+"""
+
+
 @pytest.mark.waits
-def test_the_bare_interpreter_has_torch_and_numpy_but_not_the_package(tmp_path: Path) -> None:
+def test_the_torch_only_interpreter_and_every_python_it_starts_have_torch_and_numpy_but_nothing_of_the_project(
+    torch_only: TorchOnly, tmp_path: Path
+) -> None:
+    # `python -S` with torch's folder on PYTHONPATH hid the project from the download only: a child it started with
+    # `sys.executable` was the project's environment's Python, with pytorch_floors, and capability.py's child needed it.
     probe = tmp_path / "probe.py"
-    probe.write_text(
-        "import importlib.util, torch, numpy\nprint(importlib.util.find_spec('pytorch_floors') is None)\n",
-        encoding="utf-8",
-    )
-    done = bare_python(probe, tmp_path)
+    project_paths = (str(ROOT / "src"), sys.prefix, os.path.realpath(sys.prefix))  # the package, its environment
+    probe.write_text(PROBE.replace("PROJECT_PATHS", repr(project_paths)), encoding="utf-8")
+    done = bare_python(torch_only, probe, tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "True"
+    nothing = {"missing": ["pytorch_floors", "setuptools", "mkdocs", "pytest"], "pythonpath": None, "project_paths": []}
+    assert json.loads(done.stdout) == [nothing, nothing, nothing]
 
 
 @pytest.mark.waits
-def test_a_bundled_proof_runs_where_the_plain_one_cannot(tmp_path: Path) -> None:
+def test_a_bundled_proof_runs_where_the_plain_one_cannot(torch_only: TorchOnly, tmp_path: Path) -> None:
     proof = ROOT / "snippets" / "7-memory" / "bytes_per_element.py"
     source = proof.read_text(encoding="utf-8")
     plain = tmp_path / "plain.py"
     plain.write_text(source, encoding="utf-8")
-    failed = bare_python(plain, tmp_path)
+    failed = bare_python(torch_only, plain, tmp_path)
     assert failed.returncode != 0 and "No module named 'pytorch_floors'" in failed.stderr  # what readers got before
     bundled = tmp_path / "bundled.py"
     bundled.write_text(bundle(source, "bytes_per_element.py", PACKAGE_DIR), encoding="utf-8")
-    done = bare_python(bundled, tmp_path)
+    done = bare_python(torch_only, bundled, tmp_path)
     assert done.returncode == 0, done.stderr
     assert "x.nbytes" in done.stdout
 
@@ -94,8 +114,36 @@ def test_bundle_leaves_a_proof_without_helpers_unchanged_and_refuses_what_cannot
         bundle("from pytorch_floors import FLOORS\n", "x.py", PACKAGE_DIR)
 
 
+@pytest.mark.parametrize(
+    "child",
+    [
+        '"""\nimport torch\nfrom pytorch_floors.measure import time_call\nprint(time_call(torch.ones, samples=1))\n"""',
+        "'import torch; import pytorch_floors.measure'",
+        '"""\n    from pytorch_floors.claims import claim\n    claim(\'x\', held=True)\n"""',
+    ],
+    ids=["from-import", "one-line", "indented"],
+)
+def test_bundle_refuses_a_proof_whose_child_process_imports_the_package(child: str) -> None:
+    # The download carries the helpers in its own process; a Python it starts with this code finds no pytorch_floors.
+    source = f"import subprocess, sys\n\nCHILD = {child}\nsubprocess.run([sys.executable, '-c', CHILD], check=True)\n"
+    with pytest.raises(BundleError, match=r"x\.py:3: this string is Python that imports pytorch_floors"):
+        bundle(source, "x.py", PACKAGE_DIR)
+    with pytest.raises(BundleError, match=r"x\.py:4"):  # the proof itself imports a helper: still refused
+        bundle("from pytorch_floors.measure import time_call\n" + source, "x.py", PACKAGE_DIR)
+
+
+def test_bundle_lets_a_proof_name_the_package_in_prose_and_start_a_child_that_needs_torch_alone() -> None:
+    source = (
+        '"""Times with `from pytorch_floors.measure import time_call`, as every page does."""\n'
+        "import subprocess, sys\n"
+        "print('pytorch_floors.measure times this')\n"
+        "subprocess.run([sys.executable, '-c', 'import torch; print(torch.ones(1))'], check=True)\n"
+    )
+    assert bundle(source, "x.py", PACKAGE_DIR) == source
+
+
 # Runs each download given on the command line (script, then its directory) in a child forked from
-# one bare interpreter that has imported torch: what `python -S download.py` does, without paying
+# one torch-only interpreter that has imported torch: what `python download.py` does, without paying
 # torch's import once per download. Prints each script's exit code as JSON; each child's output
 # goes to `output.txt` beside its script.
 FORK_RUNNER = """
@@ -152,35 +200,32 @@ STANDALONE_RECORDS = StandaloneRecords(PROJECT_CACHE / "standalone-runs")
 (`tests/standalone_runs.py`): a test run after one that changed none of these does not run them again."""
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("share", range(SHARES))
-def test_every_download_link_of_the_built_site_runs_standalone(built_site: Build, tmp_path: Path, share: int) -> None:
-    """Fetch each proof download link from the built pages into an empty directory and run it bare (a share of them).
+def run_standalone(torch_only: TorchOnly, downloads: Mapping[str, bytes], tmp_path: Path) -> tuple[int, list[str]]:
+    """Run each download (its path in the site → its bytes) with the torch-only interpreter, each alone in an
+    empty directory; remember those that exit 0 (`STANDALONE_RECORDS`), and skip those that did before.
 
-    A download whose run with these exact inputs exited 0 before is reported as cached, not run again.
+    Returns:
+        How many ran (the others were cached), and one message per download that failed: its exit code and
+        the end of its output.
     """
-    downloads = dict(sorted(site_downloads(built_site).items())[share::SHARES])
-    assert downloads, "this share has downloads to run"
-    versions, environment = import_versions(), bare_environment()
-    contents = {target: path.read_bytes() for target, path in sorted(downloads.items())}
-    keys = {target: run_key(data, environment=environment, versions=versions) for target, data in contents.items()}
-    to_run = [target for target in contents if not STANDALONE_RECORDS.passed(keys[target])]
-    cached = len(contents) - len(to_run)
-    print(f"share {share}: {len(to_run)} downloads run, {cached} cached (ran standalone before as they are)")
+    versions = {**import_versions(), "site-packages": ", ".join(torch_only.distributions)}
+    environment = bare_environment(torch_only)
+    keys = {target: run_key(data, environment=environment, versions=versions) for target, data in downloads.items()}
+    to_run = [target for target in sorted(downloads) if not STANDALONE_RECORDS.passed(keys[target])]
     if not to_run:
-        return
+        return 0, []
     scripts: dict[str, str] = {}
     arguments = []
     for target in to_run:
         workdir = tmp_path / target.replace("/", "_")
         workdir.mkdir()
-        script = workdir / downloads[target].name
-        script.write_bytes(contents[target])  # only the downloaded file, nothing else beside it
+        script = workdir / Path(target).name
+        script.write_bytes(downloads[target])  # only the downloaded file, nothing else beside it
         scripts[str(script)] = target
         arguments += [str(script), str(workdir)]
     runner = tmp_path / "fork_runner.py"
     runner.write_text(FORK_RUNNER, encoding="utf-8")
-    done = bare_python(runner, tmp_path, timeout=900, arguments=arguments)
+    done = bare_python(torch_only, runner, tmp_path, timeout=900, arguments=arguments)
     assert done.returncode == 0, done.stderr[-3000:]
     codes: dict[str, int] = json.loads(done.stdout.strip().splitlines()[-1])
     assert set(codes) == set(scripts), "every download ran"
@@ -192,7 +237,78 @@ def test_every_download_link_of_the_built_site_runs_standalone(built_site: Build
         for script, code in sorted(codes.items())
         if code != 0
     ]
+    return len(to_run), failures
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("share", range(SHARES))
+def test_every_download_link_of_the_built_site_runs_standalone(
+    built_site: Build, torch_only: TorchOnly, tmp_path: Path, share: int
+) -> None:
+    """Fetch each proof download link from the built pages into an empty directory and run it bare (a share of them).
+
+    A download whose run with these exact inputs exited 0 before is reported as cached, not run again.
+    """
+    downloads = dict(sorted(site_downloads(built_site).items())[share::SHARES])
+    assert downloads, "this share has downloads to run"
+    ran, failures = run_standalone(
+        torch_only, {target: path.read_bytes() for target, path in downloads.items()}, tmp_path
+    )
+    print(f"share {share}: {ran} downloads run, {len(downloads) - ran} cached (ran standalone before as they are)")
     assert not failures, "\n\n".join(failures)
+
+
+def snippet_download(proof: Path) -> tuple[str, bytes]:
+    """A proof's download as the build writes it: its path in the site, and its bundled bytes."""
+    target = proof.relative_to(ROOT).as_posix()
+    return target, bundle(proof.read_text(encoding="utf-8"), target, PACKAGE_DIR).encode()
+
+
+PROOFS_STARTING_PYTHON = sorted(
+    proof.relative_to(ROOT / "snippets").as_posix()
+    for proof in (ROOT / "snippets").rglob("*.py")
+    if "sys.executable" in proof.read_text(encoding="utf-8")
+)
+"""The proofs that start a Python of their own: on a reader's machine it has torch and numpy, nothing else."""
+
+
+@pytest.mark.waits
+@pytest.mark.parametrize("proof", PROOFS_STARTING_PYTHON)
+def test_a_download_whose_proof_starts_a_python_runs_with_torch_alone(
+    torch_only: TorchOnly, tmp_path: Path, proof: str
+) -> None:
+    # capability.py's child ran `from pytorch_floors.measure import time_call`: the download carries the helpers in
+    # its own process only, so the child failed for readers, and passed here only while it found the project's Python.
+    # Cached like the site's downloads: the same bytes in the same interpreter ran before.
+    target, data = snippet_download(ROOT / "snippets" / proof)
+    _, failures = run_standalone(torch_only, {target: data}, tmp_path)
+    assert not failures, failures[0]
+
+
+@pytest.mark.waits
+@pytest.mark.parametrize("setuptools", [False, True], ids=["without-setuptools", "with-setuptools"])
+def test_op_registration_download_runs_with_or_without_the_tools_a_cpp_extension_needs(
+    torch_only: TorchOnly, tmp_path: Path, setuptools: bool
+) -> None:
+    # torch.utils.cpp_extension imports setuptools, which newer torch does not install: the download ended in
+    # `ModuleNotFoundError: No module named 'setuptools'` instead of saying the C++ part cannot apply, and why.
+    python = make_torch_only(tmp_path / "venv", frozenset()) if setuptools else torch_only
+    _, data = snippet_download(ROOT / "snippets" / "4-dispatcher" / "op_registration.py")
+    script = tmp_path / "op_registration.py"
+    script.write_bytes(data)
+    done = bare_python(python, script, tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    cxx = "a C++ kernel is registered boxed and unboxed; a Python one boxed only"
+    if setuptools:
+        # Built where a compiler and ninja are on PATH; otherwise not applicable, naming the tool that is missing.
+        assert f"claim held: {cxx}" in done.stdout or re.search(
+            r"claim not applicable on this machine: no (C\+\+ compiler|ninja) .*" + re.escape(cxx), done.stdout
+        ), done.stdout
+    else:
+        assert (
+            "claim not applicable on this machine: no setuptools in this Python: torch.utils.cpp_extension builds "
+            f"C++ extensions with it (not checked: {cxx})"
+        ) in done.stdout, done.stdout
 
 
 VERSIONS = {"torch": "2.13.0 abc /site/torch", "numpy": "2.3.0 /site/numpy"}
@@ -221,16 +337,16 @@ def test_a_download_that_ran_standalone_is_cached_only_for_the_same_inputs(tmp_p
 
 
 def test_what_this_worker_imported_changes_neither_the_bare_environment_nor_a_run_key(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, torch_only: TorchOnly
 ) -> None:
     # Importing torch._inductor sets TORCHINDUCTOR_CACHE_DIR in os.environ: the downloads' keys then depended on
     # whether an earlier test in the same worker had imported it, and 57 of 75 cached downloads ran again.
-    before = bare_environment()
+    before = bare_environment(torch_only)
     key = run_key(b"print(1)\n", environment=before, versions=VERSIONS)
     monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", "/tmp/torchinductor_someone")
     monkeypatch.setenv("OMP_NUM_THREADS", "7")
-    assert bare_environment() == before
-    assert run_key(b"print(1)\n", environment=bare_environment(), versions=VERSIONS) == key
+    assert bare_environment(torch_only) == before
+    assert run_key(b"print(1)\n", environment=bare_environment(torch_only), versions=VERSIONS) == key
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,6 @@ from torch._C import DispatchKey
 from torch._dispatch.python import enable_python_dispatcher
 from torch._dynamo.backends.common import aot_autograd
 from torch._functorch.aot_autograd import make_boxed_func
-from torch.utils import cpp_extension
 
 from pytorch_floors.claims import claim, not_applicable
 
@@ -88,11 +87,17 @@ def traced_graphs(fn: Callable[..., Any], *args: Any) -> tuple[list[str], list[s
 
 
 def compiler_tools() -> str | None:
-    """Why a C++ extension cannot be built here (no compiler, no ninja), or None when it can."""
+    """Why a C++ extension cannot be built here (no compiler, no setuptools, no ninja), or None when it can."""
     if sys.platform == "win32":
         return "the proof builds with the Unix tool chain; Windows needs MSVC set up first"
     if not any(shutil.which(name) for name in ("c++", "g++", "clang++")):
         return "no C++ compiler on this machine"
+    try:
+        # Imported here, not above: it imports setuptools, which torch does not install (newer releases), so a
+        # Python with torch alone lacks it, and only this part needs it.
+        from torch.utils import cpp_extension  # noqa: PLC0415
+    except ModuleNotFoundError as error:
+        return f"no {error.name} in this Python: torch.utils.cpp_extension builds C++ extensions with it"
     if not cpp_extension.is_ninja_available():
         return "no ninja on this machine (torch.utils.cpp_extension builds with it)"
     return None
@@ -100,6 +105,8 @@ def compiler_tools() -> str | None:
 
 def build_cxx_operator() -> None:
     """Compile `CXX_SOURCE` into a shared library in a temporary folder and load it into the dispatcher."""
+    from torch.utils import cpp_extension  # noqa: PLC0415  (once compiler_tools found it importable)
+
     with tempfile.TemporaryDirectory(prefix="floors-cxx-") as folder:
         source = Path(folder) / "twice.cpp"
         source.write_text(CXX_SOURCE, encoding="utf-8")

@@ -6,11 +6,16 @@ package. [`bundle`][pytorch_floors.execution.bundle.bundle] writes the file behi
 the proof, unchanged, with the helper modules it imports carried inside it as source text and
 registered in `sys.modules` before the proof's own code runs. The proof's imports then resolve
 to that embedded copy; nothing is renamed, so no name in the proof can clash with a helper's.
+
+Only the proof's own process has that copy. A process it starts (`subprocess.run([sys.executable, "-c",
+CHILD])`) is a fresh interpreter with only what the reader installed, so a proof whose child code imports
+the package cannot be bundled: its child must use torch alone.
 """
 
 from __future__ import annotations
 
 import ast
+import textwrap
 from functools import lru_cache
 from pathlib import Path
 
@@ -46,28 +51,53 @@ def _parse(source: str, filename: str) -> ast.Module:
         raise BundleError(f"{filename}:{error.lineno or 0}: the proof is not valid Python: {error.msg}") from None
 
 
+def _imported_names(node: ast.AST) -> list[str]:
+    """The dotted names of the package that an import statement imports (none for any other node)."""
+    if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == PACKAGE:
+        return [node.module]
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names if alias.name.split(".")[0] == PACKAGE]
+    return []
+
+
 @lru_cache(maxsize=256)
 def _helper_modules(source: str, filename: str) -> tuple[str, ...]:
     # Every proof's bundle parses the same few helpers again: their source text is the key.
     found: list[str] = []
-    for node in ast.walk(_parse(source, filename)):
-        if not isinstance(node, (ast.Import, ast.ImportFrom)):
-            continue
-        names: list[str] = []
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == PACKAGE:
-            names = [node.module]
-        elif isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names if alias.name.split(".")[0] == PACKAGE]
-        for name in names:
+    tree = _parse(source, filename)
+    for node in ast.walk(tree):
+        for name in _imported_names(node):
             parts = name.split(".")
             if len(parts) != 2:
                 raise BundleError(
-                    f"{filename}:{node.lineno}: import a helper module ('from {PACKAGE}.measure import ...'), "
-                    f"not '{name}', so the download can carry it"
+                    f"{filename}:{getattr(node, 'lineno', 0)}: import a helper module ('from {PACKAGE}.measure "
+                    f"import ...'), not '{name}', so the download can carry it"
                 )
             if parts[1] not in found:
                 found.append(parts[1])
+    _refuse_child_imports(tree, filename)
     return tuple(found)
+
+
+def _refuse_child_imports(tree: ast.Module, filename: str) -> None:
+    """Refuse a string of the proof that is Python importing the package: the code of a process it starts.
+
+    The download carries the helpers in its own process only; a child interpreter started with that
+    code finds no `pytorch_floors` on a reader's machine, though it finds the project's in the build's.
+    """
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str) and PACKAGE in node.value):
+            continue
+        try:
+            code = ast.parse(textwrap.dedent(node.value))
+        except (SyntaxError, ValueError):  # prose, or not Python: no process runs it
+            continue
+        if any(_imported_names(statement) for statement in ast.walk(code)):
+            raise BundleError(
+                f"{filename}:{node.lineno}: this string is Python that imports {PACKAGE}; a process the proof "
+                "starts with it has only what the reader installed (the download carries the helpers in its own "
+                "process only): give the child code that needs torch alone"
+            )
 
 
 def _header_end(tree: ast.Module) -> int:
