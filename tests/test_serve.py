@@ -37,6 +37,7 @@ from conftest import FIXTURE_CONFIG, LAB_CONFIG, ROOT, Build, FixtureSite, needs
 from pytorch_floors.editions.verify import MARK
 from pytorch_floors.execution.engine import SKIPPED_OUTPUT, ProofFailure
 from pytorch_floors.execution.facts import torch_facts
+from pytorch_floors.i18n.languages import english_source
 from pytorch_floors.labs import kernel
 from pytorch_floors.plugin.plugin import FloorsPlugin
 from pytorch_floors.plugin.serve import (
@@ -59,6 +60,7 @@ from pytorch_floors.plugin.serve import (
     read_background_failures,
     report_background_failure,
     title_key,
+    with_sources,
 )
 
 SERVE_URL = "http://127.0.0.1:8000/"
@@ -100,6 +102,18 @@ def test_a_prose_edit_renders_its_page_and_the_pages_that_show_the_whole_build()
     assert plan_rebuild(after, "inputs", _states(before), "inputs").rebuilt == frozenset({"a.md", "report.md"})
     # Nothing changed: the pages that show the whole build still render (a proof may have run meanwhile).
     assert plan_rebuild(before, "inputs", _states(before), "inputs").rebuilt == frozenset({"report.md"})
+
+
+def test_an_english_edit_renders_its_translated_page_too() -> None:
+    # The twin shows the English page's blocks and, where it is behind, its sections: an English edit
+    # left a dirty serve showing the translated page as it was.
+    before = with_sources(
+        {"a.md": PageInput("1", "A"), "zh/a.md": PageInput("2", "A zh"), "b.md": PageInput("3", "B")}, english_source
+    )
+    after = with_sources({**before, "a.md": PageInput("1-edited", "A")}, english_source)
+    assert plan_rebuild(after, "inputs", _states(before), "inputs").rebuilt == frozenset({"a.md", "zh/a.md"})
+    translated_only = with_sources({**before, "zh/a.md": PageInput("2-edited", "A zh")}, english_source)
+    assert plan_rebuild(translated_only, "inputs", _states(before), "inputs").rebuilt == frozenset({"zh/a.md"})
 
 
 def test_what_changes_every_page_makes_a_whole_build() -> None:

@@ -122,6 +122,7 @@ from pytorch_floors.plugin.serve import (
     partial_report,
     pending_page,
     report_background_failure,
+    with_sources,
 )
 from pytorch_floors.recordings.report import machines_html, page_tiers, recordings_json, recordings_summary
 from pytorch_floors.recordings.schema import RecordingError, read_recordings
@@ -360,6 +361,8 @@ class SiteBuild:
                 raise PluginError(str(error)) from None
             if blocks:
                 engine.plan(file.src_uri, blocks)
+        # A translated page renders again with its English page (its blocks, and its sections where it is behind).
+        self.page_inputs = with_sources(self.page_inputs, english_source)
         self._check_includes(files, config)
         snippets = engine.project_dir / "snippets"
         for path in sorted(snippets.rglob("*.py")) if snippets.is_dir() else []:

@@ -60,6 +60,7 @@ from pytorch_floors.plugin.serve.changes import (
     page_input,
     plan_rebuild,
     title_key,
+    with_sources,
 )
 from pytorch_floors.plugin.serve.logs import quiet_dirty_warning
 from pytorch_floors.plugin.serve.pending import (
@@ -106,4 +107,5 @@ __all__ = [
     "report_background_failure",
     "title_key",
     "watch_parent",
+    "with_sources",
 ]

@@ -6,7 +6,7 @@ import hashlib
 import logging
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -284,6 +284,27 @@ def page_input(
         api=bool(_API_BLOCK.search(text)),
         lab=lab,
     )
+
+
+def with_sources(pages: Mapping[str, PageInput], source_of: Callable[[str], str]) -> dict[str, PageInput]:
+    """Every page's input, a translated page's digest joined with its English page's.
+
+    A translated page shows its English page's blocks, and its English sections where it is behind
+    (`i18n.catch_up`): an edit of the English page changes it too, so `plan_rebuild` renders both.
+
+    Args:
+        pages: Every page's input, by source path.
+        source_of: A page's English page (itself for an English page).
+
+    Returns:
+        The inputs, with each translated page's digest covering its English page.
+    """
+    joined = dict(pages)
+    for page, seen in pages.items():
+        source = source_of(page)
+        if source != page and source in pages:
+            joined[page] = replace(seen, digest=f"{seen.digest}+{pages[source].digest}")
+    return joined
 
 
 def plan_rebuild(
