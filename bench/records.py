@@ -148,9 +148,10 @@ def readme_table(records: Mapping[str, Mapping[str, Any]]) -> str:
         record = records.get(name)
         if record is not None:
             load = " to ".join(str(x) for x in record["load"])
+            failed = "" if record["figures"].get("passed", True) else " (that run did not pass every test)"
             lines.append(
                 f"- `{name}`: {record['cpu']}, {record['cores']} logical cores, load {load}, "
-                f"commit {record['commit']}, {record['date']}."
+                f"commit {record['commit']}, {record['date']}{failed}."
             )
     return "\n".join(lines)
 

@@ -103,8 +103,10 @@ def main() -> int:
         return returncode or 1
     print(table(kind, total, phases, returncode))
     print(f"  CPU: {cpu_model()}, {os.cpu_count()} logical cores")
-    if args.record and returncode == 0:
-        figures = {"phase": phases, "phases": sum(phases.values()), "setup": max(0.0, total - sum(phases.values()))}
+    if args.record:
+        # A failed run's times are recorded too, marked so: the README's table says it failed.
+        setup = round(max(0.0, total - sum(phases.values())))
+        figures = {"phase": phases, "phases": sum(phases.values()), "setup": setup, "passed": returncode == 0}
         print(f"  recorded in {write_record(f'suite-{kind}', {**figures, 'total': round(total)}, load_before)}")
     print(f"  load (1-minute average): {load_before:.2f} at the start, {os.getloadavg()[0]:.2f} at the end")
     return returncode
