@@ -126,8 +126,12 @@ pytest-patterns: setup
 FAST_LANE := not slow and not build and not browser and not patterns and not properdocs and not network and not waits
 
 # Everything but the pattern tests and the fast lane (make test runs those beside each other first).
+# Three workers on two cores: a worker spends much of this phase waiting (on a build another holds the lock
+# for, a browser, a subprocess), and a third fills those waits (550 s on two workers, 486 s on three, on the
+# same AMD EPYC; bench/records/).
+REST_WORKERS ?= 3
 pytest-rest: setup browser setup-properdocs
-	$(BIN)/pytest -m "not patterns and not ($(FAST_LANE))" -n 2 --dist worksteal
+	$(BIN)/pytest -m "not patterns and not ($(FAST_LANE))" -n $(REST_WORKERS) --dist worksteal
 
 # The fast lane's tests in one process: make test runs them on the core the pattern tests leave free.
 pytest-fast: setup

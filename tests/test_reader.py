@@ -396,6 +396,10 @@ def search_hrefs(tab: Page, query: str) -> list[str]:
     for _ in range(10):
         field.fill("")
         field.press_sequentially(query)
+        # Playwright types a character no key makes (Chinese) as inserted text, with no key events, and
+        # Material reads the query on `keyup`: without a real key after it, a Chinese query typed before the
+        # index was ready was never read again (the results kept saying 键入以开始搜索 under load).
+        field.press("End")
         try:
             first.wait_for(timeout=3000)
             break
