@@ -121,7 +121,7 @@ def readme_table(records: Mapping[str, Mapping[str, Any]]) -> str:
             "every page, with “running…” where a proof has not run yet",
         ),
         (
-            "every proof and lab, behind the server",
+            "that page complete: its proofs run behind the server",
             _seconds(build.get("serve_complete")),
             "`background: proof n/N …` lines; each page reloads when its proofs are done",
         ),
