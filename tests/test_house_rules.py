@@ -18,6 +18,7 @@ import pytest
 
 from conftest import ROOT
 from pytorch_floors.execution.options import validate_options
+from pytorch_floors.page_facts import page_facts
 from pytorch_floors.settings import OTHER_PARSERS, PARSERS, SWITCH_OFF, SWITCH_ON, switch
 
 PACKAGE = ROOT / "src" / "pytorch_floors"
@@ -348,3 +349,53 @@ def test_a_lazy_packages_three_lists_name_the_same_attributes() -> None:
     for path in packages:
         typed, lazy, exported = _lazy_tables(path)
         assert lazy and typed == lazy == exported, (path.relative_to(PACKAGE), typed ^ lazy, lazy ^ exported)
+
+
+# --- a page's facts are computed once ---------------------------------------------------------------
+
+PAGE_FACT_FUNCTIONS = ("english_source", "language_of", "floor_for_page")
+"""What `page_facts` computes a page's facts from: the build's hooks read `PageFacts` instead."""
+
+
+def _calls(source: str, names: tuple[str, ...]) -> list[int]:
+    tree = ast.parse(source)
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names
+    ]
+
+
+def test_the_build_reads_a_pages_facts_once_computed_not_from_its_path_again() -> None:
+    # Following one page through on_page_markdown entered english_source six times; build.py called it 13 times.
+    source = (PACKAGE / "plugin" / "build.py").read_text(encoding="utf-8")
+    assert _calls(source, PAGE_FACT_FUNCTIONS) == [], (
+        "plugin/build.py works a page's language, English source or floor out of its path: use its PageFacts "
+        "(pytorch_floors.page_facts, computed once in on_files)"
+    )
+
+
+def test_the_page_facts_check_sees_a_call() -> None:
+    assert _calls("x = english_source(page.file.src_uri)\n", PAGE_FACT_FUNCTIONS) == [1]
+
+
+@pytest.mark.parametrize(
+    ("src_uri", "source", "language", "floor", "kind"),
+    [
+        ("floors/4-dispatcher.md", "floors/4-dispatcher.md", "en", 4, "floor"),
+        ("zh/floors/4-dispatcher.md", "floors/4-dispatcher.md", "zh", 4, "floor"),
+        ("zh/labs/7-memory.py", "labs/7-memory.py", "zh", 7, "lab"),
+        ("compile.md", "compile.md", "en", None, "annex"),
+        ("reference/floors.md", "reference/floors.md", "en", None, "reference"),
+        ("zh/cite.md", "cite.md", "zh", None, "site"),
+    ],
+)
+def test_a_pages_facts(src_uri: str, source: str, language: str, floor: int | None, kind: str) -> None:
+    facts = page_facts(src_uri)
+    assert (facts.source, facts.language.code, facts.floor.number if facts.floor else None, facts.kind) == (
+        source,
+        language,
+        floor,
+        kind,
+    )
+    assert facts.translated == (language != "en")

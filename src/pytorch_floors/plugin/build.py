@@ -50,10 +50,10 @@ from pytorch_floors.execution.facts import TorchFacts, torch_facts
 from pytorch_floors.execution.provenance import collect, of_outputs
 from pytorch_floors.execution.report import report_html, report_json
 from pytorch_floors.execution.scan import ScanError, check_includes, not_utf8, scan_markdown
-from pytorch_floors.floors import FLOORS, Floor, floor_for_page
+from pytorch_floors.floors import FLOORS, Floor
 from pytorch_floors.i18n.catch_up import CaughtUp, catch_up
 from pytorch_floors.i18n.glossary import glossary
-from pytorch_floors.i18n.languages import DEFAULT, LANGUAGES, Language, english_source, language_of, twin_uri
+from pytorch_floors.i18n.languages import DEFAULT, LANGUAGES, twin_uri
 from pytorch_floors.i18n.messages import t, use
 from pytorch_floors.i18n.search import teach_segmenter
 from pytorch_floors.i18n.sections import join_chinese_lines, page_text, sections
@@ -79,6 +79,7 @@ from pytorch_floors.labs.notebooks import (
     lab_inputs,
     publish_notebooks,
 )
+from pytorch_floors.page_facts import PageFacts, page_facts
 from pytorch_floors.plugin.config import Settings
 from pytorch_floors.plugin.fence import register_fence
 from pytorch_floors.plugin.languages import (
@@ -296,6 +297,8 @@ class SiteBuild:
         self.pending_pages: set[str] = set()
         self.page_inputs: dict[str, PageInput] = {}
         self.inputs = ""
+        # Every page's facts (its English source, language, floor, kind), computed once in `on_files`.
+        self.facts: dict[str, PageFacts] = {}
 
     def _lab_cache(self, project_dir: Path, docs_dir: Path, cache_root: Path, facts: TorchFacts) -> Path:
         """`jupyter_cache_dir`, which a serve session keeps while the labs and what they depend on are unchanged."""
@@ -336,6 +339,7 @@ class SiteBuild:
         docs_dir = Path(config.docs_dir)
         labs = {floor.lab for floor in FLOORS} if config.plugins.get("mkdocs-jupyter") is not None else set()
         for file in files.documentation_pages():
+            facts = self.facts[file.src_uri] = page_facts(file.src_uri)
             if self.session is not None and file.src_uri.endswith((".md", ".py")):
                 self.page_inputs[file.src_uri] = page_input(
                     file.src_uri,
@@ -347,11 +351,10 @@ class SiteBuild:
                 )
             if not file.src_uri.endswith(".md"):
                 continue
-            english = english_source(file.src_uri)
-            if english != file.src_uri:
+            if facts.translated:
                 # A translation shows its English page's blocks (`Engine.twin`): planned and run once, there.
-                if files.get_file_from_path(english) is not None:
-                    engine.twins[file.src_uri] = english
+                if files.get_file_from_path(facts.source) is not None:
+                    engine.twins[file.src_uri] = facts.source
                 continue
             try:
                 blocks = scan_markdown(
@@ -362,7 +365,7 @@ class SiteBuild:
             if blocks:
                 engine.plan(file.src_uri, blocks)
         # A translated page renders again with its English page (its blocks, and its sections where it is behind).
-        self.page_inputs = with_sources(self.page_inputs, english_source)
+        self.page_inputs = with_sources(self.page_inputs, lambda src: self.facts[src].source)
         self._check_includes(files, config)
         snippets = engine.project_dir / "snippets"
         for path in sorted(snippets.rglob("*.py")) if snippets.is_dir() else []:
@@ -595,8 +598,9 @@ class SiteBuild:
             PluginError: If a floor page has its own `# ` title.
         """
         engine = self.engine
-        language = language_of(page.file.src_uri)
-        claims = page.meta.get("claims") if language != DEFAULT else None
+        facts = self._page(page)
+        language, floor = facts.language, facts.floor
+        claims = page.meta.get("claims") if facts.translated else None
         self.untranslated_claims[page.file.src_uri] = use(
             language.code, claims if isinstance(claims, dict) else None
         ).untranslated
@@ -605,14 +609,13 @@ class SiteBuild:
             markdown = without_missing_includes(markdown, page.file.src_uri, engine.project_dir)
         self.notebook_cache_before = self._cache_files() if self.serving else set()
         take_runs()  # a lab's run is the one recorded while its page renders
-        floor = floor_for_page(english_source(page.file.src_uri))
-        if floor is not None and page.file.src_uri == floor.lab:
+        if facts.kind == "lab" and not facts.translated:
             # A lab that failed in the session's background build, as it is now, is not run again here.
             run_key = self._lab_run_key(page, config)
             defer_labs(runs_later(run_key, defer=self.defer, known_failures=engine.known_failures))
-        if language != DEFAULT:
-            markdown = self._translated_page(join_chinese_lines(markdown), page, language)
-        if floor is not None and english_source(page.file.src_uri) == floor.page:
+        if facts.translated:
+            markdown = self._translated_page(join_chinese_lines(markdown), page, facts)
+        if facts.kind == "floor" and floor is not None:
             if markdown.lstrip().startswith("# "):
                 raise PluginError(
                     f"docs/{floor.page}: floor pages take their title from the registry; remove the '# ' heading"
@@ -629,7 +632,7 @@ class SiteBuild:
                 practise = t("Practise this floor on your own machine") + ("：" if language.code == "zh" else ": ")
                 rest = t("run, change and measure, with self-checks. Download it as a notebook from the lab's page.")
                 markdown += f"\n\n**{lead}** {practise}[{floor.lab_title_in(language.code)}](../{floor.lab}) — {rest}\n"
-        if floor is not None and english_source(page.file.src_uri) == floor.lab:
+        if facts.kind == "lab" and floor is not None:
             page.meta.setdefault(
                 "description",
                 t(
@@ -649,7 +652,7 @@ class SiteBuild:
                 BIBTEX_MARKER: lambda: cite_page_html(config.site_url or "/", name, int(name[:4])),
             },
         )
-        markdown = fill(markdown, english_source(page.file.src_uri), self.manifest, self.settings.edition)
+        markdown = fill(markdown, facts.source, self.manifest, self.settings.edition)
         markdown = fill_markers(
             markdown, {STALE_MARKER: lambda: stale_markdown(self.staleness, page.file.src_uri, self._files())}
         )
@@ -671,7 +674,7 @@ class SiteBuild:
     def _stale_translations(self, files: Files, docs_dir: Path) -> None:
         """How each translated page (Markdown and labs) stands against its English page (before any page renders)."""
         for file in files.documentation_pages():
-            english = english_source(file.src_uri)
+            english = self.facts[file.src_uri].source
             if english == file.src_uri or not (docs_dir / english).is_file():
                 continue
             source = page_text(english, (docs_dir / english).read_text(encoding="utf-8"))
@@ -684,10 +687,10 @@ class SiteBuild:
                 self.caught_up[file.src_uri] = behind
             self.staleness[file.src_uri] = state
 
-    def _translated_page(self, markdown: str, page: Page, language: Language) -> str:
+    def _translated_page(self, markdown: str, page: Page, facts: PageFacts) -> str:
         """A translated page's Markdown: its links to pages without a twin made English, its stale sections noted."""
         files = self._files()
-        english_file = files.get_file_from_path(english_source(page.file.src_uri))
+        english_file = files.get_file_from_path(facts.source)
         state = self.staleness.get(page.file.src_uri)
         if english_file is None or state is None:
             return markdown
@@ -717,8 +720,9 @@ class SiteBuild:
         engine.end_page()
         engine.unaccounted()
         html = engine.unshown(html)
-        floor = floor_for_page(english_source(page.file.src_uri))
-        if floor is not None and page.file.src_uri == floor.lab:
+        facts = self._page(page)
+        floor = facts.floor
+        if floor is not None and facts.kind == "lab" and not facts.translated:
             html = self._lab_page(html, page, config, floor)
             defer_labs(self.defer)
         elif (
@@ -732,7 +736,7 @@ class SiteBuild:
         failed = [f for f in engine.failures if f.page == page.file.src_uri]
         if failed and not self.serving:
             raise PluginError("a proof failed:\n" + "\n".join(str(f) for f in failed))
-        english = english_source(page.file.src_uri)
+        english = facts.source
         if english in CITABLE_PAGES:
             if english == page.file.src_uri:
                 self.manifest.record(page.file.src_uri, html)  # editions compare the English text
@@ -745,6 +749,13 @@ class SiteBuild:
             html, src_uri=page.file.src_uri, page_url=page.url, site_url=config.site_url, name=self.settings.edition
         )
 
+    def _page(self, page: Page) -> PageFacts:
+        """The page's facts, as `on_files` computed them (a page MkDocs made later gets its own now)."""
+        facts = self.facts.get(page.file.src_uri)
+        if facts is None:
+            facts = self.facts[page.file.src_uri] = page_facts(page.file.src_uri)
+        return facts
+
     def _files(self) -> Files:
         if self.files is None:
             raise RuntimeError("a page event arrived before on_files")
@@ -753,7 +764,8 @@ class SiteBuild:
     def on_page_context(self, context: dict[str, Any], page: Page, config: MkDocsConfig) -> dict[str, Any]:
         """Hand the gauge and the provenance to the `floors-header` partial; fill the build report page."""
         files = self._files()
-        language = language_of(page.file.src_uri)
+        facts = self._page(page)
+        language = facts.language
         use(language.code, page.meta.get("claims") if isinstance(page.meta.get("claims"), dict) else None)
 
         def url_of(src: str) -> str:
@@ -764,9 +776,9 @@ class SiteBuild:
         if self.nav is not None:
             context["floors_nav_items"] = nav_items(self.nav, language)
         context["floors_alternates"] = [
-            {"code": other.code, "name": other.name, "href": url_of(twin_uri(page.file.src_uri, other))}
+            {"code": other.code, "name": other.name, "href": url_of(facts.twin(other))}
             for other in LANGUAGES
-            if other != language and files.get_file_from_path(twin_uri(page.file.src_uri, other)) is not None
+            if other != language and files.get_file_from_path(facts.twin(other)) is not None
         ]
 
         context.update(page_gauges(page.file.src_uri, url_of))
@@ -830,16 +842,16 @@ class SiteBuild:
         if page.file.src_uri in self.pending_pages:
             output = mark_pending(output)
         output = squeeze_chrome(output)
-        language = language_of(page.file.src_uri)
+        facts = self._page(page)
+        language = facts.language
         use(language.code)
-        floor = floor_for_page(english_source(page.file.src_uri))
-        if language != DEFAULT and floor is not None and english_source(page.file.src_uri) == floor.lab:
-            output = title_anchor(output, slugify(floor.lab_title_in(DEFAULT.code), "-"))
+        if facts.translated and facts.floor is not None and facts.kind == "lab":
+            output = title_anchor(output, slugify(facts.floor.lab_title_in(DEFAULT.code), "-"))
         # A translated lab ran as its English lab (the same code): its run time and install line are that lab's.
-        english = self._files().get_file_from_path(english_source(page.file.src_uri))
+        english = self._files().get_file_from_path(facts.source)
         return finish_lab_page(
             output,
-            src_uri=english_source(page.file.src_uri),
+            src_uri=facts.source,
             site_folder=language.prefix,
             source=Path((english.abs_src_path if english is not None else None) or page.file.abs_src_path or ""),
             page_url=page.url,
