@@ -399,3 +399,15 @@ def test_a_pages_facts(src_uri: str, source: str, language: str, floor: int | No
         kind,
     )
     assert facts.translated == (language != "en")
+
+
+def test_one_place_turns_the_domains_refusals_into_mkdocs_errors() -> None:
+    # build.py turned errors into PluginError in seven places beside plugin.py's wrapper of every hook.
+    raising = sorted(
+        path.relative_to(PACKAGE).as_posix()
+        for path in PACKAGE.rglob("*.py")
+        if re.search(r"\bPluginError\(", path.read_text(encoding="utf-8"))
+    )
+    assert raising == ["plugin/plugin.py"], (
+        f"{raising}: raise a FloorsError (pytorch_floors.errors); plugin.py's _as_plugin_error makes it MkDocs' error"
+    )

@@ -24,7 +24,6 @@ from jinja2 import Environment
 from markdown.extensions.toc import slugify
 from markdown_exec import markdown_config
 from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
@@ -40,8 +39,8 @@ from pytorch_floors.editions.handouts import cite_links_html, handout_context
 from pytorch_floors.editions.manifest import ManifestRecorder
 from pytorch_floors.editions.what_changed import PAGE as WHAT_CHANGED_PAGE
 from pytorch_floors.editions.what_changed import fill
-from pytorch_floors.errors import InputError
-from pytorch_floors.execution.bundle import BundleError, bundle
+from pytorch_floors.errors import FloorsError, InputError
+from pytorch_floors.execution.bundle import bundle
 from pytorch_floors.execution.cache import CacheError, OutputCache, machine_fingerprint
 from pytorch_floors.execution.claim_policy import claims_summary
 from pytorch_floors.execution.duration import format_seconds
@@ -49,7 +48,7 @@ from pytorch_floors.execution.engine import Engine
 from pytorch_floors.execution.facts import TorchFacts, torch_facts
 from pytorch_floors.execution.provenance import collect, of_outputs
 from pytorch_floors.execution.report import report_html, report_json
-from pytorch_floors.execution.scan import ScanError, check_includes, not_utf8, scan_markdown
+from pytorch_floors.execution.scan import check_includes, not_utf8, scan_markdown
 from pytorch_floors.floors import FLOORS, Floor
 from pytorch_floors.i18n.catch_up import CaughtUp, catch_up
 from pytorch_floors.i18n.glossary import glossary
@@ -126,7 +125,7 @@ from pytorch_floors.plugin.serve import (
     with_sources,
 )
 from pytorch_floors.recordings.report import machines_html, page_tiers, recordings_json, recordings_summary
-from pytorch_floors.recordings.schema import RecordingError, read_recordings
+from pytorch_floors.recordings.schema import read_recordings
 from pytorch_floors.recordings.tabs import LazyOutputs
 from pytorch_floors.render.chrome import squeeze_chrome
 from pytorch_floors.render.citation import cite_page_html
@@ -186,7 +185,7 @@ class SiteBuild:
                 `mkdocs build`, which renders every page.
 
         Raises:
-            PluginError: If `anchors.aliases` cannot be read.
+            FloorsError: If `anchors.aliases` cannot be read.
         """
         self.serving = serving
         self.settings = settings
@@ -217,10 +216,7 @@ class SiteBuild:
             advisory_claims=settings.advisory_claims,
             machine=machine_fingerprint(facts),
         )
-        try:
-            self.recordings = read_recordings(project_dir / settings.recordings) if settings.recordings else ()
-        except RecordingError as error:
-            raise PluginError(str(error)) from None
+        self.recordings = read_recordings(project_dir / settings.recordings) if settings.recordings else ()
         self.engine.execute = settings.execute and not self.defer
         self._share_failures(session)
         defer_labs(self.defer)
@@ -244,10 +240,7 @@ class SiteBuild:
             search.search_index_prev = None
         self.files: Files | None = None
         self.notebook_cache_before: set[Path] = set()
-        try:
-            self.aliases = read_aliases(project_dir / "anchors.aliases")
-        except ValueError as error:
-            raise PluginError(str(error)) from None
+        self.aliases = read_aliases(project_dir / "anchors.aliases")
         self.manifest = ManifestRecorder(read_lock(project_dir / "anchors.lock"), self.aliases)
         times = run_times_file(cache_root, lab_cache) if lab_cache else None
         self.launch = configure_launch(config.repo_url, times, project_dir, self.engine.records)
@@ -256,7 +249,7 @@ class SiteBuild:
         """Put each translation's pages in the navigation; read what the translations recorded (`i18n`).
 
         Raises:
-            PluginError: If `translations.lock` cannot be read.
+            FloorsError: If `translations.lock` cannot be read.
         """
         for language in LANGUAGES[1:]:
             translated = translated_nav(config.nav or [], Path(config.docs_dir), language)
@@ -266,10 +259,7 @@ class SiteBuild:
         self.staleness: dict[str, Staleness] = {}
         self.caught_up: dict[str, CaughtUp] = {}
         self.untranslated_claims: dict[str, list[str]] = {}
-        try:
-            self.translations = read_translation_lock(project_dir / LOCK_FILE)
-        except InputError as error:
-            raise PluginError(str(error)) from None
+        self.translations = read_translation_lock(project_dir / LOCK_FILE)
         self.nav: Navigation | None = None
 
     def _share_failures(self, session: ServeSession | None) -> None:
@@ -332,7 +322,7 @@ class SiteBuild:
         """Plan every executed block of the site and publish the proof scripts for download.
 
         Raises:
-            PluginError: If a page's executed blocks break a rule, a proof cannot be bundled, or pages
+            FloorsError: If a page's executed blocks break a rule, a proof cannot be bundled, or pages
                 have executed blocks but `mkdocs.yml` gives SuperFences no executed fence.
         """
         engine = self.engine
@@ -356,12 +346,9 @@ class SiteBuild:
                 if files.get_file_from_path(facts.source) is not None:
                     engine.twins[file.src_uri] = facts.source
                 continue
-            try:
-                blocks = scan_markdown(
-                    (docs_dir / file.src_uri).read_text(encoding="utf-8"), file.src_uri, engine.project_dir
-                )
-            except ScanError as error:
-                raise PluginError(str(error)) from None
+            blocks = scan_markdown(
+                (docs_dir / file.src_uri).read_text(encoding="utf-8"), file.src_uri, engine.project_dir
+            )
             if blocks:
                 engine.plan(file.src_uri, blocks)
         # A translated page renders again with its English page (its blocks, and its sections where it is behind).
@@ -373,10 +360,8 @@ class SiteBuild:
             uri = path.relative_to(engine.project_dir).as_posix()
             try:
                 content = self._bundle(path, uri)
-            except BundleError as error:
-                raise PluginError(str(error)) from None
             except UnicodeDecodeError as error:
-                raise PluginError(f"{uri}: {not_utf8(error)}") from None
+                raise InputError(f"{uri}: {not_utf8(error)}") from None
             files.append(File.generated(config, uri, content=content))
         self.files = files
         self._stale_translations(files, docs_dir)
@@ -595,7 +580,7 @@ class SiteBuild:
         """Start the page's proofs afresh; give floor pages their title and description from the registry.
 
         Raises:
-            PluginError: If a floor page has its own `# ` title.
+            FloorsError: If a floor page has its own `# ` title.
         """
         engine = self.engine
         facts = self._page(page)
@@ -617,7 +602,7 @@ class SiteBuild:
             markdown = self._translated_page(join_chinese_lines(markdown), page, facts)
         if facts.kind == "floor" and floor is not None:
             if markdown.lstrip().startswith("# "):
-                raise PluginError(
+                raise InputError(
                     f"docs/{floor.page}: floor pages take their title from the registry; remove the '# ' heading"
                 )
             page.meta.setdefault("description", floor.summary_in(language.code))
@@ -714,7 +699,7 @@ class SiteBuild:
         """Close the page's proof processes; stop the build if one of its proofs failed (except under serve).
 
         Raises:
-            PluginError: If a proof of the page failed (not under serve), or its anchor aliases do not apply.
+            FloorsError: If a proof of the page failed (not under serve), or its anchor aliases do not apply.
         """
         engine = self.engine
         engine.end_page()
@@ -735,7 +720,7 @@ class SiteBuild:
         html = narrow_search(html)
         failed = [f for f in engine.failures if f.page == page.file.src_uri]
         if failed and not self.serving:
-            raise PluginError("a proof failed:\n" + "\n".join(str(f) for f in failed))
+            raise FloorsError("a proof failed:\n" + "\n".join(str(f) for f in failed))
         english = facts.source
         if english in CITABLE_PAGES:
             if english == page.file.src_uri:
@@ -744,7 +729,7 @@ class SiteBuild:
                 # An anchor kept as an alias lands on the same section in every language.
                 html = apply_aliases(html, self.aliases.get(page_url(english), {}))
             except ValueError as error:
-                raise PluginError(f"docs/{page.file.src_uri}: {error}") from None
+                raise InputError(f"docs/{page.file.src_uri}: {error}") from None
         return finish_headings(
             html, src_uri=page.file.src_uri, page_url=page.url, site_url=config.site_url, name=self.settings.edition
         )
@@ -828,7 +813,7 @@ class SiteBuild:
         """Refuse a page that leaks the build machine's absolute paths.
 
         Raises:
-            PluginError: If the page shows the project's absolute path (not under serve, where it is logged).
+            FloorsError: If the page shows the project's absolute path (not under serve, where it is logged).
         """
         project_dir = str(self.engine.project_dir)
         if project_dir in output:
@@ -838,7 +823,7 @@ class SiteBuild:
             if self.serving:
                 log.error(message)
             else:
-                raise PluginError(message)
+                raise FloorsError(message)
         if page.file.src_uri in self.pending_pages:
             output = mark_pending(output)
         output = squeeze_chrome(output)
@@ -862,7 +847,7 @@ class SiteBuild:
         """Write the build report as JSON and summarise the proofs in one log line.
 
         Raises:
-            PluginError: If the manifest cannot be written.
+            FloorsError: If the manifest cannot be written.
         """
         engine = self.engine
         engine.end_page()
@@ -893,10 +878,7 @@ class SiteBuild:
         Path(config.site_dir, "build-report.json").write_text(report, encoding="utf-8")
         for path, text in self.lazy_outputs.files().items():
             Path(config.site_dir, path).write_text(text, encoding="utf-8")
-        try:
-            self.manifest.write(Path(config.site_dir), self.settings.edition)
-        except ValueError as error:
-            raise PluginError(str(error)) from None
+        self.manifest.write(Path(config.site_dir), self.settings.edition)
         self._write_translation_report(Path(config.site_dir))
         versions = Path(config.site_dir, "versions.json")
         if not versions.exists():

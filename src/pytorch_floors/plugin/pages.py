@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from markdown.extensions.toc import slugify
-from mkdocs.exceptions import PluginError
 
+from pytorch_floors.errors import InputError
 from pytorch_floors.execution.scan import ExecBlock, ScanError, scan_markdown
 from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, MAP_TITLE, MAP_TITLE_ZH, floor_for_page
 from pytorch_floors.i18n.messages import current
@@ -79,12 +79,12 @@ def first_docstring_line(path: Path) -> str:
     """The Proofs page's summary of a proof: its docstring's first line.
 
     Raises:
-        PluginError: If the proof cannot be read or parsed (a blank summary would hide it).
+        InputError: If the proof cannot be read or parsed (a blank summary would hide it).
     """
     try:
         doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"), str(path)))
     except (OSError, SyntaxError) as error:
-        raise PluginError(f"{path.name}: the Proofs page cannot read its docstring: {error}") from None
+        raise InputError(f"{path.name}: the Proofs page cannot read its docstring: {error}") from None
     return doc.strip().splitlines()[0] if doc else ""
 
 
@@ -128,7 +128,7 @@ def proofs_page(planned: Mapping[str, Sequence[ExecBlock]], project_dir: Path) -
     """The Proofs page's tables (`render/templates/proofs_page.md`): every planned page's proofs, in reading order.
 
     Raises:
-        PluginError: If a proof cannot be read or parsed (`first_docstring_line`).
+        InputError: If a proof cannot be read or parsed (`first_docstring_line`).
     """
     order = {f.page: f.number for f in FLOORS} | {COMPILER.page: len(FLOORS) + 1}
     sections = []
