@@ -99,6 +99,15 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         terminalreporter.write_line(log.read_text(encoding="utf-8"))
 
 
+def bench_module(name: str) -> ModuleType:
+    """A script of `bench/` (which is no package) loaded as a module, as its tests read it."""
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def trimmed_log(log: str, tail: int = 40) -> str:
     """A build's log cut to what says why it failed: its ERROR lines, then its last `tail` lines."""
     lines = log.splitlines()

@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, bench_module
 
 
 def _suite() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_suite", ROOT / "bench" / "suite.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return bench_module("suite")
 
 
 def test_the_phase_times_make_test_prints_are_what_the_benchmark_reads(tmp_path: Path) -> None:

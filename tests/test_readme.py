@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import subprocess
 import sys
@@ -11,7 +10,7 @@ from types import ModuleType
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, bench_module
 
 GUIDES = ("README.md", "CONTRIBUTING.md")
 README_LIMIT = 8 * 1024
@@ -83,11 +82,7 @@ def test_the_readme_links_the_pages_it_sends_a_reader_to() -> None:
 
 
 def _records() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_records", ROOT / "bench" / "records.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return bench_module("records")
 
 
 def test_the_readmes_cost_table_is_the_last_committed_bench_record() -> None:
