@@ -127,8 +127,8 @@ FAST_LANE := not slow and not build and not browser and not patterns and not pro
 
 # Everything but the pattern tests and the fast lane (make test runs those beside each other first).
 # Three workers on two cores: a worker spends much of this phase waiting (on a build another holds the lock
-# for, a browser, a subprocess), and a third fills those waits (550 s on two workers, 486 s on three, on the
-# same AMD EPYC; bench/records/).
+# for, a browser, a subprocess), and a third fills some of those waits. On one AMD EPYC (2 cores), set up:
+# 550 s on two workers, 486 s on three; from a fresh clone, whose first build runs every proof: 558 and 551 s.
 REST_WORKERS ?= 3
 pytest-rest: setup browser setup-properdocs
 	$(BIN)/pytest -m "not patterns and not ($(FAST_LANE))" -n $(REST_WORKERS) --dist worksteal
