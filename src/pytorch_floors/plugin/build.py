@@ -328,6 +328,8 @@ class SiteBuild:
         engine = self.engine
         docs_dir = Path(config.docs_dir)
         labs = {floor.lab for floor in FLOORS} if config.plugins.get("mkdocs-jupyter") is not None else set()
+        # Each Markdown page's source, read once for the scan, the includes' check and the translations' standing.
+        sources: dict[str, str] = {}
         for file in files.documentation_pages():
             facts = self.facts[file.src_uri] = page_facts(file.src_uri)
             if self.session is not None and file.src_uri.endswith((".md", ".py")):
@@ -341,19 +343,18 @@ class SiteBuild:
                 )
             if not file.src_uri.endswith(".md"):
                 continue
+            text = sources[file.src_uri] = (docs_dir / file.src_uri).read_text(encoding="utf-8")
             if facts.translated:
                 # A translation shows its English page's blocks (`Engine.twin`): planned and run once, there.
                 if files.get_file_from_path(facts.source) is not None:
                     engine.twins[file.src_uri] = facts.source
                 continue
-            blocks = scan_markdown(
-                (docs_dir / file.src_uri).read_text(encoding="utf-8"), file.src_uri, engine.project_dir
-            )
+            blocks = scan_markdown(text, file.src_uri, engine.project_dir)
             if blocks:
                 engine.plan(file.src_uri, blocks)
         # A translated page renders again with its English page (its blocks, and its sections where it is behind).
         self.page_inputs = with_sources(self.page_inputs, lambda src: self.facts[src].source)
-        self._check_includes(files, config)
+        self._check_includes(sources, config)
         snippets = engine.project_dir / "snippets"
         for path in sorted(snippets.rglob("*.py")) if snippets.is_dir() else []:
             # The download carries the helpers it imports, so it runs without this package.
@@ -364,7 +365,7 @@ class SiteBuild:
                 raise InputError(f"{uri}: {not_utf8(error)}") from None
             files.append(File.generated(config, uri, content=content))
         self.files = files
-        self._stale_translations(files, docs_dir)
+        self._stale_translations(files, docs_dir, sources)
         # "What changed" renders last: it compares with every citable page this build records.
         what_changed = files.get_file_from_path(WHAT_CHANGED_PAGE)
         if what_changed is not None:
@@ -378,7 +379,7 @@ class SiteBuild:
         self._plan_pages(files, config)
         return files
 
-    def _check_includes(self, files: Files, config: MkDocsConfig) -> None:
+    def _check_includes(self, sources: dict[str, str], config: MkDocsConfig) -> None:
         """Refuse by file and line an include that pymdownx.snippets would stop the build on with a traceback.
 
         Only where it would (`check_paths`) and reads from the project's folder, as the engine does.
@@ -394,15 +395,10 @@ class SiteBuild:
             return
         if [Path(base).resolve() for base in bases] != [project_dir]:
             return  # includes read from elsewhere: pymdownx.snippets says it in its own words
-        docs_dir = Path(config.docs_dir)
-        for file in files.documentation_pages():
-            path = docs_dir / file.src_uri
-            if not file.src_uri.endswith(".md") or not path.is_file():
-                continue
-            text = path.read_text(encoding="utf-8")
-            if any(block.missing for block in self.engine.planned.get(file.src_uri, [])):
-                text = without_missing_includes(text, file.src_uri, project_dir)  # as on_page_markdown does
-            check_includes(text, f"docs/{file.src_uri}", project_dir)
+        for src_uri, text in sources.items():
+            if any(block.missing for block in self.engine.planned.get(src_uri, [])):
+                text = without_missing_includes(text, src_uri, project_dir)  # noqa: PLW2901  (as on_page_markdown does)
+            check_includes(text, f"docs/{src_uri}", project_dir)
 
     def _plan_pages(self, files: Files, config: MkDocsConfig) -> None:
         """Tell MkDocs which pages this build renders: under a dirty serve session, what an edit changed.
@@ -656,19 +652,19 @@ class SiteBuild:
             )
         return markdown
 
-    def _stale_translations(self, files: Files, docs_dir: Path) -> None:
+    def _stale_translations(self, files: Files, docs_dir: Path, sources: dict[str, str]) -> None:
         """How each translated page (Markdown and labs) stands against its English page (before any page renders)."""
         for file in files.documentation_pages():
             english = self.facts[file.src_uri].source
             if english == file.src_uri or not (docs_dir / english).is_file():
                 continue
-            source = page_text(english, (docs_dir / english).read_text(encoding="utf-8"))
+            text = sources.get(english)
+            source = page_text(english, text if text is not None else (docs_dir / english).read_text(encoding="utf-8"))
             recorded = self.translations.get(file.src_uri, {})
             state = staleness(sections(source), recorded)
             if not file.src_uri.endswith(".py"):
                 # Where the translation is behind, its page shows the English sections (`i18n.catch_up`).
-                translated = (docs_dir / file.src_uri).read_text(encoding="utf-8")
-                behind = catch_up(source, translated, recorded, lambda _: "")
+                behind = catch_up(source, sources[file.src_uri], recorded, lambda _: "")
                 self.caught_up[file.src_uri] = behind
             self.staleness[file.src_uri] = state
 
