@@ -257,15 +257,14 @@ def test_a_planned_block_the_renderer_never_ran_fails(pages: Pages) -> None:
     assert "rendered without running this block" in str(pages.engine.failures[0])
 
 
-def test_a_bad_timeout_that_reaches_the_engine_is_a_named_failure(pages: Pages) -> None:
-    pages.engine.plan("index.md", [])
-    with pytest.raises(ProofFailure, match="timeout must be a finite number"):
-        pages.engine.plan(
-            "index.md", scan_markdown('```python exec="1" id="t"\nprint(1)\n```\n', "index.md", pages.root)
-        )
-        pages.engine.begin_page("index.md", "")
-        pages.engine.run("print(1)", {"id": "t", "extra": {"timeout": "inf"}})
-    assert pages.status() == {"t": "failed"}
+def test_the_engine_runs_a_block_with_the_options_its_scan_parsed(pages: Pages) -> None:
+    # The fence only names the block: its options (here its console width) are the ones the scan parsed.
+    code = 'import os\nprint(os.environ["COLUMNS"])'
+    fence = f'```python exec="1" id="t" width="33"\n{code}\n```\n'
+    pages.engine.plan("index.md", scan_markdown(fence, "index.md", pages.root))
+    pages.engine.begin_page("index.md", "")
+    assert pages.engine.run(code, "t").strip() == "33"
+    assert pages.status() == {"t": "ran"}
 
 
 def test_proof_times_read_well() -> None:
@@ -334,7 +333,7 @@ def test_a_session_process_and_its_children_end_at_shutdown(pages: Pages) -> Non
     fence = f'```python exec="1" id="a" session="s"\n{SPAWNS}```\n'
     pages.engine.plan("index.md", scan_markdown(fence, "index.md", pages.root))
     pages.engine.begin_page("index.md", "")
-    pages.engine.run(SPAWNS.removesuffix("\n"), {"id": "a", "session": "s", "extra": {}})
+    pages.engine.run(SPAWNS.removesuffix("\n"), "a")
     started = pids(pages.root / "children.txt")
     end_all()
     assert all(gone(pid) for pid in started)
@@ -353,7 +352,7 @@ def test_closing_a_build_ends_its_own_processes_and_no_other_builds(tmp_path: Pa
         fence = f'```python exec="1" id="a" session="s"\n{WRITES_PID}```\n'
         pages.engine.plan("index.md", scan_markdown(fence, "index.md", pages.root))
         pages.engine.begin_page("index.md", "")
-        pages.engine.run(WRITES_PID.removesuffix("\n"), {"id": "a", "session": "s", "extra": {}})
+        pages.engine.run(WRITES_PID.removesuffix("\n"), "a")
         builds.append((pages.engine, int((pages.root / "pid").read_text())))
     (ending, ending_pid), (running, running_pid) = builds
     ending.close()
@@ -664,7 +663,7 @@ def test_code_the_scan_did_not_find_is_refused_by_name(pages: Pages) -> None:
     pages.engine.plan("index.md", scan_markdown('```python exec="1" id="t"\nprint(1)\n```\n', "index.md", pages.root))
     pages.engine.begin_page("index.md", "")
     with pytest.raises(ProofFailure, match=r"other code than its scan found, first at its line 1 .*'print\(2\)'"):
-        pages.engine.run("print(2)", {"id": "t", "extra": {}})
+        pages.engine.run("print(2)", "t")
     assert pages.status() == {"t": "failed"}
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from pytorch_floors.execution.options import validate_options
+from pytorch_floors.execution.options import BlockOptions
 from pytorch_floors.page_facts import page_facts
 from pytorch_floors.settings import OTHER_PARSERS, PARSERS, SWITCH_OFF, SWITCH_ON, switch
 
@@ -126,7 +126,7 @@ def test_on_and_off_have_one_vocabulary() -> None:
     for word in SWITCH_ON | SWITCH_OFF:
         assert switch(word) is (word in SWITCH_ON)
         assert switch(word.upper()) is (word in SWITCH_ON)
-        validate_options({"exec": word, "id": "x"})
+        BlockOptions.parse({"exec": word, "id": "x"})
     with pytest.raises(ValueError, match="expected on or off"):
         switch("maybe")
 

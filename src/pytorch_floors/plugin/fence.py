@@ -181,7 +181,8 @@ def _format(  # noqa: PLR0917  (the formatter's arguments, passed on)
     ran: list[Ran] = []  # markdown-exec's `run` returns text; the typed result is kept here
 
     def run(code: str, **_: Any) -> str:
-        ran.append(engine.run_block(code, options))
+        # The engine reads the block's options as the page's scan parsed them: the fence names the block.
+        ran.append(engine.run_block(code, str(block_id)))
         return as_shown(ran[-1].output)
 
     html_output = bool(run_options.pop("html", False))
