@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-import markdown_exec
 import psutil
 import pytest
 from markdown import Markdown
@@ -33,7 +32,7 @@ from pytorch_floors.execution.process.runner import end_all
 from pytorch_floors.execution.provenance import collect, of_outputs
 from pytorch_floors.execution.report import report_html, report_json
 from pytorch_floors.execution.secrets import SecretFinder
-from pytorch_floors.plugin.fence import formatter
+from pytorch_floors.plugin.fence import formatter, validator
 
 
 @dataclass
@@ -58,7 +57,7 @@ class Pages:
                         {
                             "name": "python",
                             "class": "python",
-                            "validator": markdown_exec.validator,
+                            "validator": validator,
                             "format": partial(formatter, engine=self.engine),
                         }
                     ]
@@ -265,6 +264,20 @@ def test_the_engine_runs_a_block_with_the_options_its_scan_parsed(pages: Pages) 
     pages.engine.begin_page("index.md", "")
     assert pages.engine.run(code, "t").strip() == "33"
     assert pages.status() == {"t": "ran"}
+
+
+def test_the_fence_renders_a_block_as_the_options_its_scan_parsed_say(pages: Pages) -> None:
+    # The fence reads no option itself: whether a fence runs (`exec`), the code above its output (`source`)
+    # and the language its output is highlighted as (`result`) come from the scan's BlockOptions.
+    html = pages.render(
+        '```python exec="1" id="shown" source="above"\nprint("out-shown")\n```\n\n'
+        '```python exec="yes" id="py" result="python"\nprint("x = 1")\n```\n\n'
+        '```python exec="0" id="not"\nprint("never")\n```\n'
+    )
+    assert pages.status() == {"shown": "ran", "py": "ran"}
+    listing, output = html.index('<span class="s2">"out-shown"</span>'), html.index("<code>out-shown")
+    assert '<div class="floors-exec">' in html and listing < output
+    assert '<span class="n">x</span> <span class="o">=</span> <span class="mi">1</span>' in html
 
 
 def test_proof_times_read_well() -> None:
