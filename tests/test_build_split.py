@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from pytorch_floors.execution.engine import ProofFailure
+from pytorch_floors.execution.options import BlockOptions
 from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.execution.scan import ExecBlock
 from pytorch_floors.floors import floor_for_page
@@ -197,13 +198,15 @@ def proofs_project(root: Path) -> dict[str, list[ExecBlock]]:
     (snippets / "d.py").write_text('"""Compiled \'quotes\' and "double"."""\n', encoding="utf-8")
     floor = "floors/3-boundary.md"
     return {
-        "zzz/other.md": [ExecBlock("zzz/other.md", "other", 1, {}, proofs=["snippets/b.py"])],
-        "compile.md": [ExecBlock("compile.md", "comp", 1, {}, proofs=["snippets/d.py"])],
+        "zzz/other.md": [ExecBlock("zzz/other.md", "other", 1, BlockOptions("other"), proofs=["snippets/b.py"])],
+        "compile.md": [ExecBlock("compile.md", "comp", 1, BlockOptions("comp"), proofs=["snippets/d.py"])],
         floor: [
-            ExecBlock(floor, "two", 1, {}, proofs=["snippets/a.py", "snippets/c.py"]),
-            ExecBlock(floor, "gone", 9, {}, proofs=["snippets/gone.py"], missing=[("snippets/gone.py", 10)]),
+            ExecBlock(floor, "two", 1, BlockOptions("two"), proofs=["snippets/a.py", "snippets/c.py"]),
+            ExecBlock(
+                floor, "gone", 9, BlockOptions("gone"), proofs=["snippets/gone.py"], missing=[("snippets/gone.py", 10)]
+            ),
         ],
-        "index.md": [ExecBlock("index.md", "walk", 1, {}, proofs=["snippets/a.py"])],
+        "index.md": [ExecBlock("index.md", "walk", 1, BlockOptions("walk"), proofs=["snippets/a.py"])],
     }
 
 
@@ -213,9 +216,9 @@ def test_the_proofs_page_is_the_text_the_build_wrote_before(tmp_path: Path) -> N
 
 
 def test_the_proofs_page_of_blocks_without_proofs_and_of_none(tmp_path: Path) -> None:
-    empty = [ExecBlock("index.md", "inline", 1, {})]
+    empty = [ExecBlock("index.md", "inline", 1, BlockOptions("inline"))]
     assert proofs_page({}, tmp_path) == ""
-    assert proofs_page({"index.md": empty, "a.md": [ExecBlock("a.md", "x", 1, {})]}, tmp_path) == (
+    assert proofs_page({"index.md": empty, "a.md": [ExecBlock("a.md", "x", 1, BlockOptions("x"))]}, tmp_path) == (
         "## [a.md](a.md) { #amd }\n\n| Proof | What it shows |\n|---|---|\n\n"
         "## [Part 0 · The map](index.md) { #part-0-the-map }\n\n| Proof | What it shows |\n|---|---|"
     )

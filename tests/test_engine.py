@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-import markdown_exec
 import psutil
 import pytest
 from markdown import Markdown
@@ -33,7 +32,7 @@ from pytorch_floors.execution.process.runner import end_all
 from pytorch_floors.execution.provenance import collect, of_outputs
 from pytorch_floors.execution.report import report_html, report_json
 from pytorch_floors.execution.secrets import SecretFinder
-from pytorch_floors.plugin.fence import formatter
+from pytorch_floors.plugin.fence import formatter, validator
 
 
 @dataclass
@@ -58,7 +57,7 @@ class Pages:
                         {
                             "name": "python",
                             "class": "python",
-                            "validator": markdown_exec.validator,
+                            "validator": validator,
                             "format": partial(formatter, engine=self.engine),
                         }
                     ]
@@ -257,15 +256,28 @@ def test_a_planned_block_the_renderer_never_ran_fails(pages: Pages) -> None:
     assert "rendered without running this block" in str(pages.engine.failures[0])
 
 
-def test_a_bad_timeout_that_reaches_the_engine_is_a_named_failure(pages: Pages) -> None:
-    pages.engine.plan("index.md", [])
-    with pytest.raises(ProofFailure, match="timeout must be a finite number"):
-        pages.engine.plan(
-            "index.md", scan_markdown('```python exec="1" id="t"\nprint(1)\n```\n', "index.md", pages.root)
-        )
-        pages.engine.begin_page("index.md", "")
-        pages.engine.run("print(1)", {"id": "t", "extra": {"timeout": "inf"}})
-    assert pages.status() == {"t": "failed"}
+def test_the_engine_runs_a_block_with_the_options_its_scan_parsed(pages: Pages) -> None:
+    # The fence only names the block: its options (here its console width) are the ones the scan parsed.
+    code = 'import os\nprint(os.environ["COLUMNS"])'
+    fence = f'```python exec="1" id="t" width="33"\n{code}\n```\n'
+    pages.engine.plan("index.md", scan_markdown(fence, "index.md", pages.root))
+    pages.engine.begin_page("index.md", "")
+    assert pages.engine.run(code, "t").strip() == "33"
+    assert pages.status() == {"t": "ran"}
+
+
+def test_the_fence_renders_a_block_as_the_options_its_scan_parsed_say(pages: Pages) -> None:
+    # The fence reads no option itself: whether a fence runs (`exec`), the code above its output (`source`)
+    # and the language its output is highlighted as (`result`) come from the scan's BlockOptions.
+    html = pages.render(
+        '```python exec="1" id="shown" source="above"\nprint("out-shown")\n```\n\n'
+        '```python exec="yes" id="py" result="python"\nprint("x = 1")\n```\n\n'
+        '```python exec="0" id="not"\nprint("never")\n```\n'
+    )
+    assert pages.status() == {"shown": "ran", "py": "ran"}
+    listing, output = html.index('<span class="s2">"out-shown"</span>'), html.index("<code>out-shown")
+    assert '<div class="floors-exec">' in html and listing < output
+    assert '<span class="n">x</span> <span class="o">=</span> <span class="mi">1</span>' in html
 
 
 def test_proof_times_read_well() -> None:
@@ -334,7 +346,7 @@ def test_a_session_process_and_its_children_end_at_shutdown(pages: Pages) -> Non
     fence = f'```python exec="1" id="a" session="s"\n{SPAWNS}```\n'
     pages.engine.plan("index.md", scan_markdown(fence, "index.md", pages.root))
     pages.engine.begin_page("index.md", "")
-    pages.engine.run(SPAWNS.removesuffix("\n"), {"id": "a", "session": "s", "extra": {}})
+    pages.engine.run(SPAWNS.removesuffix("\n"), "a")
     started = pids(pages.root / "children.txt")
     end_all()
     assert all(gone(pid) for pid in started)
@@ -353,7 +365,7 @@ def test_closing_a_build_ends_its_own_processes_and_no_other_builds(tmp_path: Pa
         fence = f'```python exec="1" id="a" session="s"\n{WRITES_PID}```\n'
         pages.engine.plan("index.md", scan_markdown(fence, "index.md", pages.root))
         pages.engine.begin_page("index.md", "")
-        pages.engine.run(WRITES_PID.removesuffix("\n"), {"id": "a", "session": "s", "extra": {}})
+        pages.engine.run(WRITES_PID.removesuffix("\n"), "a")
         builds.append((pages.engine, int((pages.root / "pid").read_text())))
     (ending, ending_pid), (running, running_pid) = builds
     ending.close()
@@ -664,7 +676,7 @@ def test_code_the_scan_did_not_find_is_refused_by_name(pages: Pages) -> None:
     pages.engine.plan("index.md", scan_markdown('```python exec="1" id="t"\nprint(1)\n```\n', "index.md", pages.root))
     pages.engine.begin_page("index.md", "")
     with pytest.raises(ProofFailure, match=r"other code than its scan found, first at its line 1 .*'print\(2\)'"):
-        pages.engine.run("print(2)", {"id": "t", "extra": {}})
+        pages.engine.run("print(2)", "t")
     assert pages.status() == {"t": "failed"}
 
 

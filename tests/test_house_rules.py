@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from pytorch_floors.execution.options import validate_options
+from pytorch_floors.execution.options import BlockOptions
 from pytorch_floors.page_facts import page_facts
 from pytorch_floors.settings import OTHER_PARSERS, PARSERS, SWITCH_OFF, SWITCH_ON, switch
 
@@ -126,7 +126,7 @@ def test_on_and_off_have_one_vocabulary() -> None:
     for word in SWITCH_ON | SWITCH_OFF:
         assert switch(word) is (word in SWITCH_ON)
         assert switch(word.upper()) is (word in SWITCH_ON)
-        validate_options({"exec": word, "id": "x"})
+        BlockOptions.parse({"exec": word, "id": "x"})
     with pytest.raises(ValueError, match="expected on or off"):
         switch("maybe")
 
@@ -411,3 +411,49 @@ def test_one_place_turns_the_domains_refusals_into_mkdocs_errors() -> None:
     assert raising == ["plugin/plugin.py"], (
         f"{raising}: raise a FloorsError (pytorch_floors.errors); plugin.py's _as_plugin_error makes it MkDocs' error"
     )
+
+
+def option_readers(tree: ast.Module) -> list[tuple[int, str]]:
+    """The places that parse a fence's option strings: a call that makes `BlockOptions` from text, a check of
+    them (`validate_options`, which the scan's parse once only checked), or markdown-exec's validator,
+    which parses every option again by rules of its own."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = ast.unparse(node.func)
+            if ("BlockOptions." in name and name.rsplit(".", 1)[1] in {"parse", "from_written"}) or name.endswith(
+                "validate_options"
+            ):
+                found.append((node.lineno, name))
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("markdown_exec"):
+            found += [(node.lineno, f"{node.module}.validator") for alias in node.names if alias.name == "validator"]
+        elif isinstance(node, ast.Attribute) and ast.unparse(node) == "markdown_exec.validator":
+            found.append((node.lineno, "markdown_exec.validator"))
+    return found
+
+
+def test_a_fences_options_are_parsed_once_by_the_scan() -> None:
+    # They were read four times: the scan (validate_options), markdown-exec's validator, the fence popping
+    # four keys, and BlockOptions' `parse` and `from_written`, one for each shape they reached the engine in.
+    readers = [f"{module}: {name}" for module, tree in _modules() for _line, name in option_readers(tree)]
+    assert readers == ["execution/scan.py: BlockOptions.parse"], (
+        f"{readers}: the scan parses a block's options once (execution/options.py's BlockOptions.parse), and every "
+        "later step reads the typed BlockOptions it keeps on the block (ExecBlock.options)"
+    )
+    constructors = [name for name, member in vars(BlockOptions).items() if isinstance(member, classmethod)]
+    assert constructors == ["parse"], f"{constructors}: one parser of a fence's option strings, not a second shape"
+
+
+def test_the_option_readers_check_sees_each_way_of_reading_them() -> None:
+    source = (
+        "from markdown_exec import base_format, validator\nimport markdown_exec\nv = markdown_exec.validator\n"
+        "BlockOptions.parse(o)\noptions.BlockOptions.from_written(w, default_timeout=1)\nvalidate_options(w)\n"
+        "Other.parse(x)\n"
+    )
+    assert sorted(option_readers(ast.parse(source))) == [
+        (1, "markdown_exec.validator"),
+        (3, "markdown_exec.validator"),
+        (4, "BlockOptions.parse"),
+        (5, "options.BlockOptions.from_written"),
+        (6, "validate_options"),
+    ]

@@ -26,6 +26,7 @@ import pytorch_floors.plugin.build as build_module
 from conftest import FIXTURE_CONFIG, ROOT, FixtureSite
 from pytorch_floors.errors import InputError
 from pytorch_floors.execution.facts import FactsError
+from pytorch_floors.execution.options import BlockOptions
 from pytorch_floors.floors import FLOORS
 from pytorch_floors.plugin.build import _labs_follow
 from pytorch_floors.plugin.config import Settings
@@ -112,6 +113,39 @@ def test_an_unknown_option_is_reported(clean_env: pytest.MonkeyPatch) -> None:
     plugin = FloorsPlugin()
     _, warnings = plugin.load_config({"timout": 3})
     assert warnings == [("timout", "Unrecognised configuration name: timout")]
+
+
+def test_a_fences_options_are_parsed_once_per_block_by_the_scan(
+    fixture_site: FixtureSite, clean_env: pytest.MonkeyPatch
+) -> None:
+    # A block's options were read by the scan, by markdown-exec's validator, by the fence and again by
+    # the engine; now the scan parses them and the fence, the engine and its cache read what it parsed.
+    callers: list[str] = []
+    parse = BlockOptions.parse.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[BlockOptions], written: dict[str, str], *args: Any, **kwargs: Any) -> BlockOptions:
+        callers.append(sys._getframe(1).f_globals["__name__"])
+        return parse(cls, written, *args, **kwargs)  # type: ignore[no-any-return]
+
+    clean_env.setattr(BlockOptions, "parse", classmethod(counted))
+    clean_env.delenv("FLOORS_TEST_BUILDS", raising=False)  # counted in this process
+    fixture_site.page(
+        "index.md",
+        """\
+        # Home
+
+        ```python exec="1" id="first" timeout="30" session="s" width="40"
+        print("a" * 60)
+        ```
+
+        ```python exec="1" id="second" html="1" session="s"
+        print("<b>bold</b>")
+        ```
+        """,
+    )
+    built = fixture_site.build(env={"FLOORS_EXEC": "off", "FLOORS_EXEC_CACHE": "off"})
+    assert built.returncode == 0, built.log
+    assert callers == ["pytorch_floors.execution.scan"] * 2
 
 
 def test_a_bad_variable_stops_mkdocs_build_with_a_config_error_not_a_traceback(fixture_site: FixtureSite) -> None:

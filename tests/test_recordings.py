@@ -13,7 +13,6 @@ from functools import partial
 from html import unescape
 from pathlib import Path
 
-import markdown_exec
 import pytest
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no types
 from markdown import Markdown
@@ -22,7 +21,7 @@ from conftest import ROOT
 from pytorch_floors.claims import Claim
 from pytorch_floors.execution import BlockResult, Engine, OutputCache, scan_markdown
 from pytorch_floors.execution.provenance import Provenance
-from pytorch_floors.plugin.fence import formatter
+from pytorch_floors.plugin.fence import formatter, validator
 from pytorch_floors.recordings.compare import claim_table, machine_in_words, orphans, tiers_for
 from pytorch_floors.recordings.contention import CONTENDED_BELOW, contended
 from pytorch_floors.recordings.merge import ARTIFACT_PREFIX, merge_recordings
@@ -100,7 +99,7 @@ def render(
                     {
                         "name": "python",
                         "class": "python",
-                        "validator": markdown_exec.validator,
+                        "validator": validator,
                         "format": partial(formatter, engine=engine, recordings=recordings, lazy=lazy),
                     }
                 ]

@@ -4,10 +4,8 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-from markdown_exec import validator
 
 from pytorch_floors.execution import cache as cache_module
 from pytorch_floors.execution import imports
@@ -41,7 +39,7 @@ def test_scan_finds_blocks_options_and_line_map(tmp_path: Path) -> None:
     blocks = scan_markdown(PAGE, "p.md", tmp_path)
     assert [b.block_id for b in blocks] == ["first", "second"]
     second = blocks[1]
-    assert second.session == "s" and second.options["timeout"] == "5"
+    assert second.session == "s" and second.options.timeout == 5.0
     assert second.proofs == ["snippets/proof.py"]
     assert second.locate(1) == ("docs/p.md", 12)
     assert second.locate(4) == ("snippets/proof.py", 3)
@@ -135,16 +133,17 @@ def test_a_block_depends_on_the_project_files_it_imports_and_no_others(tmp_path:
 # --- a block's options, read once ---------------------------------------------------------------------
 
 
-def fence_options(**words: str) -> dict[str, Any]:
-    """What markdown-exec's validator hands the formatter (and so the engine) for a fence with these words."""
-    options: dict[str, Any] = {}
-    assert validator("python", {"exec": "1", **words}, options, {}, None)  # md is not read
-    return options
-
-
 def test_a_blocks_options_are_read_once_into_what_the_engine_uses() -> None:
-    options = fence_options(id="b", session="s", timeout="5", html="1", width="80", workdir="snippets")
-    parsed = BlockOptions.parse(options, default_timeout=120.0)
+    written = {
+        "exec": "1",
+        "id": "b",
+        "session": "s",
+        "timeout": "5",
+        "html": "1",
+        "width": "80",
+        "workdir": "snippets",
+    }
+    parsed = BlockOptions.parse(written)
     assert (parsed.id, parsed.timeout, parsed.session, parsed.html, parsed.width, parsed.workdir) == (
         "b",
         5.0,
@@ -153,17 +152,24 @@ def test_a_blocks_options_are_read_once_into_what_the_engine_uses() -> None:
         80,
         "snippets",
     )
-    plain = BlockOptions.parse(fence_options(id="a"), default_timeout=7.0)
-    assert (plain.timeout, plain.session, plain.html, plain.width, plain.workdir) == (7.0, "", False, None, None)
+    assert parsed.limit(120.0) == 5.0 and parsed.written == written
+    plain = BlockOptions.parse({"exec": "1", "id": "a"})
+    assert (plain.timeout, plain.session, plain.html, plain.width, plain.workdir) == (None, "", False, None, None)
+    assert plain.limit(7.0) == 7.0 and plain.result_language == "text" and not plain.source_above
+    shown = BlockOptions.parse({"exec": "1", "id": "a", "html": "1", "source": "above"})
+    assert shown.result_language == "" and shown.source_above
+    assert BlockOptions.parse({"exec": "1", "id": "a", "result": "python"}).result_language == "python"
     with pytest.raises(OptionError, match="timeout must be a finite number"):
-        BlockOptions.parse(fence_options(id="a", timeout="inf"), default_timeout=7.0)
+        BlockOptions.parse({"exec": "1", "id": "a", "timeout": "inf"})
+    with pytest.raises(OptionError, match="executed block has no id"):
+        BlockOptions.parse({"exec": "1"})
 
 
 def test_the_cache_key_and_digest_read_every_option_as_written_but_id_and_timeout() -> None:
-    # The fence (markdown-exec's parsed options) and a recording (the scan's) must key a block alike:
-    # both key the options the page wrote, whichever way they reached the engine.
+    # A recording is compared by the digest of the options the page wrote: the typed options keep them.
     written = {"exec": "1", "id": "b", "session": "s", "timeout": "5", "html": "1", "source": "above"}
     assert keyed_options(written) == {"exec": "1", "session": "s", "html": "1", "source": "above"}
+    assert keyed_options(BlockOptions.parse(written).written) == keyed_options(written)
     digest = block_digest("print(1)", written, [], "")
     assert digest == block_digest("print(1)", {**written, "id": "other", "timeout": "9"}, [], "")
     assert digest != block_digest("print(1)", {**written, "html": "0"}, [], "")
@@ -171,11 +177,6 @@ def test_the_cache_key_and_digest_read_every_option_as_written_but_id_and_timeou
     assert digest != block_digest("print(1)", written, ["x = 1"], "")
     assert digest != block_digest("print(1)", written, [], "sources")
     assert digest.startswith("sha256:")
-    parsed, read = (
-        BlockOptions.parse(fence_options(**{k: v for k, v in written.items() if k != "exec"}), default_timeout=120.0),
-        BlockOptions.from_written(written, default_timeout=120.0),
-    )
-    assert parsed == read
 
 
 # --- the import scan remembers files, not versions of files ----------------------------------------------

@@ -12,7 +12,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import Any
 
 from pytorch_floors.claims import CHANNEL, Claim, ClaimFormatError, parse_claims
 from pytorch_floors.errors import FloorsError
@@ -20,7 +19,7 @@ from pytorch_floors.execution.cache import CachedOutput, OutputCache, machine_fi
 from pytorch_floors.execution.digest import block_digest, keyed_options
 from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.imports import sources_digest
-from pytorch_floors.execution.options import NO_ID, BlockOptions, OptionError
+from pytorch_floors.execution.options import NO_ID, BlockOptions
 from pytorch_floors.execution.output import MAX_OUTPUT, PathScrubber, clean_text, html_problem, readings, tail
 from pytorch_floors.execution.process import scratch
 from pytorch_floors.execution.process.runner import (
@@ -153,7 +152,8 @@ class _Job:
     Attributes:
         code: Its code, snippet includes expanded.
         block: It as the page's scan found it.
-        options: Its options, read once.
+        options: Its options, as the page's scan parsed them.
+        timeout: Its time limit: its own, else the build's.
         session: Its session (a fresh, unnamed one outside a session).
         key: Its cache key.
         digest: The digest of its inputs (the key without the machine), which recordings are checked against.
@@ -164,6 +164,7 @@ class _Job:
     code: str
     block: ExecBlock
     options: BlockOptions
+    timeout: float
     session: _Session
     key: str
     digest: str
@@ -430,15 +431,15 @@ class Engine:
         self._fail(failure, block.proofs[0] if block and block.proofs else None)
         return failure
 
-    def run(self, code: str, options: Mapping[str, Any]) -> str:
+    def run(self, code: str, block_id: str) -> str:
         """Run (or fetch from the cache) one block of the current page, as the page's fence hands it over.
 
-        Any error on the way (a bad option, an unreadable or unwritable cache, a dead worker)
+        Any error on the way (an unreadable or unwritable cache, a dead worker)
         is recorded as this block's failure: no block leaves the build without a result.
 
         Args:
             code: The block's code, snippet includes expanded.
-            options: The fence options as parsed by markdown-exec's validator (read once, into `BlockOptions`).
+            block_id: The block's id, as the fence names it: its options are the scan's (`ExecBlock.options`).
 
         Returns:
             What the block printed.
@@ -446,10 +447,10 @@ class Engine:
         Raises:
             ProofFailure: If the block raised, exited, crashed or timed out, or the engine failed.
         """
-        block_id = str(options.get("id") or NO_ID)
+        block_id = block_id or NO_ID
         if self.page in self.twins:
             return self.twin(block_id, code)
-        return self._run(block_id, code, lambda: BlockOptions.parse(options, default_timeout=self.default_timeout))
+        return self._run(block_id, code)
 
     def twin(self, block_id: str, code: str) -> str:
         """What a translated page shows for a block: its English page's result in this build, never a second run.
@@ -493,12 +494,12 @@ class Engine:
         self.twin_shown.setdefault(self.page, []).append(block_id)
         return SKIPPED_OUTPUT if result.status == "skipped" else result.output
 
-    def run_block(self, code: str, options: Mapping[str, Any]) -> Ran:
+    def run_block(self, code: str, block_id: str) -> Ran:
         """`run`, returning the block's typed result and scan with what it printed, so the fence asks once.
 
         Args:
             code: The block's code, snippet includes expanded.
-            options: The fence options as parsed by markdown-exec's validator.
+            block_id: The block's id, as the fence names it.
 
         Returns:
             What it printed, its result in this build, and its scan.
@@ -506,8 +507,8 @@ class Engine:
         Raises:
             ProofFailure: As `run`.
         """
-        output = self.run(code, options)
-        block_id = str(options.get("id") or NO_ID)
+        output = self.run(code, block_id)
+        block_id = block_id or NO_ID
         return Ran(output, self.result_for(block_id), self.block(block_id))
 
     def run_scanned(self, block: ExecBlock) -> str:
@@ -525,16 +526,12 @@ class Engine:
         Raises:
             ProofFailure: If the block raised, exited, crashed or timed out, or the engine failed.
         """
-        return self._run(
-            block.block_id,
-            block.code,
-            lambda: BlockOptions.from_written(block.options, default_timeout=self.default_timeout),
-        )
+        return self._run(block.block_id, block.code)
 
-    def _run(self, block_id: str, code: str, read_options: Callable[[], BlockOptions]) -> str:
+    def _run(self, block_id: str, code: str) -> str:
         job: _Job | None = None
         try:
-            job = self._job(code, read_options, block_id)
+            job = self._job(code, block_id)
             cached = self.cache.get(job.key)
             if cached is not None:
                 return self._use_cached(job, cached)
@@ -556,7 +553,7 @@ class Engine:
 
         It runs again once its code or what it imports changes (a new cache key), or in a new session.
         """
-        job.session.remember(job.code, job.block.block_id, job.options.timeout)
+        job.session.remember(job.code, job.block.block_id, job.timeout)
         summary = f"{known.summary} (in the background build; it runs again once its code or inputs change)"
         failure = ProofFailure(
             self.page, job.block.block_id, known.location, summary, known.details, output=known.output
@@ -564,12 +561,12 @@ class Engine:
         self._fail(failure, job.proof)
         return failure
 
-    def _job(self, code: str, read_options: Callable[[], BlockOptions], block_id: str) -> _Job:
-        """The block as scanned, its options read, its session, its cache key and its digest.
+    def _job(self, code: str, block_id: str) -> _Job:
+        """The block as scanned, with its options, its session, its cache key and its digest.
 
         Raises:
-            ProofFailure: If the scan did not find the block, found a file it includes missing or other code
-                than the page hands over, or its time limit is not one the engine can honour.
+            ProofFailure: If the scan did not find the block, or found a file it includes missing or other code
+                than the page hands over.
         """
         block = self.block(block_id)
         if block is None:
@@ -584,20 +581,18 @@ class Engine:
         if code != block.code:
             # The digest and recordings are of the scan's code: they must be of what the page runs.
             raise self._refuse(block_id, _disagreement(code, block))
-        try:
-            parsed = read_options()
-        except OptionError as error:
-            raise self._refuse(block_id, str(error)) from None
+        parsed = block.options
         session = self._sessions.setdefault(parsed.session, _Session()) if parsed.session else _Session()
         sources = sources_digest("\n\n".join([*session.history, code]), self.import_roots)
         if self._machine is None:
             self._machine = machine_fingerprint()
-        key = self.cache.key(code, keyed_options(block.options), session.history, sources, self._machine)
-        digest = block_digest(code, block.options, session.history, sources)
+        key = self.cache.key(code, keyed_options(parsed.written), session.history, sources, self._machine)
+        digest = block_digest(code, parsed.written, session.history, sources)
         return _Job(
             code,
             block,
             parsed,
+            parsed.limit(self.default_timeout),
             session,
             key,
             digest,
@@ -611,7 +606,7 @@ class Engine:
 
     def _use_cached(self, job: _Job, cached: CachedOutput) -> str:
         """Show a block's stored output, with the provenance and claims of the run that produced it."""
-        job.session.remember(job.code, job.block.block_id, job.options.timeout)
+        job.session.remember(job.code, job.block.block_id, job.timeout)
         result = BlockResult(
             self.page,
             job.block.block_id,
@@ -638,7 +633,7 @@ class Engine:
 
     def _skip(self, job: _Job) -> str:
         """Record a block this build does not run."""
-        job.session.remember(job.code, job.block.block_id, job.options.timeout)
+        job.session.remember(job.code, job.block.block_id, job.timeout)
         self.record(BlockResult(self.page, job.block.block_id, job.proof, "skipped", None, digest=job.digest))
         return SKIPPED_OUTPUT
 
@@ -648,14 +643,14 @@ class Engine:
         Raises:
             ProofFailure: If it failed, its claims are malformed or its HTML would break the page.
         """
-        log.info("proof %d/%d %s: running (limit %g s)", job.number, self.total, job.where, job.options.timeout)
-        self._progress(job, "running", f"limit {job.options.timeout:g} s")
+        log.info("proof %d/%d %s: running (limit %g s)", job.number, self.total, job.where, job.timeout)
+        self._progress(job, "running", f"limit {job.timeout:g} s")
         workdir = self._workdir(job)
         with _claims_channel() as channel:
             request = self._request(job, workdir, channel)
             reply = self._execute(job, request, channel)
             claims = self._claims(channel.read_text(encoding="utf-8"), request.filename, job.block, job.proof)
-        job.session.remember(job.code, job.block.block_id, job.options.timeout)
+        job.session.remember(job.code, job.block.block_id, job.timeout)
         job.session.replayed = len(job.session.history)
         return self._ran(job, reply, claims)
 
@@ -668,7 +663,7 @@ class Engine:
             cwd=str(workdir),
             file=str(self.project_dir / job.proof) if job.proof else None,
             max_output=self.max_output,
-            limit=job.options.timeout,
+            limit=job.timeout,
         )
 
     def _ran(self, job: _Job, reply: BlockReply, claims: tuple[Claim, ...]) -> str:
@@ -781,7 +776,7 @@ class Engine:
             self._replay(job, session.process, request)
             # Claims of replayed blocks belong to those blocks' own (cached) results.
             channel.write_text("", encoding="utf-8")
-            reply = session.process.run(request, job.options.timeout)
+            reply = session.process.run(request, job.timeout)
         except (BlockTimeout, WorkerDied) as error:
             session.process = None
             failure = ProofFailure(

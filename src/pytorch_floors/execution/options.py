@@ -6,16 +6,15 @@ markdown-exec's validator accepts options this engine does not honour (`returnco
 option is checked here, once, when the page is scanned: an unknown option or a bad
 value is an error naming the page and line.
 
-When the page renders, the fence hands the engine the options as markdown-exec's validator
-parsed them (a dict); `BlockOptions.parse` reads that dict once into what the engine uses.
+`BlockOptions.parse` is the one parser of a fence's option strings, and the scan its one caller: the
+fence, the engine, its cache and a recording all read the typed `BlockOptions` the scan kept on the block.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
 from pytorch_floors.errors import FloorsError
 from pytorch_floors.settings import MAX_TIMEOUT, SWITCH_OFF, SWITCH_ON, timeout_seconds
@@ -29,7 +28,6 @@ __all__ = [
     "BlockOptions",
     "OptionError",
     "parse_timeout",
-    "validate_options",
 ]
 
 
@@ -93,87 +91,82 @@ def _check_value(name: str, value: str) -> None:
         raise OptionError(f"workdir must be a directory inside the project, given relatively, not {value!r}")
 
 
-def validate_options(options: Mapping[str, str]) -> None:
-    """Refuse unknown options and values the engine cannot honour.
-
-    Args:
-        options: The fence's options as written (`name -> value`).
-
-    Raises:
-        OptionError: Naming the first bad option and what is allowed.
-    """
-    for name, value in options.items():
-        if name not in ALLOWED:
-            known = ", ".join(sorted(ALLOWED))
-            raise OptionError(f"unknown option {name}={value!r}; an executed block takes only: {known}")
-        _check_value(name, value)
-
-
 @dataclass(frozen=True)
 class BlockOptions:
-    """An executed block's options, as the engine uses them: read once from what the fence hands over.
+    """An executed block's options, typed: read once, by the page's scan, and handed to every later step.
+
+    The scan keeps them on the block (`ExecBlock.options`); the fence looks them up there by the block's
+    id, and the engine, its cache key and a recording read the same object. Nothing reads the fence's
+    option strings again.
 
     Attributes:
-        id: The block's id (`NO_ID` when the fence gave none).
-        timeout: Seconds it may run: its `timeout`, else the build's default.
+        id: The block's id, unique on its page.
+        timeout: Seconds it may run, or `None`: the build's default (`limit`).
         session: The session whose namespace it shares, or `""` (a process of its own).
         html: It prints HTML (a figure), shown as is, instead of console text.
         width: The console width it sees as `COLUMNS`, or `None`.
         workdir: The directory it runs in, relative to the project, or `None` (the project itself).
+        result: The language its output is highlighted as, or `""` (text, or nothing for HTML).
+        source_above: Its code is shown above its output (`source="above"`).
+        written: The options as the page writes them (`name -> value`): the cache key and a recording's
+            digest cover these (`digest.keyed_options`), so a recording stays comparable byte for byte.
     """
 
     id: str
-    timeout: float
+    timeout: float | None = None
     session: str = ""
     html: bool = False
     width: int | None = None
     workdir: str | None = None
+    result: str = ""
+    source_above: bool = False
+    written: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
-    def parse(cls, options: Mapping[str, Any], *, default_timeout: float) -> BlockOptions:
-        """Read the options markdown-exec's validator parsed from a fence (`timeout` is among its `extra`).
+    def parse(cls, written: Mapping[str, str]) -> BlockOptions:
+        """Read an executed fence's options as the page writes them: the one parser of them.
 
         Args:
-            options: The options, as the fence hands them to the engine.
-            default_timeout: The build's limit, for a block that sets none.
+            written: The fence's options as written (`name -> value`).
 
         Returns:
             The options.
 
         Raises:
-            OptionError: If the time limit is not one the engine can honour.
+            OptionError: Naming the first unknown option or bad value and what is allowed, or a missing `id`.
         """
-        extra: Mapping[str, Any] = options.get("extra") or {}
-        width, workdir = options.get("width"), options.get("workdir")
+        for name, value in written.items():
+            if name not in ALLOWED:
+                known = ", ".join(sorted(ALLOWED))
+                raise OptionError(f"unknown option {name}={value!r}; an executed block takes only: {known}")
+            _check_value(name, value)
+        if not written.get("id"):
+            raise OptionError('executed block has no id; add id="..." to the fence')
+        width, workdir, timeout = written.get("width", ""), written.get("workdir", ""), written.get("timeout")
         return cls(
-            id=str(options.get("id") or NO_ID),
-            timeout=parse_timeout(str(extra.get("timeout", default_timeout))),
-            session=str(options.get("session") or ""),
-            html=bool(options.get("html")),
-            width=int(width) if width else None,
-            workdir=str(workdir) if workdir else None,
-        )
-
-    @classmethod
-    def from_written(cls, written: Mapping[str, str], *, default_timeout: float) -> BlockOptions:
-        """Read the options as the page writes them (a recording runs blocks without Markdown).
-
-        Args:
-            written: The fence's options as written, already checked by `validate_options`.
-            default_timeout: The limit for a block that sets none.
-
-        Returns:
-            The options, as `parse` reads the same fence.
-
-        Raises:
-            OptionError: If the time limit is not one the engine can honour.
-        """
-        width, workdir = written.get("width", ""), written.get("workdir", "")
-        return cls(
-            id=written.get("id") or NO_ID,
-            timeout=parse_timeout(written.get("timeout", str(default_timeout))),
+            id=written["id"],
+            timeout=parse_timeout(timeout) if timeout is not None else None,
             session=written.get("session", ""),
             html=written.get("html", "").lower() in _TRUE,
             width=int(width) if width else None,
             workdir=workdir or None,
+            result=written.get("result", ""),
+            source_above=written.get("source") == "above",
+            written=dict(written),
         )
+
+    def limit(self, default: float) -> float:
+        """Seconds the block may run.
+
+        Args:
+            default: The build's limit, for a block that sets none.
+
+        Returns:
+            Its own `timeout`, else `default`.
+        """
+        return default if self.timeout is None else self.timeout
+
+    @property
+    def result_language(self) -> str:
+        """What its output is fenced as: its `result`, else text for console output; `""` shows HTML as it is."""
+        return self.result or ("" if self.html else "text")

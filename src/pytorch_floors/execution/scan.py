@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytorch_floors.errors import FloorsError
-from pytorch_floors.execution.options import OptionError, validate_options
+from pytorch_floors.execution.options import BlockOptions, OptionError
 from pytorch_floors.execution.snippet_target import has_section, included_lines, parse_target
 
-__all__ = ["ExecBlock", "ScanError", "check_includes", "included_paths", "not_utf8", "scan_markdown"]
+__all__ = ["ExecBlock", "ScanError", "check_includes", "executes", "included_paths", "not_utf8", "scan_markdown"]
 
 # A fence, also inside a blockquote (`> ```python`) and in the brace form (```{.python exec="1"}).
 _FENCE = re.compile(
@@ -64,7 +64,8 @@ class ExecBlock:
         page: The page's source path relative to `docs/`.
         block_id: The block's `id` option.
         fence_line: 1-based line of the opening fence in the page.
-        options: The fence's options (`exec`, `id`, `session`, `html`, ...).
+        options: The fence's options, parsed once, here: the fence, the engine, its cache and a recording
+            read this object, never the fence's option strings.
         proofs: Proof files the block includes, relative to the project root.
         line_map: For each line of the expanded code, the `(file, line)` it came from.
         code_lines: The expanded code, line by line, as pymdownx.snippets and SuperFences hand it to the
@@ -76,7 +77,7 @@ class ExecBlock:
     page: str
     block_id: str
     fence_line: int
-    options: dict[str, str]
+    options: BlockOptions
     proofs: list[str] = field(default_factory=list)
     line_map: list[tuple[str, int]] = field(default_factory=list)
     code_lines: list[str] = field(default_factory=list)
@@ -90,7 +91,7 @@ class ExecBlock:
     @property
     def session(self) -> str:
         """The block's session name, or an empty string."""
-        return self.options.get("session", "")
+        return self.options.session
 
     def locate(self, code_line: int) -> tuple[str, int]:
         """Map a line of the executed code to the file and line it came from.
@@ -122,21 +123,33 @@ def _attributes(text: str) -> dict[str, str]:
     return {m["name"]: m["quoted"] if m["quoted"] is not None else m["bare"] for m in _ATTR.finditer(text)}
 
 
-def _check_executed(options: dict[str, str], lang: str, where: str, blocks: list[ExecBlock]) -> str:
-    """Return the id of an executed fence, or raise why the fence would not run as written."""
+def executes(written: Mapping[str, str]) -> bool:
+    """Whether a fence with these options (as written) executes: its `exec` is set and not off.
+
+    The scan and the fence's SuperFences validator ask this one question alike, so a fence runs exactly
+    when the scan planned it.
+
+    Args:
+        written: The fence's options as written (`name -> value`).
+
+    Returns:
+        Whether it executes.
+    """
+    return written.get("exec", "").lower() not in _FALSE
+
+
+def _check_executed(written: dict[str, str], lang: str, where: str, blocks: list[ExecBlock]) -> BlockOptions:
+    """Parse an executed fence's options, or raise why the fence would not run as written."""
     if lang != EXECUTED_LANGUAGE:
         # Only `python` has a formatter: a `py` fence would render as plain code and never run.
         raise ScanError(f"{where}: only ```{EXECUTED_LANGUAGE} fences execute; write {EXECUTED_LANGUAGE}, not {lang}")
     try:
-        validate_options(options)
+        options = BlockOptions.parse(written)
     except OptionError as error:
         raise ScanError(f"{where}: {error}") from None
-    block_id = options.get("id", "")
-    if not block_id:
-        raise ScanError(f'{where}: executed block has no id; add id="..." to the fence')
-    if any(b.block_id == block_id for b in blocks):
-        raise ScanError(f"{where}: block id '{block_id}' is used twice on this page")
-    return block_id
+    if any(b.block_id == options.id for b in blocks):
+        raise ScanError(f"{where}: block id '{options.id}' is used twice on this page")
+    return options
 
 
 def _include(block: ExecBlock, spec: str, inner: str, offset: int, project_dir: Path) -> None:
@@ -303,8 +316,8 @@ def scan_markdown(text: str, page: str, project_dir: Path) -> list[ExecBlock]:
         if end == len(lines):
             # Markdown renders an unclosed fence as text: an executed block inside it would vanish.
             raise ScanError(f"docs/{page}:{index + 1}: the fence opened here is never closed")
-        options = _attributes(attrs)
-        if options.get("exec", "").lower() not in _FALSE:
+        written = _attributes(attrs)
+        if executes(written):
             if match["braced"]:
                 # SuperFences takes `id` of the brace form as the element's id, so the block would reach
                 # the engine without one.
@@ -318,8 +331,8 @@ def scan_markdown(text: str, page: str, project_dir: Path) -> list[ExecBlock]:
                     f"docs/{page}:{index + 1}: an executed block inside an HTML comment would run and show "
                     'nothing; delete it, or set exec="0" to keep it as a note'
                 )
-            block_id = _check_executed(options, lang, f"docs/{page}:{index + 1}", blocks)
-            block = ExecBlock(page=page, block_id=block_id, fence_line=index + 1, options=options)
+            options = _check_executed(written, lang, f"docs/{page}:{index + 1}", blocks)
+            block = ExecBlock(page=page, block_id=options.id, fence_line=index + 1, options=options)
             body = [
                 line[len(indent) :] if line.startswith(indent) else line.lstrip() for line in lines[index + 1 : end]
             ]

@@ -1,7 +1,10 @@
 """The SuperFences formatter for executed Python blocks.
 
-markdown-exec stays the front end: its validator parses the fence options and
-its `base_format` renders the result. This formatter adds what it lacks: the
+markdown-exec stays the front end for rendering: its `base_format` renders the result.
+The fence's options are not read here: the page's scan parsed them once into the block's
+[`BlockOptions`][pytorch_floors.execution.options.BlockOptions], and the formatter looks them up in the
+build's plan by the block's id (this module's `validator` says only whether a fence executes, and which
+block it is). This formatter adds what markdown-exec lacks: the
 run goes through the build's [`Engine`][pytorch_floors.execution.engine.Engine]
 (cache, isolation, time limit), output is shown as verbatim console text unless
 the block declares `html="1"`, and a failure becomes a visible banner plus a
@@ -20,7 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from markdown import Markdown
-from markdown_exec import base_format, validator
+from markdown_exec import base_format
 from markupsafe import Markup
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.utils import get_relative_url
@@ -29,7 +32,9 @@ from pytorch_floors.editions.anchors import page_url
 from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.engine import Engine, ProofFailure, Ran, shown_marker
+from pytorch_floors.execution.options import BlockOptions
 from pytorch_floors.execution.result import BlockResult
+from pytorch_floors.execution.scan import executes
 from pytorch_floors.recordings.compare import tiers_for
 from pytorch_floors.recordings.html import UntrustedHTML, allowed_html
 from pytorch_floors.recordings.schema import Recording
@@ -45,7 +50,7 @@ from pytorch_floors.render.listings import LISTING_LANGUAGE
 from pytorch_floors.render.proof_frame import claims_html, failure_banner, proof_frame_html, recorded_claims_html
 from pytorch_floors.render.templates import template
 
-__all__ = ["FENCE", "fenced", "formatter", "register_fence", "text_html"]
+__all__ = ["FENCE", "fenced", "formatter", "register_fence", "text_html", "validator"]
 
 FENCE = "python"
 """The fence name of executed blocks: ```` ```python exec="1" id="…" ````."""
@@ -107,6 +112,35 @@ def text_html(md: Markdown, markdown: str) -> str:
     return str(converter.convert(markdown))
 
 
+def validator(
+    language: str,
+    inputs: dict[str, str],
+    options: dict[str, Any],
+    attrs: dict[str, Any],
+    md: Markdown,
+) -> bool:
+    """SuperFences' validator of the executed fence: whether a fence executes, and which block it is.
+
+    It reads no option's meaning: the page's scan parsed the block's options (`BlockOptions.parse`) and
+    the formatter finds them in the build's plan by the block's id. markdown-exec's validator would parse
+    every option a second time, by rules of its own.
+
+    Args:
+        language: The fence language (`python`).
+        inputs: The fence's options as written.
+        options: Where the formatter's options go: the block's `id`, only.
+        attrs: The fence's HTML attributes (none).
+        md: The page's Markdown instance.
+
+    Returns:
+        Whether the fence executes, as the scan decides it (`executes`); a fence that does not renders as code.
+    """
+    if not executes(inputs):
+        return False
+    options["id"] = inputs.get("id", "")
+    return True
+
+
 def formatter(  # noqa: PLR0917  (SuperFences' signature)
     source: str,
     language: str,
@@ -128,7 +162,7 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
         source: The block's code, snippet includes expanded.
         language: The fence language (`python`).
         css_class: The CSS class SuperFences proposes (unused).
-        options: Options parsed by `markdown_exec.validator`.
+        options: What `validator` kept: the block's id, by which its options are found in the plan.
         md: The page's Markdown instance.
         classes: Extra classes (unused).
         id_value: HTML id (unused).
@@ -147,31 +181,32 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
     if engine is None:
         # SuperFences would swallow this and show the source; the plugin's scan still fails the build.
         raise RuntimeError("no proof engine is bound to this fence: list the floors plugin under plugins in mkdocs.yml")
+    block_id = str(options.get("id", ""))
     try:
-        return _format(source, language, options, md, engine, recordings, lazy)
+        return _format(source, language, block_id, md, engine, recordings, lazy)
     except Exception as error:  # SuperFences would swallow it and show the block's source
         # The one place a rendering error becomes the block's failure, named by its real cause.
-        return failure_banner(engine.fail_rendering(str(options.get("id", "")), error))
+        return failure_banner(engine.fail_rendering(block_id, error))
 
 
 def _format(  # noqa: PLR0917  (the formatter's arguments, passed on)
     source: str,
     language: str,
-    options: dict[str, Any],
+    block_id: str,
     md: Markdown,
     engine: Engine,
     recordings: Sequence[Recording],
     lazy: LazyOutputs | None,
 ) -> str:
     """`formatter`'s work: run the block, render its output, tabs, claims and frame."""
-    block_id = options.get("id", "")
-    run_options = dict(options)
+    planned = engine.block(block_id)
+    # The options the page's scan parsed; a block it did not plan fails in the engine, so defaults do here.
+    typed = planned.options if planned is not None else BlockOptions(id=block_id)
     # Console output is fenced here, not by markdown-exec, whose fence has a fixed length (`fenced`).
-    result_language = str(run_options.pop("result", "") or ("" if run_options.get("html") else "text"))
-    show_source = run_options.pop("source", "")
-    # The engine honours these in the block's own process; markdown-exec would apply them to the build's.
-    run_options.pop("workdir", None)
-    run_options.pop("width", None)
+    result_language = typed.result_language
+    # markdown-exec gets no `workdir`, `width` or `session`: the engine honours them in the block's own
+    # process, where markdown-exec would apply them to the build's.
+    run_options: dict[str, Any] = {"id": block_id, "source": "", "html": True}
 
     def as_shown(output: str, marked: Sequence[int] = ()) -> str:
         # Output is never Markdown of the page: its extensions read files (`--8<--`). Text becomes HTML here,
@@ -181,19 +216,19 @@ def _format(  # noqa: PLR0917  (the formatter's arguments, passed on)
     ran: list[Ran] = []  # markdown-exec's `run` returns text; the typed result is kept here
 
     def run(code: str, **_: Any) -> str:
-        ran.append(engine.run_block(code, options))
+        ran.append(engine.run_block(code, block_id))
         return as_shown(ran[-1].output)
 
-    html_output = bool(run_options.pop("html", False))
-    # base_format takes what `run` returns as HTML as it is: `as_shown` made text HTML (`text_html`).
-    run_options["html"] = True
+    html_output = typed.html
+    # base_format takes what `run` returns as HTML as it is (`html`): `as_shown` made text HTML (`text_html`);
+    # the source, when shown, is this formatter's (`source_above`), not markdown-exec's.
     try:
-        output = str(base_format(language=language, run=run, code=source, md=md, source="", **run_options))
+        output = str(base_format(language=language, run=run, code=source, md=md, **run_options))
     except ProofFailure as failure:
         return failure_banner(failure)
     except Exception as error:  # SuperFences would swallow it and render the source as plain text
         return failure_banner(engine.fail_unexpectedly(block_id, error))
-    block = ran[-1].block if ran else engine.block(block_id)
+    block = ran[-1].block if ran else planned
     result = ran[-1].result if ran else None
     claims = claims_html(result)
     if recordings and result is not None:
@@ -213,7 +248,6 @@ def _format(  # noqa: PLR0917  (the formatter's arguments, passed on)
                     run=lambda *_, **__: as_shown(recorded, marked),
                     code=source,
                     md=md,
-                    source="",
                     **run_options,
                 )
             ), (len(marked) if result_language and not html_output else None)
@@ -227,7 +261,7 @@ def _format(  # noqa: PLR0917  (the formatter's arguments, passed on)
     # code block runs, but SuperFences shows its source instead of what it printed.
     marker = shown_marker(block_id)
     if block is None or not block.proofs:
-        if show_source:
+        if typed.source_above:
             listing = text_html(md, fenced(language, source))
             shown = template("exec_block.html").render(
                 listing=Markup(listing), output=Markup(output), claims=Markup(claims)

@@ -18,7 +18,6 @@ from pathlib import Path
 from pytorch_floors.execution.cache import CacheMode, OutputCache, machine_fingerprint
 from pytorch_floors.execution.engine import Engine, ProofFailure
 from pytorch_floors.execution.facts import torch_facts
-from pytorch_floors.execution.options import BlockOptions
 from pytorch_floors.execution.provenance import collect
 from pytorch_floors.execution.scan import ExecBlock, ScanError, scan_markdown
 from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE
@@ -146,7 +145,7 @@ def record_site(
                     page=page,
                     block_id=block.block_id,
                     digest=result.digest,
-                    html=BlockOptions.from_written(block.options, default_timeout=engine.default_timeout).html,
+                    html=block.options.html,
                     output=result.output,
                     seconds=round(result.seconds, 3),
                     claims=result.claims,
