@@ -103,6 +103,13 @@ def test_whole_building_when_no_floor() -> None:
     assert f"the {COUNT} floors" in (parser.navs[0]["aria-label"] or "")
 
 
+def test_the_whole_buildings_label_runs_from_the_registrys_first_floor_to_its_last() -> None:
+    """The label read "from your program to the chip", typed: a floor added below the chip was left out of it."""
+    label = parse(None).navs[0]["aria-label"] or ""
+    top, bottom = (title[:1].lower() + title[1:] for title in (FLOORS[0].title, FLOORS[-1].title))
+    assert label.endswith(f", from {top} to {bottom}"), label
+
+
 def test_titles_are_escaped() -> None:
     odd = Floor(1, "x", "<b>", "A summary that is long enough to pass the checks.", "<b>", "摘要")
     assert "<b>" not in render_gauge(odd, lambda f: "a&b")

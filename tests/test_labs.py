@@ -1,4 +1,4 @@
-"""The labs: eight percent-format notebooks, executed, rendered, trimmed and downloadable."""
+"""The labs: a percent-format notebook per floor, executed, rendered, trimmed and downloadable."""
 
 from __future__ import annotations
 

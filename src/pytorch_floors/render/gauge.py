@@ -167,7 +167,9 @@ def render_gauge(
         )
         caption = _where(current, kind)
     else:
-        label = t("Depth gauge: the {total} floors, from your program to the chip", total=len(FLOORS))
+        # The registry's first and last floors, not typed: a floor added below the chip is the bottom.
+        top, bottom = (_lower(floor.title_in(language)) for floor in (FLOORS[0], FLOORS[-1]))
+        label = t("Depth gauge: the {total} floors, from {top} to {bottom}", total=len(FLOORS), top=top, bottom=bottom)
         caption = t("The {total} floors", total=len(FLOORS))
     steps: list[_Step] = []
     if current is not None:
