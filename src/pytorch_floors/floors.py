@@ -127,8 +127,8 @@ FLOORS: tuple[Floor, ...] = (
         "dispatcher",
         "The dispatcher",
         "Operator schemas, dispatch keys, every aten op a program calls, and shapes without data on the meta device.",
-        "调度器",
-        "算子模式、调度键、程序调用的每个 aten 算子，以及 meta 设备上没有数据的形状。",
+        "分发器",
+        "schema、分发键、程序调用的每个 aten 算子，以及 meta 设备上没有数据的形状。",
     ),
     Floor(
         5,
