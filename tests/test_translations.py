@@ -162,6 +162,36 @@ def test_each_meaning_has_its_own_word_that_the_glossary_allows(text: str) -> No
     assert off_glossary(text) == []
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "把数据拷贝到主机",
+        "见其来源说明",
+        "见其出处信息",
+        "一页纸的程序",
+        "两条虚线屋顶",
+        "实验的学生版笔记本",
+        "<summary>要点</summary>",
+        "**改动** `SIZES`",
+        "## 完整的故事 { #the-full-story }",
+    ],
+)
+def test_a_second_rendering_of_a_term_is_ruled_out(text: str) -> None:
+    assert off_glossary(text), f"{text!r} passes the glossary"
+
+
+def test_a_section_heading_reads_the_glossarys_words_for_its_id() -> None:
+    english = ENGLISH.replace("## Two { #two }", "## The full story { #the-full-story }")
+    chosen = CHINESE_TEXT.replace("## 第二节 { #two }", "## 深入原理 { #the-full-story }")
+    assert problems("zh/x.md", english, chosen) == []
+    for other in ("完整原理", "背后的原理"):  # a rendering ruled out, and one the glossary never heard of
+        found = problems("zh/x.md", english, chosen.replace("深入原理", other))
+        assert any("heading #the-full-story reads" in line for line in found), found
+    lab = '# %% [markdown]\n# ## 自我检验 <a id="check-yourself"></a>\n#\n# 中文的正文足够多。\n'
+    english_lab = '# %% [markdown]\n# ## Check yourself <a id="check-yourself"></a>\n#\n# Text.\n'
+    assert any("heading #check-yourself reads '自我检验'" in line for line in problems("zh/l.py", english_lab, lab))
+
+
 def test_a_glossed_term_gives_its_english_at_its_first_use_on_the_page() -> None:
     unglossed_page = CHINESE_TEXT.replace("更多正文。", "更多正文，由分发器处理；分发器（dispatcher）再调用内核。")
     assert any("first use of '分发器' is not glossed" in p for p in problems("zh/x.md", ENGLISH, unglossed_page))

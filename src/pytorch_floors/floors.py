@@ -152,7 +152,7 @@ FLOORS: tuple[Floor, ...] = (
         "Memory",
         "Bytes, storage, strides, views versus copies, and the memory of one training step, estimated and measured.",
         "内存",
-        "字节、存储、步长、视图与拷贝，以及一个训练步的内存：先估算，再实测。",
+        "字节、存储、步长、视图与复制，以及一个训练步的内存：先估算，再实测。",
     ),
     Floor(
         8,
@@ -160,7 +160,7 @@ FLOORS: tuple[Floor, ...] = (
         "The chip and the two clocks",
         "Host time versus device time, synchronisation, copies, threads and memory bandwidth.",
         "芯片与两个时钟",
-        "主机时间与设备时间、同步、拷贝、线程与内存带宽。",
+        "主机时间与设备时间、同步、复制、线程与内存带宽。",
     ),
 )
 """The floors, top (your program) to bottom."""
