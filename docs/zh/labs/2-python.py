@@ -220,7 +220,7 @@ print(f"self-check passed: the first import costs {factor:,.0f} times the second
 # %% [markdown]
 # ## 练习 4 · 用 `__torch_function__` 拦截调用 <a id="torch-function"></a>
 #
-# torch 函数在进入 C++ 之前，会检查它的参数以及当前激活的模式中有没有 `__torch_function__` 重载。测量在一个 `TorchFunctionMode` 下运行单页程序的前向和反向传播，这个模式记录它看到的每个 torch 调用的名字。**预测**它按顺序记录下的公开名字（不以 `_` 开头的名字）列表，然后**运行**。打印结果中也会出现私有的簿记调用；自检会把它们排除在外。
+# torch 函数在进入 C++ 之前，会检查它的参数以及当前激活的模式中有没有 `__torch_function__` 重载。测量在一个 `TorchFunctionMode` 下运行单页程序的前向和反向传播，这个模式记录它看到的每个 torch 调用的名字。**预测**它按顺序记录下的公开名字（不以 `_` 开头的名字）列表，然后**运行**。打印结果中也会出现私有的内部调用；自检会把它们排除在外。
 #
 # **修改**损失为 `torch.nn.functional.mse_loss(model(x), torch.nn.functional.one_hot(y, 10).float())`，再预测一次：会出现哪些调用？然后在 `with` 块内、`loss.backward()` 之后再加上 `optimizer.step()`，再预测一次：`step` 不是 torch 函数，那么模式能看到它的什么？
 
@@ -271,6 +271,6 @@ print(f"self-check passed: you predicted all {len(public)} public calls in order
 # %% [markdown]
 # <details class="success"><summary>观察要点</summary>
 #
-# 模式在 Python 这一侧、以公开名字看到这些调用，早于任何参数解析：`model(x)` 是一次 `linear`，损失是一次 `cross_entropy`，`loss.backward()` 是一次 `backward`。对 one-hot 目标使用 `mse_loss` 时，你还会看到 `one_hot` 和 `float`，因为是你调用了它们。它能看到运行的所有 torch 调用，而不只是你写下的那几行：`optimizer.step()` 是一个普通的 Python 方法，所以模式看到的是它所调用的东西：每个参数一次 `add_`（即更新 `p -= lr * p.grad`），外面包着优化器自己的簿记调用（`_set_grad_enabled`、性能分析器的 record-function 标记），以及每次读取 `p.grad` 这类张量属性时的一次 `__get__`。它看不到这些调用在更下面变成的算子：要看那些，你需要分发器自己的钩子 `TorchDispatchMode`，见实验 4。
+# 模式在 Python 这一侧、以公开名字看到这些调用，早于任何参数解析：`model(x)` 是一次 `linear`，损失是一次 `cross_entropy`，`loss.backward()` 是一次 `backward`。对 one-hot 目标使用 `mse_loss` 时，你还会看到 `one_hot` 和 `float`，因为是你调用了它们。它能看到运行的所有 torch 调用，而不只是你写下的那几行：`optimizer.step()` 是一个普通的 Python 方法，所以模式看到的是它所调用的东西：每个参数一次 `add_`（即更新 `p -= lr * p.grad`），外面包着优化器自己的内部调用（`_set_grad_enabled`、性能分析器的 record-function 标记），以及每次读取 `p.grad` 这类张量属性时的一次 `__get__`。它看不到这些调用在更下面变成的算子：要看那些，你需要分发器自己的钩子 `TorchDispatchMode`，见实验 4。
 #
 # </details>

@@ -46,7 +46,7 @@ print(f"torch {torch.__version__}")
 # The self-check helpers (require, expect, best_time, ...) go in this cell: the build puts them here.
 
 # %% [markdown]
-# ## 练习 1 · 什么才配得上一个分发键 <a id="dispatch-keys"></a>
+# ## 练习 1 · 什么会让张量多出一个分发键 <a id="dispatch-keys"></a>
 #
 # 每个张量都带着一个*分发键*集合；分发器按顺序访问这些键所指向的内核。第 4 层打印了在设备、`requires_grad`、整数数据类型和推理模式上各有不同的张量的键集合。`TENSORS` 中的张量则在别的方面不同：稀疏布局、布尔和复数数据类型，以及一个通过 `conj()` 查看的复数张量。为每个张量**预测**它的键集合与普通 CPU 浮点张量的是否不同（`True`）或相同（`False`），然后**运行**测量，它会打印这些集合。
 #
