@@ -144,7 +144,7 @@ FLOORS: tuple[Floor, ...] = (
         "Kernels",
         "How a kernel is chosen and how fast it runs: BLAS, FLOP/s, bandwidth, and the roofline.",
         "内核",
-        "内核如何被选中、跑得多快：BLAS、FLOP/s、带宽与屋顶线模型。",
+        "内核如何被选中、跑得多快：BLAS、FLOP/s、带宽与 roofline 模型。",
     ),
     Floor(
         7,

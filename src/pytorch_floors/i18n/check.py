@@ -20,7 +20,7 @@ from pytorch_floors.errors import InputError
 from pytorch_floors.i18n.catch_up import catch_up
 from pytorch_floors.i18n.glossary import glossary, off_glossary, unglossed
 from pytorch_floors.i18n.languages import english_source
-from pytorch_floors.i18n.sections import code_blocks, heading_anchor, heading_ids, page_text, sections
+from pytorch_floors.i18n.sections import code_blocks, heading_ids, page_text, sections
 from pytorch_floors.i18n.translation import LOCK_FILE, read_lock
 from pytorch_floors.i18n.yaml_files import parse_yaml
 
@@ -33,7 +33,6 @@ _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z]")
 _LINK = re.compile(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 _NOT_PROSE = re.compile(r"`[^`\n]*`|<[^>\n]+>|\]\([^)\n]*\)|\{[^}\n]*\}|https?://\S+")
-_HEADING_WORDS = re.compile(r"^#{1,6}\s+(.*?)\s*(?:\{[^}]*\}|<a id=\"[^\"]*\"></a>)\s*$")
 
 
 def front_matter(markdown: str) -> dict[str, Any]:
@@ -79,10 +78,8 @@ def heading_words(markdown: str) -> dict[str, list[str]]:
     """Each explicit id's heading words (`## 深入原理 { #the-full-story }` → the-full-story: [深入原理])."""
     found: dict[str, list[str]] = {}
     for section in sections(markdown):
-        first = section.text.split("\n", 1)[0]
-        words = _HEADING_WORDS.match(first)
-        if section.anchor == heading_anchor(first) and words:
-            found.setdefault(section.anchor, []).append(words.group(1))
+        if section.title:
+            found.setdefault(section.anchor, []).append(section.title)
     return found
 
 
