@@ -211,6 +211,10 @@ def test_a_glossed_term_gives_its_english_at_its_first_use_on_the_page() -> None
     assert any("first use of '分发器' is not glossed" in p for p in problems("zh/x.md", ENGLISH, unglossed_page))
     glossed = CHINESE_TEXT.replace("更多正文。", "更多正文，由分发器（dispatcher）处理；分发器再调用内核。")
     assert problems("zh/x.md", ENGLISH, glossed) == []
+    # 存储层次 is the memory hierarchy, not storage: the first use of storage is the one after it.
+    hierarchy = CHINESE_TEXT.replace("更多正文。", "存储层次的每一级；张量的存储（storage）。")
+    assert problems("zh/x.md", ENGLISH, hierarchy) == []
+    assert any("'存储'" in p for p in problems("zh/x.md", ENGLISH, hierarchy.replace("（storage）", "")))
     # A heading is not where a term is glossed: the body's first use is.
     titled = glossed.replace("## 第二节 { #two }", "## 分发器 { #two }")
     assert problems("zh/x.md", ENGLISH, titled) == []

@@ -225,7 +225,7 @@ print("self-check passed: you read the schemas right")
 # %% [markdown]
 # ## 练习 4 · 没有数据的形状：meta 设备 <a id="meta-device"></a>
 #
-# `meta` 设备上的张量有形状、数据类型和步长，却没有存储。测量在 meta 设备上构建一个输入和输出都是 `FEATURES` 维的线性网络层，并运行一次前向传播和损失计算。**预测**它的 float32 参数如果是真实的，会占多少字节，写成 `FEATURES` 的公式，然后**运行**。
+# `meta` 设备上的张量有形状、数据类型和步长（stride），却没有存储（storage）。测量在 meta 设备上构建一个输入和输出都是 `FEATURES` 维的线性网络层，并运行一次前向传播和损失计算。**预测**它的 float32 参数如果是真实的，会占多少字节，写成 `FEATURES` 的公式，然后**运行**。
 #
 # **修改** `FEATURES` 为 `200_000`（权重达 160 GB）。这个单元格会变慢吗？
 

@@ -22,7 +22,7 @@
 # %% [markdown]
 # ## 准备 <a id="setup"></a>
 #
-# 请先运行这一格。`require`、`expect`、`expect_type` 和 `within` 是自检用来评判你答案的工具（答案的类型不对时，`expect_type` 会指出它应该是什么类型）。`saved_bytes` 运行一个函数，同时统计自动求导为反向传播保存的字节数（每块不同的存储只计一次）。
+# 请先运行这一格。`require`、`expect`、`expect_type` 和 `within` 是自检用来评判你答案的工具（答案的类型不对时，`expect_type` 会指出它应该是什么类型）。`saved_bytes` 运行一个函数，同时统计自动求导为反向传播保存的字节数（每块不同的存储（storage）只计一次）。
 
 # %%
 import numbers

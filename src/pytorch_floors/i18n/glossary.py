@@ -27,8 +27,8 @@ class Term:
         zh: The one Chinese rendering every page uses.
         avoid: Words no Chinese page may use (each one another rendering of this term, or a word that would
             make a reader take one term for another: 调度 is scheduling, never the dispatcher).
-        allow: Phrases in which an avoided word is right after all (线程被调度 is scheduling); a word
-            inside one of them is not counted.
+        allow: Phrases that are not this term, though they hold one of its words (线程被调度 is scheduling,
+            存储层次 the memory hierarchy): a word inside one is neither ruled out nor the term's first use.
         gloss: Whether each page glosses the English at the term's first use: `分发器（dispatcher）`.
         anchor: For a section heading's words: the explicit id whose heading must read `zh` on every page.
     """
@@ -121,7 +121,10 @@ def unglossed(prose: str, terms: tuple[Term, ...] | None = None) -> list[Term]:
     """
     missing = []
     for term in terms or glossary():
-        at = prose.find(term.zh) if term.gloss else -1
+        rest = prose
+        for phrase in term.allow:  # blanked to as many characters, so a position in `rest` is one in `prose`
+            rest = rest.replace(phrase, "\0" * len(phrase))
+        at = rest.find(term.zh) if term.gloss else -1
         if at == -1:
             continue
         after = prose[at + len(term.zh) : at + len(term.zh) + len(term.en) + 1]
