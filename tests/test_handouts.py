@@ -283,7 +283,7 @@ def test_the_chinese_handouts_are_printed_from_the_chinese_pages_in_a_chinese_fo
         assert squash(item.marker) in squash(text), item.filename
     floor = FLOORS[3]
     text = squash(pdf_text(folder / f"floor-{floor.key}.pdf"))
-    assert squash(floor.heading_in(CHINESE.code)) in text and "调度器" in text
+    assert squash(floor.heading_in(CHINESE.code)) in text and "分发器" in text
     # Without a font that has them, Chromium prints each Chinese character as an empty box (.notdef of the
     # Latin font) and draws no glyph of its own for it: each distinct character must be drawn.
     characters = set(re.findall(r"[\u4e00-\u9fff]", text))

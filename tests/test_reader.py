@@ -676,7 +676,7 @@ def test_the_language_switch_keeps_the_reader_on_the_same_section(
     context.close()
 
 
-@pytest.mark.parametrize(("query", "floor"), [("调度器", 4), ("自动求导", 5), ("步长", 7)])
+@pytest.mark.parametrize(("query", "floor"), [("分发器", 4), ("自动求导", 5), ("步长", 7)])
 def test_search_in_chinese_finds_its_section_among_chinese_pages_only(
     page: Page, site_url: str, query: str, floor: int
 ) -> None:

@@ -127,8 +127,8 @@ FLOORS: tuple[Floor, ...] = (
         "dispatcher",
         "The dispatcher",
         "Operator schemas, dispatch keys, every aten op a program calls, and shapes without data on the meta device.",
-        "调度器",
-        "算子模式、调度键、程序调用的每个 aten 算子，以及 meta 设备上没有数据的形状。",
+        "分发器",
+        "schema、分发键、程序调用的每个 aten 算子，以及 meta 设备上没有数据的形状。",
     ),
     Floor(
         5,
@@ -144,7 +144,7 @@ FLOORS: tuple[Floor, ...] = (
         "Kernels",
         "How a kernel is chosen and how fast it runs: BLAS, FLOP/s, bandwidth, and the roofline.",
         "内核",
-        "内核如何被选中、跑得多快：BLAS、FLOP/s、带宽与屋顶线模型。",
+        "内核如何被选中、跑得多快：BLAS、FLOP/s、带宽与 roofline 模型。",
     ),
     Floor(
         7,
@@ -152,7 +152,7 @@ FLOORS: tuple[Floor, ...] = (
         "Memory",
         "Bytes, storage, strides, views versus copies, and the memory of one training step, estimated and measured.",
         "内存",
-        "字节、存储、步长、视图与拷贝，以及一个训练步的内存：先估算，再实测。",
+        "字节、存储、步长、视图与复制，以及一个训练步的内存：先估算，再实测。",
     ),
     Floor(
         8,
@@ -160,7 +160,7 @@ FLOORS: tuple[Floor, ...] = (
         "The chip and the two clocks",
         "Host time versus device time, synchronisation, copies, threads and memory bandwidth.",
         "芯片与两个时钟",
-        "主机时间与设备时间、同步、拷贝、线程与内存带宽。",
+        "主机时间与设备时间、同步、复制、线程与内存带宽。",
     ),
 )
 """The floors, top (your program) to bottom."""

@@ -96,7 +96,7 @@ print(f"self-check passed: Python is {share:.1f} % of torch; the largest file is
 # %% [markdown]
 # <details class="success"><summary>观察要点</summary>
 #
-# Python 文件只是薄薄的一层；大头是 `lib/` 下的几个共享库。在 CPU 构建版本中，排在前面的是 `libtorch_cpu`（所有 CPU 内核以及调度器）和 `libtorch_python`（两个世界之间的绑定）；CUDA 构建版本还多了 `libtorch_cuda`，即 CUDA 内核，体积更大。哪个文件最大取决于你安装的构建版本，所以自检拿你的答案与你自己的列表比较。`include/` 下的头文件是为了让 C++ 扩展能针对同一份代码编译。
+# Python 文件只是薄薄的一层；大头是 `lib/` 下的几个共享库。在 CPU 构建版本中，排在前面的是 `libtorch_cpu`（所有 CPU 内核以及分发器（dispatcher））和 `libtorch_python`（两个世界之间的绑定）；CUDA 构建版本还多了 `libtorch_cuda`，即 CUDA 内核，体积更大。哪个文件最大取决于你安装的构建版本，所以自检拿你的答案与你自己的列表比较。`include/` 下的头文件是为了让 C++ 扩展能针对同一份代码编译。
 #
 # </details>
 
@@ -213,14 +213,14 @@ print(f"self-check passed: the first import costs {factor:,.0f} times the second
 # %% [markdown]
 # <details class="success"><summary>观察要点</summary>
 #
-# 全新的 `import torch` 要启动 Python、加载共享库、向调度器注册数以千计的算子，并导入几百个 Python 模块。第二次导入在 `sys.modules` 中找到 `torch`，立即返回。启动许多短命 Python 进程的脚本每次都要付这笔导入开销；notebook 只付一次。换成 `json` 时，新进程的开销主要是 Python 自身的启动，因此倍数会缩小一到两个数量级。使用 `-X importtime` 时，Python 会报告每个模块自身的以及累计的导入时间：加载编译好的核心（`torch._C`）属于最慢的一批，与之并列的是为编译器注册 meta 内核和分解的那些 Python 模块（`torch._meta_registrations`、`torch._decomp`）。
+# 全新的 `import torch` 要启动 Python、加载共享库、向分发器注册数以千计的算子，并导入几百个 Python 模块。第二次导入在 `sys.modules` 中找到 `torch`，立即返回。启动许多短命 Python 进程的脚本每次都要付这笔导入开销；notebook 只付一次。换成 `json` 时，新进程的开销主要是 Python 自身的启动，因此倍数会缩小一到两个数量级。使用 `-X importtime` 时，Python 会报告每个模块自身的以及累计的导入时间：加载编译好的核心（`torch._C`）属于最慢的一批，与之并列的是为编译器注册 meta 内核和分解的那些 Python 模块（`torch._meta_registrations`、`torch._decomp`）。
 #
 # </details>
 
 # %% [markdown]
 # ## 练习 4 · 用 `__torch_function__` 拦截调用 <a id="torch-function"></a>
 #
-# torch 函数在进入 C++ 之前，会检查它的参数以及当前激活的模式中有没有 `__torch_function__` 重载。测量在一个 `TorchFunctionMode` 下运行单页程序的前向和反向传播，这个模式记录它看到的每个 torch 层面调用的名字。**预测**它按顺序记录下的公开名字（不以 `_` 开头的名字）列表，然后**运行**。打印结果中也会出现私有的簿记调用；自检会把它们排除在外。
+# torch 函数在进入 C++ 之前，会检查它的参数以及当前激活的模式中有没有 `__torch_function__` 重载。测量在一个 `TorchFunctionMode` 下运行单页程序的前向和反向传播，这个模式记录它看到的每个 torch 调用的名字。**预测**它按顺序记录下的公开名字（不以 `_` 开头的名字）列表，然后**运行**。打印结果中也会出现私有的内部调用；自检会把它们排除在外。
 #
 # **修改**损失为 `torch.nn.functional.mse_loss(model(x), torch.nn.functional.one_hot(y, 10).float())`，再预测一次：会出现哪些调用？然后在 `with` 块内、`loss.backward()` 之后再加上 `optimizer.step()`，再预测一次：`step` 不是 torch 函数，那么模式能看到它的什么？
 
@@ -271,6 +271,6 @@ print(f"self-check passed: you predicted all {len(public)} public calls in order
 # %% [markdown]
 # <details class="success"><summary>观察要点</summary>
 #
-# 模式在 Python 层面、以公开名字看到这些调用，早于任何参数解析：`model(x)` 是一次 `linear`，损失是一次 `cross_entropy`，`loss.backward()` 是一次 `backward`。对 one-hot 目标使用 `mse_loss` 时，你还会看到 `one_hot` 和 `float`，因为是你调用了它们。它能看到运行的所有 torch 层面调用，而不只是你写下的那几行：`optimizer.step()` 是一个普通的 Python 方法，所以模式看到的是它所调用的东西：每个参数一次 `add_`（即更新 `p -= lr * p.grad`），外面包着优化器自己的簿记调用（`_set_grad_enabled`、性能分析器的 record-function 标记），以及每次读取 `p.grad` 这类张量属性时的一次 `__get__`。它看不到这些调用在更下层变成的算子：要看那些，你需要调度器自己的钩子 `TorchDispatchMode`，见实验 4。
+# 模式在 Python 这一侧、以公开名字看到这些调用，早于任何参数解析：`model(x)` 是一次 `linear`，损失是一次 `cross_entropy`，`loss.backward()` 是一次 `backward`。对 one-hot 目标使用 `mse_loss` 时，你还会看到 `one_hot` 和 `float`，因为是你调用了它们。它能看到运行的所有 torch 调用，而不只是你写下的那几行：`optimizer.step()` 是一个普通的 Python 方法，所以模式看到的是它所调用的东西：每个参数一次 `add_`（即更新 `p -= lr * p.grad`），外面包着优化器自己的内部调用（`_set_grad_enabled`、性能分析器的 record-function 标记），以及每次读取 `p.grad` 这类张量属性时的一次 `__get__`。它看不到这些调用在更下面变成的算子：要看那些，你需要分发器自己的钩子 `TorchDispatchMode`，见实验 4。
 #
 # </details>

@@ -95,7 +95,7 @@ print(f"self-check passed: the crossing costs about {calls:.0f} Python calls")
 # crossing["a1.add(b1)"] = best_time(lambda: a1.add(b1))
 # ```
 #
-# 三种写法在参数解析之后都落到同一个 C++ 函数里，所以开销大致相同。它们与一次普通 Python 调用之间的差距就是边界：按算子的签名解析参数、调度、分配结果张量，再把结果包装回 Python 对象。
+# 三种写法在参数解析之后都落到同一个 C++ 函数里，所以开销大致相同。它们与一次普通 Python 调用之间的差距就是边界：按算子的签名解析参数、分发、分配结果张量，再把结果包装回 Python 对象。
 #
 # </details>
 
@@ -234,7 +234,7 @@ print(f"self-check passed: a refused call costs {refused_factor:.1f} accepted on
 #
 # 被接受的调用走的是绑定专门为之打造的那条路径。被拒绝的调用走另一条路：解析器逐个尝试 `add` 的签名，找不到合适的，于是写出你在练习 2 中读到的那条信息（`torch/csrc/utils/python_arg_parser.cpp`；当有多个签名都可能匹配时，由 `invalid_arguments.cpp` 把它们全部列出），并把它作为 C++ 异常抛出。异常沿着 C++ 栈帧逐层展开，直到每个生成的绑定包在函数体外面的那个 `catch`（`torch/csrc/Exceptions.h` 中的 `HANDLE_TH_ERRORS` 宏），在那里被转换为 Python 的 `TypeError`。正如自检打印的那样，Python 自己的抛出和捕获只占其中一小部分：开销在 C++ 那一侧。C++ 编译器让异常在没有抛出时毫无代价，一旦抛出则代价高昂：寻找异常处理程序需要一帧一帧地遍历展开表。
 #
-# 改动之后，解析器接受了 `torch.add(a2, a3)`，调用经由调度器（第 4 层）一路向下到达内核，内核的广播检查拒绝了这两个形状，抛出一个 `c10::Error`，再由同一个 `catch` 转换为 `RuntimeError`。它的开销在同一个数量级：昂贵的是抛出本身，无论从哪里开始；从更深处抛出的异常，要展开的栈帧还更多。所以，在 torch 调用外面包一层 `try`/`except` 来处理罕见的错误没有问题，但若把它当作循环里的常规路径，代价就很高：应当在调用之前检查你传入的东西（`isinstance(x, torch.Tensor)`、形状），而不是在调用之后捕获拒绝。
+# 改动之后，解析器接受了 `torch.add(a2, a3)`，调用经由分发器（dispatcher，第 4 层）一路向下到达内核，内核的广播检查拒绝了这两个形状，抛出一个 `c10::Error`，再由同一个 `catch` 转换为 `RuntimeError`。它的开销在同一个数量级：昂贵的是抛出本身，无论从哪里开始；从更深处抛出的异常，要展开的栈帧还更多。所以，在 torch 调用外面包一层 `try`/`except` 来处理罕见的错误没有问题，但若把它当作循环里的常规路径，代价就很高：应当在调用之前检查你传入的东西（`isinstance(x, torch.Tensor)`、形状），而不是在调用之后捕获拒绝。
 #
 # </details>
 

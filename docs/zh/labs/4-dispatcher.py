@@ -11,18 +11,18 @@
 # ---
 
 # %% [markdown]
-# # 实验 4 · 调度器
+# # 实验 4 · 分发器
 #
 # ## 目标 <a id="goal"></a>
 #
-# 在 Python 绑定之下，每次调用都会变成一个或多个*算子*（`aten::addmm`、`aten::nll_loss_forward` 等），由调度器根据其参数的*调度键*进行路由。在本实验中，你将读出这些键，记录单页程序调用的每一个算子，阅读一个算子的算子模式，在 meta 设备上运行一个远远超出你内存容量的模型（在这个设备上，张量有形状却没有数据），并定义一个你自己的算子。
+# 在 Python 绑定之下，每次调用都会变成一个或多个*算子*（`aten::addmm`、`aten::nll_loss_forward` 等），由分发器（dispatcher）根据其参数的*分发键（dispatch key）*进行路由。在本实验中，你将读出这些键，记录单页程序调用的每一个算子，阅读一个算子的 schema，在 meta 设备上运行一个远远超出你内存容量的模型（在这个设备上，张量有形状却没有数据），并定义一个你自己的算子。
 #
 # 每道练习都要求你先**预测**，把答案写进标有 `YOUR ANSWER`（你的答案）的单元格，再**运行**测量，然后**修改**某处并重新测量。`SELF-CHECK`（自检）单元格把你的答案与你的机器实测的结果相比较：在你作答之前，它会失败并提示你该填什么；答案与测量不一致时，它也会失败并说明原因。参考答案折叠在每道练习的下方。
 
 # %% [markdown]
 # ## 准备 <a id="setup"></a>
 #
-# 请先运行这一部分。`require`、`expect`、`expect_type` 和 `within` 是自检用来评判你答案的工具（答案的类型不对时，`expect_type` 会说明它应当是什么类型）。`keys` 把张量的调度键集合显示为易读的字符串。
+# 请先运行这一部分。`require`、`expect`、`expect_type` 和 `within` 是自检用来评判你答案的工具（答案的类型不对时，`expect_type` 会说明它应当是什么类型）。`keys` 把张量的分发键集合显示为易读的字符串。
 
 # %%
 import numbers
@@ -46,9 +46,9 @@ print(f"torch {torch.__version__}")
 # The self-check helpers (require, expect, best_time, ...) go in this cell: the build puts them here.
 
 # %% [markdown]
-# ## 练习 1 · 什么才配得上一个调度键 <a id="dispatch-keys"></a>
+# ## 练习 1 · 什么会让张量多出一个分发键 <a id="dispatch-keys"></a>
 #
-# 每个张量都带着一个*调度键*集合；调度器按顺序访问这些键所指向的内核。第 4 层打印了在设备、`requires_grad`、整数数据类型和推理模式上各有不同的张量的键集合。`TENSORS` 中的张量则在别的方面不同：稀疏布局、布尔和复数数据类型，以及一个通过 `conj()` 查看的复数张量。为每个张量**预测**它的键集合与普通 CPU 浮点张量的是否不同（`True`）或相同（`False`），然后**运行**测量，它会打印这些集合。
+# 每个张量都带着一个*分发键*集合；分发器按顺序访问这些键所指向的内核。第 4 层打印了在设备、`requires_grad`、整数数据类型和推理模式上各有不同的张量的键集合。`TENSORS` 中的张量则在别的方面不同：稀疏布局、布尔和复数数据类型，以及一个通过 `conj()` 查看的复数张量。为每个张量**预测**它的键集合与普通 CPU 浮点张量的是否不同（`True`）或相同（`False`），然后**运行**测量，它会打印这些集合。
 #
 # **修改** `TENSORS`：加入 `torch.ones(3, dtype=torch.cfloat).conj().imag` 和 `torch.ones(3, dtype=torch.float16)`，并为它们写下预测。
 
@@ -95,14 +95,14 @@ print(f"self-check passed: all {len(key_sets)} key sets predicted")
 # %% [markdown]
 # <details class="success"><summary>观察要点</summary>
 #
-# 一个键指的是调度器必须访问的*一类内核*，而不是张量的每一种属性。需要专属内核的布局会替换后端键（`SparseCPU`）。数据类型不是键：布尔、复数和半精度张量使用同样的 `CPU` 内核，由内核在内部按数据类型分支。对复数张量调用 `conj()` 不会复制任何东西：它返回一个带有 `Conjugate` 键标记的视图，遇到这个键的算子要么自己处理共轭，要么由这个键的回退内核先把共轭结果真正算出来。对这个视图取 `.imag` 也是同样的道理，用的是 `Negative` 键。
+# 一个键指的是分发器必须访问的*一类内核*，而不是张量的每一种属性。需要专属内核的布局会替换后端键（`SparseCPU`）。数据类型不是键：布尔、复数和半精度张量使用同样的 `CPU` 内核，由内核在内部按数据类型分支。对复数张量调用 `conj()` 不会复制任何东西：它返回一个带有 `Conjugate` 键标记的视图，遇到这个键的算子要么自己处理共轭，要么由这个键的回退内核先把共轭结果真正算出来。对这个视图取 `.imag` 也是同样的道理，用的是 `Negative` 键。
 #
 # </details>
 
 # %% [markdown]
 # ## 练习 2 · 单页程序的每一个算子 <a id="op-log"></a>
 #
-# `TorchDispatchMode` 位于自动求导*之下*：调度器运行每个算子时，它都能看到。测量分别记录前向传播、反向传播和优化器 step 的算子。**预测**每个阶段运行多少个算子（前向是两次 Python 调用，`linear` 和 `cross_entropy`；优化器把它的 step 夹在性能分析器的两个标记之间，模式也会把这两个标记记为算子），然后**运行**。
+# `TorchDispatchMode` 位于自动求导*之下*：分发器运行每个算子时，它都能看到。测量分别记录前向传播、反向传播和优化器 step 的算子。**预测**每个阶段运行多少个算子（前向是两次 Python 调用，`linear` 和 `cross_entropy`；优化器把它的 step 夹在性能分析器的两个标记之间，模式也会把这两个标记记为算子），然后**运行**。
 #
 # **修改** `OPTIMIZER` 为 `torch.optim.Adam`，再预测一次 step 阶段。
 
@@ -167,11 +167,11 @@ print("self-check passed: " + ", ".join(f"{phase} {len(ops)}" for phase, ops in 
 # </details>
 
 # %% [markdown]
-# ## 练习 3 · 算子、重载与算子模式 <a id="schemas"></a>
+# ## 练习 3 · 算子、重载与 schema <a id="schemas"></a>
 #
-# 每个算子都有一个*算子模式*（schema）：它的名字、重载、参数类型，以及它可能修改什么（`Tensor(a!)` 标记算子会写入的参数）。**预测** `OPS` 中哪些重载会修改自己的某个参数，以及 `aten.add` 有多少个重载，然后**运行**测量。
+# 每个算子都有一个 *schema*（算子的类型声明）：它的名字、重载、参数类型，以及它可能修改什么（`Tensor(a!)` 标记算子会写入的参数）。**预测** `OPS` 中哪些重载会修改自己的某个参数，以及 `aten.add` 有多少个重载，然后**运行**测量。
 #
-# **修改** `OPS`：加入 `torch.ops.aten.view.default`（一个视图：在它的算子模式中找一找 (a)），并为它写下预测。
+# **修改** `OPS`：加入 `torch.ops.aten.view.default`（一个视图：在它的 schema 中找一找 (a)），并为它写下预测。
 
 # %% tags=["answer"]
 # YOUR ANSWER
@@ -218,14 +218,14 @@ print("self-check passed: you read the schemas right")
 # print(torch.ops.aten.view.default._schema)  # aten::view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 # ```
 #
-# 这些标注是系统其余部分所依赖的契约：`(a!)` 表示算子会写入该参数，`(a)` 表示结果与它互为别名但不写入。自动求导、`torch.compile` 和函数化 pass 都从算子模式中读取这些信息，而不是靠猜。`aten.add` 为张量参数与标量参数的每种组合都提供了重载，有带 `out=` 的，也有不带的，还有供 TorchScript 中使用 Python 数字的重载。
+# 这些标注是系统其余部分所依赖的契约：`(a!)` 表示算子会写入该参数，`(a)` 表示结果与它互为别名但不写入。自动求导、`torch.compile` 和函数化 pass 都从 schema 中读取这些信息，而不是靠猜。`aten.add` 为张量参数与标量参数的每种组合都提供了重载，有带 `out=` 的，也有不带的，还有供 TorchScript 中使用 Python 数字的重载。
 #
 # </details>
 
 # %% [markdown]
 # ## 练习 4 · 没有数据的形状：meta 设备 <a id="meta-device"></a>
 #
-# `meta` 设备上的张量有形状、数据类型和步长，却没有存储。测量在 meta 设备上构建一个输入和输出都是 `FEATURES` 维的线性层，并运行一次前向传播和损失计算。**预测**它的 float32 参数如果是真实的，会占多少字节，写成 `FEATURES` 的公式，然后**运行**。
+# `meta` 设备上的张量有形状、数据类型和步长（stride），却没有存储（storage）。测量在 meta 设备上构建一个输入和输出都是 `FEATURES` 维的线性网络层，并运行一次前向传播和损失计算。**预测**它的 float32 参数如果是真实的，会占多少字节，写成 `FEATURES` 的公式，然后**运行**。
 #
 # **修改** `FEATURES` 为 `200_000`（权重达 160 GB）。这个单元格会变慢吗？
 
@@ -274,7 +274,7 @@ print(f"self-check passed: {described / 1e9:.1f} GB described, none allocated")
 # %% [markdown]
 # ## 练习 5 · 自定义算子 <a id="custom-op"></a>
 #
-# `torch.library.custom_op` 把一个 Python 函数变成调度器的算子，它由你编写的三个函数组成：内核（即函数本身，为 CPU 注册）、*fake* 内核（`register_fake`：只给出结果的形状、数据类型和设备，没有数据）以及导数（`register_autograd`）。测量定义了 `lab4::soft_clip`，统计三者中哪些会运行，并以五种方式调用它：作用于 CPU 张量、作用于 meta 张量、前向加反向，以及经由 `torch.compile` 调用两次（使用 `aot_eager` 后端，不需要 C++ 编译器）。为每次调用**预测**会运行的函数集合，从 `"kernel"`、`"fake"` 和 `"backward"` 中选取，然后**运行**。
+# `torch.library.custom_op` 把一个 Python 函数变成分发器的算子，它由你编写的三个函数组成：内核（即函数本身，为 CPU 注册）、*fake* 内核（`register_fake`：只给出结果的形状、数据类型和设备，没有数据）以及导数（`register_autograd`）。测量定义了 `lab4::soft_clip`，统计三者中哪些会运行，并以五种方式调用它：作用于 CPU 张量、作用于 meta 张量、前向加反向，以及经由 `torch.compile` 调用两次（使用 `aot_eager` 后端，不需要 C++ 编译器）。为每次调用**预测**会运行的函数集合，从 `"kernel"`、`"fake"` 和 `"backward"` 中选取，然后**运行**。
 #
 # **修改** `SECOND_SHAPE` 为 `(5, 7)`（第二次编译调用会得到一个新形状的输入），再预测一次这次调用。
 

@@ -17,12 +17,12 @@
 #
 # 前向传播运行时，自动求导会记录一张图：每个可微操作对应一个节点，每个节点都存着反向传播时要用到的张量。在这个实验里，你将沿着这张图走一遍，掂量它保存了多少数据，在多个微批次上累积梯度，关闭记录，并观察保护这些已保存张量的版本计数器。
 #
-# 每个练习都先请你在标有 `YOUR ANSWER`（你的答案）的单元格里**预测**，然后**运行**测量，**改动**某处后再测一次。`SELF-CHECK`（自检）单元格会把你的答案与你的机器测得的结果相比较：在你作答之前，它会失败并告诉你该填什么；答案与测量结果不符时，它也会失败并说明原因。每个练习下方都折叠着参考答案。
+# 每道练习都要求你先**预测**，把答案写进标有 `YOUR ANSWER`（你的答案）的单元格，再**运行**测量，然后**修改**某处并重新测量。`SELF-CHECK`（自检）单元格把你的答案与你的机器实测的结果相比较：在你作答之前，它会失败并提示你该填什么；答案与测量不一致时，它也会失败并说明原因。参考答案折叠在每道练习的下方。
 
 # %% [markdown]
 # ## 准备 <a id="setup"></a>
 #
-# 请先运行这一格。`require`、`expect`、`expect_type` 和 `within` 是自检用来评判你答案的工具（答案的类型不对时，`expect_type` 会指出它应该是什么类型）。`saved_bytes` 运行一个函数，同时统计自动求导为反向传播保存的字节数（每块不同的存储只计一次）。
+# 请先运行这一格。`require`、`expect`、`expect_type` 和 `within` 是自检用来评判你答案的工具（答案的类型不对时，`expect_type` 会指出它应该是什么类型）。`saved_bytes` 运行一个函数，同时统计自动求导为反向传播保存的字节数（每块不同的存储（storage）只计一次）。
 
 # %%
 import numbers
@@ -65,7 +65,7 @@ print(f"torch {torch.__version__}")
 # %% [markdown]
 # ## 练习 1 · 谁会得到叶子 <a id="walk-the-graph"></a>
 #
-# 第 5 层从 `loss.grad_fn` 出发，经由 `next_functions` 一路走到写入 `.grad` 的 `AccumulateGrad` 叶子，遍历了单页程序的计算图。你也许从中猜出了一条规则：“每个参数一个叶子”。`MODELS` 里的模型偏偏让这条规则走了样：一个模型把*同一个*方阵层用了两次，另一个冻结了第一层（`requires_grad_(False)`）。**预测**每个模型的计算图里有多少个 `AccumulateGrad` 叶子，然后**运行**测量，它会遍历每一张图。
+# 第 5 层从 `loss.grad_fn` 出发，经由 `next_functions` 一路走到写入 `.grad` 的 `AccumulateGrad` 叶子，遍历了单页程序的计算图。你也许从中猜出了一条规则：“每个参数一个叶子”。`MODELS` 里的模型偏偏让这条规则走了样：一个模型把*同一个*方阵网络层用了两次，另一个冻结了第一个网络层（`requires_grad_(False)`）。**预测**每个模型的计算图里有多少个 `AccumulateGrad` 叶子，然后**运行**测量，它会遍历每一张图。
 #
 # 把 `X_REQUIRES_GRAD` **改为** `True`（输入也要求梯度，就像计算显著图时那样），再预测一次。
 
@@ -118,18 +118,18 @@ for name, found in leaves.items():
 print("self-check passed: " + ", ".join(f"{name} {len(found)}" for name, found in leaves.items()))
 
 # %% [markdown]
-# <details class="success"><summary>要点</summary>
+# <details class="success"><summary>观察要点</summary>
 #
-# 叶子属于一个要求梯度的*张量*，而不属于对它的某一次使用：用了两次的方阵层，权重和偏置各有一个 `AccumulateGrad`，用到它们的两个 `AddmmBackward0` 节点都会连到这里，所以它的梯度是两次使用之和。冻结的层一个叶子也没有：不需要梯度的张量什么都不会被记录。要求梯度的输入和任何参数一样也是叶子，于是每张图都多出一个；此时 `x.grad` 存放的是相对于输入的梯度。
+# 叶子属于一个要求梯度的*张量*，而不属于对它的某一次使用：用了两次的方阵网络层，权重和偏置各有一个 `AccumulateGrad`，用到它们的两个 `AddmmBackward0` 节点都会连到这里，所以它的梯度是两次使用之和。冻结的网络层一个叶子也没有：不需要梯度的张量什么都不会被记录。要求梯度的输入和任何参数一样也是叶子，于是每张图都多出一个；此时 `x.grad` 存放的是相对于输入的梯度。
 #
 # </details>
 
 # %% [markdown]
 # ## 练习 2 · 计算图让什么一直活着 <a id="saved-tensors"></a>
 #
-# 每个节点都保存它的反向计算所需的东西。测量针对几个批大小统计前向传播保存的字节数，并算出每多一个样本多出的开销，分别针对单层模型（`None`）和带一个宽为 256 的 ReLU 隐藏层的模型。**预测**每个样本的开销，写成 `hidden` 的公式（float32 占 4 字节，整数目标是 int64），然后**运行**。
+# 每个节点都保存它的反向计算所需的东西。测量针对几个批大小统计前向传播保存的字节数，并算出每多一个样本多出的开销，分别针对只有一个网络层的模型（`None`）和带一个宽为 256 的 ReLU 隐藏网络层的模型。**预测**每个样本的开销，写成 `hidden` 的公式（float32 占 4 字节，整数目标是 int64），然后**运行**。
 #
-# **改动** `HIDDENS`，加上 `128` 和 `1024`：你的公式必须对每个宽度都成立。
+# **修改** `HIDDENS`，加上 `128` 和 `1024`：你的公式必须对每个宽度都成立。
 
 # %% tags=["answer"]
 # YOUR ANSWER
@@ -173,16 +173,16 @@ for hidden, measured in per_example.items():
 print(f"self-check passed: your formula is right for hidden = {', '.join(map(str, HIDDENS))}")
 
 # %% [markdown]
-# <details class="success"><summary>要点</summary>
+# <details class="success"><summary>观察要点</summary>
 #
-# 保存的字节数是一条直线：一个固定部分，加上每个样本不变的开销。对单层模型，每个样本保存它的 784 个输入浮点数（由 `addmm` 保留，用来计算权重梯度）、10 个对数概率（由 log-softmax 保留）和它的 int64 目标（由损失保留）。权重不会被保存：`x` 不要求梯度，因此不会计算相对于 `x` 的梯度，也就用不到权重。隐藏层让每个样本**只多出一个** float32 张量的数据，即 ReLU 的输出：ReLU 保留它，以便知道输出在哪些位置为正；第二层为计算权重梯度也保留同一个张量，所以它只计一次。ReLU 之前的值不会被保留。这就是第 7 层内存预算里“激活值”那一行。
+# 保存的字节数是一条直线：一个固定部分，加上每个样本不变的开销。对只有一个网络层的模型，每个样本保存它的 784 个输入浮点数（由 `addmm` 保留，用来计算权重梯度）、10 个对数概率（由 log-softmax 保留）和它的 int64 目标（由损失保留）。权重不会被保存：`x` 不要求梯度，因此不会计算相对于 `x` 的梯度，也就用不到权重。隐藏网络层让每个样本**只多出一个** float32 张量的数据，即 ReLU 的输出：ReLU 保留它，以便知道输出在哪些位置为正；第二个网络层为计算权重梯度也保留同一个张量，所以它只计一次。ReLU 之前的值不会被保留。这就是第 7 层内存预算里“激活值”那一行。
 #
 # </details>
 
 # %% [markdown]
 # ## 练习 3 · 梯度会累加：微批次 <a id="micro-batches"></a>
 #
-# 第 5 层展示过，第二次 `backward()` 会把梯度*加*到 `.grad` 上。内存放不下的大批次正是这样分块训练的：在每个微批次上运行前向和反向，最后只更新一步。测量先在 64 个样本的批次上一次性算出单层模型的权重梯度，再把同样这 64 个样本分成 `MICRO_BATCHES` 个等大的微批次累积计算，中间不调用 `zero_grad()`。**预测**累积梯度的范数是完整批次梯度范数的几倍（损失是对其样本取的*平均值*），然后**运行**。
+# 第 5 层展示过，第二次 `backward()` 会把梯度*加*到 `.grad` 上。内存放不下的大批次正是这样分块训练的：在每个微批次上运行前向和反向，最后只更新一步。测量先在 64 个样本的批次上一次性算出只有一个网络层的模型的权重梯度，再把同样这 64 个样本分成 `MICRO_BATCHES` 个等大的微批次累积计算，中间不调用 `zero_grad()`。**预测**累积梯度的范数是完整批次梯度范数的几倍（损失是对其样本取的*平均值*），然后**运行**。
 #
 # 把 `SCALE_LOSS` **改为** `True`（每个微批次的损失在反向之前先除以 `MICRO_BATCHES`），再预测一次；然后把 `SCALE_LOSS` 改回 `False`，把 `MICRO_BATCHES` 改为 `2`，再预测一次。
 
@@ -227,7 +227,7 @@ expect(off < 1e-4, f"the accumulated gradient should point the same way as the f
 print(f"self-check passed: accumulating gives {multiple:.3f} times the full batch's gradient")
 
 # %% [markdown]
-# <details class="success"><summary>要点</summary>
+# <details class="success"><summary>观察要点</summary>
 #
 # 每个微批次的损失是对它自己那些样本取的平均，所以它的梯度和完整批次的梯度一样大；`AccumulateGrad` 把它们加起来，`MICRO_BATCHES` 个微批次就得到完整批次梯度的 `MICRO_BATCHES` 倍，方向相同。把每个损失除以微批次的个数，就把求和变回了求平均：倍数为 1，这一步与完整批次会走的那一步相同，而每次前向传播只让一个微批次的激活值留在内存里（练习 2）。忘了这次除法，就等于把学习率乘上了微批次的个数。
 #
@@ -236,9 +236,9 @@ print(f"self-check passed: accumulating gives {multiple:.3f} times the full batc
 # %% [markdown]
 # ## 练习 4 · 关闭记录 <a id="no-grad"></a>
 #
-# 做评估时不需要计算图。测量分别在开启记录、`torch.no_grad()` 和 `torch.inference_mode()` 下运行同一个两层模型的前向传播，并统计每种情况保存了多少字节。**预测**每种情况保存的字节数，写成 `BATCH` 和 `HIDDEN` 的公式（回顾练习 2；另有两个张量是每个模型保存一次，而不是每个样本一次：一个和某个权重一样大，另一个是单个 float32 数），然后**运行**。
+# 做评估时不需要计算图。测量分别在开启记录、`torch.no_grad()` 和 `torch.inference_mode()` 下运行同一个有两个网络层的模型的前向传播，并统计每种情况保存了多少字节。**预测**每种情况保存的字节数，写成 `BATCH` 和 `HIDDEN` 的公式（回顾练习 2；另有两个张量是每个模型保存一次，而不是每个样本一次：一个和某个权重一样大，另一个是单个 float32 数），然后**运行**。
 #
-# **改动** `BATCH` 和 `HIDDEN`：你的公式必须依然成立。
+# **修改** `BATCH` 和 `HIDDEN`：你的公式必须依然成立。
 
 # %% tags=["answer"]
 # YOUR ANSWER
@@ -289,9 +289,9 @@ for name, (out, nbytes) in modes.items():
 print("self-check passed: you can predict what a forward pass keeps alive")
 
 # %% [markdown]
-# <details class="success"><summary>要点</summary>
+# <details class="success"><summary>观察要点</summary>
 #
-# 开启记录时，前向传播保存的激活值与批大小成正比，另外每个模型还保存两个张量。一个是第二层的权重，第二层的反向计算要用它把梯度继续传给隐藏层（第一层的权重不会被保存，因为 `x` 不需要梯度）。另一个是 float32 标量，4 字节：损失的*总权重*，即求平均时所除的目标个数，损失的反向计算会再除一次。在 `no_grad` 或 `inference_mode` 下，无论批大小是多少，都什么也不保存，结果也没有 `grad_fn`。`inference_mode` 走得更远：它产生的张量根本不带自动求导的调度键（见实验 4），因此完全绕过自动求导，但它们以后再也不能用在计算图里。
+# 开启记录时，前向传播保存的激活值与批大小成正比，另外每个模型还保存两个张量。一个是第二个网络层的权重，第二个网络层的反向计算要用它把梯度继续传给隐藏网络层（第一个网络层的权重不会被保存，因为 `x` 不需要梯度）。另一个是 float32 标量，4 字节：损失的*总权重*，即求平均时所除的目标个数，损失的反向计算会再除一次。在 `no_grad` 或 `inference_mode` 下，无论批大小是多少，都什么也不保存，结果也没有 `grad_fn`。`inference_mode` 走得更远：它产生的张量根本不带自动求导的分发键（dispatch key，见实验 4），因此完全绕过自动求导，但它们以后再也不能用在计算图里。
 #
 # </details>
 
@@ -351,7 +351,7 @@ expect((raised is None) == (versions["a"] == 0), "backward raises exactly when t
 print(f"self-check passed: versions {versions}, backward {'raised' if raised else 'ran'}")
 
 # %% [markdown]
-# <details class="success"><summary>要点</summary>
+# <details class="success"><summary>观察要点</summary>
 #
 # 计数器属于张量之间共享的数据，而不属于某个 Python 名字：`a`、它的视图 `b` 和 `c = a.detach()` 都能看到通过 `c` 做的那一次修改，而副本 `d` 自己数它的三次（`d[0] = 7` 和 `d += 1` 也是原地操作）。在版本 0 时保存了 `a` 的节点发现它已是版本 1，于是拒绝继续，这是对的：求导所需的值已经被覆盖了。若改用 `c = a.data`，修改经由一个拥有自己计数器的张量进行，`a` 仍停在版本 0，反向传播照常运行，梯度却是用改过的值算出来的——该是 8 的地方得到 12，而且悄无声息。这就是为什么要用 `detach()`（做更新时用 `torch.no_grad()`）取代 `.data`。
 #

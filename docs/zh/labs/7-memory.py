@@ -15,9 +15,9 @@
 #
 # ## 目标 <a id="goal"></a>
 #
-# 张量是存储之上的一个视图：一块字节，加上说明每个元素位于何处的形状、步长和偏移量。在这个实验里，你将根据步长算出元素的地址，凭存储和开销分辨视图与副本，看看 `view` 何时拒绝、`reshape` 何时复制，然后预测并测量一个训练步的内存。
+# 张量是存储（storage）之上的一个视图：一块字节，加上说明每个元素位于何处的形状、步长（stride）和偏移量。在这个实验里，你将根据步长算出元素的地址，凭存储和开销分辨视图与副本，看看 `view` 何时拒绝、`reshape` 何时复制，然后预测并测量一个训练步的内存。
 #
-# 每个练习都先请你在标有 `YOUR ANSWER`（你的答案）的单元格里**预测**，然后**运行**测量，**改动**某处后再测一次。`SELF-CHECK`（自检）单元格会把你的答案与你的机器测得的结果相比较：在你作答之前，它会失败并告诉你该填什么；答案与测量结果不符时，它也会失败并说明原因。每个练习下方都折叠着参考答案。
+# 每道练习都要求你先**预测**，把答案写进标有 `YOUR ANSWER`（你的答案）的单元格，再**运行**测量，然后**修改**某处并重新测量。`SELF-CHECK`（自检）单元格把你的答案与你的机器实测的结果相比较：在你作答之前，它会失败并提示你该填什么；答案与测量不一致时，它也会失败并说明原因。参考答案折叠在每道练习的下方。
 
 # %% [markdown]
 # ## 准备 <a id="setup"></a>
@@ -49,7 +49,7 @@ print(f"torch {torch.__version__}")
 #
 # 张量的元素 `[i, j]` 位于存储中的 `offset + i·stride[0] + j·stride[1]` 处。测量会打印同一个 4 × 6 张量的几个视图的形状、步长和偏移量。**预测**每个视图的步长（一个元组，每个维度一个数），然后**运行**。
 #
-# **改动** `VIEWS`：加入 `base[::2, 1::3]`、`base.t()[1:]` 和 `base.unsqueeze(0).expand(3, 4, 6)`，也对它们做出预测；扩展出来的维度，步长会出人意料。
+# **修改** `VIEWS`：加入 `base[::2, 1::3]`、`base.t()[1:]` 和 `base.unsqueeze(0).expand(3, 4, 6)`，也对它们做出预测；扩展出来的维度，步长会出人意料。
 
 # %% tags=["answer"]
 # YOUR ANSWER: the stride of each view, as a tuple
@@ -86,7 +86,7 @@ for name, v in VIEWS.items():
 print(f"self-check passed: all {len(VIEWS)} strides predicted; offset + sum(index x stride) finds every element")
 
 # %% [markdown]
-# <details class="success"><summary>要点</summary>
+# <details class="success"><summary>观察要点</summary>
 #
 # `base[::2, 1::3]` 的步长是 `(12, 3)`，偏移量为 1；`base.t()[1:]` 的步长是 `(1, 6)`，偏移量为 1；`expand` 给新维度的步长是 **0**，所以三份“副本”其实是同一批字节被读了三遍。转置、切片和扩展从不搬动数据：它们只写入新的元数据。
 #
@@ -97,7 +97,7 @@ print(f"self-check passed: all {len(VIEWS)} strides predicted; offset + sum(inde
 #
 # 第 7 层比较了转置（视图）与 `clone()`（副本）的耗时。`OPS` 里的操作就没那么一目了然了：取对角线、转置之前和之后的 `flatten()`，以及用布尔掩码选取元素。测量在边长逐渐增大的方阵上运行每个操作，给它计时，并检查结果是否与输入共享存储。**预测**哪些返回视图（`True`）、哪些返回副本（`False`），然后**运行**。
 #
-# **改动** `OPS`：加入 `x[::2].flatten()` 和 `x.unsqueeze(0).expand(4, -1, -1)`，也对它们做出预测。
+# **修改** `OPS`：加入 `x[::2].flatten()` 和 `x.unsqueeze(0).expand(4, -1, -1)`，也对它们做出预测。
 
 # %% tags=["answer"]
 # YOUR ANSWER: True for a view (shares storage), False for a copy
@@ -151,7 +151,7 @@ for name, really in shares.items():
 print("self-check passed: views cost metadata, copies cost bytes")
 
 # %% [markdown]
-# <details class="success"><summary>要点</summary>
+# <details class="success"><summary>观察要点</summary>
 #
 # 对角线是一个视图，只有一个步长 `side + 1`：向下一步再向右一步。`flatten()` 就是 `reshape(-1)`：张量连续时得到视图，转置之后则得到副本，因为此时没有哪一个步长能按顺序走遍所有元素（练习 3）。布尔掩码选出的元素根本无法用步长描述，所以 `x[x > 0]` 总是复制，这里大约复制了一半的字节。`x[::2].flatten()` 同样会复制（隔一行取一行会留下空隙，单个步长跳不过去），而 `expand` 是一个视图，新维度的步长为 0。副本的耗时随元素个数增长，视图的则不会。
 #
@@ -203,7 +203,7 @@ expect(same_storage(reshaped["x.t().reshape(-1)"], x) != failed, "reshape should
 print("self-check passed: contiguity decides view or copy")
 
 # %% [markdown]
-# <details class="success"><summary>要点</summary>
+# <details class="success"><summary>观察要点</summary>
 #
 # 把 4 × 6 张量的 `x.t()` 展平，需要元素按 0, 6, 12, 18, 1, 7, ... 的顺序排列，没有哪一个步长能描述这种顺序，所以 `view` 报错，而 `reshape` 悄悄分配了一个新张量。这种无声的复制，正是在 `permute` 或 `transpose` 之后调用 `reshape` 时常见的隐藏开销；`.contiguous()` 则把同样的复制明明白白地写出来。当 `SHAPE = (4, 1)` 时，转置得到一个 1 × 4 的行，其元素本来就是按顺序排列的（大小为 1 的维度从不需要步长），所以它是连续的：`view` 能成功，`reshape` 也与 `x` 共享存储。
 #
@@ -214,7 +214,7 @@ print("self-check passed: contiguity decides view or copy")
 #
 # 用 Adam 做的一个训练步持有四类张量：**参数**、它们的**梯度**、优化器的**状态**（每个参数两个矩，外加每个参数张量一个步数计数器），以及前向传播为反向传播保存的**激活值**。**预测**后两行，写成 `BATCH` 和 `HIDDEN` 的公式（单位为字节；float32 每个数 4 字节，目标是 int64，而且无论批大小是多少，损失都会为它的反向计算保存一个 float32 数），然后**运行**测量：它把真实张量的字节加起来。（实验 5 测量过前向传播保存了什么。）
 #
-# **改动** `BATCH` 和 `HIDDEN`。哪些行随批大小增长，哪些随模型增长？
+# **修改** `BATCH` 和 `HIDDEN`。哪些行随批大小增长，哪些随模型增长？
 
 # %% tags=["answer"]
 # YOUR ANSWER
@@ -299,8 +299,8 @@ for line, nbytes in measured.items():
 print(f"self-check passed: you predicted all {sum(measured.values()):,} bytes of the step")
 
 # %% [markdown]
-# <details class="success"><summary>要点</summary>
+# <details class="success"><summary>观察要点</summary>
 #
-# 无论批大小是多少，参数、梯度和 Adam 的两个矩合起来都是模型大小的四份。激活值随批大小增长：输入（为第一层的权重梯度而保留）、经过 ReLU 之后的隐藏层（同一个张量，ReLU 为自己的反向计算保存它，第二层为计算权重梯度也保存它）、对数概率和整数目标。`+ 4` 是唯一不随批大小增长的激活值：损失的*总权重*，一个 float32 标量，存放求平均时所除的目标个数，损失的反向计算会再除一次。ReLU 之前的值不会被保留：ReLU 的反向计算只需要知道输出在哪些位置为正。对于小模型、大批次，激活值占大头；对于大模型，则是“四份模型大小”这条规则说了算。在 GPU 上，缓存分配器的峰值还要加上反向传播的临时缓冲区，以及按其块大小取整多出来的部分。
+# 无论批大小是多少，参数、梯度和 Adam 的两个矩合起来都是模型大小的四份。激活值随批大小增长：输入（为第一个网络层的权重梯度而保留）、经过 ReLU 之后的隐藏网络层输出（同一个张量，ReLU 为自己的反向计算保存它，第二个网络层为计算权重梯度也保存它）、对数概率和整数目标。`+ 4` 是唯一不随批大小增长的激活值：损失的*总权重*，一个 float32 标量，存放求平均时所除的目标个数，损失的反向计算会再除一次。ReLU 之前的值不会被保留：ReLU 的反向计算只需要知道输出在哪些位置为正。对于小模型、大批次，激活值占大头；对于大模型，则是“四份模型大小”这条规则说了算。在 GPU 上，缓存分配器的峰值还要加上反向传播的临时缓冲区，以及按其块大小取整多出来的部分。
 #
 # </details>

@@ -17,7 +17,7 @@
 #
 # 你的 Python 代码运行在主机的时钟上；它请求的工作运行在设备的时钟上。在 GPU 上，两者是彼此独立的两条时间线：一次启动在内核完成之前很久就返回了，不做同步的计时器测到的只是启动。在这个实验里，你将在 CPU 上搭出同样的结构并抓住这一差别，比较墙钟时间与 CPU 时间，测量内存带宽随缓冲区大小的变化，并看看增加线程能换来什么。
 #
-# 所有练习和所有自检都能在只有 CPU 的机器上运行。标有*仅限 GPU* 的单元格在有 CUDA GPU 时运行真正的 CUDA 代码，在别处则跳过；没有任何自检依赖它们。每个练习都先请你在标有 `YOUR ANSWER`（你的答案）的单元格里**预测**，然后**运行**测量，**改动**某处后再测一次。`SELF-CHECK`（自检）单元格会把你的答案与你的机器测得的结果相比较：在你作答之前，它会失败并告诉你该填什么；答案与测量结果不符时，它也会失败并说明原因。每个练习下方都折叠着参考答案。
+# 所有练习和所有自检都能在只有 CPU 的机器上运行。标有*仅限 GPU* 的单元格在有 CUDA GPU 时运行真正的 CUDA 代码，在别处则跳过；没有任何自检依赖它们。每道练习都要求你先**预测**，把答案写进标有 `YOUR ANSWER`（你的答案）的单元格，再**运行**测量，然后**修改**某处并重新测量。`SELF-CHECK`（自检）单元格把你的答案与你的机器实测的结果相比较：在你作答之前，它会失败并提示你该填什么；答案与测量不一致时，它也会失败并说明原因。参考答案折叠在每道练习的下方。
 
 # %% [markdown]
 # ## 准备 <a id="setup"></a>
@@ -114,7 +114,7 @@ else:
     print("no CUDA device: a CPU kernel runs inside the call, so the GPU's launch/sync gap cannot be shown here")
 
 # %% [markdown]
-# <details class="success"><summary>要点</summary>
+# <details class="success"><summary>观察要点</summary>
 #
 # 把工作提交到队列后，调用在工作完成之前很久就返回了；在返回时停下的时钟测到的是启动，而不是工作本身。不做同步的 GPU 计时器正是如此：CUDA 上的 `torch.mm` 一把内核排进队列就返回。当每份工作都比一次启动更短时（`N = 16`），工作线程在下一次乘法到来之前就做完了当前这一次，于是完成总时间基本就是启动本身，启动所占的比例远远超过 0.1：程序是*启动受限*的，这正是 CUDA graphs 和融合能派上用场的地方。普通的 CPU 调用在调用内部就把内核运行完了，所以 `torch.cpu.synchronize()` 没有什么可等的；任何需要在主机上拿到值的操作（`.item()`、`print(t)`、`.cpu()`）都会隐式地同步 GPU。
 #
@@ -182,7 +182,7 @@ elif matmul_bound < most / 1.3:
 print(f"self-check passed{'' if graded else ' as far as this run can tell'}: two host clocks, two different questions")
 
 # %% [markdown]
-# <details class="success"><summary>要点</summary>
+# <details class="success"><summary>观察要点</summary>
 #
 # 休眠（就像等待 GPU、磁盘或网络一样）会让墙钟时间前进，而 CPU 时钟停着不动。多线程内核消耗 CPU 时间的速度最多可以是墙钟的*线程数*倍，其他程序占用部分核心时会更少；只有一个线程时，这个比值最多为 1。墙钟时间是你的用户要等的时间；CPU 时间是你在共享机器上要付费的时间。
 #
@@ -193,7 +193,7 @@ print(f"self-check passed{'' if graded else ' as far as this run can tell'}: two
 #
 # 测量复制从几 KiB 到几十 MiB 不等的缓冲区（`dst.copy_(src)`，单线程），并报告 GB/s。**写出** `copy_bytes(buffer_bytes)`：复制一个该大小的缓冲区时经过内存搬运的字节数，然后**运行**：自检会把你的计数与张量的 `nbytes` 相比较，并据此打印速率。
 #
-# **改动** `SIZES_KIB`，找出曲线上的台阶：每一级台阶都是某一级缓存（L1、L2、末级缓存）装不下了，直到最后由主内存决定速率。只有当你的规模中包含一个很小的规模时（不超过 4 KiB），自检才会检验很小的复制是否很慢。
+# **修改** `SIZES_KIB`，找出曲线上的台阶：每一级台阶都是某一级缓存（L1、L2、末级缓存）装不下了，直到最后由主内存决定速率。只有当你的规模中包含一个很小的规模时（不超过 4 KiB），自检才会检验很小的复制是否很慢。
 
 # %% tags=["answer"]
 # YOUR ANSWER
@@ -251,7 +251,7 @@ else:
     print("no CUDA device: host-to-device copies are skipped")
 
 # %% [markdown]
-# <details class="success"><summary>要点</summary>
+# <details class="success"><summary>观察要点</summary>
 #
 # 复制要把每个字节读一遍再写一遍，所以搬运的是缓冲区大小的两倍；只数读取的字节会让每个速率减半。最小的复制要付出第 3 层讲过的每次调用开销。能放进缓存的缓冲区以缓存的速度复制，每当一级缓存溢出，速率就下一个台阶，最大的缓冲区最终落到主内存带宽。在 GPU 上，从锁页主机内存复制比从普通（可分页）内存复制更快，后者得由驱动先经一个锁页缓冲区中转；而两者都远比 GPU 自己的内存慢：让数据留在设备上。
 #
@@ -335,7 +335,7 @@ elif too_little:
 print(f"self-check passed{' as far as this run can tell' if too_little else ''}: no speedup beat your bound")
 
 # %% [markdown]
-# <details class="success"><summary>要点</summary>
+# <details class="success"><summary>观察要点</summary>
 #
 # 在空闲的机器上，矩阵乘法的加速比接近物理核心数，因为每个核心都有自己的运算单元，但绝不会超过它。加法则不同：所有线程共享同一份内存带宽，一旦带宽饱和，多出来的线程只能干等；不过它也可能扩展得比线程数还好，因为每个核心都带来了自己的缓存，把数组切开后能让更多部分留在缓存里。当其他进程争抢核心时，多出来的线程甚至可能让程序变慢：设置 `BUSY = True` 时，不得不与空转进程共享一个核心的线程几乎得不到任何好处，而上界依然成立，因为它是线程所能带来的最大值。超出物理核心数的线程（超线程）很少能帮上密集算术运算的忙。
 #

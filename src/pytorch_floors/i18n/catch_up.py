@@ -37,7 +37,7 @@ class CaughtUp:
 
 
 def _behind(section: Section, recorded: Mapping[str, str]) -> bool:
-    return recorded.get(section.anchor) != section.digest
+    return not section.translated_by(recorded.get(section.anchor))
 
 
 def _with_note(section: Section, note: Callable[[str], str]) -> str:

@@ -3,7 +3,8 @@
 `python -m pytorch_floors.i18n.check docs/zh/floors/4-dispatcher.md` prints every problem of one
 translation: a heading (its id, level or place) that differs, a code block that is not the English one
 byte for byte, a link whose target changed, front matter `claims` that is not a map of statements to
-their Chinese, a ruled-out glossary word, or prose that is mostly not Chinese.
+their Chinese, a ruled-out glossary word, a section heading that is not the glossary's words for its id, a
+term not glossed at its first use, or prose that is mostly not Chinese.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from typing import Any
 
 from pytorch_floors.errors import InputError
 from pytorch_floors.i18n.catch_up import catch_up
-from pytorch_floors.i18n.glossary import off_glossary
+from pytorch_floors.i18n.glossary import glossary, off_glossary, unglossed
 from pytorch_floors.i18n.languages import english_source
-from pytorch_floors.i18n.sections import code_blocks, heading_ids, page_text
+from pytorch_floors.i18n.sections import code_blocks, heading_ids, page_text, sections
 from pytorch_floors.i18n.translation import LOCK_FILE, read_lock
 from pytorch_floors.i18n.yaml_files import parse_yaml
 
@@ -73,12 +74,46 @@ def chinese_share(markdown: str) -> float:
     return han / (han + latin) if han + latin else 0.0
 
 
+def heading_words(markdown: str) -> dict[str, list[str]]:
+    """Each explicit id's heading words (`## 深入原理 { #the-full-story }` → the-full-story: [深入原理])."""
+    found: dict[str, list[str]] = {}
+    for section in sections(markdown):
+        if section.title:
+            found.setdefault(section.anchor, []).append(section.title)
+    return found
+
+
+def _body_prose(markdown: str) -> str:
+    """The prose a reader meets first: `_prose` without heading lines (a title is not where a term is glossed)."""
+    return "\n".join(line for line in _prose(markdown).splitlines() if not line.lstrip().startswith("#"))
+
+
 def link_targets(markdown: str) -> Counter[str]:
     """The targets of the page's Markdown links outside code, with how often each appears."""
     text = markdown
     for block in code_blocks(markdown):
         text = text.replace(block, " ")
     return Counter(_LINK.findall(text))
+
+
+def _term_problems(source: str, markdown: str) -> list[str]:
+    """The glossary's complaints: a ruled-out word, a heading not in its words, a term not glossed at first use.
+
+    Args:
+        source: The translated page's source as written (a ruled-out word is wrong in code too).
+        markdown: Its Markdown (`page_text`: a lab's cells).
+    """
+    found = [
+        f"uses {word!r} for {term.en!r}: the glossary's word is {term.zh!r}" for term, word in off_glossary(source)
+    ]
+    headings = heading_words(markdown)
+    for term in glossary():
+        for words in headings.get(term.anchor, []) if term.anchor else []:
+            if words != term.zh:
+                found.append(f"heading #{term.anchor} reads {words!r}: the glossary's words are {term.zh!r}")
+    for term in unglossed(_body_prose(markdown)):
+        found.append(f"the first use of {term.zh!r} is not glossed: write {term.zh}（{term.en}） there")
+    return found
 
 
 def problems(src_uri: str, english: str, translated: str, recorded: Mapping[str, str] | None = None) -> list[str]:
@@ -131,8 +166,7 @@ def problems(src_uri: str, english: str, translated: str, recorded: Mapping[str,
             isinstance(k, str) and isinstance(v, str) for k, v in claims.items()
         ):
             found.append("front matter `claims` must map each English statement to its Chinese")
-    for term, word in off_glossary(translated):
-        found.append(f"uses {word!r} for {term.en!r}: the glossary's word is {term.zh!r}")
+    found += _term_problems(translated, own_text)
     share = chinese_share(own_text)
     if share < CHINESE_SHARE:
         found.append(f"the prose is mostly not Chinese ({share:.0%} Chinese characters, at least {CHINESE_SHARE:.0%})")

@@ -26,6 +26,7 @@ __all__ = [
     "join_chinese_lines",
     "lab_markdown",
     "page_text",
+    "raw_digest",
     "sections",
 ]
 
@@ -35,6 +36,8 @@ TOP = "top"
 _MARKDOWN_ID = re.compile(r"^(#{1,6})\s.*\{[^}]*#([A-Za-z0-9_:.-]+)[^}]*\}\s*$")
 _LAB_ID = re.compile(r"^(#{1,6})\s.*<a id=\"([^\"]+)\"></a>\s*$")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+_TITLE = re.compile(r"^#{1,6}\s+(.*?)\s*(?:\{[^}]*\}|<a id=\"[^\"]*\"></a>)\s*$")
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 
 
 @dataclass(frozen=True)
@@ -56,11 +59,46 @@ class Section:
         """A short digest of the section's source (`digest`)."""
         return digest(self.text)
 
+    def translated_by(self, recorded: str | None) -> bool:
+        """Whether a translation's recorded digest (`translations.lock`) is of this section as it is now."""
+        return recorded is not None and recorded in {self.digest, raw_digest(self.text)}
+
+    @property
+    def title(self) -> str:
+        """The heading's words, without its id (`## Two { #two }` → Two); empty for the opening."""
+        words = _TITLE.match(self.text.split("\n", 1)[0]) if self.anchor != TOP else None
+        return words.group(1) if words else ""
+
 
 def digest(text: str) -> str:
-    """Twelve hex digits of SHA-256 over the text, each line's trailing blanks and the outer blank lines dropped."""
-    normal = "\n".join(line.rstrip() for line in text.strip("\n").splitlines()).strip()
-    return hashlib.sha256(normal.encode("utf-8")).hexdigest()[:12]
+    """Twelve hex digits of SHA-256 over the text's words: how its prose is wrapped does not count.
+
+    Outside fenced code, every run of blanks and line breaks within a paragraph counts as one space and
+    paragraphs are kept apart (re-wrapping an English paragraph once made its translation stale); fenced
+    code keeps its lines, less their trailing blanks.
+    """
+    parts = []
+    for block, run in itertools.groupby(_fenced(text.strip("\n").splitlines()), key=lambda item: item[1]):
+        lines = [line for line, _ in run]
+        if block:
+            parts.append("\n".join(line.rstrip() for line in lines))
+            continue
+        paragraphs = _PARAGRAPH_BREAK.split("\n".join(lines))
+        parts += [" ".join(paragraph.split()) for paragraph in paragraphs if paragraph.strip()]
+    return _sha(("\n\n".join(parts)).strip())
+
+
+def raw_digest(text: str) -> str:
+    """The digest `translations.lock` recorded before `digest` ignored wrapping: the lines as they are.
+
+    A record of either kind still says the section is translated as it is (`Section.translated_by`), so
+    the locks written before need no stamp again.
+    """
+    return _sha("\n".join(line.rstrip() for line in text.strip("\n").splitlines()).strip())
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
 def lab_markdown(source: str) -> str:

@@ -78,7 +78,7 @@ def staleness(english: list[Section], recorded: Mapping[str, str]) -> Staleness:
     Returns:
         The stale and the never-translated sections, in the English page's order.
     """
-    stale = tuple(s.anchor for s in english if s.anchor in recorded and recorded[s.anchor] != s.digest)
+    stale = tuple(s.anchor for s in english if s.anchor in recorded and not s.translated_by(recorded[s.anchor]))
     new = tuple(s.anchor for s in english if s.anchor not in recorded)
     return Staleness(stale, new)
 

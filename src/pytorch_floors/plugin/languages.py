@@ -21,7 +21,7 @@ from mkdocs.structure.nav import Navigation, Section
 from pytorch_floors.floors import COMPILER, FLOORS, MAP_TITLE, MAP_TITLE_ZH
 from pytorch_floors.i18n.languages import DEFAULT, LANGUAGES, Language, english_source, language_of
 from pytorch_floors.i18n.messages import ZH, t
-from pytorch_floors.i18n.sections import TOP, heading_anchor
+from pytorch_floors.i18n.sections import TOP, heading_anchor, page_text, sections
 from pytorch_floors.i18n.translation import Staleness
 
 __all__ = [
@@ -218,8 +218,18 @@ def stale_markdown(states: Mapping[str, Staleness], src_uri: str, files: Files) 
         title = file.page.title if file is not None and file.page is not None and file.page.title else page
         target = posixpath.relpath(page, folder or ".")
         fragment = "" if anchor == TOP else f"#{anchor}"
-        lines.append(f"- [{title} › {anchor}]({target}{fragment})")
+        # The reader is shown the section's own heading, as the page shows it, not its id.
+        section = _section_titles(file.abs_src_path if file is not None else None, page).get(anchor, anchor)
+        lines.append(f"- [{title} › {section}]({target}{fragment})" if anchor != TOP else f"- [{title}]({target})")
     return "\n".join([*lines, ""])
+
+
+def _section_titles(path: str | None, src_uri: str) -> dict[str, str]:
+    """A translated page's section headings' words by their ids (empty when its source cannot be read)."""
+    if path is None or not Path(path).is_file():
+        return {}
+    markdown = page_text(src_uri, Path(path).read_text(encoding="utf-8"))
+    return {section.anchor: section.title for section in sections(markdown) if section.title}
 
 
 _H1 = re.compile(r'<h1 id="([^"]*)">(.*?)<a class="headerlink" href="#\1">', re.S)
