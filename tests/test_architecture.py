@@ -119,3 +119,72 @@ def test_collecting_the_tests_loads_no_browser_driver_notebook_library_or_mkdocs
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+# --- the engine is built complete ---------------------------------------------------------------
+
+MUTATORS = {"append", "extend", "insert", "remove", "pop", "clear", "update", "setdefault", "sort", "__setitem__"}
+"""Methods that change a list or dictionary in place: called on an engine's attribute, they change its state."""
+
+
+def _is_engine(node: ast.expr) -> bool:
+    """`engine`, `self.engine`, `build.engine`, `proofs_engine`: an expression naming an engine."""
+    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+    return name.lower().endswith("engine")
+
+
+def _engine_state(node: ast.expr) -> bool:
+    """`engine.x`, `engine.x[...]`, `engine.x.y`: a place in an engine's state."""
+    while isinstance(node, ast.Subscript | ast.Starred):
+        node = node.value
+    while isinstance(node, ast.Attribute):
+        if _is_engine(node.value):
+            return True
+        node = node.value
+    return False
+
+
+def engine_changes(source: str) -> list[int]:
+    """The lines of `source` that assign to an engine's attribute or change one in place."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = [
+                t for target in node.targets for t in (target.elts if isinstance(target, ast.Tuple) else [target])
+            ]
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        elif isinstance(node, ast.Delete):
+            targets = node.targets
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
+            targets = [node.func.value] if not _is_engine(node.func.value) else []
+        if any(_engine_state(target) for target in targets):
+            lines.append(targets[0].lineno)
+    return sorted(lines)
+
+
+def test_the_engine_is_built_complete_and_changed_only_through_its_methods() -> None:
+    # The build set the engine's state in seven places after building it (execute, known_failures,
+    # report_failure, on_progress, twins, records[:], failures.extend): a constructor argument or a method now.
+    changes = {
+        path.relative_to(PACKAGE).as_posix(): found
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.relative_to(PACKAGE).parts[0] != "execution"
+        and (found := engine_changes(path.read_text(encoding="utf-8")))
+    }
+    assert changes == {}, f"outside execution/, code changes an engine's state (file: lines): {changes}"
+
+
+def test_the_engine_check_sees_each_way_of_changing_its_state() -> None:
+    source = (
+        "self.engine.execute = False\n"
+        "engine.twins[page] = english\n"
+        "self.engine.records[:] = records\n"
+        "self.engine.failures.extend(kept)\n"
+        "engine.on_progress, x = None, 1\n"
+        "engine.record(result)\n"  # its own method: allowed
+        "engine.planned.get(page)\n"  # reading: allowed
+        "known = engine.known_failures\n"
+    )
+    assert engine_changes(source) == [1, 2, 3, 4, 5]

@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import uuid
+from collections.abc import Callable
 from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
@@ -44,8 +45,9 @@ from pytorch_floors.execution.bundle import bundle
 from pytorch_floors.execution.cache import CacheError, OutputCache, machine_fingerprint
 from pytorch_floors.execution.claim_policy import claims_summary
 from pytorch_floors.execution.duration import format_seconds
-from pytorch_floors.execution.engine import Engine
+from pytorch_floors.execution.engine import Engine, ProofFailure
 from pytorch_floors.execution.facts import TorchFacts, torch_facts
+from pytorch_floors.execution.progress import Progress
 from pytorch_floors.execution.provenance import collect, of_outputs
 from pytorch_floors.execution.report import report_html, report_json
 from pytorch_floors.execution.scan import check_includes, not_utf8, scan_markdown
@@ -206,19 +208,23 @@ class SiteBuild:
         if session is not None:
             session.facts = facts
         self.provenance = collect(facts)
+        report_failure, on_progress = self._background()
         self.engine = Engine(
             project_dir,
             OutputCache(cache_root / "floors-exec", settings.cache),
-            execute=settings.execute,
+            execute=settings.execute and not self.defer,
             default_timeout=settings.timeout,
             only=settings.only,
             provenance=self.provenance,
             advisory_claims=settings.advisory_claims,
             machine=machine_fingerprint(facts),
+            # A session's build shows what failed in its background build; that build tells the session.
+            known_failures=session.failed if session is not None else None,
+            report_failure=report_failure,
+            on_progress=on_progress,
         )
+        report_progress(on_progress)
         self.recordings = read_recordings(project_dir / settings.recordings) if settings.recordings else ()
-        self.engine.execute = settings.execute and not self.defer
-        self._share_failures(session)
         defer_labs(self.defer)
         self.lazy_outputs = LazyOutputs()
         register_fence(config, self.engine, self.recordings, self.lazy_outputs)
@@ -262,17 +268,18 @@ class SiteBuild:
         self.translations = read_translation_lock(project_dir / LOCK_FILE)
         self.nav: Navigation | None = None
 
-    def _share_failures(self, session: ServeSession | None) -> None:
-        """A session's build shows what failed in its background build; that build tells the session."""
-        if session is not None:
-            self.engine.known_failures = session.failed
+    def _background(
+        self,
+    ) -> tuple[Callable[[str, ProofFailure], None] | None, Callable[[Progress], None] | None]:
+        """Where a session's background build tells the session each new failure and each step (else nowhere).
+
+        Its progress travels to the session as events on its output, never as the wording of its log.
+        """
         signals = os.environ.get(SIGNALS_VARIABLE)
         background = bool(self.serving and signals and os.environ.get(BACKGROUND_VARIABLE, "").isdigit())
-        if background and signals:
-            self.engine.report_failure = functools.partial(report_background_failure, Path(signals))
-        # Its progress travels to the session as events on its output, never as the wording of its log.
-        self.engine.on_progress = emit_progress if background else None
-        report_progress(emit_progress if background else None)
+        if not background or not signals:
+            return None, None
+        return functools.partial(report_background_failure, Path(signals)), emit_progress
 
     def _join(self, session: ServeSession | None) -> None:
         """Take this build's part of a serve session (none for `mkdocs build`): its mark, and what it defers."""
@@ -347,7 +354,7 @@ class SiteBuild:
             if facts.translated:
                 # A translation shows its English page's blocks (`Engine.twin`): planned and run once, there.
                 if files.get_file_from_path(facts.source) is not None:
-                    engine.twins[file.src_uri] = facts.source
+                    engine.plan_twin(file.src_uri, facts.source)
                 continue
             blocks = scan_markdown(text, file.src_uri, engine.project_dir)
             if blocks:
@@ -481,10 +488,12 @@ class SiteBuild:
         if not self.plan.partial:
             return
         order = {file.src_uri: index for index, file in enumerate(self._files().documentation_pages())}
-        kept = [record for _page, state in self.session.kept(self.plan) for record in state.records]
-        records = sorted([*kept, *self.engine.records], key=lambda record: order.get(record.page, len(order)))
-        self.engine.records[:] = records  # the same list: the launch settings read it
-        self.engine.failures.extend(f for _page, state in self.session.kept(self.plan) for f in state.failures)
+        kept = [state for _page, state in self.session.kept(self.plan)]
+        self.engine.adopt(
+            [record for state in kept for record in state.records],
+            [failure for state in kept for failure in state.failures],
+            lambda record: order.get(record.page, len(order)),
+        )
 
     def _planned_blocks(self) -> list[tuple[str, str]]:
         return [(page, block.block_id) for page, blocks in self.engine.planned.items() for block in blocks]
