@@ -188,3 +188,42 @@ def test_the_engine_check_sees_each_way_of_changing_its_state() -> None:
         "known = engine.known_failures\n"
     )
     assert engine_changes(source) == [1, 2, 3, 4, 5]
+
+
+# --- the plugin stays small ----------------------------------------------------------------------
+
+MAX_CLASS_LINES = 300
+MAX_MODULE_LINES = 500
+
+
+def oversized(root: Path) -> list[str]:
+    """The modules under `root` over `MAX_MODULE_LINES` lines and the classes over `MAX_CLASS_LINES`."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        name = path.relative_to(root).as_posix()
+        if (lines := len(text.splitlines())) > MAX_MODULE_LINES:
+            found.append(f"{name}: {lines} lines")
+        for node in (node for node in ast.walk(ast.parse(text)) if isinstance(node, ast.ClassDef)):
+            if (length := (node.end_lineno or node.lineno) - node.lineno + 1) > MAX_CLASS_LINES:
+                found.append(f"{name}: class {node.name}, {length} lines")
+    return found
+
+
+def test_the_plugin_is_split_by_concern_into_small_parts() -> None:
+    # plugin/build.py was 970 lines, SiteBuild 800 of them: one part per concern now (plugin/parts/).
+    assert oversized(PACKAGE / "plugin") == [], (
+        f"split by concern (plugin/parts/): no module in plugin/ over {MAX_MODULE_LINES} lines, "
+        f"no class over {MAX_CLASS_LINES}"
+    )
+
+
+def test_the_size_check_sees_a_long_class_and_a_long_module(tmp_path: Path) -> None:
+    body = "".join(f"    x{n} = {n}\n" for n in range(MAX_CLASS_LINES))
+    (tmp_path / "long_class.py").write_text(f"class Long:\n{body}", encoding="utf-8")
+    (tmp_path / "long_module.py").write_text("x = 1\n" * (MAX_MODULE_LINES + 1), encoding="utf-8")
+    (tmp_path / "short.py").write_text("class Short:\n    x = 1\n", encoding="utf-8")
+    assert oversized(tmp_path) == [
+        f"long_class.py: class Long, {MAX_CLASS_LINES + 1} lines",
+        f"long_module.py: {MAX_MODULE_LINES + 1} lines",
+    ]
