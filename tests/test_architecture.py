@@ -119,3 +119,111 @@ def test_collecting_the_tests_loads_no_browser_driver_notebook_library_or_mkdocs
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+# --- the engine is built complete ---------------------------------------------------------------
+
+MUTATORS = {"append", "extend", "insert", "remove", "pop", "clear", "update", "setdefault", "sort", "__setitem__"}
+"""Methods that change a list or dictionary in place: called on an engine's attribute, they change its state."""
+
+
+def _is_engine(node: ast.expr) -> bool:
+    """`engine`, `self.engine`, `build.engine`, `proofs_engine`: an expression naming an engine."""
+    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+    return name.lower().endswith("engine")
+
+
+def _engine_state(node: ast.expr) -> bool:
+    """`engine.x`, `engine.x[...]`, `engine.x.y`: a place in an engine's state."""
+    while isinstance(node, ast.Subscript | ast.Starred):
+        node = node.value
+    while isinstance(node, ast.Attribute):
+        if _is_engine(node.value):
+            return True
+        node = node.value
+    return False
+
+
+def engine_changes(source: str) -> list[int]:
+    """The lines of `source` that assign to an engine's attribute or change one in place."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = [
+                t for target in node.targets for t in (target.elts if isinstance(target, ast.Tuple) else [target])
+            ]
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        elif isinstance(node, ast.Delete):
+            targets = node.targets
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
+            targets = [node.func.value] if not _is_engine(node.func.value) else []
+        if any(_engine_state(target) for target in targets):
+            lines.append(targets[0].lineno)
+    return sorted(lines)
+
+
+def test_the_engine_is_built_complete_and_changed_only_through_its_methods() -> None:
+    # The build set the engine's state in seven places after building it (execute, known_failures,
+    # report_failure, on_progress, twins, records[:], failures.extend): a constructor argument or a method now.
+    changes = {
+        path.relative_to(PACKAGE).as_posix(): found
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.relative_to(PACKAGE).parts[0] != "execution"
+        and (found := engine_changes(path.read_text(encoding="utf-8")))
+    }
+    assert changes == {}, f"outside execution/, code changes an engine's state (file: lines): {changes}"
+
+
+def test_the_engine_check_sees_each_way_of_changing_its_state() -> None:
+    source = (
+        "self.engine.execute = False\n"
+        "engine.twins[page] = english\n"
+        "self.engine.records[:] = records\n"
+        "self.engine.failures.extend(kept)\n"
+        "engine.on_progress, x = None, 1\n"
+        "engine.record(result)\n"  # its own method: allowed
+        "engine.planned.get(page)\n"  # reading: allowed
+        "known = engine.known_failures\n"
+    )
+    assert engine_changes(source) == [1, 2, 3, 4, 5]
+
+
+# --- the plugin stays small ----------------------------------------------------------------------
+
+MAX_CLASS_LINES = 300
+MAX_MODULE_LINES = 500
+
+
+def oversized(root: Path) -> list[str]:
+    """The modules under `root` over `MAX_MODULE_LINES` lines and the classes over `MAX_CLASS_LINES`."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        name = path.relative_to(root).as_posix()
+        if (lines := len(text.splitlines())) > MAX_MODULE_LINES:
+            found.append(f"{name}: {lines} lines")
+        for node in (node for node in ast.walk(ast.parse(text)) if isinstance(node, ast.ClassDef)):
+            if (length := (node.end_lineno or node.lineno) - node.lineno + 1) > MAX_CLASS_LINES:
+                found.append(f"{name}: class {node.name}, {length} lines")
+    return found
+
+
+def test_the_plugin_is_split_by_concern_into_small_parts() -> None:
+    # plugin/build.py was 970 lines, SiteBuild 800 of them: one part per concern now (plugin/parts/).
+    assert oversized(PACKAGE / "plugin") == [], (
+        f"split by concern (plugin/parts/): no module in plugin/ over {MAX_MODULE_LINES} lines, "
+        f"no class over {MAX_CLASS_LINES}"
+    )
+
+
+def test_the_size_check_sees_a_long_class_and_a_long_module(tmp_path: Path) -> None:
+    body = "".join(f"    x{n} = {n}\n" for n in range(MAX_CLASS_LINES))
+    (tmp_path / "long_class.py").write_text(f"class Long:\n{body}", encoding="utf-8")
+    (tmp_path / "long_module.py").write_text("x = 1\n" * (MAX_MODULE_LINES + 1), encoding="utf-8")
+    (tmp_path / "short.py").write_text("class Short:\n    x = 1\n", encoding="utf-8")
+    assert oversized(tmp_path) == [
+        f"long_class.py: class Long, {MAX_CLASS_LINES + 1} lines",
+        f"long_module.py: {MAX_MODULE_LINES + 1} lines",
+    ]

@@ -296,7 +296,7 @@ def test_the_layering_check_finds_a_cycle_between_packages() -> None:
 
 
 def test_the_private_names_of_other_tools_the_plugin_relies_on_still_exist() -> None:
-    """No public way exists for these; plugin/build.py says so beside each use. An upgrade that renames one fails here.
+    """No public way exists for these; plugin/parts/ says so beside each use. An upgrade that renames one fails here.
 
     - mkdocs-jupyter: `_compute_cache_key` and `_get_cache_path` name the cache file of a lab's page,
       which a lab that failed in the background must not leave behind; its `cache`, `cache_dir`,
@@ -368,9 +368,15 @@ def _calls(source: str, names: tuple[str, ...]) -> list[int]:
 
 def test_the_build_reads_a_pages_facts_once_computed_not_from_its_path_again() -> None:
     # Following one page through on_page_markdown entered english_source six times; build.py called it 13 times.
-    source = (PACKAGE / "plugin" / "build.py").read_text(encoding="utf-8")
-    assert _calls(source, PAGE_FACT_FUNCTIONS) == [], (
-        "plugin/build.py works a page's language, English source or floor out of its path: use its PageFacts "
+    # The build's conductor and its parts (plugin/parts/) hand each page's PageFacts to every hook.
+    modules = [PACKAGE / "plugin" / "build.py", *sorted((PACKAGE / "plugin" / "parts").glob("*.py"))]
+    calls = {
+        path.relative_to(PACKAGE).as_posix(): found
+        for path in modules
+        if (found := _calls(path.read_text(encoding="utf-8"), PAGE_FACT_FUNCTIONS))
+    }
+    assert calls == {}, (
+        f"{calls}: the build works a page's language, English source or floor out of its path: use its PageFacts "
         "(pytorch_floors.page_facts, computed once in on_files)"
     )
 

@@ -119,7 +119,7 @@ def test_an_error_while_rendering_a_translated_pages_block_names_its_cause_once(
 ) -> None:
     body = '```python exec="1" id="shown"\nprint(1)\n```\n'
     pages.render(body)
-    pages.engine.twins["zh/index.md"] = "index.md"
+    pages.engine.plan_twin("zh/index.md", "index.md")
 
     def broken(*_: object, **__: object) -> str:
         raise KeyError("held")

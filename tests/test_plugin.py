@@ -28,10 +28,10 @@ from pytorch_floors.errors import InputError
 from pytorch_floors.execution.facts import FactsError
 from pytorch_floors.execution.options import BlockOptions
 from pytorch_floors.floors import FLOORS
-from pytorch_floors.plugin.build import _labs_follow
 from pytorch_floors.plugin.config import Settings
 from pytorch_floors.plugin.fence import formatter
 from pytorch_floors.plugin.pages import first_docstring_line
+from pytorch_floors.plugin.parts.labs import labs_follow
 from pytorch_floors.plugin.plugin import FloorsPlugin
 
 VARIABLES = ("FLOORS_EXEC", "FLOORS_EXEC_CACHE", "FLOORS_CACHE_DIR", "FLOORS_EXEC_TIMEOUT", "FLOORS_EXEC_ONLY")
@@ -193,7 +193,11 @@ def test_two_builds_in_one_process_share_no_state(tmp_path: Path, clean_env: pyt
     assert [(r.block_id, r.status) for r in first.engine.records] == [("first", "ran")]
     bound = _fence_format(first_config)
     assert isinstance(bound, partial) and bound.func is formatter
-    assert bound.keywords == {"engine": first.engine, "recordings": first.recordings, "lazy": first.lazy_outputs}
+    assert bound.keywords == {
+        "engine": first.engine,
+        "recordings": first.recordings.recordings,
+        "lazy": first.recordings.lazy_outputs,
+    }
 
     _project(
         tmp_path,
@@ -211,13 +215,13 @@ def test_two_builds_in_one_process_share_no_state(tmp_path: Path, clean_env: pyt
     assert same is plugin and isinstance(same, FloorsPlugin)
     second = same.build
     assert second is not first and second.engine is not first.engine
-    assert second.lazy_outputs is not first.lazy_outputs
+    assert second.recordings.lazy_outputs is not first.recordings.lazy_outputs
     assert [(r.block_id, r.status) for r in second.engine.records] == [("second", "ran")]
     assert [(r.block_id, r.status) for r in first.engine.records] == [("first", "ran")]
     assert _fence_format(second_config).keywords == {
         "engine": second.engine,
-        "recordings": second.recordings,
-        "lazy": second.lazy_outputs,
+        "recordings": second.recordings.recordings,
+        "lazy": second.recordings.lazy_outputs,
     }
     report = json.loads((tmp_path / "site" / "build-report.json").read_text())
     assert [b["block_id"] for b in report["blocks"]] == ["second"]
@@ -398,10 +402,10 @@ def test_the_labs_follow_the_execute_and_only_options(clean_env: pytest.MonkeyPa
     # mkdocs-jupyter executes the labs; options set in mkdocs.yml (not only the variables) must reach it.
     jupyter = SimpleNamespace(config={"execute": True, "execute_ignore": [FLOORS[0].lab]})
     config: Any = SimpleNamespace(plugins={"mkdocs-jupyter": jupyter})
-    _labs_follow(config, Settings(only="labs/3-*"))
+    labs_follow(config, Settings(only="labs/3-*"))
     assert jupyter.config["execute"] is True
     assert sorted(jupyter.config["execute_ignore"]) == sorted(f.lab for f in FLOORS if not f.lab.startswith("labs/3-"))
-    _labs_follow(config, Settings(execute=False))
+    labs_follow(config, Settings(execute=False))
     assert jupyter.config["execute"] is False
 
 

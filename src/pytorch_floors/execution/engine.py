@@ -192,6 +192,9 @@ class Engine:
         provenance: Provenance | None = None,
         advisory_claims: bool = False,
         machine: Mapping[str, str] | None = None,
+        known_failures: Mapping[str, ProofFailure] | None = None,
+        report_failure: Callable[[str, ProofFailure], None] | None = None,
+        on_progress: Callable[[Progress], None] | None = None,
     ) -> None:
         """Create an engine for one build.
 
@@ -207,6 +210,11 @@ class Engine:
                 a strict build); the page and the report show it either way.
             machine: This build's `machine_fingerprint`, part of every cache key (asked of a block's
                 process on first use when not given).
+            known_failures: A serve session's blocks that failed in its background build, by cache key:
+                shown failed again, not run, until their code or inputs change.
+            report_failure: Where a session's background build reports each new failure (cache key,
+                failure): the session reads them as the next build's `known_failures`.
+            on_progress: Where each proof's steps go as events (a background build tells its session).
         """
         self.project_dir = project_dir
         self.cache = cache
@@ -223,12 +231,9 @@ class Engine:
         self.planned: dict[str, list[ExecBlock]] = {}
         self.records: list[BlockResult] = []
         self.failures: list[ProofFailure] = []
-        # A serve session's: blocks that failed in its background build, by cache key; and where a
-        # background build reports its own failures (the session reads them as `known_failures`).
-        self.known_failures: Mapping[str, ProofFailure] = {}
-        self.report_failure: Callable[[str, ProofFailure], None] | None = None
-        # Each proof's steps as events, for a serve session's background build to tell the session.
-        self.on_progress: Callable[[Progress], None] | None = None
+        self.known_failures: Mapping[str, ProofFailure] = known_failures if known_failures is not None else {}
+        self.report_failure = report_failure
+        self.on_progress = on_progress
         self.page = ""
         self.page_url = ""
         # A translated page shows its English page's blocks (`twin`): page → the English page it translates.
@@ -247,6 +252,30 @@ class Engine:
             blocks: The page's executed blocks, in page order.
         """
         self.planned[page] = list(blocks)
+
+    def plan_twin(self, page: str, english: str) -> None:
+        """Plan a translated page: it shows its English page's blocks (`twin`), planned and run once, there.
+
+        Args:
+            page: The translation's source path relative to `docs/`.
+            english: The English page it translates.
+        """
+        self.twins[page] = english
+
+    def adopt(
+        self, records: Iterable[BlockResult], failures: Iterable[ProofFailure], order: Callable[[BlockResult], int]
+    ) -> None:
+        """Take the records and failures of the pages a partial build does not render again (a serve session's).
+
+        The records stay one list (the launch settings read it), sorted with this build's own by `order`.
+
+        Args:
+            records: The kept pages' records.
+            failures: The kept pages' failures.
+            order: A record's place (its page's place among the build's pages).
+        """
+        self.records[:] = sorted([*records, *self.records], key=order)
+        self.failures.extend(failures)
 
     def record(self, result: BlockResult) -> None:
         """Add a result to the build's records (the engine's own blocks, and what else the build ran: a lab).

@@ -1,6 +1,6 @@
 """What the plugin writes into pages from the whole build: the markers, the Proofs page, the navigation's floors.
 
-`SiteBuild` (`plugin/build.py`) calls these while MkDocs renders; they read plain data (the
+The build's parts (`plugin/parts/`) call these while MkDocs renders; they read plain data (the
 planned blocks, the registry, the project folder) and return Markdown.
 """
 

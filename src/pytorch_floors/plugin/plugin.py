@@ -4,8 +4,8 @@ Listed under `plugins:` in `mkdocs.yml` (declared as the `floors` entry point in
 `pyproject.toml`); its options are [`FloorsConfig`][pytorch_floors.plugin.config.FloorsConfig].
 
 The plugin holds no state of a build itself: `on_config` creates a
-[`SiteBuild`][pytorch_floors.plugin.build.SiteBuild], which owns the engine, the records and
-everything else one build gathers, and the other events hand over to it. MkDocs keeps one
+[`SiteBuild`][pytorch_floors.plugin.build.SiteBuild], whose parts (`plugin.parts`) own the engine,
+the records and everything else one build gathers, and the other events hand over to it. MkDocs keeps one
 plugin object for the whole process (it has `on_startup`), so under `mkdocs serve`, or two
 builds in one process, nothing of one build reaches the next.
 

@@ -1,0 +1,54 @@
+"""Other machines' runs of the proofs: read once, shown beside each proof and on the Machines page."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pytorch_floors.execution.engine import Engine
+from pytorch_floors.plugin.config import Settings
+from pytorch_floors.plugin.pages import MACHINES_MARKER, fill_markers
+from pytorch_floors.recordings.report import machines_html, page_tiers, recordings_json, recordings_summary
+from pytorch_floors.recordings.schema import read_recordings
+from pytorch_floors.recordings.tabs import LazyOutputs
+
+__all__ = ["Recordings"]
+
+
+class Recordings:
+    """One build's recordings (`recordings/<tier>/recording.json`) and the outputs its tabs load on demand."""
+
+    def __init__(self, project_dir: Path, settings: Settings) -> None:
+        """Read the recordings once.
+
+        Raises:
+            FloorsError: If a recording cannot be read.
+        """
+        self.recordings = read_recordings(project_dir / settings.recordings) if settings.recordings else ()
+        self.lazy_outputs = LazyOutputs()
+
+    def on_page_context(self, context: dict[str, Any], src_uri: str, engine: Engine) -> None:
+        """The machines the page's proofs were recorded on, besides this build's."""
+        context["floors_tiers"] = page_tiers(engine.records, self.recordings, src_uri)
+
+    def machines(
+        self, content: str, engine: Engine, planned: list[tuple[str, str]], url_of: Callable[[str], str]
+    ) -> str:
+        """The page's HTML with the Machines table where it asks for it (`url_of`: a claim's page, in its language)."""
+        return fill_markers(
+            content, {MACHINES_MARKER: lambda: machines_html(engine.records, self.recordings, planned, url_of)}
+        )
+
+    def report(self, engine: Engine, planned: list[tuple[str, str]]) -> dict[str, object]:
+        """The build report's `recordings` section."""
+        return recordings_json(engine.records, self.recordings, planned)
+
+    def summary(self, engine: Engine, planned: list[tuple[str, str]]) -> str | None:
+        """The log's line on the recordings, if there are any."""
+        return recordings_summary(engine.records, self.recordings, planned) if self.recordings else None
+
+    def on_post_build(self, site_dir: Path) -> None:
+        """Write the outputs the pages' tabs load when opened."""
+        for path, text in self.lazy_outputs.files().items():
+            Path(site_dir, path).write_text(text, encoding="utf-8")
