@@ -194,7 +194,7 @@ def test_an_oversized_glossary_term_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=rf"each must have 1 to {MAX_TERM}"):
         glossary(path)
     path.write_text("- {en: tensor, zh: 张量, avoid: 跨步}\n", encoding="utf-8")
-    with pytest.raises(InputError, match="`avoid` must be a list"):
+    with pytest.raises(InputError, match="`avoid` and `allow` must be lists"):
         glossary(path)
 
 
