@@ -190,6 +190,25 @@ def test_the_engine_check_sees_each_way_of_changing_its_state() -> None:
     assert engine_changes(source) == [1, 2, 3, 4, 5]
 
 
+def test_the_engine_keeps_its_shared_lists_in_place() -> None:
+    # Others hold the engine's lists (the labs' launch settings read `records` as pages render):
+    # `fail_shown` rebound `self.records` to a new list, so a holder kept the failed block's old record.
+    engine = ast.parse((PACKAGE / "execution" / "engine.py").read_text(encoding="utf-8"))
+    rebound = [
+        f"{function.name}:{node.lineno}"
+        for function in ast.walk(engine)
+        if isinstance(function, ast.FunctionDef) and function.name != "__init__"
+        for node in ast.walk(function)
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Attribute)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == "self"
+        and target.attr in {"records", "failures", "planned"}
+    ]
+    assert rebound == [], f"the engine rebinds a list others hold (change it in place): {rebound}"
+
+
 # --- the plugin stays small ----------------------------------------------------------------------
 
 MAX_CLASS_LINES = 300

@@ -426,7 +426,7 @@ class Engine:
         """
         block = self.block(block_id)
         failure = ProofFailure(self.page, block_id, self._location(block, []), self.sanitize(summary))
-        self.records = [r for r in self.records if not (r.page == self.page and r.block_id == block_id)]
+        self.records[:] = [r for r in self.records if not (r.page == self.page and r.block_id == block_id)]
         self._fail(failure, block.proofs[0] if block and block.proofs else None)
         return failure
 
