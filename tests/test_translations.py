@@ -544,3 +544,17 @@ def test_a_recording_records_each_block_once_not_again_for_its_translation(tmp_p
     (docs / "index.md").write_text(ENGLISH, encoding="utf-8")
     (docs / CHINESE.folder / "index.md").write_text(CHINESE_TEXT, encoding="utf-8")
     assert list(planned_blocks(docs, tmp_path)) == ["index.md"]
+
+
+@pytest.mark.parametrize(
+    ("page", "wrong", "why"),
+    [
+        ("floors/3-boundary.md", "的前后释放它", "the GIL is released during the C++ call, not before and after it"),
+        ("floors/3-boundary.md", "数据翻倍几乎不增加开销", "doubling the data costs almost no time"),
+        ("floors/6-kernels.md", "深处带宽受限区域", "not Chinese: 'deep in the bandwidth-bound region'"),
+    ],
+)
+def test_a_meaning_error_found_by_review_stays_fixed(page: str, wrong: str, why: str) -> None:
+    # Issue 58's bilingual review found these three sentences saying something the English does not.
+    text = (ROOT / "docs" / "zh" / page).read_text(encoding="utf-8")
+    assert wrong not in text, f"docs/zh/{page}: {why}"
