@@ -111,6 +111,63 @@ def test_settings_are_read_only_through_the_settings_module() -> None:
     assert not set(CHANNELS) & (set(PARSERS) | set(OTHER_PARSERS)), "a variable is a setting or a channel, not both"
 
 
+SETTINGS_READERS = {
+    "settings.py": "the one parser and reader",
+    "plugin/config.py": "the plugin's adapter: reads every setting a build needs once, into `Settings`",
+    "__main__.py": "the command line's adapter: reads the settings a verb needs and hands the verb their values",
+    "execution/process/runner.py": "FLOORS_START_METHOD chooses this process's multiprocessing context, one per "
+    "process and made at its first block, which every engine of the process shares (a build's, make record's)",
+}
+"""Modules that may call `pytorch_floors.settings`' readers, and why; every other module is handed the value."""
+
+_READERS = {"read", "read_text", "from_environment", "environment_value"}
+
+
+def settings_reads(tree: ast.Module) -> list[int]:
+    """The lines that call one of `pytorch_floors.settings`' readers (`read_text("FLOORS_EDITION")`)."""
+    local: set[str] = set()
+    modules: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "pytorch_floors.settings":
+            local |= {alias.asname or alias.name for alias in node.names if alias.name in _READERS}
+        elif isinstance(node, ast.ImportFrom) and node.module == "pytorch_floors":
+            modules |= {alias.asname or alias.name for alias in node.names if alias.name == "settings"}
+        elif isinstance(node, ast.Import):
+            modules |= {alias.asname or alias.name for alias in node.names if alias.name == "pytorch_floors.settings"}
+    return sorted(
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and (
+            (isinstance(node.func, ast.Name) and node.func.id in local)
+            or (
+                isinstance(node.func, ast.Attribute)
+                and node.func.attr in _READERS
+                and ast.unparse(node.func.value) in modules
+            )
+        )
+    )
+
+
+def test_settings_are_read_by_the_two_adapters_and_handed_to_everything_else() -> None:
+    """Seven modules read a setting on their own (`render/headings.py` and `render/citation.py` both read
+    `FLOORS_EDITION`): the plugin reads them into `Settings`, the command line for its verb, and passes the values."""
+    found = {
+        path: lines for path, tree in _modules() if path not in SETTINGS_READERS and (lines := settings_reads(tree))
+    }
+    assert found == {}, (
+        f"take the value as an argument (Settings, or the command line's), or say why in SETTINGS_READERS: {found}"
+    )
+
+
+def test_the_settings_readers_check_sees_each_way_of_calling_one() -> None:
+    source = (
+        "from pytorch_floors.settings import read_text as rt, switch\nfrom pytorch_floors import settings\n"
+        'a = rt("FLOORS_EDITION")\nb = settings.read("FLOORS_EXEC")\nc = switch("on")\nd = other.read("x")\n'
+    )
+    assert settings_reads(ast.parse(source)) == [3, 4], "a parser is not a reader"
+
+
 def test_the_settings_check_sees_each_way_of_reading_a_variable() -> None:
     source = (
         'import os\nNAME = "FLOORS_X"\n'

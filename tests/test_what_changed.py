@@ -51,12 +51,10 @@ def test_sections_link_to_their_sources(anchor: str, href: str) -> None:
     assert site_href(anchor) == href
 
 
-def test_an_unreadable_previous_manifest_stops_the_build(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("FLOORS_PREVIOUS_MANIFEST", str(tmp_path / "nowhere.json"))
+def test_an_unreadable_previous_manifest_stops_the_build(tmp_path: Path) -> None:
     with pytest.raises(FloorsError, match=r"FLOORS_PREVIOUS_MANIFEST=.*nowhere\.json"):
-        previous_manifest()
-    monkeypatch.delenv("FLOORS_PREVIOUS_MANIFEST")
-    assert previous_manifest() is None
+        previous_manifest(str(tmp_path / "nowhere.json"))
+    assert previous_manifest(None) is None
 
 
 def test_a_build_renders_the_page_from_its_own_manifest(fixture_site: FixtureSite) -> None:

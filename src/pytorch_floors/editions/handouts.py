@@ -30,7 +30,6 @@ from pytorch_floors.i18n.languages import DEFAULT, LANGUAGES, Language, english_
 from pytorch_floors.i18n.messages import speaking, t
 from pytorch_floors.render.citation import edition as current_edition
 from pytorch_floors.render.templates import template
-from pytorch_floors.settings import read_text
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page, Route
@@ -197,8 +196,9 @@ def _contents_html(edition: str, entries: list[tuple[str, int]]) -> str:
 
 
 def _browser(chromium: str | None) -> str:
-    # FLOORS_CHROMIUM names another Chromium-based browser where Debian's is not to be had (macOS, Ubuntu's snap).
-    executable = chromium or read_text("FLOORS_CHROMIUM") or shutil.which("chromium")
+    # FLOORS_CHROMIUM (the command line's default for `chromium`) names another Chromium-based browser where
+    # Debian's is not to be had (macOS, Ubuntu's snap).
+    executable = chromium or shutil.which("chromium")
     if executable is None:
         raise FileNotFoundError(
             "chromium not found: run `make browser` (apt-get install chromium) or set FLOORS_CHROMIUM"
@@ -347,11 +347,13 @@ def print_and_pack(
     return printed, packs
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, chromium: str | None = None, published: str | None = None) -> int:
     """Command line: print the built site's handouts into its `pdf/` folder and list them.
 
     Args:
         argv: Arguments (default: `sys.argv[1:]`).
+        chromium: The browser when `--chromium` names none (`FLOORS_CHROMIUM`, read by the command line).
+        published: The edition being published (`FLOORS_EDITION`, read by the command line), if any.
 
     Returns:
         The exit status.
@@ -359,11 +361,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pytorch_floors handouts", description=main.__doc__)
     parser.add_argument("--site", type=Path, default=Path("site"), help="the built site (default: site)")
     parser.add_argument("--paper", default="A4", choices=["A4", "Letter"], help="paper size (default: A4)")
-    parser.add_argument("--chromium", help="the browser (default: chromium on the PATH)")
+    parser.add_argument(
+        "--chromium", default=chromium, help="the browser (default: FLOORS_CHROMIUM, else chromium on the PATH)"
+    )
     args = parser.parse_args(argv)
     if not (args.site / "index.html").is_file():
         parser.error(f"{args.site} is not a built site: run `make build` first")
-    printed, packs = print_and_pack(args.site, paper=args.paper, chromium=args.chromium, edition=current_edition())
+    printed, packs = print_and_pack(
+        args.site, paper=args.paper, chromium=args.chromium, edition=current_edition(published)
+    )
     from pypdf import PdfReader  # noqa: PLC0415  (as in print_handouts)
 
     for path in printed:

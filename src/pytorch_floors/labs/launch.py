@@ -72,6 +72,7 @@ class Launch:
         times: The file that keeps the labs' run times (`None`: labs do not run in this build).
         records: The build's block results, which grow as pages render (labs record their runs there).
         requirements: The project's `requirements.txt`, whose pins the install line and cell use.
+        published: The edition this build publishes (`Settings.published`), which the download box names.
     """
 
     @cached_property
@@ -83,6 +84,7 @@ class Launch:
     times: Path | None
     records: list[BlockResult]
     requirements: Path
+    published: str | None = None
 
 
 def github_repository(repo_url: str) -> tuple[str, str]:
@@ -137,7 +139,11 @@ def run_times_file(cache_root: Path, jupyter_cache: Path) -> Path:
 
 
 def configure_launch(
-    repo_url: str | None, run_times: Path | None, project_dir: Path, records: list[BlockResult]
+    repo_url: str | None,
+    run_times: Path | None,
+    project_dir: Path,
+    records: list[BlockResult],
+    published: str | None = None,
 ) -> Launch:
     """The build's repository and where the labs' run times are kept.
 
@@ -146,6 +152,7 @@ def configure_launch(
         run_times: The file that keeps the labs' run times (`run_times_file`), if labs run.
         project_dir: The project root (its `requirements.txt` pins what a lab installs).
         records: The build's block results (the engine's list, read as lab pages render).
+        published: The edition this build publishes, if any (`Settings.published`).
 
     Returns:
         The build's launch settings.
@@ -158,7 +165,7 @@ def configure_launch(
             github_repository(repo_url)
         except ValueError as error:
             raise FloorsError(str(error)) from None
-    return Launch(repo_url, run_times, records, project_dir / "requirements.txt")
+    return Launch(repo_url, run_times, records, project_dir / "requirements.txt", published)
 
 
 def _read_times(path: Path) -> dict[str, float]:

@@ -22,7 +22,6 @@ from pytorch_floors.labs.cells import checker_source, lab_text, read_lab, studen
 from pytorch_floors.labs.install import install_line
 from pytorch_floors.labs.kernel import PROJECT_DIR
 from pytorch_floors.labs.launch import Launch, download_box, notebook_names, with_install_cell
-from pytorch_floors.render.headings import published_edition
 from pytorch_floors.render.proof_frame import failure_banner
 from pytorch_floors.render.templates import template
 from pytorch_floors.render.urls import relative_url
@@ -227,7 +226,7 @@ def _download_box(floor: Floor, source: Path, launch: Launch, site_folder: str) 
     lab = source.read_text(encoding="utf-8")
     # What the lab imports includes what its self-check helpers import; the run time is kept under the source's key.
     install = _install_line(floor.lab, lab_text(source.parents[floor.lab.count("/")], floor), launch)
-    return download_box(floor, install, lab, published_edition(), launch, site_folder=site_folder)
+    return download_box(floor, install, lab, launch.published, launch, site_folder=site_folder)
 
 
 def finish_lab_page(

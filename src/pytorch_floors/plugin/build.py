@@ -243,7 +243,7 @@ class SiteBuild:
         self.aliases = read_aliases(project_dir / "anchors.aliases")
         self.manifest = ManifestRecorder(read_lock(project_dir / "anchors.lock"), self.aliases)
         times = run_times_file(cache_root, lab_cache) if lab_cache else None
-        self.launch = configure_launch(config.repo_url, times, project_dir, self.engine.records)
+        self.launch = configure_launch(config.repo_url, times, project_dir, self.engine.records, settings.published)
 
     def _languages(self, config: MkDocsConfig, project_dir: Path) -> None:
         """Put each translation's pages in the navigation; read what the translations recorded (`i18n`).
@@ -633,7 +633,7 @@ class SiteBuild:
                 BIBTEX_MARKER: lambda: cite_page_html(config.site_url or "/", name, int(name[:4])),
             },
         )
-        markdown = fill(markdown, facts.source, self.manifest, self.settings.edition)
+        markdown = fill(markdown, facts.source, self.manifest, self.settings.edition, self.settings.previous_manifest)
         markdown = fill_markers(
             markdown, {STALE_MARKER: lambda: stale_markdown(self.staleness, page.file.src_uri, self._files())}
         )

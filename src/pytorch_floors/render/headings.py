@@ -27,7 +27,6 @@ from pytorch_floors.i18n.languages import DEFAULT, english_source, language_of
 from pytorch_floors.i18n.messages import t
 from pytorch_floors.render.citation import SITE_TITLE, edition_url
 from pytorch_floors.render.templates import template
-from pytorch_floors.settings import read_text
 
 __all__ = [
     "HEADING",
@@ -37,7 +36,6 @@ __all__ = [
     "cited_part",
     "finish_headings",
     "pinned_site_url",
-    "published_edition",
     "section_citation",
 ]
 
@@ -66,12 +64,6 @@ class SectionCitation:
     bibtex: str
 
 
-def published_edition() -> str | None:
-    """The edition this build publishes (`FLOORS_EDITION`, set by `make publish`), or `None` for other builds."""
-    name = read_text("FLOORS_EDITION")
-    return name if name else None
-
-
 def pinned_site_url(site_url: str | None, name: str | None) -> str | None:
     """In an edition build, the edition's root: what the build's `site_url` becomes.
 
@@ -80,7 +72,7 @@ def pinned_site_url(site_url: str | None, name: str | None) -> str | None:
 
     Args:
         site_url: The site's `site_url`.
-        name: The edition this build publishes (`published_edition()`), if any.
+        name: The edition this build publishes (`Settings.published`), if any.
 
     Returns:
         The `site_url` to build with.
