@@ -374,6 +374,89 @@ def test_the_private_names_of_other_tools_the_plugin_relies_on_still_exist() -> 
     assert "enable_inventory" in MkdocstringsConfig.__dict__  # a public option, set for one build only
 
 
+BUILD_STATE_SLOTS = {
+    "labs/kernel.py:_bound": "nbconvert constructs the lab executor from the Jupyter configuration and takes no "
+    "object of the build's: the slot names the running build's own LabRuns (bind), a new one each build, and "
+    "is emptied at its end (unbind)",
+    "execution/process/runner.py:_context": "multiprocessing's context and fork server are one per process, "
+    "shared by every engine the process makes (a build's, make record's)",
+    "execution/process/runner.py:_live": "every block process this Python process started, whoever started it: "
+    "what end_all ends when the process exits",
+    "execution/cache.py:_present": "a file lock is held per process: the count of this process's holders of each "
+    "cache folder's lock, shared by its engines",
+    "plugin/fence.py:_TEXT_CONVERTERS": "a text converter per page Markdown, weakly keyed on the build's own "
+    "Markdown: it goes with it",
+}
+"""Module-level names a function changes, and why each is the process's and not one build's."""
+
+_MUTATORS = {
+    "append",
+    "extend",
+    "insert",
+    "clear",
+    "add",
+    "update",
+    "pop",
+    "popitem",
+    "remove",
+    "discard",
+    "setdefault",
+}
+
+
+def module_state_changed(tree: ast.Module) -> set[str]:
+    """The module-level names a function rebinds (`global`) or changes (`_build.runs.append(...)`, `_x[k] = v`)."""
+    names: set[str] = set()
+    for statement in tree.body:
+        targets = (
+            statement.targets
+            if isinstance(statement, ast.Assign)
+            else [statement.target]
+            if isinstance(statement, ast.AnnAssign)
+            else []
+        )
+        names |= {target.id for target in targets if isinstance(target, ast.Name)}
+
+    def root(node: ast.expr) -> str | None:
+        while isinstance(node, ast.Attribute | ast.Subscript):
+            node = node.value
+        return node.id if isinstance(node, ast.Name) and node.id in names else None
+
+    changed: set[str] = set()
+    for function in ast.walk(tree):
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for node in ast.walk(function):
+            if isinstance(node, ast.Global):
+                changed |= set(node.names)
+            elif isinstance(node, ast.Attribute | ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del):
+                changed |= {name} if (name := root(node.value)) else set()
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS:
+                changed |= {name} if (name := root(node.func.value)) else set()
+    return changed
+
+
+def test_no_module_global_holds_a_builds_state() -> None:
+    """A build's state lives in an object the build owns and passes (`labs/kernel.py` kept it in a module
+    global, `_build`, that leaked one build's lab outputs into the next)."""
+    found = {
+        f"{path}:{name}"
+        for path, tree in _modules()
+        for name in module_state_changed(tree)
+        if f"{path}:{name}" not in BUILD_STATE_SLOTS
+    }
+    assert found == set(), f"keep this in an object the build owns (or say in BUILD_STATE_SLOTS why not): {found}"
+
+
+def test_the_module_state_check_sees_each_way_of_changing_a_global() -> None:
+    source = (
+        "_a = None\n_b = State()\n_c = []\n_d = {}\nE = (1, 2)\n"
+        "def f(x):\n    global _a\n    _a = x\n    _b.runs.append(x)\n    _c.clear()\n    _d[x] = 1\n"
+        "    y = []\n    y.append(E[0])\n"
+    )
+    assert module_state_changed(ast.parse(source)) == {"_a", "_b", "_c", "_d"}
+
+
 def _lazy_tables(path: Path) -> tuple[set[str], set[str], set[str]]:
     """A lazy package's three lists: names imported for type checkers, names in `_LAZY`, names in `__all__`."""
     tree = ast.parse(path.read_text(encoding="utf-8"))

@@ -59,15 +59,7 @@ from pytorch_floors.i18n.sections import join_chinese_lines, page_text, sections
 from pytorch_floors.i18n.translation import LOCK_FILE, Staleness, staleness
 from pytorch_floors.i18n.translation import read_lock as read_translation_lock
 from pytorch_floors.labs.accounting import keep_lab_time, lab_outcome, lab_run_key, own_new_files, runs_later
-from pytorch_floors.labs.kernel import (
-    defer_labs,
-    keep_going,
-    lab_place,
-    lab_progress,
-    plan_labs,
-    report_progress,
-    take_runs,
-)
+from pytorch_floors.labs.kernel import LabRuns, bind, unbind
 from pytorch_floors.labs.launch import configure_launch, run_times_file
 from pytorch_floors.labs.notebooks import (
     JUPYTER_DIR,
@@ -189,6 +181,8 @@ class SiteBuild:
         """
         self.serving = serving
         self.settings = settings
+        self.labs = LabRuns()  # this build's alone: bound for its length, unbound by close()
+        bind(self.labs)
         self._join(session)
         self.planned_labs: list[str] = []
         project_dir = Path(config.config_file_path).parent.resolve()
@@ -219,14 +213,14 @@ class SiteBuild:
         self.recordings = read_recordings(project_dir / settings.recordings) if settings.recordings else ()
         self.engine.execute = settings.execute and not self.defer
         self._share_failures(session)
-        defer_labs(self.defer)
+        self.labs.defer_labs(self.defer)
         self.lazy_outputs = LazyOutputs()
         register_fence(config, self.engine, self.recordings, self.lazy_outputs)
         markdown_config.save(config.markdown_extensions, config.mdx_configs)
         labs_run = config.plugins.get("mkdocs-jupyter") is not None
         lab_cache = self._lab_cache(project_dir, Path(config.docs_dir), cache_root, facts) if labs_run else None
         _labs_follow(config, settings, lab_cache)
-        keep_going(serving)
+        self.labs.keep_going_on(serving)
         # nbconvert finds the project's templates and configuration through these variables; they are
         # set for this build only, and `close` puts the build process's own back.
         jupyter_env = jupyter_environment(project_dir / JUPYTER_DIR, os.environ) if labs_run else {}
@@ -272,7 +266,7 @@ class SiteBuild:
             self.engine.report_failure = functools.partial(report_background_failure, Path(signals))
         # Its progress travels to the session as events on its output, never as the wording of its log.
         self.engine.on_progress = emit_progress if background else None
-        report_progress(emit_progress if background else None)
+        self.labs.report_progress(emit_progress if background else None)
 
     def _join(self, session: ServeSession | None) -> None:
         """Take this build's part of a serve session (none for `mkdocs build`): its mark, and what it defers."""
@@ -311,6 +305,7 @@ class SiteBuild:
     def close(self) -> None:
         """End the processes of the build's blocks (at its end, and when it stops with an error)."""
         self.engine.close()
+        unbind(self.labs)
         for name, value in self._saved_env.items():
             if value is None:
                 os.environ.pop(name, None)
@@ -374,7 +369,7 @@ class SiteBuild:
         if labs:
             present = {f.src_uri for f in files.documentation_pages()}
             self.planned_labs = [floor.lab for floor in FLOORS if floor.lab in present]  # the registry's order
-        plan_labs(self.planned_labs)
+        self.labs.plan_labs(self.planned_labs)
         log.info("proofs: %d executed blocks planned on %d pages", engine.total, len(engine.planned))
         self._plan_pages(files, config)
         return files
@@ -506,7 +501,7 @@ class SiteBuild:
         which records the run; none means the notebook came from mkdocs-jupyter's cache.
         """
         engine = self.engine
-        runs = take_runs()
+        runs = self.labs.take_runs()
         run_key = self._lab_run_key(page, config)
         known = engine.known_failures.get(run_key) if run_key else None
         outcome = lab_outcome(
@@ -533,8 +528,8 @@ class SiteBuild:
         kept = keep_lab_time(outcome, floor, Path(page.file.abs_src_path or ""), self.launch)
         if outcome.status == "cached":
             took = f" (ran in {format_seconds(kept)})" if kept is not None else ""
-            log.info("lab %s: cached%s", lab_place(f"docs/{floor.lab}"), took)
-            lab_progress(f"docs/{floor.lab}", "cached", took.strip())
+            log.info("lab %s: cached%s", self.labs.lab_place(f"docs/{floor.lab}"), took)
+            self.labs.lab_progress(f"docs/{floor.lab}", "cached", took.strip())
         return html
 
     @staticmethod
@@ -589,11 +584,11 @@ class SiteBuild:
         if any(block.missing for block in engine.planned.get(page.file.src_uri, [])):
             markdown = without_missing_includes(markdown, page.file.src_uri, engine.project_dir)
         self.notebook_cache_before = self._cache_files() if self.serving else set()
-        take_runs()  # a lab's run is the one recorded while its page renders
+        self.labs.take_runs()  # a lab's run is the one recorded while its page renders
         if facts.kind == "lab" and not facts.translated:
             # A lab that failed in the session's background build, as it is now, is not run again here.
             run_key = self._lab_run_key(page, config)
-            defer_labs(runs_later(run_key, defer=self.defer, known_failures=engine.known_failures))
+            self.labs.defer_labs(runs_later(run_key, defer=self.defer, known_failures=engine.known_failures))
         if facts.translated:
             markdown = self._translated_page(join_chinese_lines(markdown), page, facts)
         if facts.kind == "floor" and floor is not None:
@@ -705,7 +700,7 @@ class SiteBuild:
         floor = facts.floor
         if floor is not None and facts.kind == "lab" and not facts.translated:
             html = self._lab_page(html, page, config, floor)
-            defer_labs(self.defer)
+            self.labs.defer_labs(self.defer)
         elif (
             self.defer
             and (engine.only is None or fnmatch(page.file.src_uri, engine.only))
