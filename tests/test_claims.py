@@ -139,7 +139,7 @@ def test_the_report_lists_every_claim_with_page_block_and_result_and_totals(page
         ("index.md", "sums", "one plus one is two", "held"),
         ("index.md", "sums", "one plus one is three", "did not hold on this machine"),
     ]
-    html = report_html(records, report_template())
+    html = report_html(records, report_template(), "en")
     assert "2 claims checked: 1 held, 1 did not hold on this machine, 0 not applicable on this machine." in html
     rows = html[html.index("floors-report--claims") :]
     # The one that did not hold comes first, and says so in words.
@@ -219,7 +219,7 @@ def test_the_report_counts_held_missed_and_not_applicable_apart(lanes: Pages) ->
         == "claims: 3 checked, 1 held, 0 did not hold, 2 not applicable on this machine"
     )
     # The report's partial gets the claims that applied, and those that could not apart, and lists both.
-    html = report_html(records, report_template())
+    html = report_html(records, report_template(), "en")
     assert "3 claims checked: 1 held, 0 did not hold on this machine, 2 not applicable on this machine." in html
     assert html.count('class="floors-report__claim--not-applicable"') == 2
     assert "not applicable on this machine: no CUDA device" in html
@@ -232,7 +232,7 @@ def test_held_missed_and_not_applicable_side_by_side() -> None:
         Claim("elsewhere", True, applies=False, why_not="one core"),
     )
     result = BlockResult("index.md", "b", None, "ran", 1.0, claims=claims)
-    html = claims_html(result)
+    html = claims_html(result, "en")
     assert "1 of 2 held; 1 not applicable on this machine" in html
     assert "Did not hold on this machine:</strong> missed" in html and "floors-claims--missed" in html
     assert [c.outcome for c in claims] == ["held", "missed", "not applicable"]

@@ -33,6 +33,7 @@ from pytorch_floors.execution.process.runner import end_all
 from pytorch_floors.execution.provenance import collect, of_outputs
 from pytorch_floors.execution.report import report_html, report_json
 from pytorch_floors.execution.secrets import SecretFinder
+from pytorch_floors.i18n.messages import PageLanguage
 from pytorch_floors.plugin.fence import formatter
 
 
@@ -59,7 +60,7 @@ class Pages:
                             "name": "python",
                             "class": "python",
                             "validator": markdown_exec.validator,
-                            "format": partial(formatter, engine=self.engine),
+                            "format": partial(formatter, engine=self.engine, languages={page: PageLanguage()}),
                         }
                     ]
                 },
@@ -580,7 +581,7 @@ def test_the_build_report_is_a_wrapped_table_with_breakable_paths() -> None:
         BlockResult("index.md", "broken", None, "failed", None, error="boom"),
     ]
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(ROOT / "overrides"))
-    html = report_html(records, env.get_template("partials/floors-build-report.html"))
+    html = report_html(records, env.get_template("partials/floors-build-report.html"), "en")
     assert re.search(r'<div class="md-typeset__scrollwrap"><div class="md-typeset__table">\s*<table', html)
     segments = r'<span class="floors-report__segment">{}</span>'
     proof = "<wbr>".join(segments.format(part) for part in ("snippets/", "3-boundary/", "crossing_cost.py"))

@@ -19,6 +19,7 @@ import pytest
 from conftest import ROOT
 from pytorch_floors.execution.options import validate_options
 from pytorch_floors.page_facts import page_facts
+from pytorch_floors.render.templates import environment
 from pytorch_floors.settings import OTHER_PARSERS, PARSERS, SWITCH_OFF, SWITCH_ON, switch
 
 PACKAGE = ROOT / "src" / "pytorch_floors"
@@ -455,6 +456,42 @@ def test_the_module_state_check_sees_each_way_of_changing_a_global() -> None:
         "    y = []\n    y.append(E[0])\n"
     )
     assert module_state_changed(ast.parse(source)) == {"_a", "_b", "_c", "_d"}
+
+
+def language_from_context(tree: ast.Module) -> list[int]:
+    """The lines that import `contextvars`, and those that call `t` with no language (`t("Held:")`)."""
+
+    def is_context(node: ast.AST) -> bool:
+        if isinstance(node, ast.Import):
+            return any(alias.name == "contextvars" for alias in node.names)
+        return isinstance(node, ast.ImportFrom) and node.module == "contextvars"
+
+    def lacks_language(node: ast.AST) -> bool:
+        return (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "t"
+            and len(node.args) < 2
+            and not any(keyword.arg == "language" for keyword in node.keywords)
+        )
+
+    return sorted(getattr(node, "lineno", 0) for node in ast.walk(tree) if is_context(node) or lacks_language(node))
+
+
+def test_the_language_is_passed_never_read_from_the_context() -> None:
+    """The page's language was a ContextVar read inside `t()`; as mkdocstrings-python passes its locale to
+    `render`, every message is asked for in a language, and a template gets `t` bound to its page's."""
+    found = {path: lines for path, tree in _modules() if (lines := language_from_context(tree))}
+    assert found == {}, f"pass the page's language (t(message, language), render(name, language, ...)): {found}"
+    assert not {"t", "claim_text"} & set(environment().globals), "the environment holds no language of its own"
+
+
+def test_the_language_check_sees_a_context_and_a_message_without_language() -> None:
+    source = (
+        "import contextvars\nfrom contextvars import ContextVar\n"
+        'a = t("Held:")\nb = t("Held:", "zh")\nc = t(message, language, n=1)\nd = x.t("y")\n'
+    )
+    assert language_from_context(ast.parse(source)) == [1, 2, 3]
 
 
 def _lazy_tables(path: Path) -> tuple[set[str], set[str], set[str]]:

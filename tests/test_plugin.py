@@ -159,7 +159,12 @@ def test_two_builds_in_one_process_share_no_state(tmp_path: Path, clean_env: pyt
     assert [(r.block_id, r.status) for r in first.engine.records] == [("first", "ran")]
     bound = _fence_format(first_config)
     assert isinstance(bound, partial) and bound.func is formatter
-    assert bound.keywords == {"engine": first.engine, "recordings": first.recordings, "lazy": first.lazy_outputs}
+    assert bound.keywords == {
+        "engine": first.engine,
+        "recordings": first.recordings,
+        "lazy": first.lazy_outputs,
+        "languages": first.page_languages,
+    }
 
     _project(
         tmp_path,
@@ -184,7 +189,10 @@ def test_two_builds_in_one_process_share_no_state(tmp_path: Path, clean_env: pyt
         "engine": second.engine,
         "recordings": second.recordings,
         "lazy": second.lazy_outputs,
+        "languages": second.page_languages,
     }
+    # The labs' record and the pages' languages are each build's own, as its engine is.
+    assert second.labs is not first.labs and second.page_languages is not first.page_languages
     report = json.loads((tmp_path / "site" / "build-report.json").read_text())
     assert [b["block_id"] for b in report["blocks"]] == ["second"]
     page = (tmp_path / "site" / "index.html").read_text()

@@ -15,15 +15,17 @@ from typing import Any
 import pytest
 
 from conftest import Build, FixtureSite
+from pytorch_floors.claims import Claim
 from pytorch_floors.editions.what_changed import what_changed_markdown
 from pytorch_floors.i18n.check import CHINESE_SHARE, chinese_share, problems
 from pytorch_floors.i18n.glossary import glossary, off_glossary
 from pytorch_floors.i18n.languages import LANGUAGES, english_source, language_of, twin_uri
-from pytorch_floors.i18n.messages import ZH, claim_text, t, use
+from pytorch_floors.i18n.messages import ZH, PageLanguage, claim_text, t
 from pytorch_floors.i18n.sections import join_chinese_lines, sections
 from pytorch_floors.i18n.translation import LOCK_FILE, read_lock, staleness, stamp, write_lock
 from pytorch_floors.plugin.languages import split_search_index, untranslated_links
 from pytorch_floors.recordings.recorder import planned_blocks
+from pytorch_floors.render.templates import render
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -170,24 +172,22 @@ def test_every_message_the_interface_uses_has_its_chinese() -> None:
 
 
 def test_the_what_changed_page_without_an_earlier_edition_is_chinese_on_a_chinese_page() -> None:
-    use("zh")
-    try:
-        assert what_changed_markdown(None, {}).startswith("# 更新记录 { #what-changed }")
-    finally:
-        use("en")
-    assert what_changed_markdown(None, {}).startswith("# What changed { #what-changed }")
+    assert what_changed_markdown(None, {}, "zh").startswith("# 更新记录 { #what-changed }")
+    assert what_changed_markdown(None, {}, "en").startswith("# What changed { #what-changed }")
 
 
 def test_a_claim_shows_in_the_pages_language_and_an_untranslated_one_is_counted() -> None:
-    state = use("zh", {"a view costs nothing": "视图不花费任何代价"})
-    try:
-        assert claim_text("a view costs nothing") == "视图不花费任何代价"
-        assert claim_text("a copy costs bytes") == "a copy costs bytes"
-        assert state.untranslated == ["a copy costs bytes"]
-        assert t("Held:") == ZH["Held:"]
-    finally:
-        use("en")
-    assert t("Held:") == "Held:"
+    state = PageLanguage("zh", {"a view costs nothing": "视图不花费任何代价"})
+    assert claim_text("a view costs nothing", state) == "视图不花费任何代价"
+    assert claim_text("a copy costs bytes", state) == "a copy costs bytes"
+    assert state.untranslated == ["a copy costs bytes"]
+    assert t("Held:", state) == t("Held:", "zh") == ZH["Held:"]
+    assert t("Held:", "en") == "Held:"
+    # A template rendered in a language writes its words, and its claims, in it: the language is passed.
+    claim = Claim("a view costs nothing", True, "")
+    assert "视图不花费任何代价" in render(
+        "proof_claims.html", state, claims=(claim,), held=1, applied=1, not_applicable=0, missed=False, cached=False
+    )
 
 
 def test_a_translated_pages_link_to_a_page_without_twin_goes_to_the_english_page() -> None:

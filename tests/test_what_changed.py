@@ -28,7 +28,7 @@ def manifest(name: str) -> dict[str, Any]:
 
 
 def test_the_page_compares_the_two_fixture_editions_with_links_mkdocs_checks() -> None:
-    page = what_changed_markdown(manifest("2026.11"), manifest("2026.12"))
+    page = what_changed_markdown(manifest("2026.11"), manifest("2026.12"), "en")
     assert page.startswith("# What changed since edition 2026.11 { #what-changed }")
     for heading in ("Sections added (1)", "Sections reworded (2)", "proof outputs changed (1)", "removed (1)"):
         assert heading in page
@@ -39,7 +39,7 @@ def test_the_page_compares_the_two_fixture_editions_with_links_mkdocs_checks() -
 
 
 def test_without_a_previous_edition_the_page_says_so() -> None:
-    page = what_changed_markdown(None, manifest("2026.12"))
+    page = what_changed_markdown(None, manifest("2026.12"), "en")
     assert page == NO_PREVIOUS and "no earlier edition to compare with" in page
 
 

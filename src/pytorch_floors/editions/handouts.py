@@ -27,9 +27,9 @@ from pytorch_floors.editions.course_pack import PACK_DIR, pack_filename, write_p
 from pytorch_floors.errors import ToolError
 from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, MAP_TITLE, MAP_TITLE_ZH, floor_for_page
 from pytorch_floors.i18n.languages import DEFAULT, LANGUAGES, Language, english_source, language_of
-from pytorch_floors.i18n.messages import speaking, t
+from pytorch_floors.i18n.messages import t
 from pytorch_floors.render.citation import edition as current_edition
-from pytorch_floors.render.templates import template
+from pytorch_floors.render.templates import render
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page, Route
@@ -97,21 +97,20 @@ def handouts(language: Language = DEFAULT) -> list[Handout]:
         One handout per page.
     """
     code, prefix = language.code, language.prefix
-    with speaking(code):
-        map_title = MAP_TITLE_ZH if code == "zh" else MAP_TITLE
-        items = [Handout(prefix + MAP_PAGE, map_title, map_title, "part-0-map.pdf")]
-        items += [
-            Handout(
-                prefix + f.page,
-                f.heading_in(code),
-                t("Floor {number} of {total}", number=f.number, total=len(FLOORS)),
-                f"floor-{f.key}.pdf",
-            )
-            for f in FLOORS
-        ]
-        stops = ", ".join(str(stop.floor) for stop in COMPILER.stops)
-        marker = t("Stops at floors {listed} of {total}", listed=stops, total=len(FLOORS))
-        items.append(Handout(prefix + COMPILER.page, COMPILER.title_in(code), marker, f"{COMPILER.slug}.pdf"))
+    map_title = MAP_TITLE_ZH if code == "zh" else MAP_TITLE
+    items = [Handout(prefix + MAP_PAGE, map_title, map_title, "part-0-map.pdf")]
+    items += [
+        Handout(
+            prefix + f.page,
+            f.heading_in(code),
+            t("Floor {number} of {total}", code, number=f.number, total=len(FLOORS)),
+            f"floor-{f.key}.pdf",
+        )
+        for f in FLOORS
+    ]
+    stops = ", ".join(str(stop.floor) for stop in COMPILER.stops)
+    marker = t("Stops at floors {listed} of {total}", code, listed=stops, total=len(FLOORS))
+    items.append(Handout(prefix + COMPILER.page, COMPILER.title_in(code), marker, f"{COMPILER.slug}.pdf"))
     return items
 
 
@@ -162,7 +161,7 @@ def cite_links_html(from_url: str, language: Language = DEFAULT) -> str:
     folder = language.prefix
     links = [(item.title, _relative(f"{folder}{HANDOUT_DIR}/{item.filename}", from_url)) for item in handouts(language)]
     edition = _relative(f"{folder}{HANDOUT_DIR}/{EDITION_PDF}", from_url)
-    return template("handout_links.html").render(edition=edition, links=links)
+    return render("handout_links.html", language.code, edition=edition, links=links)
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -191,8 +190,8 @@ def serve(site_dir: Path) -> Iterator[str]:
         server.server_close()
 
 
-def _contents_html(edition: str, entries: list[tuple[str, int]]) -> str:
-    return template("handout_contents.html").render(edition=edition, entries=entries)
+def _contents_html(edition: str, entries: list[tuple[str, int]], language: str) -> str:
+    return render("handout_contents.html", language, edition=edition, entries=entries)
 
 
 def _browser(chromium: str | None) -> str:
@@ -221,7 +220,14 @@ def _print_parts(page: Page, root: str, items: list[Handout], out_dir: Path, opt
 
 
 def _print_contents(
-    page: Page, items: list[Handout], lengths: list[int], *, edition: str, path: Path, options: dict[str, Any]
+    page: Page,
+    items: list[Handout],
+    lengths: list[int],
+    *,
+    edition: str,
+    path: Path,
+    options: dict[str, Any],
+    language: str,
 ) -> None:
     """Print the contents page, numbering where each part starts once its own length is known."""
     from pypdf import PdfReader  # noqa: PLC0415  (as in print_handouts)
@@ -230,7 +236,7 @@ def _print_contents(
     length = 1
     for _ in range(3):
         starts = [length + 1 + sum(lengths[:index]) for index in range(len(items))]
-        page.set_content(_contents_html(edition, [(i.title, s) for i, s in zip(items, starts, strict=True)]))
+        page.set_content(_contents_html(edition, [(i.title, s) for i, s in zip(items, starts, strict=True)], language))
         page.pdf(path=str(path), **options)
         printed = len(PdfReader(path).pages)
         if printed == length:
@@ -305,8 +311,7 @@ def print_handouts(
         page.route("**/*", local_only)
         written = _print_parts(page, root, items, out_dir, options)
         lengths = [len(PdfReader(path).pages) for path in written]
-        with speaking(language.code):
-            _print_contents(page, items, lengths, edition=edition, path=contents, options=options)
+        _print_contents(page, items, lengths, edition=edition, path=contents, options=options, language=language.code)
         browser.close()
     whole = out_dir / EDITION_PDF
     _join_edition(contents, items, written, edition, whole)
@@ -342,8 +347,7 @@ def print_and_pack(
             for item in handouts(language)
             if (f := floor_for_page(english_source(item.src)))
         }
-        with speaking(language.code):
-            packs += write_packs(folder, pdfs, proofs_root=site_dir)
+        packs += write_packs(folder, pdfs, proofs_root=site_dir, language=language.code)
     return printed, packs
 
 

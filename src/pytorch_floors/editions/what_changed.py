@@ -61,19 +61,21 @@ def site_href(anchor: str) -> str:
     return f"{source}#{ident}" if ident else source
 
 
-def what_changed_markdown(previous: dict[str, Any] | None, current: dict[str, Any]) -> str:
-    """The page's Markdown: the comparison, or the note that there is nothing to compare with.
+def what_changed_markdown(previous: dict[str, Any] | None, current: dict[str, Any], language: str) -> str:
+    """The page's Markdown, in the page's language: the comparison, or the note that there is nothing to compare with.
 
     Raises:
         ValueError: A manifest of another format.
     """
     if previous is None:
-        return t(NO_PREVIOUS)
-    return render_markdown(compare(previous, current), href=site_href)
+        return t(NO_PREVIOUS, language)
+    return render_markdown(compare(previous, current), href=site_href, language=language)
 
 
-def fill(markdown: str, src_uri: str, recorder: ManifestRecorder, edition: str, previous: str | None) -> str:
-    """The hook's entry point: on the page, replace the marker with the comparison.
+def fill(
+    markdown: str, src_uri: str, recorder: ManifestRecorder, edition: str, *, previous: str | None, language: str
+) -> str:
+    """The hook's entry point: on the page, replace the marker with the comparison, in the page's language.
 
     `previous` is the earlier edition's manifest to compare with (`Settings.previous_manifest`), if any.
 
@@ -86,7 +88,7 @@ def fill(markdown: str, src_uri: str, recorder: ManifestRecorder, edition: str, 
         raise FloorsError(f"docs/{PAGE}: the page must hold {MARKER}")
     try:
         current = build_manifest(edition, recorder.pages, recorder.lock, recorder.aliases)
-        page = what_changed_markdown(previous_manifest(previous), current)
+        page = what_changed_markdown(previous_manifest(previous), current, language)
     except ValueError as error:
         raise FloorsError(f"docs/{PAGE}: {error}") from None
     return markdown.replace(MARKER, page)

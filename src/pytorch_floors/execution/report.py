@@ -97,12 +97,13 @@ def report_json(
     return json.dumps(document, indent=2)
 
 
-def report_html(records: Sequence[BlockResult], template: Template) -> str:
+def report_html(records: Sequence[BlockResult], template: Template, language: str) -> str:
     """The build report as an HTML table, slowest block first.
 
     Args:
         records: One record per executed block.
         template: The `partials/floors-build-report.html` partial (from the theme's environment).
+        language: The report page's language (`en`, `zh`).
 
     Returns:
         A summary paragraph and the table, wrapped as Material wraps a Markdown table.
@@ -123,7 +124,7 @@ def report_html(records: Sequence[BlockResult], template: Template) -> str:
     # apply here are passed apart, so a partial that predates them still counts right.
     claims = [c for c in rows_of_claims if c["applies"]]
     return template.render(
-        floors_t=t,  # the report's words, in the language of the page it is on (`i18n.messages`)
+        floors_t=lambda message, **fields: t(message, language, **fields),  # the words, in the report page's language
         claims=claims,
         claims_held=sum(1 for c in claims if c["held"]),
         claims_not_applicable=[c for c in rows_of_claims if not c["applies"]],

@@ -21,7 +21,7 @@ import copy
 import hashlib
 import re
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cached_property
 from importlib.metadata import packages_distributions
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ import nbformat
 from pytorch_floors.errors import FloorsError, InputError
 from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.floors import Floor
-from pytorch_floors.render.templates import template
+from pytorch_floors.render.templates import render
 
 __all__ = [
     "COLAB",
@@ -263,13 +263,15 @@ def lab_links(floor: Floor, repo_url: str | None, edition: str | None, site_fold
     return LabLinks(student, full, Path(floor.lab).name, colab_student, colab_full)
 
 
-@cache
-def _template() -> Any:
-    return template("lab-download.html")
-
-
 def download_box(
-    floor: Floor, install: str, source: str, edition: str | None, launch: Launch, *, site_folder: str = ""
+    floor: Floor,
+    install: str,
+    source: str,
+    edition: str | None,
+    launch: Launch,
+    *,
+    site_folder: str = "",
+    language: str,
 ) -> str:
     """The box under a lab page's title: launch, download, install line and measured run time.
 
@@ -280,13 +282,14 @@ def download_box(
         edition: The edition being published, or `None`.
         launch: The build's launch settings.
         site_folder: The language's folder of the site (`zh/`): Colab opens that language's notebooks.
+        language: The page's language (`en`, `zh`).
     """
     seconds = run_seconds(floor, source, launch)
-    return str(
-        _template().render(
-            floor=floor,
-            links=lab_links(floor, launch.repo_url, edition, site_folder),
-            install=install,
-            seconds=None if seconds is None else f"{seconds:.1f}" if seconds < 10 else f"{seconds:.0f}",
-        )
+    return render(
+        "lab-download.html",
+        language,
+        floor=floor,
+        links=lab_links(floor, launch.repo_url, edition, site_folder),
+        install=install,
+        seconds=None if seconds is None else f"{seconds:.1f}" if seconds < 10 else f"{seconds:.0f}",
     )

@@ -171,16 +171,17 @@ def jupyter_cache_dir(
     return cache_root / "mkdocs-jupyter" / key.hexdigest()[:16]
 
 
-def lab_failure_banner(failure: str) -> str:
+def lab_failure_banner(failure: str, language: str) -> str:
     """The alert a lab's page opens with when a cell failed under `mkdocs serve` (the cell shows its traceback).
 
     Args:
         failure: Which cells failed, and how.
+        language: The page's language.
 
     Returns:
         The banner's HTML.
     """
-    return failure_banner(failure, "A cell of this lab failed to run")
+    return failure_banner(failure, language, "A cell of this lab failed to run")
 
 
 def _lab_floor(src_uri: str) -> Floor | None:
@@ -222,15 +223,15 @@ def _install_line(src_uri: str, lab: str, launch: Launch) -> str:
         raise FloorsError(f"docs/{src_uri}: {error}") from None
 
 
-def _download_box(floor: Floor, source: Path, launch: Launch, site_folder: str) -> str:
+def _download_box(floor: Floor, source: Path, launch: Launch, site_folder: str, language: str) -> str:
     lab = source.read_text(encoding="utf-8")
     # What the lab imports includes what its self-check helpers import; the run time is kept under the source's key.
     install = _install_line(floor.lab, lab_text(source.parents[floor.lab.count("/")], floor), launch)
-    return download_box(floor, install, lab, launch.published, launch, site_folder=site_folder)
+    return download_box(floor, install, lab, launch.published, launch, site_folder=site_folder, language=language)
 
 
 def finish_lab_page(
-    output: str, *, src_uri: str, source: Path, page_url: str, launch: Launch, site_folder: str = ""
+    output: str, *, src_uri: str, source: Path, page_url: str, launch: Launch, site_folder: str = "", language: str
 ) -> str:
     """Post-process a rendered lab page (called for every page; others pass through).
 
@@ -253,6 +254,7 @@ def finish_lab_page(
         launch: The build's launch settings (repository, kept run times, records).
         site_folder: The language's folder of the site the page is in (`zh/` for a translated lab, whose
             Colab links open its own notebooks; `src_uri` and `source` are then its English lab's).
+        language: The page's language (`en`, `zh`): the download box's words.
 
     Returns:
         The HTML to write.
@@ -265,7 +267,7 @@ def finish_lab_page(
     end = output.find("</article>", start)
     article = output[start:end]
     # The solutions and the outputs after the setup come folded from the project's nbconvert template.
-    notebook = article.replace("</h1>", "</h1>" + _download_box(floor, source, launch, site_folder), 1)
+    notebook = article.replace("</h1>", "</h1>" + _download_box(floor, source, launch, site_folder, language), 1)
     output = output[:start] + notebook + output[end:]
     if LABS_CSS not in output:
         output = output.replace(

@@ -53,7 +53,7 @@ from pytorch_floors.floors import FLOORS, Floor
 from pytorch_floors.i18n.catch_up import CaughtUp, catch_up
 from pytorch_floors.i18n.glossary import glossary
 from pytorch_floors.i18n.languages import DEFAULT, LANGUAGES, twin_uri
-from pytorch_floors.i18n.messages import t, use
+from pytorch_floors.i18n.messages import PageLanguage, t
 from pytorch_floors.i18n.search import teach_segmenter
 from pytorch_floors.i18n.sections import join_chinese_lines, page_text, sections
 from pytorch_floors.i18n.translation import LOCK_FILE, Staleness, staleness
@@ -125,7 +125,8 @@ from pytorch_floors.render.gauge import page_gauges, render_gauge
 from pytorch_floors.render.headings import finish_headings, pinned_site_url
 from pytorch_floors.render.listings import listing_language
 from pytorch_floors.render.search_scope import narrow_search
-from pytorch_floors.render.templates import template
+from pytorch_floors.render.templates import page_t as floors_t
+from pytorch_floors.render.templates import render as render_in
 
 __all__ = ["SiteBuild"]
 
@@ -215,7 +216,8 @@ class SiteBuild:
         self._share_failures(session)
         self.labs.defer_labs(self.defer)
         self.lazy_outputs = LazyOutputs()
-        register_fence(config, self.engine, self.recordings, self.lazy_outputs)
+        self.page_languages: dict[str, PageLanguage] = {}  # each page's, named as it starts (the fence reads it)
+        register_fence(config, self.engine, self.recordings, self.lazy_outputs, languages=self.page_languages)
         markdown_config.save(config.markdown_extensions, config.mdx_configs)
         labs_run = config.plugins.get("mkdocs-jupyter") is not None
         lab_cache = self._lab_cache(project_dir, Path(config.docs_dir), cache_root, facts) if labs_run else None
@@ -468,8 +470,8 @@ class SiteBuild:
 
     def on_env(self, env: Environment) -> None:
         """Keep the session's compiled templates; lend the report the records of the pages not rendered again."""
-        # The theme's partials write the site's own words in the page's language (`i18n.messages.t`).
-        env.globals["floors_t"] = t
+        # The theme's partials write the site's own words in the page's language, which the page's context names.
+        env.globals["floors_t"] = floors_t
         if self.session is None:
             return
         env.bytecode_cache = self.session.templates
@@ -520,7 +522,7 @@ class SiteBuild:
         failure = outcome.proof_failure()
         if failure is not None:
             log.error("lab failed: %s", outcome.failure)
-            html = lab_failure_banner(failure.summary) + html
+            html = lab_failure_banner(failure.summary, self._page(page).language.code) + html
             if outcome.new_failure and engine.report_failure is not None and run_key:
                 # A session's background build: the session shows it on the lab's page at once.
                 engine.report_failure(run_key, failure)
@@ -577,9 +579,9 @@ class SiteBuild:
         facts = self._page(page)
         language, floor = facts.language, facts.floor
         claims = page.meta.get("claims") if facts.translated else None
-        self.untranslated_claims[page.file.src_uri] = use(
-            language.code, claims if isinstance(claims, dict) else None
-        ).untranslated
+        words = PageLanguage(language.code, claims if isinstance(claims, dict) else {})
+        self.page_languages[page.file.src_uri] = words
+        self.untranslated_claims[page.file.src_uri] = words.untranslated
         engine.begin_page(page.file.src_uri, page.url)
         if any(block.missing for block in engine.planned.get(page.file.src_uri, [])):
             markdown = without_missing_includes(markdown, page.file.src_uri, engine.project_dir)
@@ -604,15 +606,20 @@ class SiteBuild:
             markdown = f"# {floor.heading_in(language.code)} {{ #{anchor} }}\n\n{markdown}"
             if (Path(config.docs_dir) / language.prefix / floor.lab).is_file():
                 # "Check yourself" closes every floor page; its lab follows it there.
-                lead = t("Lab {number}.", number=floor.number)
-                practise = t("Practise this floor on your own machine") + ("：" if language.code == "zh" else ": ")
-                rest = t("run, change and measure, with self-checks. Download it as a notebook from the lab's page.")
+                lead = t("Lab {number}.", words, number=floor.number)
+                practise = t("Practise this floor on your own machine", words) + (
+                    "：" if language.code == "zh" else ": "
+                )
+                rest = t(
+                    "run, change and measure, with self-checks. Download it as a notebook from the lab's page.", words
+                )
                 markdown += f"\n\n**{lead}** {practise}[{floor.lab_title_in(language.code)}](../{floor.lab}) — {rest}\n"
         if facts.kind == "lab" and floor is not None:
             page.meta.setdefault(
                 "description",
                 t(
                     "Lab {number}, {title}: exercises that measure what the floor explains.",
+                    words,
                     number=floor.number,
                     title=floor.title_in(language.code),
                 ),
@@ -623,20 +630,28 @@ class SiteBuild:
         markdown = fill_markers(
             markdown,
             {
-                PROOFS_MARKER: lambda: proofs_page(engine.planned, engine.project_dir),
+                PROOFS_MARKER: lambda: proofs_page(engine.planned, engine.project_dir, language.code),
                 EDITION_MARKER: lambda: name,
                 BIBTEX_MARKER: lambda: cite_page_html(config.site_url or "/", name, int(name[:4])),
             },
         )
-        markdown = fill(markdown, facts.source, self.manifest, self.settings.edition, self.settings.previous_manifest)
+        markdown = fill(
+            markdown,
+            facts.source,
+            self.manifest,
+            self.settings.edition,
+            previous=self.settings.previous_manifest,
+            language=language.code,
+        )
         markdown = fill_markers(
-            markdown, {STALE_MARKER: lambda: stale_markdown(self.staleness, page.file.src_uri, self._files())}
+            markdown,
+            {STALE_MARKER: lambda: stale_markdown(self.staleness, page.file.src_uri, self._files(), language.code)},
         )
         markdown = fill_markers(
             markdown,
             {
                 HANDOUTS_MARKER: lambda: (
-                    cite_links_html(page.url, language) if self.settings.handouts else t(NO_HANDOUTS)
+                    cite_links_html(page.url, language) if self.settings.handouts else t(NO_HANDOUTS, words)
                 )
             },
         )
@@ -671,15 +686,15 @@ class SiteBuild:
         if english_file is None or state is None:
             return markdown
         href = get_relative_url(english_file.url, page.url)
-        note = template("stale_translation.html")
+        language = facts.language.code
 
         def render(link: str, _anchor: str) -> str:
-            return note.render(href=link)
+            return render_in("stale_translation.html", language, href=link)
 
         if page.file.src_uri.endswith(".py"):
             return markdown
         english = Path(english_file.abs_src_path or "").read_text(encoding="utf-8")
-        untranslated = template("untranslated_section.html").render()
+        untranslated = render_in("untranslated_section.html", language)
         recorded = self.translations.get(page.file.src_uri, {})
         caught = catch_up(english, markdown, recorded, lambda _anchor: untranslated)
         # A section shown in English has its own note; the others the translation is behind on are marked stale.
@@ -742,7 +757,6 @@ class SiteBuild:
         files = self._files()
         facts = self._page(page)
         language = facts.language
-        use(language.code, page.meta.get("claims") if isinstance(page.meta.get("claims"), dict) else None)
 
         def url_of(src: str) -> str:
             file = files.get_file_from_path(src)
@@ -769,7 +783,7 @@ class SiteBuild:
 
             def build_report() -> str:
                 report = config.theme.get_env().get_template("partials/floors-build-report.html")
-                return partial_note(self.plan.rebuilt) + report_html(self.engine.records, report)
+                return partial_note(self.plan.rebuilt) + report_html(self.engine.records, report, language.code)
 
             page.content = fill_markers(
                 page.content,
@@ -780,6 +794,7 @@ class SiteBuild:
                         self.recordings,
                         self._planned_blocks(),
                         lambda src: url_of(twin_uri(src, language)),  # the claims' pages in this page's language
+                        language.code,
                     ),
                 },
             )
@@ -788,7 +803,7 @@ class SiteBuild:
     def on_template_context(self, context: dict[str, Any], template_name: str, config: MkDocsConfig) -> dict[str, Any]:
         """Give the 404 page the whole building's gauge, with links that work from any missing URL."""
         if template_name == "404.html":
-            use(DEFAULT.code)
+            context["floors_language"] = DEFAULT.code
             root = urlsplit(config.site_url or "/").path.rstrip("/")
             files = self._files()
 
@@ -796,7 +811,7 @@ class SiteBuild:
                 file = files.get_file_from_path(src)
                 return f"{root}/{file.url if file else src}"
 
-            context["floors_building"] = render_gauge(None, lambda f: absolute(f.page))
+            context["floors_building"] = render_gauge(None, lambda f: absolute(f.page), language=DEFAULT.code)
             context["floors_provenance"] = None
         return context
 
@@ -820,7 +835,6 @@ class SiteBuild:
         output = squeeze_chrome(output)
         facts = self._page(page)
         language = facts.language
-        use(language.code)
         if facts.translated and facts.floor is not None and facts.kind == "lab":
             output = title_anchor(output, slugify(facts.floor.lab_title_in(DEFAULT.code), "-"))
         # A translated lab ran as its English lab (the same code): its run time and install line are that lab's.
@@ -832,6 +846,7 @@ class SiteBuild:
             source=Path((english.abs_src_path if english is not None else None) or page.file.abs_src_path or ""),
             page_url=page.url,
             launch=self.launch,
+            language=language.code,
         )
 
     def on_post_build(self, config: MkDocsConfig) -> None:
@@ -848,11 +863,13 @@ class SiteBuild:
                 # Each language's notebooks and packs beside its lab pages (`site/zh/labs/…`, `site/zh/packs/`).
                 docs = Path(config.docs_dir) / language.folder
                 if docs.is_dir():
-                    use(language.code)
                     publish_notebooks(Path(config.site_dir) / language.folder, docs, self.launch)
                     # Without PDFs: `make pdf` packs again. Every language's packs carry the site's one set of proofs.
-                    write_packs(Path(config.site_dir) / language.folder, proofs_root=Path(config.site_dir))
-            use(DEFAULT.code)
+                    write_packs(
+                        Path(config.site_dir) / language.folder,
+                        proofs_root=Path(config.site_dir),
+                        language=language.code,
+                    )
         planned = self._planned_blocks()
         planned += [(lab, "notebook") for lab in self.planned_labs]
         report = report_json(

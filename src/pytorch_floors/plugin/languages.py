@@ -190,26 +190,33 @@ def split_search_index(site_dir: Path) -> dict[str, int]:
     return counts
 
 
-def stale_markdown(states: Mapping[str, Staleness], src_uri: str, files: Files) -> str:
+def stale_markdown(states: Mapping[str, Staleness], src_uri: str, files: Files, language: str) -> str:
     """The list of translated sections behind the English, as a section of What changed or the build report.
 
     Args:
         states: Each translated page's standing (`i18n.translation.staleness`).
         src_uri: The page the list goes on (its links are relative to it).
         files: The build's files, for the sections' pages' titles.
+        language: The page's language (`en`, `zh`).
 
     Returns:
         Markdown: a heading with the count, then one link per stale section (or a line saying there is none).
     """
     folder = posixpath.dirname(src_uri)
     stale = [(page, anchor) for page, state in sorted(states.items()) for anchor in state.stale]
-    lines = [t("## Translations behind the English ({count})", count=len(stale)) + " { #stale-translations }", ""]
+    lines = [
+        t("## Translations behind the English ({count})", language, count=len(stale)) + " { #stale-translations }",
+        "",
+    ]
     if not stale:
-        return "\n".join([*lines, t("Every Chinese section translates its English section as it is now."), ""])
+        return "\n".join(
+            [*lines, t("Every Chinese section translates its English section as it is now.", language), ""]
+        )
     lines += [
         t(
             "These Chinese sections were translated before their English section last changed; each says so "
-            "where it stands and links the English."
+            "where it stands and links the English.",
+            language,
         ),
         "",
     ]

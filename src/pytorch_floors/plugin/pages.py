@@ -18,8 +18,7 @@ from markdown.extensions.toc import slugify
 from pytorch_floors.errors import InputError
 from pytorch_floors.execution.scan import ExecBlock, ScanError, scan_markdown
 from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, MAP_TITLE, MAP_TITLE_ZH, floor_for_page
-from pytorch_floors.i18n.messages import current
-from pytorch_floors.render.templates import template
+from pytorch_floors.render.templates import render
 
 __all__ = [
     "BIBTEX_MARKER",
@@ -124,8 +123,10 @@ class _ProofsSection:
     anchor: str
 
 
-def proofs_page(planned: Mapping[str, Sequence[ExecBlock]], project_dir: Path) -> str:
+def proofs_page(planned: Mapping[str, Sequence[ExecBlock]], project_dir: Path, language: str) -> str:
     """The Proofs page's tables (`render/templates/proofs_page.md`): every planned page's proofs, in reading order.
+
+    The page's language (`en`, `zh`) names the pages and writes the tables' words.
 
     Raises:
         InputError: If a proof cannot be read or parsed (`first_docstring_line`).
@@ -134,7 +135,6 @@ def proofs_page(planned: Mapping[str, Sequence[ExecBlock]], project_dir: Path) -
     sections = []
     for page, blocks in sorted(planned.items(), key=lambda item: (order.get(item[0], 0), item[0])):
         floor = floor_for_page(page)
-        language = current().code
         where = (
             floor.heading_in(language)
             if floor
@@ -163,7 +163,7 @@ def proofs_page(planned: Mapping[str, Sequence[ExecBlock]], project_dir: Path) -
             else page
         )
         sections.append(_ProofsSection(where, page, rows, slugify(english, "-")))
-    return template("proofs_page.md").render(sections=sections)
+    return render("proofs_page.md", language, sections=sections)
 
 
 def without_missing_includes(markdown: str, page: str, project_dir: Path) -> str:

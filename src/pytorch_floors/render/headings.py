@@ -26,7 +26,7 @@ from pytorch_floors.floors import CITABLE_PAGES, COMPILER, MAP_PAGE, MAP_TITLE, 
 from pytorch_floors.i18n.languages import DEFAULT, english_source, language_of
 from pytorch_floors.i18n.messages import t
 from pytorch_floors.render.citation import SITE_TITLE, edition_url
-from pytorch_floors.render.templates import template
+from pytorch_floors.render.templates import template, words_in
 
 __all__ = [
     "HEADING",
@@ -122,6 +122,7 @@ def section_citation(src_uri: str, page_url: str, anchor: str, title: str, name:
     year = name[:4]
     plain = t(
         "{site} contributors ({year}). “{title}”. {site}, {part}, edition {name}. {url}",
+        language.code,
         site=SITE_TITLE,
         year=year,
         title=title,
@@ -168,6 +169,7 @@ def add_section_controls(
     Returns:
         The content with one control at the end of each heading.
     """
+    language = language_of(src_uri).code  # the page's, from its path: the control's words are in it
 
     def add(match: re.Match[str]) -> str:
         title = heading_text(match["body"])
@@ -176,7 +178,7 @@ def add_section_controls(
             url = cite.url
         else:
             cite, url = None, f"{page_url}#{match['id']}"
-        control = template.render(url=url, title=title, cite=cite).strip()
+        control = template.render(url=url, title=title, cite=cite, **words_in(language)).strip()
         body_end = match.end("body") - match.start()  # the control goes after the heading's words
         return match[0][:body_end] + control + match[0][body_end:]
 
