@@ -30,7 +30,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -285,7 +285,7 @@ def quiet_kernel_stderr(stream: IO[bytes], out: IO[str] | None = None) -> thread
     return thread
 
 
-def kernel_environment(build_env: dict[str, str] | os._Environ[str]) -> dict[str, str]:
+def kernel_environment(build_env: Mapping[str, str]) -> dict[str, str]:
     """The whole environment of a lab's kernel: the variables a proof sees, nothing else of the build's.
 
     Matplotlib's backend is left to ipykernel (inline figures), unlike a proof's `Agg`.
