@@ -628,6 +628,26 @@ def test_the_private_names_of_other_packages_exist_as_called() -> None:
     assert callable(sys._getframe) and callable(os._exit)
 
 
+def test_the_build_report_has_one_template_rendered_by_the_package() -> None:
+    """The build-report partial in `overrides/` repeated `machines.html`'s folded table and was rendered through
+    the theme's environment: the package renders its own pages' parts, each piece of markup in one template."""
+    templates = [
+        *sorted((ROOT / "overrides").rglob("*.html")),
+        *sorted((PACKAGE / "render" / "templates").rglob("*.html")),
+    ]
+    folds = [
+        path.relative_to(ROOT).as_posix() for path in templates if "floors-report__fold" in path.read_text("utf-8")
+    ]
+    assert folds == ["src/pytorch_floors/render/templates/report_fold.html"], folds
+    theme_rendered = {
+        path: [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call) and ast.unparse(n.func).endswith("get_env")]
+        for path, tree in _modules()
+    }
+    assert {path: lines for path, lines in theme_rendered.items() if lines} == {}, (
+        "render the package's HTML with render.templates, not the theme's environment"
+    )
+
+
 def _lazy_tables(path: Path) -> tuple[set[str], set[str], set[str]]:
     """A lazy package's three lists: names imported for type checkers, names in `_LAZY`, names in `__all__`."""
     tree = ast.parse(path.read_text(encoding="utf-8"))

@@ -47,7 +47,7 @@ from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.engine import Engine
 from pytorch_floors.execution.facts import TorchFacts, torch_facts
 from pytorch_floors.execution.provenance import collect, of_outputs
-from pytorch_floors.execution.report import report_html, report_json
+from pytorch_floors.execution.report import report_json
 from pytorch_floors.execution.scan import check_includes, not_utf8, scan_markdown
 from pytorch_floors.floors import FLOORS, Floor
 from pytorch_floors.i18n.catch_up import CaughtUp, catch_up
@@ -96,6 +96,7 @@ from pytorch_floors.plugin.pages import (
     fill_markers,
     fill_nav,
     proofs_page,
+    report_html,
     without_missing_includes,
 )
 from pytorch_floors.plugin.serve import (
@@ -782,8 +783,7 @@ class SiteBuild:
         if page.content:
 
             def build_report() -> str:
-                report = config.theme.get_env().get_template("partials/floors-build-report.html")
-                return partial_note(self.plan.rebuilt) + report_html(self.engine.records, report, language.code)
+                return partial_note(self.plan.rebuilt) + report_html(self.engine.records, language.code)
 
             page.content = fill_markers(
                 page.content,
