@@ -23,6 +23,7 @@ from pytorch_floors.labs.install import install_line
 from pytorch_floors.labs.kernel import PROJECT_DIR
 from pytorch_floors.labs.launch import Launch, download_box, notebook_names, with_install_cell
 from pytorch_floors.render.proof_frame import failure_banner
+from pytorch_floors.render.splice import find_end_tag, find_start_tag, insert_after, insert_before
 from pytorch_floors.render.templates import template
 from pytorch_floors.render.urls import relative_url
 
@@ -263,16 +264,13 @@ def finish_lab_page(
     if floor is None or "jupyter-wrapper" not in output:
         return output
 
-    start = output.find("<article")
-    end = output.find("</article>", start)
-    article = output[start:end]
     # The solutions and the outputs after the setup come folded from the project's nbconvert template.
-    notebook = article.replace("</h1>", "</h1>" + _download_box(floor, source, launch, site_folder, language), 1)
-    output = output[:start] + notebook + output[end:]
+    article = find_start_tag(output, "article")
+    title = find_end_tag(output, "h1", start=article.end) if article is not None else None
+    output = insert_after(output, title, _download_box(floor, source, launch, site_folder, language))
     if LABS_CSS not in output:
-        output = output.replace(
-            "</head>", template("lab_stylesheet.html").render(href=relative_url(LABS_CSS, page_url)) + "</head>", 1
-        )
+        stylesheet = template("lab_stylesheet.html").render(href=relative_url(LABS_CSS, page_url))
+        output = insert_before(output, find_end_tag(output, "head"), stylesheet)
     return _stable_heading_ids(output)
 
 
