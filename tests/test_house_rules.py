@@ -214,9 +214,8 @@ HTML_WRITERS = {
     "labs/cells.py": "reads a lab's source: an exercise's heading names its anchor as `<a id>`",
     "i18n/sections.py": "reads a page's source: a heading's anchor written as `<a id>`",
     "plugin/serve/changes.py": "reads a page's source for its title (a Markdown `# ` or an `<h1>`)",
-    "render/headings.py": "HEADING reads the rendered h2-h4 (their ids, for anchors.lock and the controls); each "
-    "heading's control is rendered from floors-cite.html and put at the end of its heading through that match "
-    "(issue 57: not yet moved onto render.splice)",
+    "render/headings.py": "HEADING reads the rendered h2-h4 and their ids (anchors.lock, the site's anchors); the "
+    "controls go into the headings through render.splice",
     "labs/notebooks.py": "mkdocs-jupyter's headings and table of contents: a heading's words are read with its tags "
     "dropped, and its id is set from the anchor written in it by a match per heading (issue 57: not yet moved onto "
     "render.splice); the fragments are templates, and the download box and stylesheet are placed by render.splice",

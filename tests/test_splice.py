@@ -5,7 +5,14 @@ from __future__ import annotations
 from pytorch_floors.plugin.languages import title_anchor
 from pytorch_floors.plugin.plugin import mark_page
 from pytorch_floors.plugin.serve.pending import PENDING_ATTRIBUTE, mark_pending
-from pytorch_floors.render.splice import find_end_tag, find_start_tag, insert_after, insert_before, with_attribute
+from pytorch_floors.render.splice import (
+    find_end_tag,
+    find_start_tag,
+    find_start_tags,
+    insert_after,
+    insert_before,
+    with_attribute,
+)
 
 PAGE = (
     '<!doctype html>\n<html>\n<!-- <head> in a comment --><head data-x="<head>">\n<script>let s = "<article>";</script>'
@@ -23,6 +30,8 @@ def test_a_tag_is_found_where_a_browser_sees_it_not_in_a_comment_a_script_or_a_v
     found = find_start_tag(PAGE, {"h1", "p"}, attribute=("id", "p"))
     assert found is not None and PAGE[found.start : found.end] == '<p id="p">'
     assert find_start_tag(PAGE, "nav") is None and find_end_tag(PAGE, "nav") is None
+    every = find_start_tags(PAGE + '\n<h2 id="a">A</h2><h2>none</h2><h3 id="b">B</h3>', {"h2", "h3"}, attribute="id")
+    assert [tag.attributes["id"] for tag in every] == ["a", "b"]
 
 
 def test_a_fragment_goes_in_at_one_offset_and_the_rest_stays_byte_for_byte() -> None:

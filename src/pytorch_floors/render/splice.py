@@ -14,7 +14,15 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
-__all__ = ["Tag", "find_end_tag", "find_start_tag", "insert_after", "insert_before", "with_attribute"]
+__all__ = [
+    "Tag",
+    "find_end_tag",
+    "find_start_tag",
+    "find_start_tags",
+    "insert_after",
+    "insert_before",
+    "with_attribute",
+]
 
 
 @dataclass(frozen=True)
@@ -41,26 +49,38 @@ class _Found(Exception):
 
 
 class _Finder(HTMLParser):
-    """Parses until `wanted` accepts a tag, then stops (`_Found`)."""
+    """Parses until `wanted` accepts a tag, then stops (`_Found`); or, given a list, puts every one in it."""
 
-    def __init__(self, html: str, wanted: Callable[[str, bool, dict[str, str | None]], bool]) -> None:
+    def __init__(
+        self,
+        html: str,
+        wanted: Callable[[str, bool, dict[str, str | None]], bool],
+        every: list[Tag] | None = None,
+    ) -> None:
         super().__init__(convert_charrefs=True)
         self.html = html
         self.wanted = wanted
+        self.every = every
+        self.line, self.line_start = 1, 0  # where the last tag found was: lines are counted on from there
 
     def _offset(self) -> int:
-        # The parser says where it is as a line and a column; counted once, at the tag found.
+        # The parser says where it is as a line and a column; the lines are counted from the last tag found.
         line, column = self.getpos()
-        at = 0
-        for _ in range(line - 1):
-            at = self.html.index("\n", at) + 1
-        return at + column
+        while self.line < line:
+            self.line_start = self.html.index("\n", self.line_start) + 1
+            self.line += 1
+        return self.line_start + column
+
+    def _found(self, tag: Tag) -> None:
+        if self.every is None:
+            raise _Found(tag)
+        self.every.append(tag)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         attributes = dict(attrs)
         if self.wanted(tag, True, attributes):
             start = self._offset()
-            raise _Found(Tag(tag, start, start + len(self.get_starttag_text() or ""), attributes))
+            self._found(Tag(tag, start, start + len(self.get_starttag_text() or ""), attributes))
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.handle_starttag(tag, attrs)
@@ -68,7 +88,7 @@ class _Finder(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if self.wanted(tag, False, {}):
             start = self._offset()
-            raise _Found(Tag(tag, start, self.html.index(">", start) + 1, {}))
+            self._found(Tag(tag, start, self.html.index(">", start) + 1, {}))
 
 
 def _first(html: str, wanted: Callable[[str, bool, dict[str, str | None]], bool], start: int) -> Tag | None:
@@ -103,6 +123,28 @@ def find_start_tag(
         return attribute is None or attributes.get(attribute[0]) == attribute[1]
 
     return _first(html, wanted, start)
+
+
+def find_start_tags(html: str, names: Collection[str], *, attribute: str | None = None) -> list[Tag]:
+    """Every start tag of these names (that has an attribute, given one), in the page's order.
+
+    Args:
+        html: A page, or part of one.
+        names: The tags' names (`{"h2", "h3", "h4"}`).
+        attribute: An attribute the tag must have with a value (`id`).
+
+    Returns:
+        The tags.
+    """
+    every: list[Tag] = []
+    finder = _Finder(
+        html,
+        lambda tag, opening, attrs: opening and tag in names and (attribute is None or bool(attrs.get(attribute))),
+        every,
+    )
+    finder.feed(html)
+    finder.close()
+    return every
 
 
 def find_end_tag(html: str, name: str, *, start: int = 0) -> Tag | None:
