@@ -173,6 +173,51 @@ def test_the_settings_readers_check_sees_each_way_of_calling_one() -> None:
     assert settings_reads(ast.parse(source)) == [3, 4], "a parser is not a reader"
 
 
+ENVIRONMENT_USERS = {
+    "settings.py": "the settings' one reader",
+    "plugin/config.py": "the plugin's adapter: reads the settings into Settings",
+    "__main__.py": "the command line's adapter: reads the settings a verb needs",
+    "claims.py": "the FLOORS_CLAIMS_FILE channel (CHANNELS)",
+    "plot.py": "the FLOORS_OUTPUT channel (CHANNELS)",
+    "compiling.py": "sets Inductor's cache folder for one compile in a proof's process, and puts it back",
+    "editions/publish.py": "hands mike's build the environment, with the edition's settings added",
+    "execution/cache.py": "OMP_NUM_THREADS and MKL_NUM_THREADS are part of the machine a result was measured on",
+    "execution/process/runner.py": "starts the fork server with a block's environment instead of the build's; "
+    "FLOORS_START_METHOD (SETTINGS_READERS)",
+    "execution/process/sandbox.py": "the few variables a block is given, taken from the build's",
+    "execution/process/worker.py": "a block's process takes the environment it was sent",
+    "execution/secrets.py": "the build's secrets, so that an output holding one is refused",
+    "labs/kernel.py": "a kernel's environment, from the build's; the FLOORS_PROJECT_DIR channel",
+    "plugin/build.py": "sets nbconvert's variables for the build and puts them back; the serve channels",
+    "plugin/plugin.py": "the serve channels (CHANNELS)",
+    "plugin/serve/background.py": "the background build's environment: the session's, with its channels",
+    "tiers/confine.py": "a tier's variables, set for the run and put back",
+    "tiers/copies.py": "a neighbour's build's environment",
+    "tiers/python.py": "PYENV_ROOT, where pyenv keeps the Python a tier asks for; the environment that makes a venv",
+}
+"""Modules that touch the process's environment, and why; every other module is handed what it needs."""
+
+
+def uses_environment(tree: ast.Module) -> bool:
+    """Whether a module reads or changes `os.environ` (or `os.getenv`, or imports `environ` from `os`)."""
+    return any(
+        (isinstance(node, ast.Attribute) and ast.unparse(node) in {"os.environ", "os.getenv"})
+        or (
+            isinstance(node, ast.ImportFrom)
+            and node.module == "os"
+            and any(a.name in {"environ", "getenv"} for a in node.names)
+        )
+        for node in ast.walk(tree)
+    )
+
+
+def test_the_environment_is_read_where_a_reason_is_given() -> None:
+    """A module that reads the environment on its own is named with its reason (a setting goes through Settings)."""
+    found = {path for path, tree in _modules() if uses_environment(tree)}
+    assert found - set(ENVIRONMENT_USERS) == set(), "take the value as an argument, or say in ENVIRONMENT_USERS why not"
+    assert set(ENVIRONMENT_USERS) - found == set(), "no longer touches the environment: drop it from ENVIRONMENT_USERS"
+
+
 def test_the_settings_check_sees_each_way_of_reading_a_variable() -> None:
     source = (
         'import os\nNAME = "FLOORS_X"\n'
