@@ -409,3 +409,18 @@ def test_a_recording_records_each_block_once_not_again_for_its_translation(tmp_p
     (docs / "index.md").write_text(ENGLISH, encoding="utf-8")
     (docs / CHINESE.folder / "index.md").write_text(CHINESE_TEXT, encoding="utf-8")
     assert list(planned_blocks(docs, tmp_path)) == ["index.md"]
+
+
+def test_the_themes_words_follow_the_language_its_page_context_names(fixture_site: FixtureSite) -> None:
+    # The theme's partials wrote their words through `t`, which read the page's language from a ContextVar;
+    # `floors_t` now reads the `floors_language` the build puts in each page's context.
+    config = fixture_site.root.joinpath("mkdocs.yml").read_text(encoding="utf-8")
+    fixture_site.write(
+        "mkdocs.yml", config.replace("  font: false\n", f"  font: false\n  custom_dir: {ROOT / 'overrides'}\n")
+    )
+    fixture_site.page("index.md", TWIN_ENGLISH)
+    fixture_site.write("docs/zh/index.md", TWIN_CHINESE)
+    build = fixture_site.build(strict=True)
+    assert build.returncode == 0, build.log[-3000:]
+    assert ZH["Made with"] in build.page("zh") and "Made with" not in build.page("zh")
+    assert "Made with" in build.page(".")
