@@ -131,12 +131,11 @@ def test_cite_page_has_a_bibtex_entry_per_floor(built_site: Build) -> None:
     for floor in FLOORS:
         assert f'id="bibtex-floor-{floor.number}"' in html
         assert f"floors/{floor.key}/" in html
-    assert edition() in html
+    assert edition(None) in html
 
 
-def test_bibtex_is_pinned_to_the_edition(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("FLOORS_EDITION", "2026.12")
-    entry = bibtex(FLOORS[2], "https://s.org/", edition(), 2026)
+def test_bibtex_is_pinned_to_the_edition() -> None:
+    entry = bibtex(FLOORS[2], "https://s.org/", edition("2026.12"), 2026)
     assert "https://s.org/2026.12/floors/3-boundary/" in entry
     assert "Floor 3 · The boundary" in entry and entry.startswith("@misc{pytorchfloors202612floor3,")
 

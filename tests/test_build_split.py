@@ -212,13 +212,13 @@ def proofs_project(root: Path) -> dict[str, list[ExecBlock]]:
 
 def test_the_proofs_page_is_the_text_the_build_wrote_before(tmp_path: Path) -> None:
     """Markdown, not HTML: no `&lt;` or `&amp;` where the docstrings say `<` and `&`; a cell's `|` escaped."""
-    assert proofs_page(proofs_project(tmp_path), tmp_path) == OLD_PROOFS_PAGE
+    assert proofs_page(proofs_project(tmp_path), tmp_path, "en") == OLD_PROOFS_PAGE
 
 
 def test_the_proofs_page_of_blocks_without_proofs_and_of_none(tmp_path: Path) -> None:
     empty = [ExecBlock("index.md", "inline", 1, BlockOptions("inline"))]
-    assert proofs_page({}, tmp_path) == ""
-    assert proofs_page({"index.md": empty, "a.md": [ExecBlock("a.md", "x", 1, BlockOptions("x"))]}, tmp_path) == (
+    assert proofs_page({}, tmp_path, "en") == ""
+    assert proofs_page({"index.md": empty, "a.md": [ExecBlock("a.md", "x", 1, BlockOptions("x"))]}, tmp_path, "en") == (
         "## [a.md](a.md) { #amd }\n\n| Proof | What it shows |\n|---|---|\n\n"
         "## [Part 0 · The map](index.md) { #part-0-the-map }\n\n| Proof | What it shows |\n|---|---|"
     )

@@ -121,11 +121,13 @@ def test_two_fixture_editions_compare_section_by_section() -> None:
 def test_an_edition_compared_with_itself_has_no_changes() -> None:
     changes = compare(edition("2026.12"), edition("2026.12"))
     assert changes.unchanged
-    assert "None." in render_markdown(changes)
+    assert "None." in render_markdown(changes, language="en")
 
 
 def test_the_page_lists_every_group_with_links() -> None:
-    page = render_markdown(compare(edition("2026.11"), edition("2026.12")), base="https://x.invalid/2026.12/")
+    page = render_markdown(
+        compare(edition("2026.11"), edition("2026.12")), base="https://x.invalid/2026.12/", language="en"
+    )
     assert page.startswith("# What changed since edition 2026.11")
     for heading in ("Sections added (1)", "Sections reworded (2)", "proof outputs changed (1)", "removed (1)"):
         assert heading in page

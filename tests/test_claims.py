@@ -14,7 +14,6 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import jinja2
 import pytest
 from test_engine import Pages, make_pages
 from test_standalone import bare_python
@@ -24,8 +23,9 @@ from conftest import ROOT, FixtureSite, claims_problem
 from pytorch_floors.claims import CHANNEL, Claim, ClaimFormatError, claim, not_applicable, parse_claims
 from pytorch_floors.execution.bundle import bundle
 from pytorch_floors.execution.claim_policy import claims_summary
-from pytorch_floors.execution.report import report_html, report_json
+from pytorch_floors.execution.report import report_json
 from pytorch_floors.execution.result import BlockResult
+from pytorch_floors.plugin.pages import report_html
 from pytorch_floors.plugin.plugin import FloorsPlugin
 from pytorch_floors.render.proof_frame import claims_html
 
@@ -52,11 +52,6 @@ def pages(tmp_path: Path) -> Iterator[Pages]:
     (tmp_path / "snippets").mkdir()
     (tmp_path / "snippets" / "sums.py").write_text(PROOF, encoding="utf-8")
     yield make_pages(tmp_path)
-
-
-def report_template() -> jinja2.Template:
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(ROOT / "overrides"))
-    return env.get_template("partials/floors-build-report.html")
 
 
 def warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
@@ -139,7 +134,7 @@ def test_the_report_lists_every_claim_with_page_block_and_result_and_totals(page
         ("index.md", "sums", "one plus one is two", "held"),
         ("index.md", "sums", "one plus one is three", "did not hold on this machine"),
     ]
-    html = report_html(records, report_template())
+    html = report_html(records, "en")
     assert "2 claims checked: 1 held, 1 did not hold on this machine, 0 not applicable on this machine." in html
     rows = html[html.index("floors-report--claims") :]
     # The one that did not hold comes first, and says so in words.
@@ -219,7 +214,7 @@ def test_the_report_counts_held_missed_and_not_applicable_apart(lanes: Pages) ->
         == "claims: 3 checked, 1 held, 0 did not hold, 2 not applicable on this machine"
     )
     # The report's partial gets the claims that applied, and those that could not apart, and lists both.
-    html = report_html(records, report_template())
+    html = report_html(records, "en")
     assert "3 claims checked: 1 held, 0 did not hold on this machine, 2 not applicable on this machine." in html
     assert html.count('class="floors-report__claim--not-applicable"') == 2
     assert "not applicable on this machine: no CUDA device" in html
@@ -232,7 +227,7 @@ def test_held_missed_and_not_applicable_side_by_side() -> None:
         Claim("elsewhere", True, applies=False, why_not="one core"),
     )
     result = BlockResult("index.md", "b", None, "ran", 1.0, claims=claims)
-    html = claims_html(result)
+    html = claims_html(result, "en")
     assert "1 of 2 held; 1 not applicable on this machine" in html
     assert "Did not hold on this machine:</strong> missed" in html and "floors-claims--missed" in html
     assert [c.outcome for c in claims] == ["held", "missed", "not applicable"]

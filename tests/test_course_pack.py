@@ -29,7 +29,7 @@ def _fake_site(site: Path) -> None:
 @pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
 def test_each_floor_gets_a_pack_with_its_lab_and_proofs(tmp_path: Path, floor: Floor) -> None:
     _fake_site(tmp_path)
-    packs = write_packs(tmp_path)
+    packs = write_packs(tmp_path, language="en")
     assert packs == [tmp_path / PACK_DIR / pack_filename(f) for f in FLOORS]
     with zipfile.ZipFile(packs[FLOORS.index(floor)]) as pack:
         names = pack.namelist()
@@ -51,8 +51,8 @@ def test_a_printed_pdf_goes_first_and_packs_are_reproducible(tmp_path: Path) -> 
         pdfs[floor.key] = tmp_path / "pdf" / f"handout-{floor.key}.pdf"
         pdfs[floor.key].parent.mkdir(exist_ok=True)
         pdfs[floor.key].write_bytes(b"%PDF-1.7 " + floor.key.encode())
-    first = [p.read_bytes() for p in write_packs(tmp_path, pdfs)]
-    second = [p.read_bytes() for p in write_packs(tmp_path, pdfs)]
+    first = [p.read_bytes() for p in write_packs(tmp_path, pdfs, language="en")]
+    second = [p.read_bytes() for p in write_packs(tmp_path, pdfs, language="en")]
     assert first == second, "the same build gives the same bytes"
     for floor in FLOORS:
         with zipfile.ZipFile(tmp_path / PACK_DIR / pack_filename(floor)) as pack:
@@ -64,7 +64,7 @@ def test_a_floor_without_a_lab_has_no_pack(tmp_path: Path, floor: Floor) -> None
     _fake_site(tmp_path)
     lab = floor.lab
     (tmp_path / lab.removesuffix(".py") / Path(lab).name).unlink()
-    assert [p.name for p in write_packs(tmp_path)] == [pack_filename(f) for f in FLOORS if f != floor]
+    assert [p.name for p in write_packs(tmp_path, language="en")] == [pack_filename(f) for f in FLOORS if f != floor]
 
 
 @pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
@@ -72,7 +72,7 @@ def test_a_missing_member_stops_the_pack_loudly(tmp_path: Path, floor: Floor) ->
     _fake_site(tmp_path)
     (tmp_path / floor.lab.removesuffix(".py") / notebook_names(floor)[1]).unlink()
     with pytest.raises(FileNotFoundError, match=rf"{floor.heading}: the course pack misses .*-solutions\.ipynb"):
-        write_packs(tmp_path)
+        write_packs(tmp_path, language="en")
 
 
 @pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)

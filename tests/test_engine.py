@@ -18,21 +18,21 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import jinja2
 import psutil
 import pytest
 from markdown import Markdown
 
-from conftest import ROOT
 from pytorch_floors.execution import BlockResult, Engine, OutputCache, ProofFailure, scan_markdown
 from pytorch_floors.execution.cache import machine_fingerprint
 from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.output import TAIL_LINES
 from pytorch_floors.execution.process.runner import end_all
 from pytorch_floors.execution.provenance import collect, of_outputs
-from pytorch_floors.execution.report import report_html, report_json
+from pytorch_floors.execution.report import report_json
 from pytorch_floors.execution.secrets import SecretFinder
+from pytorch_floors.i18n.messages import PageLanguage
 from pytorch_floors.plugin.fence import formatter, validator
+from pytorch_floors.plugin.pages import report_html
 
 
 @dataclass
@@ -58,7 +58,7 @@ class Pages:
                             "name": "python",
                             "class": "python",
                             "validator": validator,
-                            "format": partial(formatter, engine=self.engine),
+                            "format": partial(formatter, engine=self.engine, languages={page: PageLanguage()}),
                         }
                     ]
                 },
@@ -591,8 +591,7 @@ def test_the_build_report_is_a_wrapped_table_with_breakable_paths() -> None:
         BlockResult("index.md", "map", None, "cached", 1.234, output="x" * 100),
         BlockResult("index.md", "broken", None, "failed", None, error="boom"),
     ]
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(ROOT / "overrides"))
-    html = report_html(records, env.get_template("partials/floors-build-report.html"))
+    html = report_html(records, "en")
     assert re.search(r'<div class="md-typeset__scrollwrap"><div class="md-typeset__table">\s*<table', html)
     segments = r'<span class="floors-report__segment">{}</span>'
     proof = "<wbr>".join(segments.format(part) for part in ("snippets/", "3-boundary/", "crossing_cost.py"))

@@ -70,7 +70,7 @@ def href(floor: Floor) -> str:
 
 def parse(current: Floor | None) -> GaugeParser:
     parser = GaugeParser()
-    parser.feed(render_gauge(current, href, map_href="../../"))
+    parser.feed(render_gauge(current, href, map_href="../../", language="en"))
     return parser
 
 
@@ -112,8 +112,8 @@ def test_the_whole_buildings_label_runs_from_the_registrys_first_floor_to_its_la
 
 def test_titles_are_escaped() -> None:
     odd = Floor(1, "x", "<b>", "A summary that is long enough to pass the checks.", "<b>", "摘要")
-    assert "<b>" not in render_gauge(odd, lambda f: "a&b")
-    assert "a&amp;b" in render_gauge(odd, lambda f: "a&b")
+    assert "<b>" not in render_gauge(odd, lambda f: "a&b", language="en")
+    assert "a&amp;b" in render_gauge(odd, lambda f: "a&b", language="en")
 
 
 def positions(html: str) -> list[str]:
@@ -122,19 +122,19 @@ def positions(html: str) -> list[str]:
 
 @pytest.mark.parametrize("floor", FLOORS, ids=floor_id)
 def test_floors_passed_current_and_ahead_read_differently(floor: Floor) -> None:
-    html = render_gauge(floor, href)
+    html = render_gauge(floor, href, language="en")
     assert positions(html) == expected_positions(floor)
     assert f'<p class="floors-gauge__caption">Floor {floor.number} of {COUNT}</p>' in html
 
 
 def test_whole_building_marks_no_floor_as_passed_or_ahead() -> None:
-    assert positions(render_gauge(None, href)) == [""] * COUNT
+    assert positions(render_gauge(None, href, language="en")) == [""] * COUNT
 
 
 @pytest.mark.parametrize("floor", FLOORS, ids=floor_id)
 def test_lab_gauge_lists_labs_and_steps_between_labs(floor: Floor) -> None:
     parser = GaugeParser()
-    parser.feed(render_gauge(floor, lambda f: f"../{f.key}-lab/", kind="lab"))
+    parser.feed(render_gauge(floor, lambda f: f"../{f.key}-lab/", kind="lab", language="en"))
     assert f"lab {floor.number} of {COUNT}" in (parser.navs[0]["aria-label"] or "")
     down = [a for a in parser.links if a.get("rel") == "next"]
     lower = below(floor)
@@ -151,13 +151,13 @@ def test_step_links_name_themselves_by_their_visible_words(floor: Floor) -> None
     # The accessible name is the link's text: the arrow is hidden, the words come first.
     upper = above(floor)
     assert upper is not None
-    html = render_gauge(floor, href)
+    html = render_gauge(floor, href, language="en")
     assert f'<span aria-hidden="true">↑</span>Up: {escape(upper.heading)}</a>' in html
 
 
 @pytest.mark.parametrize("floor", FLOORS, ids=floor_id)
 def test_depth_bar_has_a_segment_per_floor_and_names_the_current_floor(floor: Floor) -> None:
-    html = render_depth_bar(floor, href)
+    html = render_depth_bar(floor, href, language="en")
     segments = re.findall(r'<span class="floors-depthbar__segment--(\w+)">', html)
     assert segments == expected_positions(floor)
     assert "<details" in html and "<summary" in html and "<script" not in html
@@ -221,7 +221,7 @@ def section(stop: Stop) -> str:
 
 
 def test_the_elevator_gauge_lists_every_floor_and_marks_only_its_stops() -> None:
-    html = render_elevator(COMPILER, href, section)
+    html = render_elevator(COMPILER, href, section, language="en")
     marks = re.findall(r'class="floors-gauge__floor floors-gauge__floor--(\w+)"', html)
     assert marks == ["stop" if COMPILER.stop_at(f) else "skipped" for f in FLOORS]
     parser = GaugeParser()
@@ -237,7 +237,7 @@ def test_the_elevator_gauge_lists_every_floor_and_marks_only_its_stops() -> None
 
 
 def test_the_elevator_bar_has_a_segment_per_floor_with_the_stops_marked() -> None:
-    html = render_elevator_bar(COMPILER, href, section)
+    html = render_elevator_bar(COMPILER, href, section, language="en")
     segments = re.findall(r'<span class="floors-depthbar__segment--(\w+)">', html)
     assert segments == ["stop" if COMPILER.stop_at(f) else "skipped" for f in FLOORS]
     assert "<details" in html and "<script" not in html
@@ -245,13 +245,13 @@ def test_the_elevator_bar_has_a_segment_per_floor_with_the_stops_marked() -> Non
 
 @pytest.mark.parametrize("floor", FLOORS, ids=floor_id)
 def test_a_floor_the_elevator_stops_at_links_its_page_and_no_other_floor_does(floor: Floor) -> None:
-    html = render_gauge(floor, href, elevator_href="/compile/")
+    html = render_gauge(floor, href, elevator_href="/compile/", language="en")
     stop = COMPILER.stop_at(floor)
     if stop is None:
         assert "/compile/" not in html
     else:
         assert f'href="/compile/#{stop.section}"' in html and stop.stage in html
-    assert "/compile/" not in render_gauge(floor, href, kind="lab")
+    assert "/compile/" not in render_gauge(floor, href, kind="lab", language="en")
 
 
 def test_the_elevator_page_gets_its_gauge_in_place_of_the_floors_and_a_phone_bar() -> None:

@@ -90,13 +90,13 @@ def test_the_gauge_escapes_a_title_once(odd_registry: tuple[tuple[Floor, ...], E
         return f"#{stop.section}"
 
     pages = {
-        "on floor 2": render_gauge(second, href, map_href="../", elevator_href="../compile/"),
-        "below floor 2": render_gauge(odd_floors[2], href),
-        "the whole building": render_gauge(None, href),
-        "lab": render_gauge(second, href, kind="lab"),
-        "depth bar": render_depth_bar(second, href),
-        "elevator": render_elevator(elevator, href, section),
-        "elevator bar": render_elevator_bar(elevator, href, section),
+        "on floor 2": render_gauge(second, href, map_href="../", elevator_href="../compile/", language="en"),
+        "below floor 2": render_gauge(odd_floors[2], href, language="en"),
+        "the whole building": render_gauge(None, href, language="en"),
+        "lab": render_gauge(second, href, kind="lab", language="en"),
+        "depth bar": render_depth_bar(second, href, language="en"),
+        "elevator": render_elevator(elevator, href, section, language="en"),
+        "elevator bar": render_elevator_bar(elevator, href, section, language="en"),
     }
     for where, html in pages.items():
         assert ODD not in html, f"{where}: the title is not escaped"

@@ -210,7 +210,7 @@ def test_an_edition_up_to_next_year_is_accepted() -> None:
 
 def test_publish_refuses_a_far_future_edition_before_doing_anything(tmp_path: Path) -> None:
     with pytest.raises(FloorsError, match="the year must be from 2026"):
-        publish("9999.12", repo=tmp_path, read_site=_no_site)
+        publish("9999.12", repo=tmp_path, read_site=_no_site, settings=from_environment(os.environ))
 
 
 def _no_site(config_file: Path) -> SiteFacts:
@@ -251,7 +251,7 @@ def test_a_versions_json_mike_did_not_write_is_refused_in_words(
     with pytest.raises(FloorsError, match=message):
         published_versions(tmp_path, "gh-pages")
     # The command line says so in one line (a TypeError's traceback before).
-    assert main(["2026.12", "--repo", str(tmp_path)], read_site=_site_facts) == 1
+    assert main(["2026.12", "--repo", str(tmp_path)], read_site=_site_facts, read_settings=dict) == 1
     err = capsys.readouterr().err
     assert "publish: 2026.12 not published: gh-pages:versions.json" in err and "Traceback" not in err
 
@@ -274,7 +274,7 @@ def test_a_blank_glob_is_refused_at_once_by_publish_and_by_the_plugin(
         from_environment(os.environ)
     # publish refuses it before it looks at the repository (tmp_path is none) or starts mike.
     with pytest.raises(FloorsError, match="FLOORS_EXEC_ONLY="):
-        publish("2026.12", repo=tmp_path, read_site=_no_site)
+        publish("2026.12", repo=tmp_path, read_site=_no_site, settings=from_environment(os.environ))
     # The plugin refuses it as a configuration error, where it kept it as a glob that skipped every block.
     errors, _ = FloorsPlugin().load_config({})
     assert len(errors) == 1 and errors[0][0] == "only" and str(errors[0][1]).startswith(expected), errors
@@ -290,7 +290,7 @@ def test_publish_refuses_what_the_plugin_would_refuse(
 ) -> None:
     monkeypatch.setenv(variable, value)
     with pytest.raises(FloorsError, match=f"{variable}={value!r}: expected"):
-        publish("2026.12", repo=tmp_path, read_site=_no_site)
+        publish("2026.12", repo=tmp_path, read_site=_no_site, settings=from_environment(os.environ))
     errors, _ = FloorsPlugin().load_config({})
     assert len(errors) == 1 and f"{variable}={value!r}: expected" in str(errors[0][1])
 

@@ -176,19 +176,19 @@ def test_a_lab_cell_whose_output_holds_a_secret_fails_by_name(monkeypatch: pytes
     monkeypatch.setenv("GITHUB_TOKEN", SECRET)
     notebook = jupytext.reads(LEAKS, fmt="py:percent")
     executor = kernel.LabExecutePreprocessor(timeout=60, kernel_name="python3")  # type: ignore[no-untyped-call]
-    kernel.keep_going(serve)
+    labs = kernel.LabRuns(keep_going=serve)
+    kernel.bind(labs)
     try:
         if serve:
             executor.preprocess(notebook, {"metadata": {"path": str(ROOT)}})
-            [run] = kernel.take_runs()
+            [run] = labs.take_runs()
             said = [f"cell {error.cell + 1}: {error.error}" for error in run.errors]
         else:
             with pytest.raises(CellExecutionError) as raised:
                 executor.preprocess(notebook, {"metadata": {"path": str(ROOT)}})
             said = [str(raised.value)]
     finally:
-        kernel.keep_going(False)
-        kernel.take_runs()
+        kernel.unbind(labs)
     token = "cell 3: SecretInOutput: its output holds the value of the build's environment variable GITHUB_TOKEN"
     assert token in said[0], said
     if serve:

@@ -77,7 +77,7 @@ def test_a_proofs_claims_leave_the_index(monkeypatch: pytest.MonkeyPatch) -> Non
     result = BlockResult("floors/x.md", "x-1", None, "ran", 0.1, claims=claims)
     page = (
         '<h2 id="copy">Copy</h2><p>Copy time grows with size.</p>'
-        f"{claims_html(result)}{recorded_claims_html(claims, 'Apple M3 Max')}<p>After them.</p>"
+        f"{claims_html(result, 'en')}{recorded_claims_html(claims, 'Apple M3 Max', 'en')}<p>After them.</p>"
     )
     text = indexed_text(narrow_search(page))
     assert "Copy time grows with size." in text and "After them." in text, text

@@ -197,6 +197,7 @@ def test_two_builds_in_one_process_share_no_state(tmp_path: Path, clean_env: pyt
         "engine": first.engine,
         "recordings": first.recordings.recordings,
         "lazy": first.recordings.lazy_outputs,
+        "languages": first.translations.page_languages,
     }
 
     _project(
@@ -222,7 +223,13 @@ def test_two_builds_in_one_process_share_no_state(tmp_path: Path, clean_env: pyt
         "engine": second.engine,
         "recordings": second.recordings.recordings,
         "lazy": second.recordings.lazy_outputs,
+        "languages": second.translations.page_languages,
     }
+    # The labs' record and the pages' languages are each build's own, as its engine is.
+    assert (
+        second.labs.runs is not first.labs.runs
+        and second.translations.page_languages is not first.translations.page_languages
+    )
     report = json.loads((tmp_path / "site" / "build-report.json").read_text())
     assert [b["block_id"] for b in report["blocks"]] == ["second"]
     page = (tmp_path / "site" / "index.html").read_text()

@@ -45,6 +45,7 @@ from pytorch_floors.errors import FloorsError
 from pytorch_floors.floors import FLOORS, floor_for_page
 from pytorch_floors.plugin.site_config import read_site_facts
 from pytorch_floors.render.citation import bibtex, edition_url
+from pytorch_floors.settings import from_environment
 
 FIRST, SECOND = "2026.11", "2026.12"
 MARKER = "Only the second edition has this sentence."
@@ -109,7 +110,7 @@ def test_bibtex_names_the_edition_once_when_mike_already_put_it_in_site_url() ->
 @pytest.mark.parametrize("name", ["2026.13", "26.12", "2026-12", "latest", "\u0662\u0660\u0662\u0666.12", "0000.1"])
 def test_publish_refuses_an_edition_that_is_not_year_dot_month(name: str, tmp_path: Path) -> None:
     with pytest.raises(FloorsError, match=r"expected YYYY\.MM in ASCII digits"):
-        publish(name, repo=tmp_path, read_site=read_site_facts)
+        publish(name, repo=tmp_path, read_site=read_site_facts, settings=from_environment(os.environ))
 
 
 @pytest.mark.parametrize(("variable", "value"), [("FLOORS_EXEC", "off"), ("FLOORS_EXEC_ONLY", "floors/3-*")])
@@ -118,7 +119,7 @@ def test_publish_refuses_a_build_told_not_to_measure(
 ) -> None:
     monkeypatch.setenv(variable, value)
     with pytest.raises(FloorsError, match=f"{variable}.*an edition must"):
-        publish(SECOND, repo=tmp_path, read_site=read_site_facts)
+        publish(SECOND, repo=tmp_path, read_site=read_site_facts, settings=from_environment(os.environ))
 
 
 def test_only_a_complete_build_report_is_an_edition() -> None:
@@ -149,21 +150,21 @@ def test_publish_refuses_a_working_tree_that_differs_from_its_commit(
     _repo_with_site(tmp_path, monkeypatch)
     (tmp_path / "draft.md").write_text("not committed\n")
     with pytest.raises(ValueError, match=r"the working tree differs from its commit \(1 paths: draft.md\)"):
-        publish(SECOND, repo=tmp_path, read_site=read_site_facts)
+        publish(SECOND, repo=tmp_path, read_site=read_site_facts, settings=from_environment(os.environ))
 
 
 def test_publish_refuses_an_edition_older_than_the_newest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _repo_with_site(tmp_path, monkeypatch)
     _commit_edition(tmp_path, "2027.01", ["latest"], "")
     with pytest.raises(ValueError, match=r"edition 2026\.01 is older than 2027\.01, the newest published"):
-        publish("2026.01", repo=tmp_path, read_site=read_site_facts)
+        publish("2026.01", repo=tmp_path, read_site=read_site_facts, settings=from_environment(os.environ))
 
 
 def test_publish_stops_when_the_remote_cannot_be_read(tmp_path: Path) -> None:
     git(tmp_path, "init", "-q")
     git(tmp_path, "remote", "add", "origin", str(tmp_path / "missing.git"))
     with pytest.raises(RuntimeError, match="cannot read the remote 'origin'"):
-        publish(SECOND, repo=tmp_path, read_site=read_site_facts, push=True)
+        publish(SECOND, repo=tmp_path, read_site=read_site_facts, settings=from_environment(os.environ), push=True)
 
 
 COMPLETE_REPORT: dict[str, Any] = {"totals": {"blocks": 2, "ran": 1, "cached": 1, "skipped": 0, "failed": 0}}
@@ -222,7 +223,7 @@ def test_a_publish_that_fails_after_mike_sets_the_branch_back(
 
     monkeypatch.setattr(subprocess, "run", mike)  # publish runs git and mike through it
     with pytest.raises(failure[0], match=failure[1]):
-        publish(SECOND, repo=tmp_path, read_site=read_site_facts)
+        publish(SECOND, repo=tmp_path, read_site=read_site_facts, settings=from_environment(os.environ))
     after = subprocess.run(
         ["git", "rev-parse", "--verify", "--quiet", "refs/heads/gh-pages"],
         cwd=tmp_path,
@@ -391,7 +392,14 @@ def test_a_published_edition_carries_its_pdfs_and_its_pages_and_packs_hold_them(
 @pytest.mark.slow
 def test_a_published_edition_is_frozen(published: Published, capsys: pytest.CaptureFixture[str]) -> None:
     before = git(published.repo, "rev-parse", "gh-pages")
-    assert main([FIRST, "--repo", str(published.repo)], read_site=read_site_facts) == 1
+    assert (
+        main(
+            [FIRST, "--repo", str(published.repo)],
+            read_site=read_site_facts,
+            read_settings=lambda: from_environment(os.environ),
+        )
+        == 1
+    )
     assert f"edition {FIRST} is already published on gh-pages" in capsys.readouterr().err
     assert git(published.repo, "rev-parse", "gh-pages") == before
 

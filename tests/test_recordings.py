@@ -21,6 +21,7 @@ from conftest import ROOT
 from pytorch_floors.claims import Claim
 from pytorch_floors.execution import BlockResult, Engine, OutputCache, scan_markdown
 from pytorch_floors.execution.provenance import Provenance
+from pytorch_floors.i18n.messages import PageLanguage
 from pytorch_floors.plugin.fence import formatter, validator
 from pytorch_floors.recordings.compare import claim_table, machine_in_words, orphans, tiers_for
 from pytorch_floors.recordings.contention import CONTENDED_BELOW, contended
@@ -100,7 +101,9 @@ def render(
                         "name": "python",
                         "class": "python",
                         "validator": validator,
-                        "format": partial(formatter, engine=engine, recordings=recordings, lazy=lazy),
+                        "format": partial(
+                            formatter, engine=engine, recordings=recordings, lazy=lazy, languages={page: PageLanguage()}
+                        ),
                     }
                 ]
             },
@@ -250,7 +253,7 @@ def test_differing_lines_are_counted_in_the_recorded_output() -> None:
 def test_a_recorded_claim_that_did_not_hold_has_the_mark_and_colour_of_this_builds() -> None:
     missed = Claim("the sum is 45", held=False, detail="it was 44")
     held = Claim("the mean is 4.5", held=True)
-    html = recorded_claims_html((missed, held), "ci-2core")
+    html = recorded_claims_html((missed, held), "ci-2core", "en")
     assert (
         '<li class="floors-claim floors-claim--missed"><span class="floors-claim__mark" aria-hidden="true">✗</span>'
         in html

@@ -52,6 +52,7 @@ FRAME = proof_frame_html(
     claims="",
     seconds="7 ms",
     cached=False,
+    language="en",
 )
 PROOF = f"""<h2 id="op-schema">Operator schemas</h2><p>Look for the schema of add.</p>
 {FRAME}

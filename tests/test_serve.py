@@ -484,11 +484,16 @@ def test_the_lab_kernel_keeps_its_transport_warning_out_of_the_log(
     capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, logger="mkdocs.plugins.pytorch_floors")
-    kernel.plan_labs(["labs/1-program.py", "labs/2-python.py"])
+    labs = kernel.LabRuns()
+    labs.plan_labs(["labs/1-program.py", "labs/2-python.py"])
     code = "import os\nos.write(2, b'the kernel wrote this\\n')\nprint('hi')"
     notebook = jupytext.reads(f"# %% [markdown]\n# # Lab 2 · Python\n\n# %%\n{code}\n", fmt="py:percent")
     executor = kernel.LabExecutePreprocessor(timeout=60, kernel_name="python3")  # type: ignore[no-untyped-call]
-    executor.preprocess(notebook, {"metadata": {"path": str(ROOT)}})
+    kernel.bind(labs)
+    try:
+        executor.preprocess(notebook, {"metadata": {"path": str(ROOT)}})
+    finally:
+        kernel.unbind(labs)
     err = capfd.readouterr().err
     assert "the kernel wrote this" in err, "the kernel's other output still reaches the build's"
     assert not re.search(r"without encryption|insecure", err, re.IGNORECASE), err

@@ -16,16 +16,17 @@ import pytest
 from mkdocs.structure.files import File, Files
 
 from conftest import Build, FixtureSite
+from pytorch_floors.claims import Claim
 from pytorch_floors.editions.what_changed import what_changed_markdown
 from pytorch_floors.i18n.check import CHINESE_SHARE, chinese_share, problems
 from pytorch_floors.i18n.glossary import glossary, off_glossary
 from pytorch_floors.i18n.languages import LANGUAGES, english_source, language_of, twin_uri
-from pytorch_floors.i18n.messages import ZH, claim_text, t, use
+from pytorch_floors.i18n.messages import ZH, PageLanguage, claim_text, t
 from pytorch_floors.i18n.sections import join_chinese_lines, raw_digest, sections
 from pytorch_floors.i18n.translation import LOCK_FILE, Staleness, read_lock, staleness, stamp, write_lock
 from pytorch_floors.plugin.languages import split_search_index, stale_markdown, untranslated_links
 from pytorch_floors.recordings.recorder import planned_blocks
-from pytorch_floors.render.templates import template
+from pytorch_floors.render.templates import render
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -251,11 +252,7 @@ def test_a_lock_written_before_wrapping_was_ignored_still_reads_as_up_to_date() 
 
 
 def test_the_stale_note_marks_english_only_on_english_text() -> None:
-    use("zh")
-    try:
-        note = template("stale_translation.html").render(href="../#two")
-    finally:
-        use("en")
+    note = render("stale_translation.html", "zh", href="../#two")
     link = re.search(r"<a [^>]*>([^<]*)</a>", note)
     assert link is not None and 'hreflang="en"' in link.group(0)
     assert 'lang="en"' not in link.group(0).replace('hreflang="en"', ""), link.group(0)
@@ -267,11 +264,7 @@ def test_the_list_of_stale_translations_names_each_section_by_its_heading(tmp_pa
     (docs / "zh").mkdir(parents=True)
     (docs / "zh" / "index.md").write_text(CHINESE_TEXT, encoding="utf-8")
     files = Files([File("zh/index.md", str(docs), str(tmp_path / "site"), use_directory_urls=True)])
-    use("zh")
-    try:
-        listed = stale_markdown({"zh/index.md": Staleness(("two",), ())}, "zh/what-changed.md", files)
-    finally:
-        use("en")
+    listed = stale_markdown({"zh/index.md": Staleness(("two",), ())}, "zh/what-changed.md", files, "zh")
     assert "[zh/index.md › 第二节](index.md#two)" in listed, listed
 
 
@@ -305,24 +298,22 @@ def test_every_message_the_interface_uses_has_its_chinese() -> None:
 
 
 def test_the_what_changed_page_without_an_earlier_edition_is_chinese_on_a_chinese_page() -> None:
-    use("zh")
-    try:
-        assert what_changed_markdown(None, {}).startswith("# 更新记录 { #what-changed }")
-    finally:
-        use("en")
-    assert what_changed_markdown(None, {}).startswith("# What changed { #what-changed }")
+    assert what_changed_markdown(None, {}, "zh").startswith("# 更新记录 { #what-changed }")
+    assert what_changed_markdown(None, {}, "en").startswith("# What changed { #what-changed }")
 
 
 def test_a_claim_shows_in_the_pages_language_and_an_untranslated_one_is_counted() -> None:
-    state = use("zh", {"a view costs nothing": "视图不花费任何代价"})
-    try:
-        assert claim_text("a view costs nothing") == "视图不花费任何代价"
-        assert claim_text("a copy costs bytes") == "a copy costs bytes"
-        assert state.untranslated == ["a copy costs bytes"]
-        assert t("Held:") == ZH["Held:"]
-    finally:
-        use("en")
-    assert t("Held:") == "Held:"
+    state = PageLanguage("zh", {"a view costs nothing": "视图不花费任何代价"})
+    assert claim_text("a view costs nothing", state) == "视图不花费任何代价"
+    assert claim_text("a copy costs bytes", state) == "a copy costs bytes"
+    assert state.untranslated == ["a copy costs bytes"]
+    assert t("Held:", state) == t("Held:", "zh") == ZH["Held:"]
+    assert t("Held:", "en") == "Held:"
+    # A template rendered in a language writes its words, and its claims, in it: the language is passed.
+    claim = Claim("a view costs nothing", True, "")
+    assert "视图不花费任何代价" in render(
+        "proof_claims.html", state, claims=(claim,), held=1, applied=1, not_applicable=0, missed=False, cached=False
+    )
 
 
 def test_a_translated_pages_link_to_a_page_without_twin_goes_to_the_english_page() -> None:
@@ -558,3 +549,18 @@ def test_a_meaning_error_found_by_review_stays_fixed(page: str, wrong: str, why:
     # Issue 58's bilingual review found these three sentences saying something the English does not.
     text = (ROOT / "docs" / "zh" / page).read_text(encoding="utf-8")
     assert wrong not in text, f"docs/zh/{page}: {why}"
+
+
+def test_the_themes_words_follow_the_language_its_page_context_names(fixture_site: FixtureSite) -> None:
+    # The theme's partials wrote their words through `t`, which read the page's language from a ContextVar;
+    # `floors_t` now reads the `floors_language` the build puts in each page's context.
+    config = fixture_site.root.joinpath("mkdocs.yml").read_text(encoding="utf-8")
+    fixture_site.write(
+        "mkdocs.yml", config.replace("  font: false\n", f"  font: false\n  custom_dir: {ROOT / 'overrides'}\n")
+    )
+    fixture_site.page("index.md", TWIN_ENGLISH)
+    fixture_site.write("docs/zh/index.md", TWIN_CHINESE)
+    build = fixture_site.build(strict=True)
+    assert build.returncode == 0, build.log[-3000:]
+    assert ZH["Made with"] in build.page("zh") and "Made with" not in build.page("zh")
+    assert "Made with" in build.page(".")

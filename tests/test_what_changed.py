@@ -28,7 +28,7 @@ def manifest(name: str) -> dict[str, Any]:
 
 
 def test_the_page_compares_the_two_fixture_editions_with_links_mkdocs_checks() -> None:
-    page = what_changed_markdown(manifest("2026.11"), manifest("2026.12"))
+    page = what_changed_markdown(manifest("2026.11"), manifest("2026.12"), "en")
     assert page.startswith("# What changed since edition 2026.11 { #what-changed }")
     for heading in ("Sections added (1)", "Sections reworded (2)", "proof outputs changed (1)", "removed (1)"):
         assert heading in page
@@ -39,7 +39,7 @@ def test_the_page_compares_the_two_fixture_editions_with_links_mkdocs_checks() -
 
 
 def test_without_a_previous_edition_the_page_says_so() -> None:
-    page = what_changed_markdown(None, manifest("2026.12"))
+    page = what_changed_markdown(None, manifest("2026.12"), "en")
     assert page == NO_PREVIOUS and "no earlier edition to compare with" in page
 
 
@@ -51,12 +51,10 @@ def test_sections_link_to_their_sources(anchor: str, href: str) -> None:
     assert site_href(anchor) == href
 
 
-def test_an_unreadable_previous_manifest_stops_the_build(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("FLOORS_PREVIOUS_MANIFEST", str(tmp_path / "nowhere.json"))
+def test_an_unreadable_previous_manifest_stops_the_build(tmp_path: Path) -> None:
     with pytest.raises(FloorsError, match=r"FLOORS_PREVIOUS_MANIFEST=.*nowhere\.json"):
-        previous_manifest()
-    monkeypatch.delenv("FLOORS_PREVIOUS_MANIFEST")
-    assert previous_manifest() is None
+        previous_manifest(str(tmp_path / "nowhere.json"))
+    assert previous_manifest(None) is None
 
 
 def test_a_build_renders_the_page_from_its_own_manifest(fixture_site: FixtureSite) -> None:

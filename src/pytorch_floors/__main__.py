@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -57,23 +58,30 @@ def _changes(argv: list[str]) -> int:
     return main(argv)
 
 
+# The command line, like the plugin (`plugin.config`), reads the `FLOORS_*` settings a verb needs
+# (`pytorch_floors.settings`) and hands the verb their values: no other module reads one.
+
+
 def _handouts(argv: list[str]) -> int:
     from pytorch_floors.editions.handouts import main  # noqa: PLC0415
+    from pytorch_floors.settings import read_text  # noqa: PLC0415
 
-    return main(argv)
+    return main(argv, chromium=read_text("FLOORS_CHROMIUM"), published=read_text("FLOORS_EDITION"))
 
 
 def _publish(argv: list[str]) -> int:
     from pytorch_floors.editions.publish import main  # noqa: PLC0415
     from pytorch_floors.plugin.site_config import read_site_facts  # noqa: PLC0415  (MkDocs reads mkdocs.yml)
+    from pytorch_floors.settings import from_environment  # noqa: PLC0415
 
-    return main(argv, read_site=read_site_facts)
+    return main(argv, read_site=read_site_facts, read_settings=lambda: from_environment(os.environ))
 
 
 def _record(argv: list[str]) -> int:
     from pytorch_floors.recordings.cli import record_main  # noqa: PLC0415  (torch and the engine, not MkDocs)
+    from pytorch_floors.settings import read_text  # noqa: PLC0415
 
-    return record_main(argv)
+    return record_main(argv, cache_dir=read_text("FLOORS_CACHE_DIR"))
 
 
 def _merge_recordings(argv: list[str]) -> int:

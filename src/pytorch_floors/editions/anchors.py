@@ -23,6 +23,7 @@ from pathlib import Path
 from pytorch_floors.errors import InputError
 from pytorch_floors.floors import CITABLE_PAGES
 from pytorch_floors.render.headings import HEADING
+from pytorch_floors.render.splice import find_start_tag, insert_before
 from pytorch_floors.render.templates import template
 
 __all__ = [
@@ -34,6 +35,9 @@ __all__ = [
     "unresolved",
     "update_lock",
 ]
+
+_ALIAS_TARGETS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "div", "section", "p"})
+"""The elements an alias may land on: a heading, or a block with an id."""
 
 _ANY_ID = re.compile(r'\bid="([^"]+)"')
 
@@ -95,11 +99,10 @@ def apply_aliases(html: str, aliases: dict[str, str]) -> str:
         InputError: If an alias points at an id the page does not have.
     """
     for old, new in aliases.items():
-        marker = re.search(rf'<(h[1-6]|div|section|p)\b[^>]*\bid="{re.escape(new)}"', html)
+        marker = find_start_tag(html, _ALIAS_TARGETS, attribute=("id", new))
         if marker is None:
             raise InputError(f"anchor alias #{old} -> #{new}: the page has no element with id {new!r}")
-        target = template("anchor_alias.html").render(old=old, new=new)
-        html = html[: marker.start()] + target + html[marker.start() :]
+        html = insert_before(html, marker, template("anchor_alias.html").render(old=old, new=new))
     return html
 
 

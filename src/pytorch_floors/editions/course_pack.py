@@ -18,7 +18,7 @@ import zipfile
 from pathlib import Path
 
 from pytorch_floors.floors import FLOORS, Floor
-from pytorch_floors.i18n.messages import current, t
+from pytorch_floors.i18n.messages import t
 from pytorch_floors.labs.launch import notebook_names
 
 __all__ = ["PACK_DIR", "pack_filename", "pack_members", "write_packs"]
@@ -34,15 +34,16 @@ def pack_filename(floor: Floor) -> str:
     return f"floor-{floor.key}.zip"
 
 
-def _readme(floor: Floor, members: list[str]) -> str:
+def _readme(floor: Floor, members: list[str], language: str) -> str:
     listed = "\n".join(f"  {name}" for name in members)
-    heading = floor.heading_in(current().code)
+    heading = floor.heading_in(language)
     return (
-        t("{heading}: course pack", heading=heading)
+        t("{heading}: course pack", language, heading=heading)
         + f"\n\n{listed}\n\n"
         + t(
             "Run the lab: open the student notebook in Jupyter (its first cell installs the pinned versions);\n"
-            "the full notebook and the text version keep the solutions. Run a proof: python proofs/<name>.py\n"
+            "the full notebook and the text version keep the solutions. Run a proof: python proofs/<name>.py\n",
+            language,
         )
     )
 
@@ -76,7 +77,9 @@ def pack_members(
     return members
 
 
-def write_packs(site_dir: Path, pdfs: dict[str, Path] | None = None, proofs_root: Path | None = None) -> list[Path]:
+def write_packs(
+    site_dir: Path, pdfs: dict[str, Path] | None = None, proofs_root: Path | None = None, *, language: str
+) -> list[Path]:
     """Write the pack of every floor whose lab the site has into `packs/` of the built site.
 
     A floor without a lab (a fixture site, a floor being written) has no pack, as it has no lab
@@ -86,6 +89,7 @@ def write_packs(site_dir: Path, pdfs: dict[str, Path] | None = None, proofs_root
         site_dir: The built site.
         pdfs: Each floor's handout PDF by floor key, when this build printed them.
         proofs_root: Where the proofs are published, when not in `site_dir` (a language's folder shares the site's).
+        language: The language of the packs' READMEs (`en`, `zh`), the folder's.
 
     Returns:
         The packs written.
@@ -100,7 +104,7 @@ def write_packs(site_dir: Path, pdfs: dict[str, Path] | None = None, proofs_root
         folder = f"floor-{floor.key}"
         target = out_dir / pack_filename(floor)
         with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as pack:
-            entries = [("README.txt", _readme(floor, [name for name, _ in members]).encode())]
+            entries = [("README.txt", _readme(floor, [name for name, _ in members], language).encode())]
             entries += [(name, path.read_bytes()) for name, path in members]
             for name, data in entries:
                 info = zipfile.ZipInfo(f"{folder}/{name}", date_time=_TIMESTAMP)

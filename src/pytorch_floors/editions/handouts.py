@@ -27,10 +27,9 @@ from pytorch_floors.editions.course_pack import PACK_DIR, pack_filename, write_p
 from pytorch_floors.errors import ToolError
 from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, MAP_TITLE, MAP_TITLE_ZH, floor_for_page
 from pytorch_floors.i18n.languages import DEFAULT, LANGUAGES, Language, english_source, language_of
-from pytorch_floors.i18n.messages import speaking, t
+from pytorch_floors.i18n.messages import t
 from pytorch_floors.render.citation import edition as current_edition
-from pytorch_floors.render.templates import template
-from pytorch_floors.settings import read_text
+from pytorch_floors.render.templates import render
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page, Route
@@ -98,21 +97,20 @@ def handouts(language: Language = DEFAULT) -> list[Handout]:
         One handout per page.
     """
     code, prefix = language.code, language.prefix
-    with speaking(code):
-        map_title = MAP_TITLE_ZH if code == "zh" else MAP_TITLE
-        items = [Handout(prefix + MAP_PAGE, map_title, map_title, "part-0-map.pdf")]
-        items += [
-            Handout(
-                prefix + f.page,
-                f.heading_in(code),
-                t("Floor {number} of {total}", number=f.number, total=len(FLOORS)),
-                f"floor-{f.key}.pdf",
-            )
-            for f in FLOORS
-        ]
-        stops = ", ".join(str(stop.floor) for stop in COMPILER.stops)
-        marker = t("Stops at floors {listed} of {total}", listed=stops, total=len(FLOORS))
-        items.append(Handout(prefix + COMPILER.page, COMPILER.title_in(code), marker, f"{COMPILER.slug}.pdf"))
+    map_title = MAP_TITLE_ZH if code == "zh" else MAP_TITLE
+    items = [Handout(prefix + MAP_PAGE, map_title, map_title, "part-0-map.pdf")]
+    items += [
+        Handout(
+            prefix + f.page,
+            f.heading_in(code),
+            t("Floor {number} of {total}", code, number=f.number, total=len(FLOORS)),
+            f"floor-{f.key}.pdf",
+        )
+        for f in FLOORS
+    ]
+    stops = ", ".join(str(stop.floor) for stop in COMPILER.stops)
+    marker = t("Stops at floors {listed} of {total}", code, listed=stops, total=len(FLOORS))
+    items.append(Handout(prefix + COMPILER.page, COMPILER.title_in(code), marker, f"{COMPILER.slug}.pdf"))
     return items
 
 
@@ -163,7 +161,7 @@ def cite_links_html(from_url: str, language: Language = DEFAULT) -> str:
     folder = language.prefix
     links = [(item.title, _relative(f"{folder}{HANDOUT_DIR}/{item.filename}", from_url)) for item in handouts(language)]
     edition = _relative(f"{folder}{HANDOUT_DIR}/{EDITION_PDF}", from_url)
-    return template("handout_links.html").render(edition=edition, links=links)
+    return render("handout_links.html", language.code, edition=edition, links=links)
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -192,13 +190,14 @@ def serve(site_dir: Path) -> Iterator[str]:
         server.server_close()
 
 
-def _contents_html(edition: str, entries: list[tuple[str, int]]) -> str:
-    return template("handout_contents.html").render(edition=edition, entries=entries)
+def _contents_html(edition: str, entries: list[tuple[str, int]], language: str) -> str:
+    return render("handout_contents.html", language, edition=edition, entries=entries)
 
 
 def _browser(chromium: str | None) -> str:
-    # FLOORS_CHROMIUM names another Chromium-based browser where Debian's is not to be had (macOS, Ubuntu's snap).
-    executable = chromium or read_text("FLOORS_CHROMIUM") or shutil.which("chromium")
+    # FLOORS_CHROMIUM (the command line's default for `chromium`) names another Chromium-based browser where
+    # Debian's is not to be had (macOS, Ubuntu's snap).
+    executable = chromium or shutil.which("chromium")
     if executable is None:
         raise FileNotFoundError(
             "chromium not found: run `make browser` (apt-get install chromium) or set FLOORS_CHROMIUM"
@@ -221,7 +220,14 @@ def _print_parts(page: Page, root: str, items: list[Handout], out_dir: Path, opt
 
 
 def _print_contents(
-    page: Page, items: list[Handout], lengths: list[int], *, edition: str, path: Path, options: dict[str, Any]
+    page: Page,
+    items: list[Handout],
+    lengths: list[int],
+    *,
+    edition: str,
+    path: Path,
+    options: dict[str, Any],
+    language: str,
 ) -> None:
     """Print the contents page, numbering where each part starts once its own length is known."""
     from pypdf import PdfReader  # noqa: PLC0415  (as in print_handouts)
@@ -230,7 +236,7 @@ def _print_contents(
     length = 1
     for _ in range(3):
         starts = [length + 1 + sum(lengths[:index]) for index in range(len(items))]
-        page.set_content(_contents_html(edition, [(i.title, s) for i, s in zip(items, starts, strict=True)]))
+        page.set_content(_contents_html(edition, [(i.title, s) for i, s in zip(items, starts, strict=True)], language))
         page.pdf(path=str(path), **options)
         printed = len(PdfReader(path).pages)
         if printed == length:
@@ -305,8 +311,7 @@ def print_handouts(
         page.route("**/*", local_only)
         written = _print_parts(page, root, items, out_dir, options)
         lengths = [len(PdfReader(path).pages) for path in written]
-        with speaking(language.code):
-            _print_contents(page, items, lengths, edition=edition, path=contents, options=options)
+        _print_contents(page, items, lengths, edition=edition, path=contents, options=options, language=language.code)
         browser.close()
     whole = out_dir / EDITION_PDF
     _join_edition(contents, items, written, edition, whole)
@@ -342,16 +347,17 @@ def print_and_pack(
             for item in handouts(language)
             if (f := floor_for_page(english_source(item.src)))
         }
-        with speaking(language.code):
-            packs += write_packs(folder, pdfs, proofs_root=site_dir)
+        packs += write_packs(folder, pdfs, proofs_root=site_dir, language=language.code)
     return printed, packs
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, chromium: str | None = None, published: str | None = None) -> int:
     """Command line: print the built site's handouts into its `pdf/` folder and list them.
 
     Args:
         argv: Arguments (default: `sys.argv[1:]`).
+        chromium: The browser when `--chromium` names none (`FLOORS_CHROMIUM`, read by the command line).
+        published: The edition being published (`FLOORS_EDITION`, read by the command line), if any.
 
     Returns:
         The exit status.
@@ -359,11 +365,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pytorch_floors handouts", description=main.__doc__)
     parser.add_argument("--site", type=Path, default=Path("site"), help="the built site (default: site)")
     parser.add_argument("--paper", default="A4", choices=["A4", "Letter"], help="paper size (default: A4)")
-    parser.add_argument("--chromium", help="the browser (default: chromium on the PATH)")
+    parser.add_argument(
+        "--chromium", default=chromium, help="the browser (default: FLOORS_CHROMIUM, else chromium on the PATH)"
+    )
     args = parser.parse_args(argv)
     if not (args.site / "index.html").is_file():
         parser.error(f"{args.site} is not a built site: run `make build` first")
-    printed, packs = print_and_pack(args.site, paper=args.paper, chromium=args.chromium, edition=current_edition())
+    printed, packs = print_and_pack(
+        args.site, paper=args.paper, chromium=args.chromium, edition=current_edition(published)
+    )
     from pypdf import PdfReader  # noqa: PLC0415  (as in print_handouts)
 
     for path in printed:

@@ -322,7 +322,9 @@ def compare(old: Mapping[str, Any], new: Mapping[str, Any]) -> Changes:
     return Changes(old["edition"], new["edition"], added, reworded, outputs, sorted(removed), aliased, titles)
 
 
-def render_markdown(changes: Changes, base: str = "", href: Callable[[str], str] | None = None) -> str:
+def render_markdown(
+    changes: Changes, base: str = "", href: Callable[[str], str] | None = None, *, language: str
+) -> str:
     """The "what changed" page, in Markdown.
 
     Removed sections are named, not linked: the newer edition no longer has them.
@@ -332,6 +334,7 @@ def render_markdown(changes: Changes, base: str = "", href: Callable[[str], str]
         base: Prefix of the section links (for example the newer edition's root URL).
         href: The link to an anchor (`floors/3-boundary/#crossing-cost`) instead of `base` + anchor
             (the site's own page links to Markdown sources, so MkDocs checks them).
+        language: The page's language (`en`, `zh`; the command line writes English).
 
     Returns:
         The page.
@@ -341,31 +344,34 @@ def render_markdown(changes: Changes, base: str = "", href: Callable[[str], str]
         return f"[{changes.titles.get(anchor, anchor)}]({href(anchor) if href else base + anchor})"
 
     lines = [
-        t("# What changed since edition {old}", old=changes.old) + " { #what-changed }",
+        t("# What changed since edition {old}", language, old=changes.old) + " { #what-changed }",
         "",
         t(
             "Edition {new} compared with edition {old}, section by section (every anchor in `anchors.lock`).",
+            language,
             new=changes.new,
             old=changes.old,
         ),
         "",
     ]
     groups = [
-        ("added", t("Sections added"), changes.added),
-        ("reworded", t("Sections reworded"), changes.reworded),
-        ("outputs", t("Sections whose proof outputs changed"), changes.outputs),
-        ("removed", t("Sections removed"), changes.removed),
+        ("added", t("Sections added", language), changes.added),
+        ("reworded", t("Sections reworded", language), changes.reworded),
+        ("outputs", t("Sections whose proof outputs changed", language), changes.outputs),
+        ("removed", t("Sections removed", language), changes.removed),
     ]
     for ident, heading, anchors in groups:
         lines += [f"## {heading} ({len(anchors)}) {{ #{ident} }}", ""]
         if ident == "removed":
-            lines += [f"- {changes.titles.get(a, a)} (`{a}`)" for a in anchors] or [t("None.")]
+            lines += [f"- {changes.titles.get(a, a)} (`{a}`)" for a in anchors] or [t("None.", language)]
         else:
-            lines += [f"- {link(a)}" for a in anchors] or [t("None.")]
+            lines += [f"- {link(a)}" for a in anchors] or [t("None.", language)]
         lines.append("")
-    lines += [t("## Anchors kept as aliases ({count})", count=len(changes.aliased)) + " { #aliases }", ""]
+    lines += [t("## Anchors kept as aliases ({count})", language, count=len(changes.aliased)) + " { #aliases }", ""]
     aliased = sorted(changes.aliased.items())
-    lines += [t("- `{old}` now lands on {new}", old=old, new=link(new)) for old, new in aliased] or [t("None.")]
+    lines += [t("- `{old}` now lands on {new}", language, old=old, new=link(new)) for old, new in aliased] or [
+        t("None.", language)
+    ]
     lines.append("")
     return "\n".join(lines)
 
@@ -418,7 +424,9 @@ def main(argv: list[str] | None = None) -> int:
             if args.since_file
             else load_edition_manifest(args.since, args.repo)
         )
-        page = render_markdown(compare(old, json.loads(args.current.read_text(encoding="utf-8"))), args.base)
+        page = render_markdown(
+            compare(old, json.loads(args.current.read_text(encoding="utf-8"))), args.base, language="en"
+        )
     except (OSError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

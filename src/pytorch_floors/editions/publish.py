@@ -50,7 +50,6 @@ from pytorch_floors.editions.root404 import layout_from, redirect_urls, render_r
 from pytorch_floors.editions.verify import verify_site
 from pytorch_floors.errors import FloorsError, InputError, ToolError
 from pytorch_floors.execution.process import scratch as scratch_names
-from pytorch_floors.settings import from_environment
 
 __all__ = [
     "FIRST_YEAR",
@@ -126,10 +125,9 @@ def unmeasured(report: Mapping[str, object]) -> str | None:
     return None
 
 
-def _refuse_unmeasured_settings(environ: Mapping[str, str]) -> None:
-    # The plugin's own parser (`pytorch_floors.settings`): a value it would refuse, or read as
-    # skipping pages, is refused here before mike renders anything.
-    values = from_environment(environ)
+def _refuse_unmeasured_settings(values: Mapping[str, object]) -> None:
+    # Read by the plugin's own parser (`pytorch_floors.settings.from_environment`): a value it would
+    # refuse was refused there; one it reads as skipping pages is refused here before mike renders anything.
     if values.get("FLOORS_EXEC") is False:
         raise FloorsError("FLOORS_EXEC=off renders without running: an edition must show measurements; unset it")
     if values.get("FLOORS_EXEC_ONLY") is not None:
@@ -366,6 +364,7 @@ def publish(
     *,
     repo: Path,
     read_site: Callable[[Path], SiteFacts],
+    settings: Mapping[str, object],
     push: bool = False,
     remote: str = "origin",
     branch: str = "gh-pages",
@@ -376,6 +375,7 @@ def publish(
         edition: The edition's name, `YYYY.MM`.
         repo: The project's git repository (holds `mkdocs.yml`).
         read_site: Reads the facts of a `mkdocs.yml` (the plugin's `read_site_facts`: MkDocs reads it).
+        settings: The plugin's `FLOORS_*` variables that are set, parsed (`settings.from_environment`).
         push: Push the branch to `remote` when done (and fetch it first).
         remote: The git remote.
         branch: The publishing branch.
@@ -385,7 +385,7 @@ def publish(
         InputError: On an edition already published, or older than the newest.
     """
     parse_edition(edition)
-    _refuse_unmeasured_settings(os.environ)
+    _refuse_unmeasured_settings(settings)
     for kind in ("publish", "handouts", "previous", "verify"):
         scratch_names.sweep(kind)  # what a killed publish left behind
     if push:
@@ -433,12 +433,18 @@ def publish(
         print(f"publish: pushed {branch} to {remote}", flush=True)
 
 
-def main(argv: list[str] | None = None, *, read_site: Callable[[Path], SiteFacts]) -> int:
+def main(
+    argv: list[str] | None = None,
+    *,
+    read_site: Callable[[Path], SiteFacts],
+    read_settings: Callable[[], Mapping[str, object]],
+) -> int:
     """Command line: `python -m pytorch_floors publish EDITION [--push]`.
 
     Args:
         argv: Arguments (default: `sys.argv[1:]`).
         read_site: Reads the facts of a `mkdocs.yml`.
+        read_settings: Reads the plugin's `FLOORS_*` variables that are set (refusing a bad one).
 
     Returns:
         The exit status.
@@ -455,6 +461,7 @@ def main(argv: list[str] | None = None, *, read_site: Callable[[Path], SiteFacts
             args.edition,
             repo=args.repo.resolve(),
             read_site=read_site,
+            settings=read_settings(),
             push=args.push,
             remote=args.remote,
             branch=args.branch,

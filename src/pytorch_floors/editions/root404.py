@@ -147,6 +147,6 @@ def render_root_404(layout: Layout, overrides: Path) -> str:
         latest_root=latest_root,
         latest_version=layout.latest_version,
         versions=layout.versions,
-        gauge=Markup(render_gauge(None, lambda floor: href(floor.page), map_href=href(MAP_PAGE))),
+        gauge=Markup(render_gauge(None, lambda floor: href(floor.page), map_href=href(MAP_PAGE), language="en")),
         layout=embedded,
     )

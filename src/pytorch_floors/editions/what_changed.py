@@ -18,7 +18,6 @@ from typing import Any
 from pytorch_floors.editions.manifest import ManifestRecorder, build_manifest, compare, render_markdown
 from pytorch_floors.errors import FloorsError
 from pytorch_floors.i18n.messages import t
-from pytorch_floors.settings import read_text
 
 __all__ = ["MARKER", "PAGE", "fill", "previous_manifest", "site_href", "what_changed_markdown"]
 
@@ -37,13 +36,15 @@ edition's `manifest.json` (each edition publishes one at its root).
 """
 
 
-def previous_manifest() -> dict[str, Any] | None:
-    """The previous edition's manifest named by `FLOORS_PREVIOUS_MANIFEST`, or `None` when it is not set.
+def previous_manifest(path: str | None) -> dict[str, Any] | None:
+    """The previous edition's manifest, or `None` when none is named.
+
+    Args:
+        path: The manifest `FLOORS_PREVIOUS_MANIFEST` names (read into `Settings`), if any.
 
     Raises:
         FloorsError: The variable names a file that cannot be read as a manifest.
     """
-    path = read_text("FLOORS_PREVIOUS_MANIFEST")
     if not path:
         return None
     try:
@@ -60,19 +61,23 @@ def site_href(anchor: str) -> str:
     return f"{source}#{ident}" if ident else source
 
 
-def what_changed_markdown(previous: dict[str, Any] | None, current: dict[str, Any]) -> str:
-    """The page's Markdown: the comparison, or the note that there is nothing to compare with.
+def what_changed_markdown(previous: dict[str, Any] | None, current: dict[str, Any], language: str) -> str:
+    """The page's Markdown, in the page's language: the comparison, or the note that there is nothing to compare with.
 
     Raises:
         ValueError: A manifest of another format.
     """
     if previous is None:
-        return t(NO_PREVIOUS)
-    return render_markdown(compare(previous, current), href=site_href)
+        return t(NO_PREVIOUS, language)
+    return render_markdown(compare(previous, current), href=site_href, language=language)
 
 
-def fill(markdown: str, src_uri: str, recorder: ManifestRecorder, edition: str) -> str:
-    """The hook's entry point: on the page, replace the marker with the comparison.
+def fill(
+    markdown: str, src_uri: str, recorder: ManifestRecorder, edition: str, *, previous: str | None, language: str
+) -> str:
+    """The hook's entry point: on the page, replace the marker with the comparison, in the page's language.
+
+    `previous` is the earlier edition's manifest to compare with (`Settings.previous_manifest`), if any.
 
     Raises:
         FloorsError: An unreadable previous manifest or one of another format.
@@ -83,7 +88,7 @@ def fill(markdown: str, src_uri: str, recorder: ManifestRecorder, edition: str) 
         raise FloorsError(f"docs/{PAGE}: the page must hold {MARKER}")
     try:
         current = build_manifest(edition, recorder.pages, recorder.lock, recorder.aliases)
-        page = what_changed_markdown(previous_manifest(), current)
+        page = what_changed_markdown(previous_manifest(previous), current, language)
     except ValueError as error:
         raise FloorsError(f"docs/{PAGE}: {error}") from None
     return markdown.replace(MARKER, page)

@@ -9,17 +9,13 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 
-from jinja2 import Template
-
 from pytorch_floors.execution.claim_policy import count_claims
-from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.result import BlockResult
-from pytorch_floors.i18n.messages import t
 
-__all__ = ["report_html", "report_json"]
+__all__ = ["claim_rows", "report_json"]
 
 
-def _claim_rows(records: Sequence[BlockResult]) -> list[dict[str, str | int | bool | None]]:
+def claim_rows(records: Sequence[BlockResult]) -> list[dict[str, str | int | bool | None]]:
     """Every claim of the build, in page order, with the block that stated it."""
     return [
         {
@@ -72,7 +68,7 @@ def report_json(
     for status in ("ran", "cached", "skipped", "failed"):
         totals[status] = sum(1 for r in records if r.status == status)
     totals["seconds_ran"] = round(sum(r.seconds or 0 for r in records if r.status == "ran"), 3)
-    claims = _claim_rows(records)
+    claims = claim_rows(records)
     counts = count_claims([claim for record in records for claim in record.claims])
     totals["claims"] = counts.checked
     totals["claims_held"] = counts.held
@@ -95,43 +91,3 @@ def report_json(
         "recordings": dict(recordings or {}),
     }
     return json.dumps(document, indent=2)
-
-
-def report_html(records: Sequence[BlockResult], template: Template) -> str:
-    """The build report as an HTML table, slowest block first.
-
-    Args:
-        records: One record per executed block.
-        template: The `partials/floors-build-report.html` partial (from the theme's environment).
-
-    Returns:
-        A summary paragraph and the table, wrapped as Material wraps a Markdown table.
-    """
-    ran = [r for r in records if r.status == "ran"]
-    rows = [
-        {
-            "page": record.page,
-            "block_id": record.block_id,
-            "proof": record.proof,
-            "status": record.status,
-            "time": format_seconds(record.seconds) if record.seconds is not None else "–",
-        }
-        for record in sorted(records, key=lambda r: -(r.seconds or 0))
-    ]
-    rows_of_claims = _claim_rows(records)
-    # `claims` are those that applied (the partial counts them as held or not); those that could not
-    # apply here are passed apart, so a partial that predates them still counts right.
-    claims = [c for c in rows_of_claims if c["applies"]]
-    return template.render(
-        floors_t=t,  # the report's words, in the language of the page it is on (`i18n.messages`)
-        claims=claims,
-        claims_held=sum(1 for c in claims if c["held"]),
-        claims_not_applicable=[c for c in rows_of_claims if not c["applies"]],
-        total=len(records),
-        ran=len(ran),
-        ran_time=format_seconds(sum(r.seconds or 0 for r in ran)),
-        cached=sum(1 for r in records if r.status == "cached"),
-        failed=sum(1 for r in records if r.status == "failed"),
-        skipped=sum(1 for r in records if r.status == "skipped"),
-        rows=rows,
-    )

@@ -1,19 +1,18 @@
 """The interface's words in each language: the gauge, a proof's frame and claims, the language switch, notes.
 
-The plugin says which language the page being rendered is in (`use`); `t` then gives a message in it.
-Messages are keyed by their English text with `{name}` fields (`t("Floor {number} of {total}", number=3,
-total=8)`); the Chinese catalog (`ZH`, from `messages.zh.yml`) holds one entry per key, and a test fails on a
-key used without one. A page's claims come with the page: `use` takes its front matter's translations,
-and `claim_text` shows a statement in the page's language (the English one where the page has none,
-which the build counts).
+The language is always passed, never read from the context (as mkdocstrings passes its locale to
+`render`): `t(message, language)` gives a message in a language, and a template gets `t` bound to the
+page's language by `render.templates.render`. Messages are keyed by their English text with `{name}`
+fields (`t("Floor {number} of {total}", "zh", number=3, total=8)`); the Chinese catalog (`ZH`, from
+`messages.zh.yml`) holds one entry per key, and a test fails on a key used without one. A page's claims
+come with the page: its `PageLanguage` holds its front matter's translations, and `claim_text` shows a
+statement in the page's language (the English one where the page has none, which the build counts).
 """
 
 from __future__ import annotations
 
 import string
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ from typing import Any
 from pytorch_floors.errors import InputError
 from pytorch_floors.i18n.yaml_files import read_yaml
 
-__all__ = ["ZH", "PageLanguage", "claim_text", "current", "speaking", "t", "use"]
+__all__ = ["ZH", "PageLanguage", "claim_text", "code_of", "t"]
 
 
 @dataclass
@@ -88,58 +87,43 @@ def _field_problem(message: str, translation: str) -> str | None:
     return f"has fields its English message lacks: {', '.join(extra)}" if extra else None
 
 
-_CURRENT: ContextVar[PageLanguage | None] = ContextVar("floors_page_language", default=None)
+def code_of(language: str | PageLanguage) -> str:
+    """A language's code (`en`, `zh`), given the code or a page's `PageLanguage`."""
+    return language if isinstance(language, str) else language.code
 
 
-def use(code: str, claims: Mapping[str, str] | None = None) -> PageLanguage:
-    """Render what follows in a language (until the next call): the plugin calls it for each page.
-
-    Returns:
-        The page's language state (its `untranslated` fills while the page renders).
-    """
-    state = PageLanguage(code, dict(claims or {}))
-    _CURRENT.set(state)
-    return state
-
-
-@contextmanager
-def speaking(code: str) -> Iterator[None]:
-    """Write messages in a language for a while (a handout, a course pack), then as before."""
-    token = _CURRENT.set(PageLanguage(code))
-    try:
-        yield
-    finally:
-        _CURRENT.reset(token)
-
-
-def current() -> PageLanguage:
-    """The language of the page being rendered (English outside a page)."""
-    return _CURRENT.get() or PageLanguage()
-
-
-def t(message: str, **fields: Any) -> str:
-    """A message in the current page's language, its `{name}` fields filled.
+def t(message: str, language: str | PageLanguage, /, **fields: Any) -> str:
+    """A message in a language, its `{name}` fields filled.
 
     Args:
         message: The English message, the catalog's key.
+        language: The language (`en`, `zh`), or the page's `PageLanguage`.
         **fields: Values for its fields.
 
     Returns:
         The message; the English one when the language has no catalog or the catalog lacks it.
     """
-    text = ZH.get(message, message) if current().code == "zh" else message
+    text = ZH.get(message, message) if code_of(language) == "zh" else message
     return text.format(**fields) if fields else text
 
 
-def claim_text(statement: str) -> str:
-    """A claim's statement in the current page's language (English when the page does not translate it)."""
-    state = current()
-    if state.code == "en":
+def claim_text(statement: str, language: str | PageLanguage, /) -> str:
+    """A claim's statement in a page's language (English when the page does not translate it, which it counts).
+
+    Args:
+        statement: The statement as the proof prints it.
+        language: The page's `PageLanguage` (its claims' translations; it records an untranslated one), or
+            a bare code, which translates no claim.
+
+    Returns:
+        The statement to show.
+    """
+    if isinstance(language, str) or language.code == "en":
         return statement
-    translated = state.claims.get(statement)
+    translated = language.claims.get(statement)
     if translated is None:
-        if statement not in state.untranslated:
-            state.untranslated.append(statement)
+        if statement not in language.untranslated:
+            language.untranslated.append(statement)
         return statement
     return translated
 

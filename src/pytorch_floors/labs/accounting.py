@@ -125,7 +125,7 @@ def lab_outcome(
 
     Args:
         lab: The lab's source path relative to `docs/` (`labs/3-boundary.py`).
-        runs: The runs recorded while its page rendered (`labs.kernel.take_runs`), oldest first.
+        runs: The runs recorded while its page rendered (`labs.kernel.LabRuns.take_runs`), oldest first.
         execute: The build's `execute` setting.
         only: The build's `only` pattern, if any.
         known_failure: What the session's background build found failed in the lab, as it is now, if it did.
@@ -165,7 +165,7 @@ def runs_later(run_key: str, *, defer: bool, known_failures: Collection[str]) ->
         known_failures: The run keys the background build reported failed.
 
     Returns:
-        Whether the lab's run is deferred (`labs.kernel.defer_labs`) while its page renders.
+        Whether the lab's run is deferred (`labs.kernel.LabRuns.defer_labs`) while its page renders.
     """
     return defer or (bool(run_key) and run_key in known_failures)
 

@@ -30,7 +30,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -56,19 +56,15 @@ __all__ = [
     "LabCheckerPreprocessor",
     "LabExecutePreprocessor",
     "LabRun",
+    "LabRuns",
     "NarrowKernelManager",
+    "bind",
     "code_key",
-    "defer_labs",
-    "keep_going",
     "kernel_environment",
-    "lab_place",
-    "lab_progress",
-    "plan_labs",
     "quiet_kernel_stderr",
-    "report_progress",
     "scrub_outputs",
     "secret_in_outputs",
-    "take_runs",
+    "unbind",
 ]
 
 log = logging.getLogger("mkdocs.plugins.pytorch_floors")
@@ -106,12 +102,13 @@ class LabRun:
 
 
 @dataclass
-class _BuildState:
+class LabRuns:
     """What the labs' executor needs to know of the build it runs in, and what it leaves for the build.
 
-    One per build process: nbconvert constructs the executors itself (from the project's Jupyter
-    configuration), so the build cannot hand this to them; `SiteBuild` sets it through the functions
-    below, and takes the runs back with `take_runs`.
+    Each build makes its own (`SiteBuild.labs`) and binds it for its length (`bind`): nbconvert constructs
+    the executors itself, from the project's Jupyter configuration, so the build cannot hand it to them.
+    A build's plan, its runs and the outputs of the labs it ran therefore end with it (a serve session's
+    earlier build once left its labs' outputs to the next build).
 
     Attributes:
         errors: The failing cells of the lab being run (serve only: `keep_going`).
@@ -132,82 +129,129 @@ class _BuildState:
     on_progress: Callable[[Progress], None] | None = None
     executed: dict[str, list[Any]] = field(default_factory=dict)
 
+    def report_progress(self, callback: Callable[[Progress], None] | None) -> None:
+        """Hand each lab's steps to `callback` as events (a serve session's background build), or to no one.
 
-_build = _BuildState()
+        Args:
+            callback: Receives each `Progress`; `None` stops the events.
+        """
+        self.on_progress = callback
+
+    def lab_progress(self, lab: str, state: str, detail: str) -> None:
+        """Hand one step of a lab to the callback `report_progress` set, if any.
+
+        Args:
+            lab: The lab's path as `cells.lab_name` gives it (`docs/labs/3-boundary.py`).
+            state: One of `execution.progress.STATES`.
+            detail: The rest, in words.
+        """
+        if self.on_progress is None:
+            return
+        number = self._number(lab)
+        self.on_progress(Progress("lab", number, len(self.planned), lab.removeprefix("docs/"), lab, state, detail))
+
+    def _number(self, lab: str) -> int:
+        """The lab's place in this build's plan, from 1 (`plan_labs`), or 0 when it is not planned."""
+        relative = lab.removeprefix("docs/")
+        return self.planned.index(relative) + 1 if relative in self.planned else 0
+
+    def defer_labs(self, enabled: bool) -> None:
+        """Render labs without running them, for a serve session whose background build runs them.
+
+        A lab executed earlier still comes from mkdocs-jupyter's cache, outputs and all; one that would
+        execute is rendered as it is written, and its run is recorded as deferred (`take_runs`), so the
+        build can drop what mkdocs-jupyter cached of it and show the page again once the lab has run.
+
+        Args:
+            enabled: Whether labs wait for the background build.
+        """
+        self.defer = enabled
+
+    def plan_labs(self, labs: Sequence[str]) -> None:
+        """Name the labs this build renders, in the order it renders them, so the log numbers each (`lab n/N ...`).
+
+        Args:
+            labs: Source paths relative to `docs/` (`labs/3-boundary.py`), as the floor registry lists them.
+        """
+        self.planned = list(labs)
+
+    def lab_place(self, lab: str) -> str:
+        """`n/N docs/labs/...` for a lab of this build's plan (`plan_labs`), or the lab alone if it is not planned.
+
+        Args:
+            lab: The lab's path as `cells.lab_name` gives it (`docs/labs/3-boundary.py`).
+
+        Returns:
+            How the log names it.
+        """
+        number = self._number(lab)
+        return f"{number}/{len(self.planned)} {lab}" if number else lab
+
+    def keep_going_on(self, enabled: bool) -> None:
+        """Under `mkdocs serve`, record a failing cell and run on, instead of stopping the build.
+
+        The lab's page then shows the cell's traceback where it failed, and the build records the lab as
+        failed (`take_runs`). The rendered notebook's cache key is unchanged, so serve and build share
+        cached labs; the build drops an entry made with a failure, so no later build shows it.
+
+        Args:
+            enabled: Whether failing cells are recorded rather than raised.
+        """
+        self.keep_going = enabled
+
+    def take_runs(self) -> list[LabRun]:
+        """The lab executions since the last call, and forget them (one lab renders at a time).
+
+        The build asks after each lab page: a run means the lab executed in this build, none that
+        mkdocs-jupyter took it from its cache.
+
+        Returns:
+            The runs, oldest first.
+        """
+        taken = list(self.runs)
+        self.runs.clear()
+        self.errors.clear()
+        return taken
+
+
+_bound: LabRuns | None = None
+"""The `LabRuns` of the build running in this process, for the executors nbconvert constructs (`bind`)."""
+
+
+def bind(labs: LabRuns) -> None:
+    """Name the build now running in this process, whose `LabRuns` the executors record into.
+
+    nbconvert constructs `LabExecutePreprocessor` from the Jupyter configuration and takes no object of
+    the build's, so this one slot names the running build's own; it holds no state of its own, and a new
+    build binds a new `LabRuns` (nothing of the last build's plan, runs or outputs reaches it).
+
+    Args:
+        labs: The build's `LabRuns`.
+    """
+    global _bound  # noqa: PLW0603  (see tests/test_house_rules.py's BUILD_STATE_SLOTS)
+    _bound = labs
+
+
+def unbind(labs: LabRuns) -> None:
+    """At a build's end: the executors no longer record into its `LabRuns` (unless a newer build's is bound).
+
+    Args:
+        labs: The ending build's `LabRuns`.
+    """
+    global _bound  # noqa: PLW0603  (see tests/test_house_rules.py's BUILD_STATE_SLOTS)
+    if _bound is labs:
+        _bound = None
+
+
+def _running() -> LabRuns:
+    """The running build's `LabRuns`; an executor run outside a build (a test's) gets a fresh one of its own."""
+    return _bound if _bound is not None else LabRuns()
 
 
 def code_key(nb: Any) -> str:
     """What identifies a lab's code: its code cells' sources, in order (a translation's are the same)."""
     code = "\n\0".join(cell.source for cell in nb.cells if cell.cell_type == "code")
     return hashlib.sha256(code.encode("utf-8")).hexdigest()
-
-
-def report_progress(callback: Callable[[Progress], None] | None) -> None:
-    """Hand each lab's steps to `callback` as events (a serve session's background build), or to no one.
-
-    Args:
-        callback: Receives each `Progress`; `None` stops the events.
-    """
-    _build.on_progress = callback
-
-
-def lab_progress(lab: str, state: str, detail: str) -> None:
-    """Hand one step of a lab to the callback `report_progress` set, if any.
-
-    Args:
-        lab: The lab's path as `cells.lab_name` gives it (`docs/labs/3-boundary.py`).
-        state: One of `execution.progress.STATES`.
-        detail: The rest, in words.
-    """
-    if _build.on_progress is None:
-        return
-    number = _number(lab)
-    _build.on_progress(Progress("lab", number, len(_build.planned), lab.removeprefix("docs/"), lab, state, detail))
-
-
-def _number(lab: str) -> int:
-    """The lab's place in this build's plan, from 1 (`plan_labs`), or 0 when it is not planned."""
-    relative = lab.removeprefix("docs/")
-    return _build.planned.index(relative) + 1 if relative in _build.planned else 0
-
-
-def defer_labs(enabled: bool) -> None:
-    """Render labs without running them, for a serve session whose background build runs them.
-
-    A lab executed earlier still comes from mkdocs-jupyter's cache, outputs and all; one that would
-    execute is rendered as it is written, and its run is recorded as deferred (`take_runs`), so the
-    build can drop what mkdocs-jupyter cached of it and show the page again once the lab has run.
-
-    Args:
-        enabled: Whether labs wait for the background build.
-    """
-    _build.defer = enabled
-
-
-def plan_labs(labs: Sequence[str]) -> None:
-    """Name the labs this build renders, in the order it renders them, so the log numbers each (`lab n/N ...`).
-
-    Called once at the start of each build: it also forgets the labs an earlier build in this process ran
-    (a serve session's, a test's), whose outputs a translated lab of this build must not show as its own.
-
-    Args:
-        labs: Source paths relative to `docs/` (`labs/3-boundary.py`), as the floor registry lists them.
-    """
-    _build.planned = list(labs)
-    _build.executed.clear()
-
-
-def lab_place(lab: str) -> str:
-    """`n/N docs/labs/...` for a lab of this build's plan (`plan_labs`), or the lab alone if it is not planned.
-
-    Args:
-        lab: The lab's path as `cells.lab_name` gives it (`docs/labs/3-boundary.py`).
-
-    Returns:
-        How the log names it.
-    """
-    number = _number(lab)
-    return f"{number}/{len(_build.planned)} {lab}" if number else lab
 
 
 _TRANSPORT_WARNING = re.compile(r"\bwithout encryption\b|^Warning: .*\binsecure\b", re.IGNORECASE)
@@ -241,35 +285,7 @@ def quiet_kernel_stderr(stream: IO[bytes], out: IO[str] | None = None) -> thread
     return thread
 
 
-def keep_going(enabled: bool) -> None:
-    """Under `mkdocs serve`, record a failing cell and run on, instead of stopping the build.
-
-    The lab's page then shows the cell's traceback where it failed, and the build records the lab as
-    failed (`take_runs`). The rendered notebook's cache key is unchanged, so serve and build share
-    cached labs; the build drops an entry made with a failure, so no later build shows it.
-
-    Args:
-        enabled: Whether failing cells are recorded rather than raised.
-    """
-    _build.keep_going = enabled
-
-
-def take_runs() -> list[LabRun]:
-    """The lab executions since the last call, and forget them (one lab renders at a time).
-
-    The build asks after each lab page: a run means the lab executed in this build, none that
-    mkdocs-jupyter took it from its cache.
-
-    Returns:
-        The runs, oldest first.
-    """
-    taken = list(_build.runs)
-    _build.runs.clear()
-    _build.errors.clear()
-    return taken
-
-
-def kernel_environment(build_env: dict[str, str] | os._Environ[str]) -> dict[str, str]:
+def kernel_environment(build_env: Mapping[str, str]) -> dict[str, str]:
     """The whole environment of a lab's kernel: the variables a proof sees, nothing else of the build's.
 
     Matplotlib's backend is left to ipykernel (inline figures), unlike a proof's `Agg`.
@@ -435,6 +451,7 @@ class LabExecutePreprocessor(ExecutePreprocessor):
     """
 
     kernel_manager_class = Type(NarrowKernelManager, config=True)
+    _labs: LabRuns | None = None
 
     def preprocess(self, nb: Any, resources: Any = None, km: Any = None) -> tuple[Any, Any]:
         """Execute the notebook, and record the run (`take_runs`): its time and its failing cells.
@@ -447,39 +464,41 @@ class LabExecutePreprocessor(ExecutePreprocessor):
         Returns:
             The executed notebook and the resources.
         """
-        _build.errors.clear()
-        where = f"lab {lab_place(lab_name(nb))}"
-        if _build.defer:
+        # The running build's (`bind`), kept for this lab's cells: they record into the same.
+        labs = self._labs = _running()
+        labs.errors.clear()
+        where = f"lab {labs.lab_place(lab_name(nb))}"
+        if labs.defer:
             log.info("%s: waits for the background build", where)
-            lab_progress(lab_name(nb), "waits", "for the background build")
-            _build.runs.append(LabRun(0.0, (), deferred=True))
+            labs.lab_progress(lab_name(nb), "waits", "for the background build")
+            labs.runs.append(LabRun(0.0, (), deferred=True))
             return nb, resources
         key = code_key(nb)
-        if key in _build.executed:
+        if key in labs.executed:
             # A translation of a lab this build ran: the same code, so the same outputs, shown once more.
-            for cell, outputs in zip((c for c in nb.cells if c.cell_type == "code"), _build.executed[key], strict=True):
+            for cell, outputs in zip((c for c in nb.cells if c.cell_type == "code"), labs.executed[key], strict=True):
                 cell.outputs, cell.execution_count = copy.deepcopy(outputs[0]), outputs[1]
             log.info("%s: shows what its English lab printed in this build (the same code)", where)
             return nb, resources
         limit = f"cells limited to {self.timeout} s each" if self.timeout and self.timeout > 0 else "no cell limit"
         log.info("%s: running (%s)", where, limit)
-        lab_progress(lab_name(nb), "running", limit)
+        labs.lab_progress(lab_name(nb), "running", limit)
         started = time.perf_counter()
         ended = "failed after"
         try:
             executed = super().preprocess(nb, resources, km)
-            ended = "ran in" if not _build.errors else f"{len(_build.errors)} cell(s) failed; ran in"
-            if not _build.errors:
+            ended = "ran in" if not labs.errors else f"{len(labs.errors)} cell(s) failed; ran in"
+            if not labs.errors:
                 code_cells = [c for c in executed[0].cells if c.cell_type == "code"]
-                _build.executed[key] = [(copy.deepcopy(c.outputs), c.get("execution_count")) for c in code_cells]
+                labs.executed[key] = [(copy.deepcopy(c.outputs), c.get("execution_count")) for c in code_cells]
             return executed
         finally:
             seconds = time.perf_counter() - started
             log.info("%s: %s %s", where, ended, format_seconds(seconds))
             state, said = ("ran", f"in {format_seconds(seconds)}") if ended == "ran in" else ("failed", ended)
-            lab_progress(lab_name(nb), state, said if state == "ran" else f"({said} {format_seconds(seconds)})")
-            _build.runs.append(LabRun(seconds, tuple(_build.errors)))
-            _build.errors.clear()
+            labs.lab_progress(lab_name(nb), state, said if state == "ran" else f"({said} {format_seconds(seconds)})")
+            labs.runs.append(LabRun(seconds, tuple(labs.errors)))
+            labs.errors.clear()
 
     def preprocess_cell(self, cell: Any, resources: Any, index: int) -> tuple[Any, Any]:
         """Execute one cell, then scrub what it printed and record an error it raised.
@@ -518,8 +537,9 @@ class LabExecutePreprocessor(ExecutePreprocessor):
         scrub_outputs(cell, scrub)
         if failed is None:
             return cell, resources
-        if not _build.keep_going:
+        labs = self._labs or _running()
+        if not labs.keep_going:
             raise CellExecutionError(scrub(failed.traceback), failed.ename, scrub(failed.evalue))
         # The cell's outputs hold its traceback; the build reads the failure and shows it above the lab.
-        _build.errors.append(CellError(index, scrub(f"{failed.ename}: {failed.evalue}")))
+        labs.errors.append(CellError(index, scrub(f"{failed.ename}: {failed.evalue}")))
         return cell, resources

@@ -21,7 +21,7 @@ import copy
 import hashlib
 import re
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cached_property
 from importlib.metadata import packages_distributions
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ import nbformat
 from pytorch_floors.errors import FloorsError, InputError
 from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.floors import Floor
-from pytorch_floors.render.templates import template
+from pytorch_floors.render.templates import render
 
 __all__ = [
     "COLAB",
@@ -72,6 +72,7 @@ class Launch:
         times: The file that keeps the labs' run times (`None`: labs do not run in this build).
         records: The build's block results, which grow as pages render (labs record their runs there).
         requirements: The project's `requirements.txt`, whose pins the install line and cell use.
+        published: The edition this build publishes (`Settings.published`), which the download box names.
     """
 
     @cached_property
@@ -83,6 +84,7 @@ class Launch:
     times: Path | None
     records: list[BlockResult]
     requirements: Path
+    published: str | None = None
 
 
 def github_repository(repo_url: str) -> tuple[str, str]:
@@ -137,7 +139,11 @@ def run_times_file(cache_root: Path, jupyter_cache: Path) -> Path:
 
 
 def configure_launch(
-    repo_url: str | None, run_times: Path | None, project_dir: Path, records: list[BlockResult]
+    repo_url: str | None,
+    run_times: Path | None,
+    project_dir: Path,
+    records: list[BlockResult],
+    published: str | None = None,
 ) -> Launch:
     """The build's repository and where the labs' run times are kept.
 
@@ -146,6 +152,7 @@ def configure_launch(
         run_times: The file that keeps the labs' run times (`run_times_file`), if labs run.
         project_dir: The project root (its `requirements.txt` pins what a lab installs).
         records: The build's block results (the engine's list, read as lab pages render).
+        published: The edition this build publishes, if any (`Settings.published`).
 
     Returns:
         The build's launch settings.
@@ -158,7 +165,7 @@ def configure_launch(
             github_repository(repo_url)
         except ValueError as error:
             raise FloorsError(str(error)) from None
-    return Launch(repo_url, run_times, records, project_dir / "requirements.txt")
+    return Launch(repo_url, run_times, records, project_dir / "requirements.txt", published)
 
 
 def _read_times(path: Path) -> dict[str, float]:
@@ -256,13 +263,15 @@ def lab_links(floor: Floor, repo_url: str | None, edition: str | None, site_fold
     return LabLinks(student, full, Path(floor.lab).name, colab_student, colab_full)
 
 
-@cache
-def _template() -> Any:
-    return template("lab-download.html")
-
-
 def download_box(
-    floor: Floor, install: str, source: str, edition: str | None, launch: Launch, *, site_folder: str = ""
+    floor: Floor,
+    install: str,
+    source: str,
+    edition: str | None,
+    launch: Launch,
+    *,
+    site_folder: str = "",
+    language: str,
 ) -> str:
     """The box under a lab page's title: launch, download, install line and measured run time.
 
@@ -273,13 +282,14 @@ def download_box(
         edition: The edition being published, or `None`.
         launch: The build's launch settings.
         site_folder: The language's folder of the site (`zh/`): Colab opens that language's notebooks.
+        language: The page's language (`en`, `zh`).
     """
     seconds = run_seconds(floor, source, launch)
-    return str(
-        _template().render(
-            floor=floor,
-            links=lab_links(floor, launch.repo_url, edition, site_folder),
-            install=install,
-            seconds=None if seconds is None else f"{seconds:.1f}" if seconds < 10 else f"{seconds:.0f}",
-        )
+    return render(
+        "lab-download.html",
+        language,
+        floor=floor,
+        links=lab_links(floor, launch.repo_url, edition, site_folder),
+        install=install,
+        seconds=None if seconds is None else f"{seconds:.1f}" if seconds < 10 else f"{seconds:.0f}",
     )

@@ -22,8 +22,8 @@ from pytorch_floors.labs.cells import checker_source, lab_text, read_lab, studen
 from pytorch_floors.labs.install import install_line
 from pytorch_floors.labs.kernel import PROJECT_DIR
 from pytorch_floors.labs.launch import Launch, download_box, notebook_names, with_install_cell
-from pytorch_floors.render.headings import published_edition
 from pytorch_floors.render.proof_frame import failure_banner
+from pytorch_floors.render.splice import find_end_tag, find_start_tag, insert_after, insert_before
 from pytorch_floors.render.templates import template
 from pytorch_floors.render.urls import relative_url
 
@@ -172,16 +172,17 @@ def jupyter_cache_dir(
     return cache_root / "mkdocs-jupyter" / key.hexdigest()[:16]
 
 
-def lab_failure_banner(failure: str) -> str:
+def lab_failure_banner(failure: str, language: str) -> str:
     """The alert a lab's page opens with when a cell failed under `mkdocs serve` (the cell shows its traceback).
 
     Args:
         failure: Which cells failed, and how.
+        language: The page's language.
 
     Returns:
         The banner's HTML.
     """
-    return failure_banner(failure, "A cell of this lab failed to run")
+    return failure_banner(failure, language, "A cell of this lab failed to run")
 
 
 def _lab_floor(src_uri: str) -> Floor | None:
@@ -223,15 +224,15 @@ def _install_line(src_uri: str, lab: str, launch: Launch) -> str:
         raise FloorsError(f"docs/{src_uri}: {error}") from None
 
 
-def _download_box(floor: Floor, source: Path, launch: Launch, site_folder: str) -> str:
+def _download_box(floor: Floor, source: Path, launch: Launch, site_folder: str, language: str) -> str:
     lab = source.read_text(encoding="utf-8")
     # What the lab imports includes what its self-check helpers import; the run time is kept under the source's key.
     install = _install_line(floor.lab, lab_text(source.parents[floor.lab.count("/")], floor), launch)
-    return download_box(floor, install, lab, published_edition(), launch, site_folder=site_folder)
+    return download_box(floor, install, lab, launch.published, launch, site_folder=site_folder, language=language)
 
 
 def finish_lab_page(
-    output: str, *, src_uri: str, source: Path, page_url: str, launch: Launch, site_folder: str = ""
+    output: str, *, src_uri: str, source: Path, page_url: str, launch: Launch, site_folder: str = "", language: str
 ) -> str:
     """Post-process a rendered lab page (called for every page; others pass through).
 
@@ -254,6 +255,7 @@ def finish_lab_page(
         launch: The build's launch settings (repository, kept run times, records).
         site_folder: The language's folder of the site the page is in (`zh/` for a translated lab, whose
             Colab links open its own notebooks; `src_uri` and `source` are then its English lab's).
+        language: The page's language (`en`, `zh`): the download box's words.
 
     Returns:
         The HTML to write.
@@ -262,16 +264,13 @@ def finish_lab_page(
     if floor is None or "jupyter-wrapper" not in output:
         return output
 
-    start = output.find("<article")
-    end = output.find("</article>", start)
-    article = output[start:end]
     # The solutions and the outputs after the setup come folded from the project's nbconvert template.
-    notebook = article.replace("</h1>", "</h1>" + _download_box(floor, source, launch, site_folder), 1)
-    output = output[:start] + notebook + output[end:]
+    article = find_start_tag(output, "article")
+    title = find_end_tag(output, "h1", start=article.end) if article is not None else None
+    output = insert_after(output, title, _download_box(floor, source, launch, site_folder, language))
     if LABS_CSS not in output:
-        output = output.replace(
-            "</head>", template("lab_stylesheet.html").render(href=relative_url(LABS_CSS, page_url)) + "</head>", 1
-        )
+        stylesheet = template("lab_stylesheet.html").render(href=relative_url(LABS_CSS, page_url))
+        output = insert_before(output, find_end_tag(output, "head"), stylesheet)
     return _stable_heading_ids(output)
 
 

@@ -82,6 +82,7 @@ class SiteBuild:
             facts=facts,
             serve=self.serve,
             recordings=self.recordings,
+            languages=self.translations.page_languages,
         )
         self.labs = Labs(
             config, settings, cache_root=cache_root, facts=facts, serve=self.serve, engine=self.proofs.engine
@@ -187,7 +188,7 @@ class SiteBuild:
         self.translations.on_page_context(context, page, facts, files)
         self.registry.on_page_context(context, page, files)
         self.editions.on_page_context(context, page)
-        self.proofs.on_page_context(context, page, config)
+        self.proofs.on_page_context(context, page, facts)
         self.recordings.on_page_context(context, page.file.src_uri, self.engine)
         if page.content:
             url_of = url_from(files, page)
@@ -196,6 +197,7 @@ class SiteBuild:
                 self.engine,
                 self.proofs.planned_blocks(),
                 lambda src: url_of(twin_uri(src, facts.language)),  # the claims' pages in this page's language
+                facts.language.code,
             )
         return context
 

@@ -32,13 +32,13 @@ from mkdocs.config.base import BaseConfigOption, Config, ValidationError
 from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.cache import CacheMode
 from pytorch_floors.render.citation import edition
-from pytorch_floors.render.headings import published_edition
 from pytorch_floors.settings import (
     PARSERS,
     cache_mode,
     claims_policy,
     environment_value,
     glob,
+    read_text,
     seconds,
     switch,
     text,
@@ -102,6 +102,8 @@ class Settings:
         recordings: The folder of other machines' recordings (`make record`), relative to the project.
         published: The edition this build publishes (`FLOORS_EDITION`, set by `make publish`), if any.
         edition: The edition this build is: the published one, else the build's year and month.
+        previous_manifest: An earlier edition's `manifest.json` that What changed compares with
+            (`FLOORS_PREVIOUS_MANIFEST`), if any.
     """
 
     execute: bool = True
@@ -114,6 +116,7 @@ class Settings:
     recordings: str | None = "recordings"
     published: str | None = None
     edition: str = ""
+    previous_manifest: str | None = None
 
     @classmethod
     def of(cls, options: FloorsConfig) -> Settings:
@@ -125,6 +128,7 @@ class Settings:
         Returns:
             The settings.
         """
+        published = read_text("FLOORS_EDITION")
         return cls(
             execute=options.execute,
             cache=options.cache,
@@ -135,6 +139,7 @@ class Settings:
             advisory_claims=options.claims == "advisory",
             recordings=options.recordings,
             # Read once, here: a build is one edition from its first page to its report.
-            published=published_edition(),
-            edition=edition(),
+            published=published,
+            edition=edition(published),
+            previous_manifest=read_text("FLOORS_PREVIOUS_MANIFEST"),
         )

@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import re
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from markdown import Markdown
@@ -35,6 +35,7 @@ from pytorch_floors.execution.engine import Engine, ProofFailure, Ran, shown_mar
 from pytorch_floors.execution.options import BlockOptions
 from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.execution.scan import executes
+from pytorch_floors.i18n.messages import PageLanguage
 from pytorch_floors.recordings.compare import tiers_for
 from pytorch_floors.recordings.html import UntrustedHTML, allowed_html
 from pytorch_floors.recordings.schema import Recording
@@ -154,6 +155,7 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
     engine: Engine | None = None,
     recordings: Sequence[Recording] = (),
     lazy: LazyOutputs | None = None,
+    languages: Mapping[str, PageLanguage] | None = None,
     **kwargs: Any,
 ) -> str:
     """Execute a block through the build's engine and return its HTML.
@@ -170,6 +172,8 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
         engine: The build's engine, bound by the plugin.
         recordings: Other machines' recordings, bound by the plugin: a block's current ones are shown in tabs.
         lazy: Where a tab's recorded output goes when the page loads it on demand, bound by the plugin.
+        languages: Each page's language, by its source path, bound by the plugin (the build fills it as
+            each page starts): the block's words and claims are written in its page's.
         **kwargs: Other SuperFences arguments (unused).
 
     Returns:
@@ -182,11 +186,15 @@ def formatter(  # noqa: PLR0917  (SuperFences' signature)
         # SuperFences would swallow this and show the source; the plugin's scan still fails the build.
         raise RuntimeError("no proof engine is bound to this fence: list the floors plugin under plugins in mkdocs.yml")
     block_id = str(options.get("id", ""))
+    # The page being rendered (a twin's, not its English source's): its words and claims are in its language.
+    words = (languages or {}).get(engine.page)
+    if words is None:
+        raise RuntimeError(f"no language is bound for {engine.page}: the build names each page's as it starts")
     try:
-        return _format(source, language, block_id, md, engine, recordings, lazy)
+        return _format(source, language, block_id, md, engine, recordings, lazy, words)
     except Exception as error:  # SuperFences would swallow it and show the block's source
         # The one place a rendering error becomes the block's failure, named by its real cause.
-        return failure_banner(engine.fail_rendering(block_id, error))
+        return failure_banner(engine.fail_rendering(block_id, error), words)
 
 
 def _format(  # noqa: PLR0917  (the formatter's arguments, passed on)
@@ -197,8 +205,9 @@ def _format(  # noqa: PLR0917  (the formatter's arguments, passed on)
     engine: Engine,
     recordings: Sequence[Recording],
     lazy: LazyOutputs | None,
+    words: PageLanguage,
 ) -> str:
-    """`formatter`'s work: run the block, render its output, tabs, claims and frame."""
+    """`formatter`'s work: run the block, render its output, tabs, claims and frame, in the page's language."""
     planned = engine.block(block_id)
     # The options the page's scan parsed; a block it did not plan fails in the engine, so defaults do here.
     typed = planned.options if planned is not None else BlockOptions(id=block_id)
@@ -225,12 +234,12 @@ def _format(  # noqa: PLR0917  (the formatter's arguments, passed on)
     try:
         output = str(base_format(language=language, run=run, code=source, md=md, **run_options))
     except ProofFailure as failure:
-        return failure_banner(failure)
+        return failure_banner(failure, words)
     except Exception as error:  # SuperFences would swallow it and render the source as plain text
-        return failure_banner(engine.fail_unexpectedly(block_id, error))
+        return failure_banner(engine.fail_unexpectedly(block_id, error), words)
     block = ran[-1].block if ran else planned
     result = ran[-1].result if ran else None
-    claims = claims_html(result)
+    claims = claims_html(result, words)
     if recordings and result is not None:
 
         def render(recorded: str) -> tuple[str, int | None]:
@@ -253,10 +262,13 @@ def _format(  # noqa: PLR0917  (the formatter's arguments, passed on)
             ), (len(marked) if result_language and not html_output else None)
 
         try:
-            output, claims = _with_tiers(engine, result, recordings, (output, claims), render, lazy=lazy), ""
+            output, claims = (
+                _with_tiers(engine, result, recordings, (output, claims), render, lazy=lazy, words=words),
+                "",
+            )
         except UntrustedHTML as error:
             summary = f"a recording of this block holds HTML the project's figures never write: {error}"
-            return failure_banner(engine.fail_shown(block_id, summary))
+            return failure_banner(engine.fail_shown(block_id, summary), words)
     # The engine checks that this marker reaches the page: a fence Markdown reads as an indented
     # code block runs, but SuperFences shows its source instead of what it printed.
     marker = shown_marker(block_id)
@@ -279,6 +291,7 @@ def _format(  # noqa: PLR0917  (the formatter's arguments, passed on)
         claims=claims,
         seconds=format_seconds(result.seconds) if result is not None and result.seconds is not None else None,
         cached=result is not None and result.status == "cached",
+        language=words,
     )
 
 
@@ -290,6 +303,7 @@ def _with_tiers(
     render: Callable[[str], tuple[str, int | None]],
     *,
     lazy: LazyOutputs | None = None,
+    words: PageLanguage,
 ) -> str:
     """A block's output and claims: tabs for the recordings that differ, a line for the same, a note per stale one."""
     tiers = tiers_for(result, recordings)
@@ -299,16 +313,21 @@ def _with_tiers(
     for shown in tiers.current:
         if not shown.same:
             output, differing = render(shown.block.output)
-            claims = recorded_claims_html(shown.block.claims, shown.tier)
+            claims = recorded_claims_html(shown.block.claims, shown.tier, words)
             contents[shown.tier] = (namespaced_ids(output, shown.tier), claims, differing)
     number = next(n for n, b in enumerate(engine.planned[engine.source_page], start=1) if b.block_id == result.block_id)
     # This build's machine is the page's provenance line; only the other machines are named in their tabs.
     keep = None if lazy is None else functools.partial(lazy.keep, page_url(engine.page))
-    return tier_tabs_html(TierTab(OWN_LABEL, *own), tiers, contents, number, keep)
+    return tier_tabs_html(TierTab(OWN_LABEL, *own), tiers, contents, number, keep, language=words)
 
 
 def register_fence(
-    config: MkDocsConfig, engine: Engine, recordings: Sequence[Recording] = (), lazy: LazyOutputs | None = None
+    config: MkDocsConfig,
+    engine: Engine,
+    recordings: Sequence[Recording] = (),
+    lazy: LazyOutputs | None = None,
+    *,
+    languages: Mapping[str, PageLanguage],
 ) -> None:
     """Make SuperFences run the site's `python` fences through this build's engine.
 
@@ -322,6 +341,7 @@ def register_fence(
         recordings: Other machines' recordings of the site's blocks.
         lazy: Where the recorded outputs go that a page loads when their tab is opened; `None` keeps
             them in the page.
+        languages: Each page's language, by its source path (the build's, filled as each page starts).
 
     Raises:
         FloorsError: `mkdocs.yml` gives the `python` fence another formatter.
@@ -341,6 +361,8 @@ def register_fence(
             "name": FENCE,
             "class": FENCE,
             "validator": validator,
-            "format": functools.partial(formatter, engine=engine, recordings=tuple(recordings), lazy=lazy),
+            "format": functools.partial(
+                formatter, engine=engine, recordings=tuple(recordings), lazy=lazy, languages=languages
+            ),
         }
     )

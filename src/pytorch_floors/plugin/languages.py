@@ -23,6 +23,7 @@ from pytorch_floors.i18n.languages import DEFAULT, LANGUAGES, Language, english_
 from pytorch_floors.i18n.messages import ZH, t
 from pytorch_floors.i18n.sections import TOP, heading_anchor, page_text, sections
 from pytorch_floors.i18n.translation import Staleness
+from pytorch_floors.render.splice import find_start_tag
 
 __all__ = [
     "CHINESE_SEPARATOR",
@@ -190,26 +191,33 @@ def split_search_index(site_dir: Path) -> dict[str, int]:
     return counts
 
 
-def stale_markdown(states: Mapping[str, Staleness], src_uri: str, files: Files) -> str:
+def stale_markdown(states: Mapping[str, Staleness], src_uri: str, files: Files, language: str) -> str:
     """The list of translated sections behind the English, as a section of What changed or the build report.
 
     Args:
         states: Each translated page's standing (`i18n.translation.staleness`).
         src_uri: The page the list goes on (its links are relative to it).
         files: The build's files, for the sections' pages' titles.
+        language: The page's language (`en`, `zh`).
 
     Returns:
         Markdown: a heading with the count, then one link per stale section (or a line saying there is none).
     """
     folder = posixpath.dirname(src_uri)
     stale = [(page, anchor) for page, state in sorted(states.items()) for anchor in state.stale]
-    lines = [t("## Translations behind the English ({count})", count=len(stale)) + " { #stale-translations }", ""]
+    lines = [
+        t("## Translations behind the English ({count})", language, count=len(stale)) + " { #stale-translations }",
+        "",
+    ]
     if not stale:
-        return "\n".join([*lines, t("Every Chinese section translates its English section as it is now."), ""])
+        return "\n".join(
+            [*lines, t("Every Chinese section translates its English section as it is now.", language), ""]
+        )
     lines += [
         t(
             "These Chinese sections were translated before their English section last changed; each says so "
-            "where it stands and links the English."
+            "where it stands and links the English.",
+            language,
         ),
         "",
     ]
@@ -232,18 +240,24 @@ def _section_titles(path: str | None, src_uri: str) -> dict[str, str]:
     return {section.anchor: section.title for section in sections(markdown) if section.title}
 
 
-_H1 = re.compile(r'<h1 id="([^"]*)">(.*?)<a class="headerlink" href="#\1">', re.S)
-
-
 def title_anchor(html: str, anchor: str) -> str:
     """A page whose title (`<h1>`) and its permalink have the given id instead of their own.
 
     A translated lab's title keeps the English title's anchor: nbconvert makes one of the title's words,
     and a Chinese title's is a number.
     """
-    match = _H1.search(html)
-    if match is None:
+    heading = find_start_tag(html, "h1")
+    old = heading.attributes.get("id") if heading is not None else None
+    if heading is None or not old:
         return html
-    old = match.group(1)
-    title = match.group(0).replace(f'id="{old}"', f'id="{anchor}"', 1).replace(f'href="#{old}"', f'href="#{anchor}"', 1)
-    return html[: match.start()] + title + html[match.end() :]
+    link = find_start_tag(html, "a", start=heading.end, attribute=("href", f"#{old}"))
+    if link is None or "headerlink" not in (link.attributes.get("class") or "").split():
+        return html
+    # Each tag keeps what it was written with; only the attribute's value changes (an id has no quote in it).
+    for tag, before, after in (
+        (link, f'href="#{old}"', f'href="#{anchor}"'),
+        (heading, f'id="{old}"', f'id="{anchor}"'),
+    ):
+        written = html[tag.start : tag.end]
+        html = html[: tag.start] + written.replace(before, after, 1) + html[tag.end :]
+    return html

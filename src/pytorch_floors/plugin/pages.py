@@ -16,10 +16,12 @@ from typing import Any
 from markdown.extensions.toc import slugify
 
 from pytorch_floors.errors import InputError
+from pytorch_floors.execution.duration import format_seconds
+from pytorch_floors.execution.report import claim_rows
+from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.execution.scan import ExecBlock, ScanError, scan_markdown
 from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, MAP_TITLE, MAP_TITLE_ZH, floor_for_page
-from pytorch_floors.i18n.messages import current
-from pytorch_floors.render.templates import template
+from pytorch_floors.render.templates import render
 
 __all__ = [
     "BIBTEX_MARKER",
@@ -34,6 +36,7 @@ __all__ = [
     "first_docstring_line",
     "marker",
     "proofs_page",
+    "report_html",
     "without_missing_includes",
 ]
 
@@ -124,8 +127,10 @@ class _ProofsSection:
     anchor: str
 
 
-def proofs_page(planned: Mapping[str, Sequence[ExecBlock]], project_dir: Path) -> str:
+def proofs_page(planned: Mapping[str, Sequence[ExecBlock]], project_dir: Path, language: str) -> str:
     """The Proofs page's tables (`render/templates/proofs_page.md`): every planned page's proofs, in reading order.
+
+    The page's language (`en`, `zh`) names the pages and writes the tables' words.
 
     Raises:
         InputError: If a proof cannot be read or parsed (`first_docstring_line`).
@@ -134,7 +139,6 @@ def proofs_page(planned: Mapping[str, Sequence[ExecBlock]], project_dir: Path) -
     sections = []
     for page, blocks in sorted(planned.items(), key=lambda item: (order.get(item[0], 0), item[0])):
         floor = floor_for_page(page)
-        language = current().code
         where = (
             floor.heading_in(language)
             if floor
@@ -163,7 +167,7 @@ def proofs_page(planned: Mapping[str, Sequence[ExecBlock]], project_dir: Path) -
             else page
         )
         sections.append(_ProofsSection(where, page, rows, slugify(english, "-")))
-    return template("proofs_page.md").render(sections=sections)
+    return render("proofs_page.md", language, sections=sections)
 
 
 def without_missing_includes(markdown: str, page: str, project_dir: Path) -> str:
@@ -183,3 +187,44 @@ def without_missing_includes(markdown: str, page: str, project_dir: Path) -> str
             text = lines[line - 1]
             lines[line - 1] = _SNIPPET_MARK.sub("# floors: missing include", text, count=1)
     return "".join(lines)
+
+
+def report_html(records: Sequence[BlockResult], language: str) -> str:
+    """The build report as an HTML table, slowest block first (`render/templates/build_report.html`).
+
+    Args:
+        records: One record per executed block.
+        language: The report page's language (`en`, `zh`).
+
+    Returns:
+        A summary paragraph and the table, wrapped as Material wraps a Markdown table.
+    """
+    ran = [r for r in records if r.status == "ran"]
+    rows = [
+        {
+            "page": record.page,
+            "block_id": record.block_id,
+            "proof": record.proof,
+            "status": record.status,
+            "time": format_seconds(record.seconds) if record.seconds is not None else "–",
+        }
+        for record in sorted(records, key=lambda r: -(r.seconds or 0))
+    ]
+    rows_of_claims = claim_rows(records)
+    # `claims` are those that applied (the partial counts them as held or not); those that could not
+    # apply here are passed apart, so a partial that predates them still counts right.
+    claims = [c for c in rows_of_claims if c["applies"]]
+    return render(
+        "build_report.html",
+        language,  # the report's words, in the language of the page it is on
+        claims=claims,
+        claims_held=sum(1 for c in claims if c["held"]),
+        claims_not_applicable=[c for c in rows_of_claims if not c["applies"]],
+        total=len(records),
+        ran=len(ran),
+        ran_time=format_seconds(sum(r.seconds or 0 for r in ran)),
+        cached=sum(1 for r in records if r.status == "cached"),
+        failed=sum(1 for r in records if r.status == "failed"),
+        skipped=sum(1 for r in records if r.status == "skipped"),
+        rows=rows,
+    )

@@ -57,6 +57,7 @@ from pytorch_floors.plugin.serve import (
     quiet_dirty_warning,
     watch_parent,
 )
+from pytorch_floors.render.splice import find_start_tag, insert_after
 from pytorch_floors.render.templates import template
 
 __all__ = ["FloorsPlugin", "mark_page", "package_state"]
@@ -84,11 +85,10 @@ def mark_page(html: str, build_id: str) -> str:
 
     The plugin writes it, not a theme template: a build that skipped the plugin has no mark, whatever its theme.
     """
-    head = html.find("<head>")
-    if head < 0:
-        return html  # not a page (a redirect stub is written by its plugin, without a template)
-    at = head + len("<head>")
-    return html[:at] + template("build_mark.html").render(name=MARK, content=build_id) + html[at:]
+    # A page without a head is no page (a redirect stub is written by its plugin, without a template).
+    return insert_after(
+        html, find_start_tag(html, "head"), template("build_mark.html").render(name=MARK, content=build_id)
+    )
 
 
 def restart_serve(site_dir: str) -> None:

@@ -20,7 +20,6 @@ from pytorch_floors.recordings.schema import (
     tier_name_problem,
     write_recording,
 )
-from pytorch_floors.settings import read_text
 from pytorch_floors.tiers import TIERS, as_tier, tier_named
 
 __all__ = ["merge_main", "record_main"]
@@ -69,11 +68,13 @@ def _check_other_tiers(into: Path, tier: str) -> None:
         read_recording(path)
 
 
-def record_main(argv: list[str]) -> int:
+def record_main(argv: list[str], *, cache_dir: str | None = None) -> int:
     """Record every proof of the site on this machine, as a tier; prune blocks no page has any more.
 
     Args:
         argv: The verb's arguments.
+        cache_dir: Where the caches live (`FLOORS_CACHE_DIR`, read by the command line), if not `.cache`
+            in the project.
 
     Returns:
         The exit status.
@@ -100,7 +101,7 @@ def record_main(argv: list[str]) -> int:
     into = args.into or project / "recordings"
     tier = tier_named(args.tier)
     stands_for = args.stands_for or (tier.stands_for if tier else f"{platform.system()} {platform.machine()}")
-    cache_dir = Path(read_text("FLOORS_CACHE_DIR") or project / ".cache")
+    cache_folder = Path(cache_dir or project / ".cache")
     try:
         # Every other tier's recording is read before anything runs or is written: one that is broken
         # stops the pruning below, which would come after this tier's file had been rewritten.
@@ -111,7 +112,7 @@ def record_main(argv: list[str]) -> int:
                 project / "docs",
                 args.tier,
                 stands_for=stands_for,
-                cache_dir=cache_dir,
+                cache_dir=cache_folder,
                 cache_mode="refresh" if args.fresh else "on",
             )
         path = write_recording(recording, into)

@@ -11,7 +11,7 @@ from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.i18n.messages import t
 from pytorch_floors.recordings.compare import ClaimRow, Orphan, claim_table, machine_in_words, orphans, tiers_for
 from pytorch_floors.recordings.schema import Recording
-from pytorch_floors.render.templates import template
+from pytorch_floors.render.templates import render
 
 __all__ = ["OWN", "machines_html", "page_tiers", "recordings_json", "recordings_summary"]
 
@@ -103,21 +103,25 @@ def machines_html(
     recordings: Sequence[Recording],
     planned: Sequence[tuple[str, str]],
     url_of: Callable[[str], str],
+    language: str,
 ) -> str:
-    """The build report's comparison of machines, as HTML.
+    """The build report's comparison of machines, as HTML, in the report page's language.
 
     Args:
         records: This build's results.
         recordings: Every tier's recording.
         planned: This build's blocks, as `(page, block id)`.
         url_of: A page's source path to its link from the report.
+        language: The report page's language (`en`, `zh`).
 
     Returns:
         The tiers, the stale and orphaned recordings, and the tier × claim table.
     """
     rows = claim_table(records, recordings)
     measured = next((r.provenance for r in records if r.provenance is not None), None)
-    return template("machines.html").render(
+    return render(
+        "machines.html",
+        language,
         own_label=machine_in_words(measured) if measured is not None else OWN,
         tiers=[
             {"name": r.tier, "label": machine_in_words(r.machine, r.recorded, r.cpu_share), "stands_for": r.stands_for}
@@ -125,7 +129,7 @@ def machines_html(
         ],
         columns=[{"name": OWN, "tier": None}, *({"name": r.tier, "tier": r.tier} for r in recordings)],
         rows=[{**row.__dict__, **_row_extra(row, url_of)} for row in rows],
-        words={outcome: t(word) for outcome, word in _WORDS.items()},
+        words={outcome: t(word, language) for outcome, word in _WORDS.items()},
         stale=_stale(records, recordings),
         orphans=orphans(recordings, planned),
         **_summary(rows),

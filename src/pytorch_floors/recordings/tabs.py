@@ -14,8 +14,9 @@ from dataclasses import dataclass, field, replace
 
 from markupsafe import Markup
 
+from pytorch_floors.i18n.messages import PageLanguage
 from pytorch_floors.recordings.compare import BlockTiers
-from pytorch_floors.render.templates import template
+from pytorch_floors.render.templates import render, template
 
 __all__ = ["OWN_LABEL", "LazyOutputs", "TierTab", "differing_lines", "namespaced_ids", "tier_tabs_html"]
 
@@ -138,6 +139,8 @@ def tier_tabs_html(
     contents: dict[str, tuple[str, str, int | None]],
     number: int,
     lazy: Callable[[str, str], None] | None = None,
+    *,
+    language: str | PageLanguage,
 ) -> str:
     """This build's output and each tier's that differs in tabs, a line naming those that agree, stale notes.
 
@@ -149,6 +152,7 @@ def tier_tabs_html(
         number: The tab set's number on its page (its inputs' ids and name).
         lazy: Keeps a tab's output out of the page, given its key (`<number>-<tier>`) and its HTML
             (`LazyOutputs.keep`, bound to the page); `None` puts every output in the page.
+        language: The page's language.
 
     Returns:
         The HTML; this build's output alone, with the line, when every current tier printed the same.
@@ -177,4 +181,4 @@ def tier_tabs_html(
             tabs[index] = replace(tab, output="", claims="", lazy=key)
     tabs.insert(1 if tiers.lead else 0, own)
     agree = [shown for shown in tiers.current if shown.same]
-    return template("tier_tabs.html").render(tabs=tabs, agree=agree, stale=tiers.stale, number=number)
+    return render("tier_tabs.html", language, tabs=tabs, agree=agree, stale=tiers.stale, number=number)

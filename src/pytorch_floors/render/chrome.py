@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from pytorch_floors.render.splice import find_start_tag
+
 __all__ = ["squeeze_chrome"]
 
 _KEPT = re.compile(r"<(pre|textarea|script|style)\b.*?</\1>", re.S | re.I)
@@ -27,8 +29,8 @@ def squeeze_chrome(html: str) -> str:
     Returns:
         The page, each line of its chrome starting at the margin.
     """
-    start = html.find("<article")
-    chrome, rest = (html, "") if start == -1 else (html[:start], html[start:])
+    article = find_start_tag(html, "article")
+    chrome, rest = (html, "") if article is None else (html[: article.start], html[article.start :])
     parts, last = [], 0
     for kept in _KEPT.finditer(chrome):
         parts.append(_INDENT.sub("\n", chrome[last : kept.start()]))

@@ -6,24 +6,23 @@ from datetime import date
 
 from pytorch_floors.floors import FLOORS, Floor
 from pytorch_floors.render.templates import template
-from pytorch_floors.settings import read_text
 
 __all__ = ["bibtex", "cite_page_html", "edition"]
 
 SITE_TITLE = "PyTorch Floors"
 
 
-def edition(today: date | None = None) -> str:
-    """The edition being built: `FLOORS_EDITION` when set (publishing), else the build's year and month.
+def edition(published: str | None, today: date | None = None) -> str:
+    """The edition being built: the published one when there is one, else the build's year and month.
 
     Args:
+        published: The edition this build publishes (`FLOORS_EDITION`, read into `Settings`), if any.
         today: The date to use instead of today's (for tests).
 
     Returns:
         An edition name such as `2026.12`.
     """
-    name = read_text("FLOORS_EDITION")
-    return name if name else (today or date.today()).strftime("%Y.%m")
+    return published if published else (today or date.today()).strftime("%Y.%m")
 
 
 def edition_url(site_url: str, name: str) -> str:

@@ -28,9 +28,8 @@ from typing import Literal
 
 from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, Elevator, Floor, Stop, floor_for_page
 from pytorch_floors.i18n.languages import english_source, language_of, twin_uri
-from pytorch_floors.i18n.messages import current as current_language
 from pytorch_floors.i18n.messages import t
-from pytorch_floors.render.templates import template
+from pytorch_floors.render.templates import render
 
 __all__ = ["GaugeKind", "page_gauges", "render_depth_bar", "render_elevator", "render_elevator_bar", "render_gauge"]
 
@@ -100,22 +99,18 @@ def _positions(current: Floor | None) -> list[tuple[Floor, _Position]]:
     return places
 
 
-def _items(current: Floor | None, href_for: Callable[[Floor], str], kind: GaugeKind) -> list[_Item]:
-    noun = "" if kind == "floor" else t("Lab ")
+def _items(current: Floor | None, href_for: Callable[[Floor], str], kind: GaugeKind, language: str) -> list[_Item]:
+    noun = "" if kind == "floor" else t("Lab ", language)
     return [
         _Item(
             href=href_for(floor),
             mark=None if position == "none" else position,
             current=position == "current",
             number=f"{noun}{floor.number}",
-            title=floor.title_in(_language()),
+            title=floor.title_in(language),
         )
         for floor, position in _positions(current)
     ]
-
-
-def _language() -> str:
-    return current_language().code
 
 
 def _lower(text: str) -> str:
@@ -123,17 +118,16 @@ def _lower(text: str) -> str:
     return text[:1].lower() + text[1:]
 
 
-def _name(floor: Floor, kind: GaugeKind) -> str:
+def _name(floor: Floor, kind: GaugeKind, language: str) -> str:
     """A floor's (or its lab's) number and title, as the gauge's up and down links name it."""
-    language = _language()
     if kind == "lab":
         return floor.lab_title_in(language)
     return floor.heading_in(language)
 
 
-def _where(current: Floor, kind: GaugeKind) -> str:
+def _where(current: Floor, kind: GaugeKind, language: str) -> str:
     message = "Floor {number} of {total}" if kind == "floor" else "Lab {number} of {total}"
-    return t(message, number=current.number, total=len(FLOORS))
+    return t(message, language, number=current.number, total=len(FLOORS))
 
 
 def render_gauge(
@@ -143,6 +137,7 @@ def render_gauge(
     map_href: str | None = None,
     kind: GaugeKind = "floor",
     elevator_href: str | None = None,
+    language: str,
 ) -> str:
     """Render the depth gauge as HTML.
 
@@ -156,52 +151,65 @@ def render_gauge(
         kind: `"floor"` for the floor pages, `"lab"` for a gauge of the labs.
         elevator_href: Link to the `torch.compile` page; given, a floor the compiler stops at links it,
             naming the stage that works on the floor.
+        language: The page's language (`en`, `zh`).
 
     Returns:
         The gauge's HTML, a single `<nav class="floors-gauge">` element.
     """
-    language = _language()
     if current is not None:
         label = t(
-            "Depth gauge: {where}, {title}", where=_lower(_where(current, kind)), title=current.title_in(language)
+            "Depth gauge: {where}, {title}",
+            language,
+            where=_lower(_where(current, kind, language)),
+            title=current.title_in(language),
         )
-        caption = _where(current, kind)
+        caption = _where(current, kind, language)
     else:
         # The registry's first and last floors, not typed: a floor added below the chip is the bottom.
         top, bottom = (_lower(floor.title_in(language)) for floor in (FLOORS[0], FLOORS[-1]))
-        label = t("Depth gauge: the {total} floors, from {top} to {bottom}", total=len(FLOORS), top=top, bottom=bottom)
-        caption = t("The {total} floors", total=len(FLOORS))
+        label = t(
+            "Depth gauge: the {total} floors, from {top} to {bottom}",
+            language,
+            total=len(FLOORS),
+            top=top,
+            bottom=bottom,
+        )
+        caption = t("The {total} floors", language, total=len(FLOORS))
     steps: list[_Step] = []
     if current is not None:
         index = current.number - 1
         if index > 0:
             above = FLOORS[index - 1]
-            text = t("Up: {name}", name=_name(above, kind))
+            text = t("Up: {name}", language, name=_name(above, kind, language))
             steps.append(_Step(href_for(above), "↑", text, rel="prev", css="floors-gauge__up"))
         elif map_href is not None:
-            steps.append(_Step(map_href, "↑", t("Up to the map"), rel="prev", css="floors-gauge__up"))
+            steps.append(_Step(map_href, "↑", t("Up to the map", language), rel="prev", css="floors-gauge__up"))
         if index + 1 < len(FLOORS):
             below = FLOORS[index + 1]
-            text = t("Down: {name}", name=_name(below, kind))
+            text = t("Down: {name}", language, name=_name(below, kind, language))
             steps.append(_Step(href_for(below), "↓", text, rel="next", css="floors-gauge__down"))
     stop = COMPILER.stop_at(current) if current is not None and elevator_href is not None else None
     elevator = None
     if stop is not None and elevator_href is not None:
         elevator = _ElevatorLink(
             href=f"{elevator_href}#{stop.section}",
-            text=t("Express elevator: {stage} {work}", stage=stop.stage, work=stop.work),
+            text=t("Express elevator: {stage} {work}", language, stage=stop.stage, work=stop.work),
         )
-    return template("gauge.html").render(
+    return render(
+        "gauge.html",
+        language,
         kind=kind,
         label=label,
         caption=caption,
-        items=_items(current, href_for, kind),
+        items=_items(current, href_for, kind, language),
         steps=steps,
         elevator=elevator,
     )
 
 
-def render_depth_bar(current: Floor, href_for: Callable[[Floor], str], *, kind: GaugeKind = "floor") -> str:
+def render_depth_bar(
+    current: Floor, href_for: Callable[[Floor], str], *, kind: GaugeKind = "floor", language: str
+) -> str:
     """Render the phone's compact depth bar: one segment per floor, the current one named.
 
     Tapping the bar opens the list of floors (or labs); it is a `<details>` element, so it
@@ -211,31 +219,36 @@ def render_depth_bar(current: Floor, href_for: Callable[[Floor], str], *, kind: 
         current: The floor of the page being rendered.
         href_for: Returns the link to a floor's page (or lab page), relative to the current page.
         kind: `"floor"` or `"lab"`, as for `render_gauge`.
+        language: The page's language (`en`, `zh`).
 
     Returns:
         The bar's HTML, a single `<nav class="floors-depthbar">` element.
     """
-    where = _where(current, kind)
-    return template("gauge_depth_bar.html").render(
+    where = _where(current, kind, language)
+    return render(
+        "gauge_depth_bar.html",
+        language,
         kind=kind,
-        label=t("Depth: {caption}", caption=_lower(where)),
+        label=t("Depth: {caption}", language, caption=_lower(where)),
         segments=[position for _, position in _positions(current)],
         where=where,
-        name=current.title_in(_language()),
-        items=_items(current, href_for, kind),
+        name=current.title_in(language),
+        items=_items(current, href_for, kind, language),
     )
 
 
-def _stops_caption(elevator: Elevator) -> str:
+def _stops_caption(elevator: Elevator, language: str) -> str:
     numbers = [str(stop.floor) for stop in elevator.stops]
     listed = (
-        t("{first} and {last}", first=", ".join(numbers[:-1]), last=numbers[-1]) if len(numbers) > 1 else numbers[0]
+        t("{first} and {last}", language, first=", ".join(numbers[:-1]), last=numbers[-1])
+        if len(numbers) > 1
+        else numbers[0]
     )
-    return t("Stops at floors {listed} of {total}", listed=listed, total=len(FLOORS))
+    return t("Stops at floors {listed} of {total}", language, listed=listed, total=len(FLOORS))
 
 
 def _elevator_items(
-    elevator: Elevator, href_for: Callable[[Floor], str], section_href: Callable[[Stop], str]
+    elevator: Elevator, href_for: Callable[[Floor], str], section_href: Callable[[Stop], str], language: str
 ) -> list[_Item]:
     items = []
     for floor in FLOORS:
@@ -248,37 +261,52 @@ def _elevator_items(
                 mark,
                 current=False,
                 number=str(floor.number),
-                title=floor.title_in(_language()),
+                title=floor.title_in(language),
                 stage=stage,
             )
         )
     return items
 
 
-def render_elevator(elevator: Elevator, href_for: Callable[[Floor], str], section_href: Callable[[Stop], str]) -> str:
+def render_elevator(
+    elevator: Elevator,
+    href_for: Callable[[Floor], str],
+    section_href: Callable[[Stop], str],
+    *,
+    language: str,
+) -> str:
     """Render the gauge of an elevator's page: every floor, the floors it stops at marked with their stage.
 
     Args:
         elevator: The elevator (`COMPILER`).
         href_for: Returns the link to a floor's page, relative to the elevator's page.
         section_href: Returns the link to a stop's section on the elevator's page (`#graph-capture`).
+        language: The page's language (`en`, `zh`).
 
     Returns:
         The gauge's HTML, a single `<nav class="floors-gauge floors-gauge--elevator">` element.
     """
-    caption = _stops_caption(elevator)
-    return template("gauge.html").render(
+    caption = _stops_caption(elevator, language)
+    return render(
+        "gauge.html",
+        language,
         kind="elevator",
-        label=t("Depth gauge: {title}, {caption}", title=elevator.title_in(_language()), caption=_lower(caption)),
+        label=t(
+            "Depth gauge: {title}, {caption}", language, title=elevator.title_in(language), caption=_lower(caption)
+        ),
         caption=caption,
-        items=_elevator_items(elevator, href_for, section_href),
+        items=_elevator_items(elevator, href_for, section_href, language),
         steps=[],
         elevator=None,
     )
 
 
 def render_elevator_bar(
-    elevator: Elevator, href_for: Callable[[Floor], str], section_href: Callable[[Stop], str]
+    elevator: Elevator,
+    href_for: Callable[[Floor], str],
+    section_href: Callable[[Stop], str],
+    *,
+    language: str,
 ) -> str:
     """Render the phone's bar on an elevator's page: one segment per floor, the stops marked; opens into the gauge.
 
@@ -286,18 +314,21 @@ def render_elevator_bar(
         elevator: The elevator (`COMPILER`).
         href_for: Returns the link to a floor's page, relative to the elevator's page.
         section_href: Returns the link to a stop's section on the elevator's page.
+        language: The page's language (`en`, `zh`).
 
     Returns:
         The bar's HTML, a single `<nav class="floors-depthbar floors-depthbar--elevator">` element.
     """
-    caption = _stops_caption(elevator)
-    return template("gauge_depth_bar.html").render(
+    caption = _stops_caption(elevator, language)
+    return render(
+        "gauge_depth_bar.html",
+        language,
         kind="elevator",
-        label=t("Depth: {caption}", caption=_lower(caption)),
+        label=t("Depth: {caption}", language, caption=_lower(caption)),
         segments=["stop" if elevator.stop_at(floor) else "skipped" for floor in FLOORS],
         where=caption,
         name=None,
-        items=_elevator_items(elevator, href_for, section_href),
+        items=_elevator_items(elevator, href_for, section_href, language),
     )
 
 
@@ -320,10 +351,11 @@ def page_gauges(src_uri: str, url_of: Callable[[str], str]) -> dict[str, str | N
         (Part 0's whole building); each `None` where the page has none.
     """
     gauges: dict[str, str | None] = dict.fromkeys(("floors_gauge", "floors_gauge_replaces", "floors_depth_bar"))
-    language = language_of(src_uri)
+    page_language = language_of(src_uri)
+    language = page_language.code
 
     def url(src: str) -> str:  # the twin in the page's language
-        return url_of(twin_uri(src, language))
+        return url_of(twin_uri(src, page_language))
 
     src_uri = english_source(src_uri)
     floor = floor_for_page(src_uri)
@@ -334,9 +366,11 @@ def page_gauges(src_uri: str, url_of: Callable[[str], str]) -> dict[str, str | N
             return url(f.page if kind == "floor" else f.lab)
 
         elevator = url(COMPILER.page) if kind == "floor" else None
-        gauges["floors_gauge"] = render_gauge(floor, href, map_href=url(MAP_PAGE), kind=kind, elevator_href=elevator)
-        gauges["floors_gauge_replaces"] = t("Floors") if kind == "floor" else t("Labs")
-        gauges["floors_depth_bar"] = render_depth_bar(floor, href, kind=kind)
+        gauges["floors_gauge"] = render_gauge(
+            floor, href, map_href=url(MAP_PAGE), kind=kind, elevator_href=elevator, language=language
+        )
+        gauges["floors_gauge_replaces"] = t("Floors", language) if kind == "floor" else t("Labs", language)
+        gauges["floors_depth_bar"] = render_depth_bar(floor, href, kind=kind, language=language)
     elif src_uri == COMPILER.page:
 
         def floor_href(f: Floor) -> str:
@@ -345,14 +379,16 @@ def page_gauges(src_uri: str, url_of: Callable[[str], str]) -> dict[str, str | N
         def section(stop: Stop) -> str:
             return f"#{stop.section}"
 
-        gauges["floors_gauge"] = render_elevator(COMPILER, floor_href, section)
-        gauges["floors_gauge_replaces"] = t("Floors")
-        gauges["floors_depth_bar"] = render_elevator_bar(COMPILER, floor_href, section)
+        gauges["floors_gauge"] = render_elevator(COMPILER, floor_href, section, language=language)
+        gauges["floors_gauge_replaces"] = t("Floors", language)
+        gauges["floors_depth_bar"] = render_elevator_bar(COMPILER, floor_href, section, language=language)
     elif src_uri == MAP_PAGE:
         # Part 0 opens with the building, the gauge at full size: the sidebar points to it instead of
         # listing the floors a second time on the same screen.
-        gauges["floors_gauge"] = render_gauge(None, lambda f: url(f.page))
-        gauges["floors_gauge_replaces"] = t("Floors")
+        gauges["floors_gauge"] = render_gauge(None, lambda f: url(f.page), language=language)
+        gauges["floors_gauge_replaces"] = t("Floors", language)
         gauges["floors_building"] = "#the-building"
-        gauges["floors_building_label"] = t("The {total} floors: the building, on this page", total=len(FLOORS))
+        gauges["floors_building_label"] = t(
+            "The {total} floors: the building, on this page", language, total=len(FLOORS)
+        )
     return gauges

@@ -26,8 +26,8 @@ from pytorch_floors.floors import CITABLE_PAGES, COMPILER, MAP_PAGE, MAP_TITLE, 
 from pytorch_floors.i18n.languages import DEFAULT, english_source, language_of
 from pytorch_floors.i18n.messages import t
 from pytorch_floors.render.citation import SITE_TITLE, edition_url
-from pytorch_floors.render.templates import template
-from pytorch_floors.settings import read_text
+from pytorch_floors.render.splice import find_end_tag, find_start_tags
+from pytorch_floors.render.templates import template, words_in
 
 __all__ = [
     "HEADING",
@@ -37,7 +37,6 @@ __all__ = [
     "cited_part",
     "finish_headings",
     "pinned_site_url",
-    "published_edition",
     "section_citation",
 ]
 
@@ -45,6 +44,8 @@ __all__ = [
 
 HEADING = re.compile(r'<h([234]) id="(?P<id>[^"]+)"(?P<attrs>[^>]*)>(?P<body>.*?)</h\1>', re.S)
 """A rendered h2–h4 with its id: the sections a reader can cite (`editions.anchors` locks the same ones)."""
+SECTION_HEADINGS = frozenset({"h2", "h3", "h4"})
+"""The headings a control goes into (those `HEADING` reads)."""
 TAGS = re.compile(r"<[^>]+>")
 """Any tag, to read a heading's text."""
 # Characters that BibTeX reads as commands or parameters inside a title.
@@ -66,12 +67,6 @@ class SectionCitation:
     bibtex: str
 
 
-def published_edition() -> str | None:
-    """The edition this build publishes (`FLOORS_EDITION`, set by `make publish`), or `None` for other builds."""
-    name = read_text("FLOORS_EDITION")
-    return name if name else None
-
-
 def pinned_site_url(site_url: str | None, name: str | None) -> str | None:
     """In an edition build, the edition's root: what the build's `site_url` becomes.
 
@@ -80,7 +75,7 @@ def pinned_site_url(site_url: str | None, name: str | None) -> str | None:
 
     Args:
         site_url: The site's `site_url`.
-        name: The edition this build publishes (`published_edition()`), if any.
+        name: The edition this build publishes (`Settings.published`), if any.
 
     Returns:
         The `site_url` to build with.
@@ -130,6 +125,7 @@ def section_citation(src_uri: str, page_url: str, anchor: str, title: str, name:
     year = name[:4]
     plain = t(
         "{site} contributors ({year}). “{title}”. {site}, {part}, edition {name}. {url}",
+        language.code,
         site=SITE_TITLE,
         year=year,
         title=title,
@@ -176,19 +172,24 @@ def add_section_controls(
     Returns:
         The content with one control at the end of each heading.
     """
-
-    def add(match: re.Match[str]) -> str:
-        title = heading_text(match["body"])
+    language = language_of(src_uri).code  # the page's, from its path: the control's words are in it
+    pieces, last = [], 0
+    for heading in find_start_tags(html, SECTION_HEADINGS, attribute="id"):
+        closing = find_end_tag(html, heading.name, start=heading.end)
+        if closing is None or heading.start < last:
+            continue
+        ident = str(heading.attributes["id"])
+        title = heading_text(html[heading.end : closing.start])
         if citable:
-            cite = section_citation(src_uri, page_url, match["id"], title, name)
+            cite = section_citation(src_uri, page_url, ident, title, name)
             url = cite.url
         else:
-            cite, url = None, f"{page_url}#{match['id']}"
-        control = template.render(url=url, title=title, cite=cite).strip()
-        body_end = match.end("body") - match.start()  # the control goes after the heading's words
-        return match[0][:body_end] + control + match[0][body_end:]
-
-    return HEADING.sub(add, html)
+            cite, url = None, f"{page_url}#{ident}"
+        control = template.render(url=url, title=title, cite=cite, **words_in(language)).strip()
+        # The control goes after the heading's words, before its end tag.
+        pieces += [html[last : closing.start], control]
+        last = closing.start
+    return "".join(pieces) + html[last:]
 
 
 def finish_headings(html: str, *, src_uri: str, page_url: str, site_url: str | None, name: str) -> str:

@@ -26,7 +26,7 @@ from typing import Any
 
 from pygments.filter import Filter
 from pygments.lexer import Lexer
-from pygments.token import STANDARD_TYPES, Text, _TokenType
+from pygments.token import STANDARD_TYPES, Text
 
 __all__ = ["KEPT_TOKEN_CLASSES", "LISTING_LANGUAGE", "ListingFilter", "listing_language"]
 
@@ -44,7 +44,7 @@ KEPT_TOKEN_CLASSES = frozenset(
 """Pygments' short class names of the tokens whose spans stay."""
 
 
-def _kept(ttype: _TokenType) -> bool:
+def _kept(ttype: Any) -> bool:  # a token type (Pygments names its class only privately)
     # The class Pygments' HTML formatter gives a token is its own short name, or failing that
     # its nearest ancestor's with a suffix: only a token whose own class is listed keeps its span.
     return STANDARD_TYPES.get(ttype) in KEPT_TOKEN_CLASSES

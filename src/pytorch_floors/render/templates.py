@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from typing import Any
 
-from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, Template
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, Template, pass_context
+from jinja2.runtime import Context
 
-from pytorch_floors.i18n.messages import claim_text, t
+from pytorch_floors.i18n.messages import PageLanguage, claim_text, code_of, t
 
-__all__ = ["TEMPLATES", "environment", "template"]
+__all__ = ["TEMPLATES", "environment", "page_t", "render", "template", "words_in"]
 
 TEMPLATES = Path(__file__).parent / "templates"
 """The folder of the package's templates."""
@@ -34,12 +36,62 @@ def environment(overrides: Path | None = None) -> Environment:
     """
     own = FileSystemLoader(TEMPLATES)
     loader = own if overrides is None else ChoiceLoader([FileSystemLoader(overrides), own])
-    env = Environment(loader=loader, autoescape=True, undefined=StrictUndefined)
-    # The page being rendered says its language (`i18n.messages.use`): templates write their words through `t`.
-    env.globals.update(t=t, claim_text=claim_text)
-    return env
+    # No `t` among the globals: a template that writes words is rendered with the language (`render`), and
+    # one rendered without it fails (strict) instead of writing them in a language read from elsewhere.
+    return Environment(loader=loader, autoescape=True, undefined=StrictUndefined)
 
 
 def template(name: str, overrides: Path | None = None) -> Template:
     """One of the package's templates, by file name (`proof_claims.html`), or a theme's from `overrides`."""
     return environment(overrides).get_template(name)
+
+
+def render(name: str, language: str | PageLanguage, /, **context: Any) -> str:
+    """Render one of the package's templates in a language: its `t` and `claim_text` are bound to it.
+
+    Args:
+        name: The template's file name (`proof_claims.html`).
+        language: The page's language (`en`, `zh`), or its `PageLanguage` (which translates its claims).
+        **context: The template's values.
+
+    Returns:
+        The rendered text.
+    """
+    return template(name).render(**words_in(language), **context)
+
+
+def words_in(language: str | PageLanguage) -> dict[str, Any]:
+    """What a template writes its words with: `t` and `claim_text` bound to a language, and its code.
+
+    Args:
+        language: The page's language (`en`, `zh`), or its `PageLanguage`.
+
+    Returns:
+        The values to render a template with (`render` adds them; a `Template` given by a caller takes them).
+    """
+
+    def words(message: str, **fields: Any) -> str:
+        return t(message, language, **fields)
+
+    def statement(text: str) -> str:
+        return claim_text(text, language)
+
+    return {"t": words, "claim_text": statement, "language": code_of(language)}
+
+
+@pass_context
+def page_t(context: Context, message: str, **fields: Any) -> str:
+    """`t` for the theme's templates (`floors_t`): the page's language is the one its context names.
+
+    The build names it for each page (`floors_language`); a template rendered without one (none of the
+    site's pages) writes English.
+
+    Args:
+        context: The template's context.
+        message: The English message.
+        **fields: Values for its fields.
+
+    Returns:
+        The message in the page's language.
+    """
+    return t(message, context.get("floors_language") or "en", **fields)

@@ -60,12 +60,21 @@ class Editions:
                 BIBTEX_MARKER: lambda: cite_page_html(config.site_url or "/", name, int(name[:4])),
             },
         )
-        markdown = fill(markdown, facts.source, self.manifest, self.settings.edition)
+        markdown = fill(
+            markdown,
+            facts.source,
+            self.manifest,
+            self.settings.edition,
+            previous=self.settings.previous_manifest,
+            language=facts.language.code,
+        )
         return fill_markers(
             markdown,
             {
                 HANDOUTS_MARKER: lambda: (
-                    cite_links_html(page.url, facts.language) if self.settings.handouts else t(NO_HANDOUTS)
+                    cite_links_html(page.url, facts.language)
+                    if self.settings.handouts
+                    else t(NO_HANDOUTS, facts.language.code)
                 )
             },
         )

@@ -25,10 +25,9 @@ from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.engine import Engine
 from pytorch_floors.execution.facts import TorchFacts
 from pytorch_floors.floors import FLOORS, Floor
-from pytorch_floors.i18n.languages import DEFAULT, LANGUAGES
-from pytorch_floors.i18n.messages import use
+from pytorch_floors.i18n.languages import LANGUAGES
 from pytorch_floors.labs.accounting import keep_lab_time, lab_outcome, lab_run_key, own_new_files, runs_later
-from pytorch_floors.labs.kernel import defer_labs, keep_going, lab_place, lab_progress, plan_labs, take_runs
+from pytorch_floors.labs.kernel import LabRuns, bind, unbind
 from pytorch_floors.labs.launch import configure_launch, run_times_file
 from pytorch_floors.labs.notebooks import (
     JUPYTER_DIR,
@@ -85,11 +84,15 @@ class Labs:
         project_dir = engine.project_dir
         self.planned: list[str] = []
         self.notebook_cache_before: set[Path] = set()
-        defer_labs(serve.defer)
+        self.runs = LabRuns()  # this build's alone: bound for its length, unbound by close()
+        bind(self.runs)
+        self.runs.defer_labs(serve.defer)
+        # The labs' progress goes where the proofs' does (a background build's events).
+        self.runs.report_progress(engine.on_progress)
         labs_run = config.plugins.get("mkdocs-jupyter") is not None
         lab_cache = self._lab_cache(project_dir, Path(config.docs_dir), cache_root, facts) if labs_run else None
         labs_follow(config, settings, lab_cache)
-        keep_going(serve.serving)
+        self.runs.keep_going_on(serve.serving)
         # nbconvert finds the project's templates and configuration through these variables; they are
         # set for this build only, and `close` puts the build process's own back.
         jupyter_env = jupyter_environment(project_dir / JUPYTER_DIR, os.environ) if labs_run else {}
@@ -100,7 +103,9 @@ class Labs:
 
     def configure_launch(self, config: MkDocsConfig) -> None:
         """The labs' launch links and run times, from the engine's records (read as the build fills them)."""
-        self.launch = configure_launch(config.repo_url, self._times, self.engine.project_dir, self.engine.records)
+        self.launch = configure_launch(
+            config.repo_url, self._times, self.engine.project_dir, self.engine.records, self.settings.published
+        )
 
     def _lab_cache(self, project_dir: Path, docs_dir: Path, cache_root: Path, facts: TorchFacts) -> Path:
         """`jupyter_cache_dir`, which a serve session keeps while the labs and what they depend on are unchanged."""
@@ -114,7 +119,8 @@ class Labs:
         return session.memo.get(("labs", project_dir, docs_dir, cache_root), compute)
 
     def close(self) -> None:
-        """Put the build process's own nbconvert variables back."""
+        """Put the build process's own nbconvert variables back, and let go of the kernel's binding."""
+        unbind(self.runs)
         for name, value in self._saved_env.items():
             if value is None:
                 os.environ.pop(name, None)
@@ -127,22 +133,22 @@ class Labs:
         if config.plugins.get("mkdocs-jupyter") is not None:
             present = {f.src_uri for f in files.documentation_pages()}
             self.planned = [floor.lab for floor in FLOORS if floor.lab in present]
-        plan_labs(self.planned)
+        self.runs.plan_labs(self.planned)
 
     def on_page_markdown(self, page: Page, facts: PageFacts, config: MkDocsConfig) -> None:
         """Start the page with no lab run of its own; a lab that failed in the background is not run again."""
         self.notebook_cache_before = self._cache_files() if self.serve.serving else set()
-        take_runs()  # a lab's run is the one recorded while its page renders
+        self.runs.take_runs()  # a lab's run is the one recorded while its page renders
         if facts.kind == "lab" and not facts.translated:
             run_key = self._lab_run_key(page, config)
-            defer_labs(runs_later(run_key, defer=self.serve.defer, known_failures=self.engine.known_failures))
+            self.runs.defer_labs(runs_later(run_key, defer=self.serve.defer, known_failures=self.engine.known_failures))
 
     def on_page_content(self, html: str, page: Page, facts: PageFacts, config: MkDocsConfig) -> str:
         """Record an English lab page's run and give the page what it shows."""
         if facts.floor is None or facts.kind != "lab" or facts.translated:
             return html
-        html = self._lab_page(html, page, config, facts.floor)
-        defer_labs(self.serve.defer)
+        html = self._lab_page(html, page, config, facts.floor, facts.language.code)
+        self.runs.defer_labs(self.serve.defer)
         return html
 
     def on_post_page(self, output: str, page: Page, facts: PageFacts, files: Files) -> str:
@@ -155,6 +161,7 @@ class Labs:
             source=Path((english.abs_src_path if english is not None else None) or page.file.abs_src_path or ""),
             page_url=page.url,
             launch=self.launch,
+            language=facts.language.code,
         )
 
     def on_post_build(self, config: MkDocsConfig) -> None:
@@ -164,11 +171,13 @@ class Labs:
         for language in LANGUAGES:
             docs = Path(config.docs_dir) / language.folder
             if docs.is_dir():
-                use(language.code)
                 publish_notebooks(Path(config.site_dir) / language.folder, docs, self.launch)
                 # Without PDFs: `make pdf` packs again. Every language's packs carry the site's one set of proofs.
-                write_packs(Path(config.site_dir) / language.folder, proofs_root=Path(config.site_dir))
-        use(DEFAULT.code)
+                write_packs(
+                    Path(config.site_dir) / language.folder,
+                    proofs_root=Path(config.site_dir),
+                    language=language.code,
+                )
 
     def _cache_files(self) -> set[Path]:
         """The files in mkdocs-jupyter's cache folder: ours (`cache_dir` points it there), its files its own.
@@ -180,14 +189,14 @@ class Labs:
         root = self.jupyter_cache
         return set(root.rglob("*.json")) if root.is_dir() else set()
 
-    def _lab_page(self, html: str, page: Page, config: MkDocsConfig, floor: Floor) -> str:
+    def _lab_page(self, html: str, page: Page, config: MkDocsConfig, floor: Floor, language: str) -> str:
         """Record a lab page's run (`labs.accounting`: ran, cached, deferred, failed) and give the page what it shows.
 
         mkdocs-jupyter executes the notebook while rendering the page, through the project's executor,
         which records the run; none means the notebook came from mkdocs-jupyter's cache.
         """
         engine = self.engine
-        runs = take_runs()
+        runs = self.runs.take_runs()
         run_key = self._lab_run_key(page, config)
         known = engine.known_failures.get(run_key) if run_key else None
         outcome = lab_outcome(
@@ -205,7 +214,7 @@ class Labs:
         failure = outcome.proof_failure()
         if failure is not None:
             log.error("lab failed: %s", outcome.failure)
-            html = lab_failure_banner(failure.summary) + html
+            html = lab_failure_banner(failure.summary, language) + html
             if outcome.new_failure and engine.report_failure is not None and run_key:
                 # A session's background build: the session shows it on the lab's page at once.
                 engine.report_failure(run_key, failure)
@@ -213,8 +222,8 @@ class Labs:
         kept = keep_lab_time(outcome, floor, Path(page.file.abs_src_path or ""), self.launch)
         if outcome.status == "cached":
             took = f" (ran in {format_seconds(kept)})" if kept is not None else ""
-            log.info("lab %s: cached%s", lab_place(f"docs/{floor.lab}"), took)
-            lab_progress(f"docs/{floor.lab}", "cached", took.strip())
+            log.info("lab %s: cached%s", self.runs.lab_place(f"docs/{floor.lab}"), took)
+            self.runs.lab_progress(f"docs/{floor.lab}", "cached", took.strip())
         return html
 
     @staticmethod

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +24,9 @@ from pytorch_floors.execution.claim_policy import claims_summary
 from pytorch_floors.execution.engine import Engine
 from pytorch_floors.execution.facts import TorchFacts
 from pytorch_floors.execution.provenance import collect, of_outputs
-from pytorch_floors.execution.report import report_html, report_json
+from pytorch_floors.execution.report import report_json
 from pytorch_floors.execution.scan import check_includes, not_utf8, scan_markdown
-from pytorch_floors.labs.kernel import report_progress
+from pytorch_floors.i18n.messages import PageLanguage
 from pytorch_floors.page_facts import PageFacts
 from pytorch_floors.plugin.config import Settings
 from pytorch_floors.plugin.fence import register_fence
@@ -34,6 +35,7 @@ from pytorch_floors.plugin.pages import (
     REPORT_MARKER,
     fill_markers,
     proofs_page,
+    report_html,
     without_missing_includes,
 )
 from pytorch_floors.plugin.parts.recordings import Recordings
@@ -68,8 +70,9 @@ class Proofs:
         facts: TorchFacts,
         serve: Serving,
         recordings: Recordings,
+        languages: Mapping[str, PageLanguage],
     ) -> None:
-        """Build the engine complete and bind the executed fence to it."""
+        """Build the engine complete and bind the executed fence to it (`languages`: each page's, as it starts)."""
         self.settings, self.serve, self.recordings = settings, serve, recordings
         self.provenance = collect(facts)
         report_failure, on_progress = serve.background()
@@ -87,8 +90,7 @@ class Proofs:
             report_failure=report_failure,
             on_progress=on_progress,
         )
-        report_progress(on_progress)
-        register_fence(config, self.engine, recordings.recordings, recordings.lazy_outputs)
+        register_fence(config, self.engine, recordings.recordings, recordings.lazy_outputs, languages=languages)
         markdown_config.save(config.markdown_extensions, config.mdx_configs)
 
     def close(self) -> None:
@@ -167,7 +169,9 @@ class Proofs:
         engine.begin_page(facts.src_uri, page.url)
         if any(block.missing for block in engine.planned.get(facts.src_uri, [])):
             markdown = without_missing_includes(markdown, facts.src_uri, engine.project_dir)
-        return fill_markers(markdown, {PROOFS_MARKER: lambda: proofs_page(engine.planned, engine.project_dir)})
+        return fill_markers(
+            markdown, {PROOFS_MARKER: lambda: proofs_page(engine.planned, engine.project_dir, facts.language.code)}
+        )
 
     def on_page_content(self, html: str, facts: PageFacts) -> str:
         """Close the page's proof processes; stop the build if one of its proofs failed (except under serve).
@@ -184,7 +188,7 @@ class Proofs:
             raise FloorsError("a proof failed:\n" + "\n".join(str(f) for f in failed))
         return html
 
-    def on_page_context(self, context: dict[str, Any], page: Page, config: MkDocsConfig) -> None:
+    def on_page_context(self, context: dict[str, Any], page: Page, facts: PageFacts) -> None:
         """What the page's outputs were measured on; the build report, where the page asks for it."""
         # For cached outputs: the run that produced them.
         shown = of_outputs((r.provenance for r in self.engine.records if r.page == page.file.src_uri), self.provenance)
@@ -193,8 +197,7 @@ class Proofs:
         if page.content:
 
             def build_report() -> str:
-                report = config.theme.get_env().get_template("partials/floors-build-report.html")
-                return partial_note(self.serve.plan.rebuilt) + report_html(self.engine.records, report)
+                return partial_note(self.serve.plan.rebuilt) + report_html(self.engine.records, facts.language.code)
 
             page.content = fill_markers(page.content, {REPORT_MARKER: build_report})
 

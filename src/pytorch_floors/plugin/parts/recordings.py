@@ -33,11 +33,17 @@ class Recordings:
         context["floors_tiers"] = page_tiers(engine.records, self.recordings, src_uri)
 
     def machines(
-        self, content: str, engine: Engine, planned: list[tuple[str, str]], url_of: Callable[[str], str]
+        self,
+        content: str,
+        engine: Engine,
+        planned: list[tuple[str, str]],
+        url_of: Callable[[str], str],
+        language: str,
     ) -> str:
         """The page's HTML with the Machines table where it asks for it (`url_of`: a claim's page, in its language)."""
         return fill_markers(
-            content, {MACHINES_MARKER: lambda: machines_html(engine.records, self.recordings, planned, url_of)}
+            content,
+            {MACHINES_MARKER: lambda: machines_html(engine.records, self.recordings, planned, url_of, language)},
         )
 
     def report(self, engine: Engine, planned: list[tuple[str, str]]) -> dict[str, object]:

@@ -20,7 +20,7 @@ from mkdocs.structure.pages import Page
 from pytorch_floors.editions.what_changed import PAGE as WHAT_CHANGED_PAGE
 from pytorch_floors.errors import InputError
 from pytorch_floors.i18n.languages import DEFAULT
-from pytorch_floors.i18n.messages import t, use
+from pytorch_floors.i18n.messages import t
 from pytorch_floors.page_facts import PageFacts
 from pytorch_floors.plugin.pages import fill_nav
 from pytorch_floors.plugin.parts.urls import url_from
@@ -79,15 +79,21 @@ class Registry:
             markdown = f"# {floor.heading_in(language.code)} {{ #{anchor} }}\n\n{markdown}"
             if (Path(config.docs_dir) / language.prefix / floor.lab).is_file():
                 # "Check yourself" closes every floor page; its lab follows it there.
-                lead = t("Lab {number}.", number=floor.number)
-                practise = t("Practise this floor on your own machine") + ("：" if language.code == "zh" else ": ")
-                rest = t("run, change and measure, with self-checks. Download it as a notebook from the lab's page.")
+                lead = t("Lab {number}.", language.code, number=floor.number)
+                practise = t("Practise this floor on your own machine", language.code) + (
+                    "：" if language.code == "zh" else ": "
+                )
+                rest = t(
+                    "run, change and measure, with self-checks. Download it as a notebook from the lab's page.",
+                    language.code,
+                )
                 markdown += f"\n\n**{lead}** {practise}[{floor.lab_title_in(language.code)}](../{floor.lab}) — {rest}\n"
         if facts.kind == "lab" and floor is not None:
             page.meta.setdefault(
                 "description",
                 t(
                     "Lab {number}, {title}: exercises that measure what the floor explains.",
+                    language.code,
                     number=floor.number,
                     title=floor.title_in(language.code),
                 ),
@@ -109,14 +115,14 @@ class Registry:
     ) -> dict[str, Any]:
         """Give the 404 page the whole building's gauge, with links that work from any missing URL."""
         if template_name == "404.html":
-            use(DEFAULT.code)
+            context["floors_language"] = DEFAULT.code
             root = urlsplit(config.site_url or "/").path.rstrip("/")
 
             def absolute(src: str) -> str:
                 file = files.get_file_from_path(src)
                 return f"{root}/{file.url if file else src}"
 
-            context["floors_building"] = render_gauge(None, lambda f: absolute(f.page))
+            context["floors_building"] = render_gauge(None, lambda f: absolute(f.page), language=DEFAULT.code)
             context["floors_provenance"] = None
         return context
 

@@ -24,7 +24,7 @@ from pytorch_floors.execution.engine import Engine
 from pytorch_floors.i18n.catch_up import CaughtUp, catch_up
 from pytorch_floors.i18n.glossary import glossary
 from pytorch_floors.i18n.languages import DEFAULT, LANGUAGES
-from pytorch_floors.i18n.messages import t, use
+from pytorch_floors.i18n.messages import PageLanguage
 from pytorch_floors.i18n.search import teach_segmenter
 from pytorch_floors.i18n.sections import join_chinese_lines, page_text, sections
 from pytorch_floors.i18n.translation import LOCK_FILE, Staleness, staleness
@@ -44,7 +44,8 @@ from pytorch_floors.plugin.languages import (
 )
 from pytorch_floors.plugin.pages import fill_markers
 from pytorch_floors.plugin.parts.urls import url_from
-from pytorch_floors.render.templates import template
+from pytorch_floors.render.templates import page_t as floors_t
+from pytorch_floors.render.templates import render as render_in
 
 __all__ = ["Translations"]
 
@@ -68,6 +69,8 @@ class Translations:
         self.staleness: dict[str, Staleness] = {}
         self.caught_up: dict[str, CaughtUp] = {}
         self.untranslated_claims: dict[str, list[str]] = {}
+        # Each page's language, named as it starts: the fence renders its blocks, claims included, in it.
+        self.page_languages: dict[str, PageLanguage] = {}
         self.translations = read_translation_lock(project_dir / LOCK_FILE)
         self.nav: Navigation | None = None
 
@@ -93,15 +96,15 @@ class Translations:
         self.nav = nav
 
     def on_env(self, env: Environment) -> None:
-        """The theme's partials write the site's own words in the page's language (`i18n.messages.t`)."""
-        env.globals["floors_t"] = t
+        """The theme's partials write the site's own words in the page's language, which the page's context names."""
+        env.globals["floors_t"] = floors_t
 
     def on_page_markdown(self, markdown: str, page: Page, facts: PageFacts, files: Files) -> str:
         """Set the page's language first; a translated page shows the English sections it is behind on."""
         claims = page.meta.get("claims") if facts.translated else None
-        self.untranslated_claims[page.file.src_uri] = use(
-            facts.language.code, claims if isinstance(claims, dict) else None
-        ).untranslated
+        words = PageLanguage(facts.language.code, claims if isinstance(claims, dict) else {})
+        self.page_languages[page.file.src_uri] = words  # the fence renders the page's blocks in it
+        self.untranslated_claims[page.file.src_uri] = words.untranslated
         if facts.translated:
             markdown = self._translated_page(join_chinese_lines(markdown), page, facts, files)
         return markdown
@@ -109,7 +112,8 @@ class Translations:
     def finish_markdown(self, markdown: str, page: Page, facts: PageFacts, files: Files) -> str:
         """Last: list the stale translations where the page asks; point links without a twin at the English page."""
         markdown = fill_markers(
-            markdown, {STALE_MARKER: lambda: stale_markdown(self.staleness, page.file.src_uri, files)}
+            markdown,
+            {STALE_MARKER: lambda: stale_markdown(self.staleness, page.file.src_uri, files, facts.language.code)},
         )
         if facts.language != DEFAULT:
             markdown = untranslated_links(
@@ -124,15 +128,15 @@ class Translations:
         if english_file is None or state is None:
             return markdown
         href = get_relative_url(english_file.url, page.url)
-        note = template("stale_translation.html")
+        language = facts.language.code
 
         def render(link: str, _anchor: str) -> str:
-            return note.render(href=link)
+            return render_in("stale_translation.html", language, href=link)
 
         if page.file.src_uri.endswith(".py"):
             return markdown
         english = Path(english_file.abs_src_path or "").read_text(encoding="utf-8")
-        untranslated = template("untranslated_section.html").render()
+        untranslated = render_in("untranslated_section.html", language)
         recorded = self.translations.get(page.file.src_uri, {})
         caught = catch_up(english, markdown, recorded, lambda _anchor: untranslated)
         # A section shown in English has its own note; the others the translation is behind on are marked stale.
@@ -142,7 +146,6 @@ class Translations:
     def on_page_context(self, context: dict[str, Any], page: Page, facts: PageFacts, files: Files) -> None:
         """The page's language, its menu in that language, and its twins in the others (the language switch)."""
         language = facts.language
-        use(language.code, page.meta.get("claims") if isinstance(page.meta.get("claims"), dict) else None)
         url_of = url_from(files, page)
         context["floors_language"] = language.code
         if self.nav is not None:
@@ -155,7 +158,6 @@ class Translations:
 
     def on_post_page(self, output: str, facts: PageFacts) -> str:
         """A translated lab's title keeps its English anchor (a Chinese title's slug is not one)."""
-        use(facts.language.code)
         if facts.translated and facts.floor is not None and facts.kind == "lab":
             output = title_anchor(output, slugify(facts.floor.lab_title_in(DEFAULT.code), "-"))
         return output

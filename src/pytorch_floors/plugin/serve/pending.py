@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Collection
 
 from pytorch_floors.execution.engine import SKIPPED_OUTPUT
+from pytorch_floors.render.splice import find_start_tag, with_attribute
 from pytorch_floors.render.templates import template
 
 log = logging.getLogger("mkdocs.plugins.pytorch_floors")
@@ -70,4 +70,4 @@ def pending_page(content: str, *, lab: bool) -> str:
 
 def mark_pending(output: str) -> str:
     """A rendered page whose article says that it waits for the background build (`PENDING_ATTRIBUTE`)."""
-    return re.sub(r"<article\b", lambda found: f"{found[0]} {PENDING_ATTRIBUTE}", output, count=1)
+    return with_attribute(output, find_start_tag(output, "article"), PENDING_ATTRIBUTE)
