@@ -2,7 +2,7 @@
 
 markdown-exec stays the front end for rendering: its `base_format` renders the result.
 The fence's options are not read here: the page's scan parsed them once into the block's
-[`BlockOptions`][pytorch_floors.execution.options.BlockOptions], and the formatter looks them up in the
+`BlockOptions` (`execution.options`), and the formatter looks them up in the
 build's plan by the block's id (this module's `validator` says only whether a fence executes, and which
 block it is). This formatter adds what markdown-exec lacks: the
 run goes through the build's [`Engine`][pytorch_floors.execution.engine.Engine]
