@@ -91,7 +91,7 @@ def _merge_recordings(argv: list[str]) -> int:
 
 
 def _translations(argv: list[str]) -> int:
-    from pytorch_floors.i18n.translation import main  # noqa: PLC0415
+    from pytorch_floors.i18n.translations_command import main  # noqa: PLC0415
 
     return main(argv)
 

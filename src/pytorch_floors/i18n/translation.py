@@ -8,20 +8,18 @@ each English statement a proof prints, with its Chinese.
 
 from __future__ import annotations
 
-import argparse
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no types; its stubs are not a dependency
 
-from pytorch_floors.errors import FloorsError, InputError
-from pytorch_floors.i18n.languages import LANGUAGES, english_source
-from pytorch_floors.i18n.sections import Section, page_text, sections
+from pytorch_floors.errors import InputError
+from pytorch_floors.i18n.languages import LANGUAGES
+from pytorch_floors.i18n.sections import Section, sections
 from pytorch_floors.i18n.yaml_files import read_yaml
 
-__all__ = ["LOCK_FILE", "Staleness", "main", "read_lock", "staleness", "stamp", "write_lock"]
+__all__ = ["LOCK_FILE", "Staleness", "read_lock", "staleness", "stamp", "translated_pages", "write_lock"]
 
 LOCK_FILE = "translations.lock"
 """What each translated section translated: page → section anchor → the English section's digest."""
@@ -95,59 +93,3 @@ def translated_pages(docs_dir: Path) -> list[str]:
         folder = docs_dir / language.folder
         found += [p.relative_to(docs_dir).as_posix() for p in folder.rglob("*") if p.suffix in {".md", ".py"}]
     return sorted(found)
-
-
-def main(argv: list[str]) -> int:
-    """`translations check` prints each translated page's problems; `translations stamp` records what they translate."""
-    parser = argparse.ArgumentParser(prog="python -m pytorch_floors translations", description=main.__doc__)
-    parser.add_argument("action", choices=["check", "stamp"])
-    parser.add_argument("pages", nargs="*", help="translated pages, relative to docs/ (default: every one)")
-    parser.add_argument("--project", type=Path, default=Path.cwd(), help="the project's folder")
-    args = parser.parse_args(argv)
-    try:
-        return _check(args.project, args.pages) if args.action == "check" else _stamp(args.project, args.pages)
-    except FloorsError as error:
-        # A lock or glossary the build would refuse: one line, as the build says it.
-        print(f"translations: {error}", file=sys.stderr)
-        return 1
-
-
-def _check(project: Path, pages: list[str]) -> int:
-    """Print each translated page's problems; 1 if any has one.
-
-    Raises:
-        FloorsError: If `translations.lock` cannot be read (the build reads it too).
-    """
-    from pytorch_floors.i18n.check import problems  # noqa: PLC0415  (check imports this module's neighbours)
-
-    records = read_lock(project / LOCK_FILE)
-    docs = project / "docs"
-    pages = pages or translated_pages(docs)
-    status = 0
-    for page in pages:
-        english = docs / english_source(page)
-        translated = (docs / page).read_text(encoding="utf-8")
-        found = problems(page, english.read_text(encoding="utf-8"), translated, records.get(page, {}))
-        for line in found:
-            print(f"docs/{page}: {line}", file=sys.stderr)
-        status = status or int(bool(found))
-    print(f"translations: {len(pages)} pages checked", file=sys.stdout if not status else sys.stderr)
-    return status
-
-
-def _stamp(project: Path, pages: list[str]) -> int:
-    """Record in `translations.lock` what each page (every translated page by default) now translates.
-
-    Raises:
-        FloorsError: If `translations.lock` cannot be read.
-    """
-    docs = project / "docs"
-    pages = pages or translated_pages(docs)
-    lock = project / LOCK_FILE
-    records = read_lock(lock)
-    for page in pages:
-        english = english_source(page)
-        records[page] = stamp(page_text(english, (docs / english).read_text(encoding="utf-8")))
-    write_lock(lock, records)
-    print(f"translations: recorded what {len(pages)} pages translate in {LOCK_FILE}")
-    return 0
