@@ -17,7 +17,7 @@ from mkdocs.structure.files import File, Files
 
 from conftest import Build, FixtureSite
 from pytorch_floors.editions.what_changed import what_changed_markdown
-from pytorch_floors.i18n.check import CHINESE_SHARE, chinese_share, problems
+from pytorch_floors.i18n.check import CHINESE_SHARE, chinese_share, front_matter, problems
 from pytorch_floors.i18n.glossary import glossary, off_glossary
 from pytorch_floors.i18n.languages import LANGUAGES, english_source, language_of, twin_uri
 from pytorch_floors.i18n.messages import ZH, claim_text, t, use
@@ -86,6 +86,32 @@ print(1)
 
 更多正文。
 """
+
+
+def _stated_claims(proof: Path) -> list[tuple[int, str]]:
+    """The statements a proof passes to `claim` or `not_applicable` as written (a computed one, the build counts)."""
+    found = []
+    for node in ast.walk(ast.parse(proof.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+            if name in {"claim", "not_applicable"} and isinstance(node.args[0].value, str):
+                found.append((node.lineno, node.args[0].value))
+    return found
+
+
+@pytest.mark.parametrize("page", [p for p in translated_pages() if p.endswith(".md")])
+def test_every_claim_a_pages_proofs_state_has_its_chinese_in_the_twin(page: str) -> None:
+    # Six claims that only a GPU build or another torch states were shown in English on the Chinese pages.
+    english = (DOCS / english_source(page)).read_text(encoding="utf-8")
+    claims = front_matter((DOCS / page).read_text(encoding="utf-8")).get("claims") or {}
+    missing = [
+        f"{proof}:{line}: {statement!r}"
+        for proof in sorted(set(re.findall(r"snippets/[\w/.-]+\.py", english)))
+        if (ROOT / proof).is_file()
+        for line, statement in _stated_claims(ROOT / proof)
+        if statement not in claims
+    ]
+    assert missing == [], f"docs/{page} has no Chinese for these claims (front matter `claims:`)"
 
 
 def test_a_faithful_translation_has_no_problems() -> None:

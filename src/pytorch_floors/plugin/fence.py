@@ -35,6 +35,8 @@ from pytorch_floors.execution.engine import Engine, ProofFailure, Ran, shown_mar
 from pytorch_floors.execution.options import BlockOptions
 from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.execution.scan import executes
+from pytorch_floors.i18n.messages import current
+from pytorch_floors.i18n.outputs import translate_output
 from pytorch_floors.recordings.compare import tiers_for
 from pytorch_floors.recordings.html import UntrustedHTML, allowed_html
 from pytorch_floors.recordings.schema import Recording
@@ -211,6 +213,8 @@ def _format(  # noqa: PLR0917  (the formatter's arguments, passed on)
     def as_shown(output: str, marked: Sequence[int] = ()) -> str:
         # Output is never Markdown of the page: its extensions read files (`--8<--`). Text becomes HTML here,
         # through a converter that can only fence it; base_format then takes it as HTML, as it is.
+        # Shown in the page's language (a Chinese twin shows the English run's lines translated, line for line).
+        output = translate_output(output, current().code, html=typed.html)
         return text_html(md, fenced(result_language, output, marked)) if result_language and output else output
 
     ran: list[Ran] = []  # markdown-exec's `run` returns text; the typed result is kept here
