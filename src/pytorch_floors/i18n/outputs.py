@@ -9,8 +9,9 @@ words go, to its translation with the same fields: `Here, on {threads} threads a
 `这里，{threads} 个线程对一个线程，…`. A line matches an entry only as a whole (its indentation kept);
 a line no entry matches (a table row, a tensor, an operator's name, a quoted error) is shown as printed.
 
-A figure (HTML) is shown as it was drawn. A downloaded proof still prints English: the catalog applies
-only where a page renders.
+A figure is HTML (an SVG chart, a list of bars, the building): only its text is translated, each text
+run as a line, read with the standard library's HTML parser; its elements and attributes come out as
+they went in. A downloaded proof still prints English: the catalog applies only where a page renders.
 """
 
 from __future__ import annotations
@@ -19,15 +20,21 @@ import re
 import string
 from dataclasses import dataclass
 from functools import cache
+from html import escape
+from html.parser import HTMLParser
 from pathlib import Path
 
 from pytorch_floors.errors import InputError
+from pytorch_floors.floors import FLOORS
 from pytorch_floors.i18n.yaml_files import read_yaml
 
 __all__ = ["OutputCatalog", "catalog", "english_runs", "translate_line", "translate_output"]
 
 _CATALOG_FILES = {"zh": "outputs.zh.yml"}
 """Each language's catalog of printed lines, beside this module."""
+
+_RAW_TEXT = frozenset({"script", "style"})
+"""Elements whose text is code, not words: passed through untouched."""
 
 # A word of English prose: lower case, or capitalised (`the`, `Here`), perhaps with an apostrophe or a hyphen
 # inside (`don't`, `row-major`); `CPU`, `AutogradCPU`, `grad_fn` and `x.t()` are names, not words, and a
@@ -144,7 +151,9 @@ def catalog(language: str) -> OutputCatalog | None:
     data = read_yaml(path) or {}
     if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
         raise InputError(f"{name}: expected a map of printed English lines to their translations")
-    return OutputCatalog.from_mapping(data, name)
+    # A floor's title, as the building draws it, is the registry's: the one list of floors and their titles.
+    titles = {floor.title: floor.title_in(language) for floor in FLOORS}
+    return OutputCatalog.from_mapping({**titles, **data}, name)
 
 
 def translate_line(line: str, language: str) -> str:
@@ -169,20 +178,67 @@ def _text(text: str, language: str) -> str:
     return "\n".join(translate_line(line, language) for line in text.split("\n"))
 
 
+class _Translator(HTMLParser):
+    """Writes HTML out again as it came in, with each text run translated as lines."""
+
+    def __init__(self, language: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.language = language
+        self.parts: list[str] = []
+        self.raw = False
+        self.changed = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.parts.append(self.get_starttag_text() or "")
+        self.raw = tag in _RAW_TEXT
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.parts.append(self.get_starttag_text() or "")
+
+    def handle_endtag(self, tag: str) -> None:
+        self.parts.append(f"</{tag}>")
+        self.raw = False
+
+    def handle_data(self, data: str) -> None:
+        if self.raw:
+            self.parts.append(data)
+            return
+        translated = _text(data, self.language)
+        self.changed = self.changed or translated != data
+        self.parts.append(escape(translated, quote=False))
+
+    def handle_comment(self, data: str) -> None:
+        self.parts.append(f"<!--{data}-->")
+
+    def handle_decl(self, decl: str) -> None:
+        self.parts.append(f"<!{decl}>")
+
+    def handle_pi(self, data: str) -> None:
+        self.parts.append(f"<?{data}>")
+
+    def unknown_decl(self, data: str) -> None:
+        self.parts.append(f"<![{data}]>")
+
+
 def translate_output(output: str, language: str, *, html: bool) -> str:
     """What a block printed (or drew), in a language: each line or text run the catalog has, translated.
 
     Args:
         output: The block's output as the run (or a recording) holds it.
         language: The page's language; English, or a language without a catalog, returns `output` as it is.
-        html: The output is HTML (a figure, `html="1"`): shown as it is.
+        html: The output is HTML (a figure, `html="1"`): only its text runs are translated.
 
     Returns:
         The output to show; the very same string when nothing in it was translated.
     """
-    if catalog(language) is None or not output or html:
+    if catalog(language) is None or not output:
         return output
-    return _text(output, language)
+    if not html:
+        return _text(output, language)
+    translator = _Translator(language)
+    translator.feed(output)
+    translator.close()
+    return "".join(translator.parts) if translator.changed else output
 
 
 def english_runs(text: str) -> list[str]:
