@@ -7,9 +7,13 @@ fixture site with an English page and its twin.
 
 from __future__ import annotations
 
+import json
+import re
+from html.parser import HTMLParser
+
 import pytest
 
-from conftest import FixtureSite
+from conftest import PROJECT_CACHE, ROOT, FixtureSite
 from pytorch_floors.errors import InputError
 from pytorch_floors.floors import FLOORS
 from pytorch_floors.i18n.outputs import OutputCatalog, catalog, english_runs, translate_line, translate_output
@@ -167,3 +171,144 @@ def test_a_twin_shows_its_english_blocks_lines_and_figure_in_chinese(fixture_sit
     assert "threads    GFLOP/s" in chinese  # a table's header row the catalog lacks is shown as printed
     assert "读带宽（GB/s，对数坐标）" in chinese and "读带宽随缓冲区大小的变化（单个 CPU 线程）" in chinese
     assert "Read bandwidth against buffer size" not in chinese
+
+
+# --- the real site's outputs, without building it ---
+
+RECORDINGS = sorted((ROOT / "recordings").glob("*/recording.json"))
+PROOF_CACHE = PROJECT_CACHE / "floors-exec"
+
+# A run of English words in a quoted error (`RuntimeError: view size is not compatible…`) or a Python repr
+# (`<built-in function mul>`) is the program's own text: a reader searches for it as it is.
+_QUOTED = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Warning)\b:? .*|<built-in function \w+>")
+
+_WRAPPED = "a quoted error message, wrapped by the proof: a line after the one naming the error"
+_TRUNCATED = "a quoted error message, cut short by the proof (…): the reader searches for it as it is"
+_AFTER_LABEL = "a quoted error message after the proof's own (translated) label"
+_DATA = "program data: what a library or a compiler prints about itself"
+_CODE = "code: a line of generated C++ or of the traced program"
+_SIGNATURE = "a quoted error message: the signatures the argument parser's TypeError lists"
+
+ALLOWED_ENGLISH: dict[str, str] = {
+    # compile.md: Dynamo's own words for a guard that failed and for a graph break.
+    "N/N: tensor 'x' size mismatch at index N. expected N, actual N": "a quoted guard failure, as Dynamo words it",
+    "中断 N：Failed to trace builtin operator": "a quoted graph-break reason, as Dynamo words it",
+    'at: print("  (the print runs as plain Python, between two graphs)")': _CODE,
+    "#pragma omp for": _CODE,
+    "#pragma omp parallel": _CODE,
+    # floor 1 and 7: the view error, wrapped or whole.
+    "tensor's size and stride (at least one dimension spans across two": _WRAPPED,
+    "view size is not compatible with input tensor's size and stride (at least one dimension spans across two "
+    "contiguous subspaces). Use .reshape(...) instead.": "a quoted error message, printed whole on its own line",
+    # floor 3: the parser's TypeError and inspect's.
+    "* (Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)": _SIGNATURE,
+    "* (tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
+    "torch.device device = None, bool pin_memory = False, bool requires_grad = False)": _SIGNATURE,
+    "* (tuple of ints size, *, torch.Generator generator, Tensor out = None, torch.dtype dtype = None, "
+    "torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)": (
+        _SIGNATURE
+    ),
+    "class, method, function, traceback, frame, or code object was expected, got": _WRAPPED,
+    # floor 4
+    "从 Python 为 AutocastCPU 注册第二个 fallback：Tried to register multiple backend fallbacks for the same "
+    "dispatch key AutocastCPU": _AFTER_LABEL,
+    "在 meta 张量上，注册 fake 内核之前：floors_cxx::twice: attempted to run this operator with Meta tensors, "
+    "but there was no fake impl or Meta ker...": _AFTER_LABEL,
+    # floor 5: autograd's errors, wrapped or cut short.
+    "autograd.grad(). Specify retain_graph=True if you need to backward through": _WRAPPED,
+    "directly access saved tensors after they have already been freed). Saved": _WRAPPED,
+    "intermediate values of the graph are freed when you call .backward() or": _WRAPPED,
+    "the graph a second time or if you need to access saved tensors after": _WRAPPED,
+    "one of the variables needed for gradient computation has been modified by an inplace": _WRAPPED,
+    "operation: [torch.FloatTensor [N]], which is output N of Mul, is at version N; expected": _WRAPPED,
+    "version N instead. Hint: enable anomaly detection to find the operation that failed to": _WRAPPED,
+    "compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).": _WRAPPED,
+    "A view was created in no_grad mode and is being modified inplace with grad mo...": _TRUNCATED,
+    "In order to use an autograd.Function with functorch transforms (vmap, grad, j...": _TRUNCATED,
+    "Output N of DoubleInPlaceUnmarked is a view and is being modified inplace. Th...": _TRUNCATED,
+    "Output N of Split is a view and is being modified inplace. This view is the o...": _TRUNCATED,
+    "Output N of Unbind is a view and is being modified inplace. This view is the ...": _TRUNCATED,
+    "You tried to vmap over SineNoRule, but it does not have vmap support. Please ...": _TRUNCATED,
+    ".backward() 作用于它：      trying to differentiate twice a function that was marked with @once_d...": (
+        _AFTER_LABEL
+    ),
+    "torch.autograd.grad 作用于它：The differentiated Tensor at index N appears to not have been used in...": (
+        _AFTER_LABEL
+    ),
+    "y.mul_(N) 之后 backward：被拒绝，one of the variables needed for gradient computation has bee...": _AFTER_LABEL,
+    "之前取得的 b.sin()，然后 backward：one of the variables needed for gradient computat...": _AFTER_LABEL,
+    "二阶梯度：element N of tensors does not require grad and does not have a grad_fn": _AFTER_LABEL,
+    "在要求梯度的叶子张量的视图上做同样的事：a view of a leaf Variable that requires grad is being used in an "
+    "in-place operation.": _AFTER_LABEL,
+    "已标记，作用于要求梯度的叶子张量：a leaf Variable that requires grad has been used in an in-place...": (
+        _AFTER_LABEL
+    ),
+    # floor 6: torch.__config__.show(), quoted.
+    "Intel(R) oneAPI Math Kernel Library Version N-Product Build N": _DATA,
+    "LAPACK is enabled (usually provided by MKL)": _DATA,
+}
+"""Lines a Chinese page shows with English words, each as `english_line` spells it, and why that is right."""
+
+
+class _Text(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.runs: list[str] = []
+
+    def handle_data(self, data: str) -> None:
+        self.runs += data.split("\n")
+
+
+def english_line(line: str) -> str:
+    """A line as the allow-list spells it: its ends' spaces dropped, every number N."""
+    return re.sub(r"\d+(?:\.\d+)?", "N", line.strip())
+
+
+def english_left(output: str, *, html: bool) -> list[str]:
+    """The lines of an output, as a Chinese page shows it, that hold English prose no rule or entry allows."""
+    shown = translate_output(output, "zh", html=html)
+    if html:
+        reader = _Text()
+        reader.feed(shown)
+        reader.close()
+        lines = reader.runs
+    else:
+        lines = shown.split("\n")
+    return [line for line in lines if english_runs(_QUOTED.sub("", line)) and english_line(line) not in ALLOWED_ENGLISH]
+
+
+def real_outputs() -> list[tuple[str, str, bool]]:
+    """Every output the Chinese pages show: each block of every recording, and this checkout's proof cache."""
+    outputs = []
+    for path in RECORDINGS:
+        recording = json.loads(path.read_text(encoding="utf-8"))
+        for block in recording["blocks"]:
+            if (ROOT / "docs" / "zh" / block["page"]).is_file():
+                where = f"{path.parent.name}: {block['page']}#{block['block']}"
+                outputs.append((where, block["output"], bool(block["html"])))
+    for entry in sorted(PROOF_CACHE.glob("*/*.json")) if PROOF_CACHE.is_dir() else []:
+        output = json.loads(entry.read_text(encoding="utf-8"))["output"]
+        outputs.append((f"cache: {entry.name[:12]}", output, output.lstrip().startswith("<")))
+    return outputs
+
+
+def test_an_english_run_left_in_an_output_fails_naming_its_line() -> None:
+    assert english_left("threads  GFLOP/s\nthe matmul ran faster here\n", html=False) == ["the matmul ran faster here"]
+    assert english_left("<svg><text>an untranslated axis label</text></svg>", html=True) == [
+        "an untranslated axis label"
+    ]
+    assert english_left("x.view(3): RuntimeError: shape '[3]' is invalid for input of size 4", html=False) == []
+    assert english_left("tensor([1., 2.])\nCPU, ADInplaceOrView, AutogradCPU", html=False) == []
+
+
+def test_no_english_prose_is_left_in_what_the_chinese_pages_show() -> None:
+    outputs = real_outputs()
+    assert len(outputs) > 100, "the recordings hold every block of the site"
+    left = sorted(
+        {
+            f"{english_line(line)!r}  ({where})"
+            for where, output, html in outputs
+            for line in english_left(output, html=html)
+        }
+    )
+    assert left == [], "English a Chinese page shows (add its Chinese to outputs.zh.yml):\n" + "\n".join(left)
