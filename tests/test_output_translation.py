@@ -7,6 +7,7 @@ fixture site with an English page and its twin.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from html.parser import HTMLParser
@@ -246,6 +247,7 @@ ALLOWED_ENGLISH: dict[str, str] = {
     # floor 6: torch.__config__.show(), quoted.
     "Intel(R) oneAPI Math Kernel Library Version N-Product Build N": _DATA,
     "LAPACK is enabled (usually provided by MKL)": _DATA,
+    "GPU：Apple MPS（Metal）；matmul 交给 Metal Performance Shaders": "a proper name: Apple's framework",
 }
 """Lines a Chinese page shows with English words, each as `english_line` spells it, and why that is right."""
 
@@ -312,3 +314,30 @@ def test_no_english_prose_is_left_in_what_the_chinese_pages_show() -> None:
         }
     )
     assert left == [], "English a Chinese page shows (add its Chinese to outputs.zh.yml):\n" + "\n".join(left)
+
+
+def printed_literals() -> list[tuple[str, str]]:
+    """Each line a page's proofs print as a plain string: the branches a CPU build never takes too (a GPU, MPS)."""
+    proofs: set[str] = set()
+    for page in (ROOT / "docs").rglob("*.md"):
+        if (ROOT / "docs" / "zh" / page.relative_to(ROOT / "docs")).is_file():
+            proofs |= set(re.findall(r"snippets/[\w/.-]+\.py", page.read_text(encoding="utf-8")))
+    lines = []
+    for proof in sorted(proofs):
+        if not (ROOT / proof).is_file():
+            continue
+        for node in ast.walk(ast.parse((ROOT / proof).read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print" and node.args:
+                first = node.args[0]
+                if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                    lines += [(f"{proof}:{node.lineno}", line) for line in first.value.split("\n")]
+    return lines
+
+
+def test_no_english_prose_is_left_in_a_line_a_proof_prints_on_any_machine() -> None:
+    # The recordings are CPU runs: what a proof prints on a GPU, on MPS or without a C++ compiler is read from its
+    # source (a plain string; an f-string's lines are checked where a recording holds them).
+    lines = printed_literals()
+    assert len(lines) > 100
+    left = [f"{where}: {line!r}" for where, line in lines for _ in english_left(line, html=False)]
+    assert left == [], "English a Chinese page would show (add its Chinese to outputs.zh.yml):\n" + "\n".join(left)
