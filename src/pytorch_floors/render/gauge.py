@@ -189,7 +189,7 @@ def render_gauge(
     if stop is not None and elevator_href is not None:
         elevator = _ElevatorLink(
             href=f"{elevator_href}#{stop.section}",
-            text=t("Express elevator: {stage} {work}", stage=stop.stage, work=stop.work),
+            text=t("Express elevator: {stage} {work}", stage=stop.stage, work=stop.work_in(language)),
         )
     return template("gauge.html").render(
         kind=kind,
@@ -240,7 +240,11 @@ def _elevator_items(
     items = []
     for floor in FLOORS:
         stop = elevator.stop_at(floor)
-        stage = None if stop is None else _StageLink(href=section_href(stop), stage=stop.stage, work=stop.work)
+        stage = (
+            None
+            if stop is None
+            else _StageLink(href=section_href(stop), stage=stop.stage, work=stop.work_in(_language()))
+        )
         mark = "skipped" if stop is None else "stop"
         items.append(
             _Item(
