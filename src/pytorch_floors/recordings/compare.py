@@ -13,9 +13,11 @@ from dataclasses import dataclass, replace
 from pytorch_floors.claims import Claim
 from pytorch_floors.execution.provenance import Provenance
 from pytorch_floors.execution.result import BlockResult
+from pytorch_floors.i18n.messages import current, t
 from pytorch_floors.recordings.contention import contended
 from pytorch_floors.recordings.html import UntrustedHTML, allowed_html
 from pytorch_floors.recordings.schema import RecordedBlock, Recording
+from pytorch_floors.tiers.kinds import tier_named
 
 __all__ = [
     "BlockTiers",
@@ -52,12 +54,19 @@ def machine_in_words(provenance: Provenance, recorded: str | None = None, cpu_sh
         device = provenance.accelerator.split(":", 1)[-1].strip()
     else:
         device = _short_cpu(provenance.cpu)
-    threads = f"{provenance.threads} thread{'s' if provenance.threads != 1 else ''}"
-    kernels = ", kernels without AVX2" if provenance.cpu_capability.upper() == "DEFAULT" else ""
-    words = f"{device} + {threads}{kernels}, torch {provenance.torch_version}"
-    words = f"{words}, recorded {recorded}" if recorded else words
+    count = provenance.threads
+    threads = t("{count} thread", count=count) if count == 1 else t("{count} threads", count=count)
+    kernels = t(", kernels without AVX2") if provenance.cpu_capability.upper() == "DEFAULT" else ""
+    words = t(
+        "{device} + {threads}{kernels}, torch {version}",
+        device=device,
+        threads=threads,
+        kernels=kernels,
+        version=provenance.torch_version,
+    )
+    words = t("{words}, recorded {date}", words=words, date=recorded) if recorded else words
     if contended(cpu_share):
-        words += f" while other work held its cores (a busy process got {cpu_share:.0%} of one)"
+        words += t(" while other work held its cores (a busy process got {share} of one)", share=f"{cpu_share:.0%}")
     return words
 
 
@@ -145,6 +154,14 @@ def _shown(output: str, *, html: bool) -> str:
         return output  # this build's own figure, of elements no recording may hold: so no recording is the same
 
 
+def _stands_for(recording: Recording) -> str:
+    """What a recording stands for in the page's language: a tier's own words translated, a machine's as written."""
+    tier = tier_named(recording.tier)
+    if tier is None or tier.stands_for != recording.stands_for:
+        return recording.stands_for
+    return tier.stands_for_in(current().code)
+
+
 def tiers_for(result: BlockResult, recordings: Iterable[Recording]) -> BlockTiers:
     """The current and stale recordings of one block of this build.
 
@@ -165,7 +182,7 @@ def tiers_for(result: BlockResult, recordings: Iterable[Recording]) -> BlockTier
             machine_in_words(block.provenance, recording.recorded, recording.cpu_share),
             block,
             same=_same(result, block),
-            stands_for=recording.stands_for,
+            stands_for=_stands_for(recording),
             contended=contended(recording.cpu_share),
         )
         if result.digest is None or block.digest != result.digest:
