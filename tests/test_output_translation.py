@@ -16,8 +16,12 @@ import pytest
 
 from conftest import PROJECT_CACHE, ROOT, FixtureSite
 from pytorch_floors.errors import InputError
+from pytorch_floors.execution.options import BlockOptions
+from pytorch_floors.execution.scan import ExecBlock
 from pytorch_floors.floors import FLOORS
+from pytorch_floors.i18n.messages import use
 from pytorch_floors.i18n.outputs import OutputCatalog, catalog, english_runs, translate_line, translate_output
+from pytorch_floors.plugin.pages import first_docstring_line, proofs_page
 
 SAMPLE = OutputCatalog.from_mapping(
     {
@@ -316,16 +320,20 @@ def test_no_english_prose_is_left_in_what_the_chinese_pages_show() -> None:
     assert left == [], "English a Chinese page shows (add its Chinese to outputs.zh.yml):\n" + "\n".join(left)
 
 
-def printed_literals() -> list[tuple[str, str]]:
-    """Each line a page's proofs print as a plain string: the branches a CPU build never takes too (a GPU, MPS)."""
+def page_proofs() -> list[str]:
+    """The proofs the pages with a Chinese twin include (`snippets/…`)."""
     proofs: set[str] = set()
     for page in (ROOT / "docs").rglob("*.md"):
         if (ROOT / "docs" / "zh" / page.relative_to(ROOT / "docs")).is_file():
             proofs |= set(re.findall(r"snippets/[\w/.-]+\.py", page.read_text(encoding="utf-8")))
+    return sorted(proof for proof in proofs if (ROOT / proof).is_file())
+
+
+def printed_literals() -> list[tuple[str, str]]:
+    """Each line a page's proofs print as a plain string: the branches a CPU build never takes too (a GPU, MPS)."""
+    proofs = page_proofs()
     lines = []
-    for proof in sorted(proofs):
-        if not (ROOT / proof).is_file():
-            continue
+    for proof in proofs:
         for node in ast.walk(ast.parse((ROOT / proof).read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print" and node.args:
                 first = node.args[0]
@@ -341,3 +349,22 @@ def test_no_english_prose_is_left_in_a_line_a_proof_prints_on_any_machine() -> N
     assert len(lines) > 100
     left = [f"{where}: {line!r}" for where, line in lines for _ in english_left(line, html=False)]
     assert left == [], "English a Chinese page would show (add its Chinese to outputs.zh.yml):\n" + "\n".join(left)
+
+
+def test_the_proofs_page_says_in_chinese_what_each_proof_shows() -> None:
+    # Its 它说明什么 column showed each proof's English docstring on the Chinese page.
+    proof = "snippets/8-chip/thread_scaling.py"
+    planned = {
+        "floors/8-chip.md": [ExecBlock("floors/8-chip.md", "threads", 1, BlockOptions("threads"), proofs=[proof])]
+    }
+    english = first_docstring_line(ROOT / proof)
+    use("zh")
+    try:
+        chinese = proofs_page(planned, ROOT)
+    finally:
+        use("en")
+    assert translate_line(english, "zh") in chinese and english not in chinese
+    assert english in proofs_page(planned, ROOT)
+    summaries = {first_docstring_line(ROOT / proof) for proof in page_proofs()}
+    assert len(summaries) > 50
+    assert sorted(s for s in summaries if translate_line(s, "zh") == s) == [], "a proof's summary has no Chinese"
