@@ -573,3 +573,20 @@ def test_a_recording_records_each_block_once_not_again_for_its_translation(tmp_p
     (docs / "index.md").write_text(ENGLISH, encoding="utf-8")
     (docs / CHINESE.folder / "index.md").write_text(CHINESE_TEXT, encoding="utf-8")
     assert list(planned_blocks(docs, tmp_path)) == ["index.md"]
+
+
+def test_the_words_the_sites_scripts_show_come_from_the_page_in_its_language() -> None:
+    # edition-note.js and tier-tabs.js wrote English into Chinese pages ("There is no edition …", "Dismiss").
+    scripts = sorted((DOCS / "javascripts").glob("*.js"))
+    literal = re.compile(r"textContent\s*=\s*[`\"'][^`\"']*[A-Za-z]{3}")
+    assert [path.name for path in scripts if literal.search(path.read_text(encoding="utf-8"))] == []
+    main = (ROOT / "overrides" / "main.html").read_text(encoding="utf-8")
+    said = [
+        (path.name, key, english)
+        for path in scripts
+        for key, english in re.findall(r'say\(\s*"(\w+)",\s*"((?:[^"\\]|\\.)*)"', path.read_text(encoding="utf-8"))
+    ]
+    assert {name for name, _, _ in said} >= {"edition-note.js", "tier-tabs.js"}
+    for name, key, english in said:
+        assert english in ZH, f"{name}: {english!r} has no Chinese in messages.zh.yml"
+        assert f'"{key}": floors_t("{english}")' in main, f"{name}: overrides/main.html does not write {key!r}"
