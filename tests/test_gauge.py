@@ -262,3 +262,14 @@ def test_the_elevator_page_gets_its_gauge_in_place_of_the_floors_and_a_phone_bar
     stop_floor = next(f for f in FLOORS if COMPILER.stop_at(f))
     assert f'href="/{COMPILER.page}#' in (page_gauges(stop_floor.page, url_of)["floors_gauge"] or "")
     assert f"/{COMPILER.page}" not in (page_gauges(stop_floor.lab, url_of)["floors_gauge"] or "")
+
+
+def test_a_chinese_gauge_says_in_chinese_what_each_compiler_stage_does() -> None:
+    # The zh message dropped {work} ("直达电梯：Dynamo"), and the compile page's stops read
+    # "Dynamo: captures Python frames as FX graphs" on the Chinese page.
+    for stop in COMPILER.stops:
+        floor = FLOORS[stop.floor - 1]
+        html = render_gauge(floor, lambda f: f"../{f.key}/", elevator_href="../../compile/", language="zh")
+        assert f"直达电梯：{stop.stage} {stop.work_zh}" in html and stop.work not in html
+    stops = render_elevator(COMPILER, lambda f: f"floors/{f.key}/", lambda s: f"#{s.section}", language="zh")
+    assert all(f"{stop.stage}：{stop.work_zh}" in stops and stop.work not in stops for stop in COMPILER.stops)

@@ -72,7 +72,7 @@ def test_gauge_py_holds_no_html() -> None:
 def odd_registry(monkeypatch: pytest.MonkeyPatch) -> tuple[tuple[Floor, ...], Elevator]:
     """The registry with floor 2's title and a stop's words made of markup, as the gauge reads it."""
     odd = tuple(Floor(f.number, f.slug, ODD, f.summary, ODD, f.summary_zh) if f.number == 2 else f for f in FLOORS)
-    stops = tuple(Stop(s.floor, ODD, ODD, s.section) for s in COMPILER.stops)
+    stops = tuple(Stop(s.floor, ODD, ODD, s.section, ODD) for s in COMPILER.stops)
     elevator = Elevator(COMPILER.slug, ODD, COMPILER.summary, ODD, COMPILER.summary_zh, stops)
     monkeypatch.setattr(gauge, "FLOORS", odd)
     monkeypatch.setattr(gauge, "COMPILER", elevator)

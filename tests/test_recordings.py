@@ -84,7 +84,11 @@ def project(root: Path) -> Path:
 
 
 def render(
-    root: Path, recordings: tuple[Recording, ...], page: str = "index.md", lazy: LazyOutputs | None = None
+    root: Path,
+    recordings: tuple[Recording, ...],
+    page: str = "index.md",
+    lazy: LazyOutputs | None = None,
+    language: str = "en",
 ) -> tuple[str, Engine]:
     """Render a page in this process as the build does, with `recordings` bound to the fence."""
     engine = Engine(root, OutputCache(root / ".cache" / "floors-exec"))
@@ -102,7 +106,11 @@ def render(
                         "class": "python",
                         "validator": validator,
                         "format": partial(
-                            formatter, engine=engine, recordings=recordings, lazy=lazy, languages={page: PageLanguage()}
+                            formatter,
+                            engine=engine,
+                            recordings=recordings,
+                            lazy=lazy,
+                            languages={page: PageLanguage(language)},
                         ),
                     }
                 ]
@@ -564,3 +572,17 @@ def test_a_pages_recorded_outputs_go_to_one_file_beside_it_and_its_tabs_keep_the
     assert sorted(outputs) == keys and "measured elsewhere" in outputs["3-other"]
     assert "Claims, checked on the numbers recorded on other" in outputs["1-other"], "its claims go with it"
     assert LazyOutputs({"floors/3-x/": {"1-a": "x"}}).files() == {"floors/3-x/floors-tiers.json": '{"1-a":"x"}'}
+
+
+def test_a_chinese_page_names_this_build_and_each_machine_in_chinese(recorded: tuple[Path, Recording]) -> None:
+    # The tab read "This build", and a machine "a single-vCPU runner …: NVIDIA H200 + 16 threads, …" on zh pages.
+    root, recording = recorded
+    tier = tier_named("one-core-scalar")
+    assert tier is not None
+    elsewhere = as_elsewhere(recording, "sum is 45, measured elsewhere")
+    elsewhere = replace(elsewhere, tier=tier.name, stands_for=tier.stands_for)
+    html, _ = render(root, (elsewhere,), language="zh")
+    labels = re.findall(r"<label [^>]*>([^<]*)</label>", html)
+    assert labels == ["本次构建", tier.name] * 3
+    assert f"{tier.stands_for_zh}：NVIDIA H200 + 16 个线程，torch 2.11.0，录制于 {recording.recorded}" in html
+    assert "This build" not in html and tier.stands_for not in html and "threads" not in html

@@ -18,10 +18,11 @@ from mkdocs.structure.files import File, Files
 from conftest import Build, FixtureSite
 from pytorch_floors.claims import Claim
 from pytorch_floors.editions.what_changed import what_changed_markdown
-from pytorch_floors.i18n.check import CHINESE_SHARE, chinese_share, problems
+from pytorch_floors.i18n.check import CHINESE_SHARE, chinese_share, front_matter, problems
 from pytorch_floors.i18n.glossary import glossary, off_glossary
 from pytorch_floors.i18n.languages import LANGUAGES, english_source, language_of, twin_uri
 from pytorch_floors.i18n.messages import ZH, PageLanguage, claim_text, t
+from pytorch_floors.i18n.outputs import catalog
 from pytorch_floors.i18n.sections import join_chinese_lines, raw_digest, sections
 from pytorch_floors.i18n.translation import LOCK_FILE, Staleness, read_lock, staleness, stamp, write_lock
 from pytorch_floors.plugin.languages import split_search_index, stale_markdown, untranslated_links
@@ -87,6 +88,32 @@ print(1)
 
 更多正文。
 """
+
+
+def _stated_claims(proof: Path) -> list[tuple[int, str]]:
+    """The statements a proof passes to `claim` or `not_applicable` as written (a computed one, the build counts)."""
+    found = []
+    for node in ast.walk(ast.parse(proof.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+            if name in {"claim", "not_applicable"} and isinstance(node.args[0].value, str):
+                found.append((node.lineno, node.args[0].value))
+    return found
+
+
+@pytest.mark.parametrize("page", [p for p in translated_pages() if p.endswith(".md")])
+def test_every_claim_a_pages_proofs_state_has_its_chinese_in_the_twin(page: str) -> None:
+    # Six claims that only a GPU build or another torch states were shown in English on the Chinese pages.
+    english = (DOCS / english_source(page)).read_text(encoding="utf-8")
+    claims = front_matter((DOCS / page).read_text(encoding="utf-8")).get("claims") or {}
+    missing = [
+        f"{proof}:{line}: {statement!r}"
+        for proof in sorted(set(re.findall(r"snippets/[\w/.-]+\.py", english)))
+        if (ROOT / proof).is_file()
+        for line, statement in _stated_claims(ROOT / proof)
+        if statement not in claims
+    ]
+    assert missing == [], f"docs/{page} has no Chinese for these claims (front matter `claims:`)"
 
 
 def test_a_faithful_translation_has_no_problems() -> None:
@@ -203,7 +230,9 @@ def test_the_interfaces_chinese_keeps_the_glossary() -> None:
     han = re.compile(r"[\u4e00-\u9fff]")
     floors = ast.parse((ROOT / "src" / "pytorch_floors" / "floors.py").read_text(encoding="utf-8"))
     strings = [n.value for n in ast.walk(floors) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
-    chinese = [*ZH.values(), *(text for text in strings if han.search(text))]
+    shown = catalog("zh")  # what a proof prints and draws, as a Chinese page shows it
+    assert shown is not None
+    chinese = [*ZH.values(), *(text for text in strings if han.search(text)), *(e.translation for e in shown.entries)]
     assert [(text, word) for text in chinese for _, word in off_glossary(text)] == []
 
 
@@ -564,3 +593,20 @@ def test_the_themes_words_follow_the_language_its_page_context_names(fixture_sit
     assert build.returncode == 0, build.log[-3000:]
     assert ZH["Made with"] in build.page("zh") and "Made with" not in build.page("zh")
     assert "Made with" in build.page(".")
+
+
+def test_the_words_the_sites_scripts_show_come_from_the_page_in_its_language() -> None:
+    # edition-note.js and tier-tabs.js wrote English into Chinese pages ("There is no edition …", "Dismiss").
+    scripts = sorted((DOCS / "javascripts").glob("*.js"))
+    literal = re.compile(r"textContent\s*=\s*[`\"'][^`\"']*[A-Za-z]{3}")
+    assert [path.name for path in scripts if literal.search(path.read_text(encoding="utf-8"))] == []
+    main = (ROOT / "overrides" / "main.html").read_text(encoding="utf-8")
+    said = [
+        (path.name, key, english)
+        for path in scripts
+        for key, english in re.findall(r'say\(\s*"(\w+)",\s*"((?:[^"\\]|\\.)*)"', path.read_text(encoding="utf-8"))
+    ]
+    assert {name for name, _, _ in said} >= {"edition-note.js", "tier-tabs.js"}
+    for name, key, english in said:
+        assert english in ZH, f"{name}: {english!r} has no Chinese in messages.zh.yml"
+        assert f'"{key}": floors_t("{english}")' in main, f"{name}: overrides/main.html does not write {key!r}"

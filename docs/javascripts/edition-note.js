@@ -2,7 +2,17 @@
 // was never published (…/2025.01/floors/…) to the same address in the latest edition: shown once,
 // then forgotten. The 404 page stores it under this key (pytorch_floors.root404.NOTE_KEY).
 // It floats at the foot of the window, because the page opens scrolled to the cited section.
+// Its words are the page's (overrides/main.html writes them, in the page's language, into #floors-words).
 (() => {
+  const say = (key, english, fields) => {
+    let words = {};
+    try {
+      words = JSON.parse(document.getElementById("floors-words").textContent);
+    } catch {
+      // no words on the page (a page of another theme): English
+    }
+    return (words[key] || english).replace(/\{(\w+)\}/g, (field, name) => fields[name] ?? field);
+  };
   const key = "floors-edition-note";
   const stored = sessionStorage.getItem(key);
   if (stored === null) return;
@@ -23,13 +33,17 @@
   });
   const title = document.createElement("p");
   title.className = "admonition-title";
-  title.textContent = `There is no edition ${asked}`;
+  title.textContent = say("no_edition", "There is no edition {asked}", { asked });
   const body = document.createElement("p");
-  body.textContent = `You followed an address under edition ${asked}, which was never published; this is the same address in the latest edition, ${shown}. `;
+  body.textContent = say(
+    "followed",
+    "You followed an address under edition {asked}, which was never published; this is the same address in the latest edition, {shown}. ",
+    { asked, shown },
+  );
   const dismiss = document.createElement("button");
   dismiss.type = "button";
   dismiss.className = "md-button";
-  dismiss.textContent = "Dismiss";
+  dismiss.textContent = say("dismiss", "Dismiss", {});
   dismiss.addEventListener("click", () => note.remove());
   body.append(dismiss);
   note.append(title, body);

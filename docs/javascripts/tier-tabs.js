@@ -2,8 +2,18 @@
 // recorded tab's machine and claims, and a placeholder for its output, which comes from the page's
 // floors-tiers.json (same origin) when the tab is first shown. A floor with three recorded machines
 // weighed more than a phone's budget with every output in the page, opened or not.
+// Its words are the page's (overrides/main.html writes them, in the page's language, into #floors-words).
 (() => {
   const FILE = "floors-tiers.json";
+  const say = (key, english, fields) => {
+    let words = {};
+    try {
+      words = JSON.parse(document.getElementById("floors-words").textContent);
+    } catch {
+      // no words on the page (a page of another theme): English
+    }
+    return (words[key] || english).replace(/\{(\w+)\}/g, (field, name) => fields[name] ?? field);
+  };
   const files = new Map(); // a page's address -> the promise of its outputs
 
   const outputs = () => {
@@ -38,8 +48,11 @@
         })
         .catch((error) => {
           lazy.dataset.floorsTierState = "failed";
-          lazy.querySelector(".floors-tiers__loading").textContent =
-            `This machine's output and claims could not be loaded (${error.message}); reload the page to try again.`;
+          lazy.querySelector(".floors-tiers__loading").textContent = say(
+            "tier_failed",
+            "This machine's output and claims could not be loaded ({error}); reload the page to try again.",
+            { error: error.message },
+          );
         });
     }
   };

@@ -175,12 +175,18 @@ class Stop:
         stage: The name of the stage that works there ("Dynamo").
         work: What it does on that floor, in one phrase.
         section: The anchor of the elevator page's section about it.
+        work_zh: The phrase in the Chinese edition.
     """
 
     floor: int
     stage: str
     work: str
     section: str
+    work_zh: str
+
+    def work_in(self, language: str) -> str:
+        """What the stage does on its floor, in a language (`en`, `zh`)."""
+        return self.work_zh if language == "zh" else self.work
 
 
 @dataclass(frozen=True)
@@ -235,9 +241,9 @@ COMPILER = Elevator(
     "直达电梯：torch.compile",
     "torch.compile 如何把 Python 捕获成图、提前追踪反向传播、融合内核，以及它的代价。",
     (
-        Stop(2, "Dynamo", "captures Python frames as FX graphs", "graph-capture"),
-        Stop(5, "AOTAutograd", "traces the backward ahead of time", "aot-autograd"),
-        Stop(6, "Inductor", "fuses operators into generated kernels", "generated-code"),
+        Stop(2, "Dynamo", "captures Python frames as FX graphs", "graph-capture", "把 Python 帧捕获成 FX 计算图"),
+        Stop(5, "AOTAutograd", "traces the backward ahead of time", "aot-autograd", "提前追踪反向传播"),
+        Stop(6, "Inductor", "fuses operators into generated kernels", "generated-code", "把算子融合进生成的内核"),
     ),
 )
 """`torch.compile`: not a floor of its own, but an express ride that stops only at the floors its stages work on."""

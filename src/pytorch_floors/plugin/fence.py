@@ -36,6 +36,7 @@ from pytorch_floors.execution.options import BlockOptions
 from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.execution.scan import executes
 from pytorch_floors.i18n.messages import PageLanguage
+from pytorch_floors.i18n.outputs import translate_output
 from pytorch_floors.recordings.compare import tiers_for
 from pytorch_floors.recordings.html import UntrustedHTML, allowed_html
 from pytorch_floors.recordings.schema import Recording
@@ -220,6 +221,8 @@ def _format(  # noqa: PLR0917  (the formatter's arguments, passed on)
     def as_shown(output: str, marked: Sequence[int] = ()) -> str:
         # Output is never Markdown of the page: its extensions read files (`--8<--`). Text becomes HTML here,
         # through a converter that can only fence it; base_format then takes it as HTML, as it is.
+        # Shown in the page's language (a Chinese twin shows the English run's lines translated, line for line).
+        output = translate_output(output, words.code, html=typed.html)
         return text_html(md, fenced(result_language, output, marked)) if result_language and output else output
 
     ran: list[Ran] = []  # markdown-exec's `run` returns text; the typed result is kept here
@@ -306,7 +309,7 @@ def _with_tiers(
     words: PageLanguage,
 ) -> str:
     """A block's output and claims: tabs for the recordings that differ, a line for the same, a note per stale one."""
-    tiers = tiers_for(result, recordings)
+    tiers = tiers_for(result, recordings, words.code)
     if not tiers.current and not tiers.stale:
         return "".join(own)
     contents: dict[str, tuple[str, str, int | None]] = {}

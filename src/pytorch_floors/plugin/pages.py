@@ -21,6 +21,7 @@ from pytorch_floors.execution.report import claim_rows
 from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.execution.scan import ExecBlock, ScanError, scan_markdown
 from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, MAP_TITLE, MAP_TITLE_ZH, floor_for_page
+from pytorch_floors.i18n.outputs import translate_line
 from pytorch_floors.render.templates import render
 
 __all__ = [
@@ -154,7 +155,8 @@ def proofs_page(planned: Mapping[str, Sequence[ExecBlock]], project_dir: Path, l
             for proof in block.proofs:
                 # A missing one fails its block on its page (and fails a build); the table says why under serve.
                 missing = proof in gone
-                summary = "" if missing else first_docstring_line(project_dir / proof)
+                # The summary is the proof's docstring, English: a Chinese page shows it from the output catalog.
+                summary = "" if missing else translate_line(first_docstring_line(project_dir / proof), language)
                 rows.append(_ProofRow(Path(proof).name, None if missing else proof, block.block_id, summary))
         # The English heading's slug is the section's anchor in every language (a Chinese heading's is a number).
         english = (

@@ -13,9 +13,11 @@ from dataclasses import dataclass, replace
 from pytorch_floors.claims import Claim
 from pytorch_floors.execution.provenance import Provenance
 from pytorch_floors.execution.result import BlockResult
+from pytorch_floors.i18n.messages import t
 from pytorch_floors.recordings.contention import contended
 from pytorch_floors.recordings.html import UntrustedHTML, allowed_html
 from pytorch_floors.recordings.schema import RecordedBlock, Recording
+from pytorch_floors.tiers.kinds import tier_named
 
 __all__ = [
     "BlockTiers",
@@ -36,7 +38,9 @@ def _short_cpu(cpu: str) -> str:
     return " ".join(words) or cpu
 
 
-def machine_in_words(provenance: Provenance, recorded: str | None = None, cpu_share: float | None = None) -> str:
+def machine_in_words(
+    provenance: Provenance, recorded: str | None = None, cpu_share: float | None = None, language: str = "en"
+) -> str:
     """A machine as a tab's label says it: "NVIDIA H200 + 16 threads, torch 2.11.0, recorded 2026-12-03".
 
     Args:
@@ -44,6 +48,7 @@ def machine_in_words(provenance: Provenance, recorded: str | None = None, cpu_sh
         recorded: The date it was recorded (a tier's), or `None` for this build's own run.
         cpu_share: The share of its cores the recording run got (`recordings.contention`), if measured:
             a contended run says so, and how much it got.
+        language: The page's language (`en`, `zh`).
 
     Returns:
         The words.
@@ -52,12 +57,22 @@ def machine_in_words(provenance: Provenance, recorded: str | None = None, cpu_sh
         device = provenance.accelerator.split(":", 1)[-1].strip()
     else:
         device = _short_cpu(provenance.cpu)
-    threads = f"{provenance.threads} thread{'s' if provenance.threads != 1 else ''}"
-    kernels = ", kernels without AVX2" if provenance.cpu_capability.upper() == "DEFAULT" else ""
-    words = f"{device} + {threads}{kernels}, torch {provenance.torch_version}"
-    words = f"{words}, recorded {recorded}" if recorded else words
+    count = provenance.threads
+    threads = t("{count} thread", language, count=count) if count == 1 else t("{count} threads", language, count=count)
+    kernels = t(", kernels without AVX2", language) if provenance.cpu_capability.upper() == "DEFAULT" else ""
+    words = t(
+        "{device} + {threads}{kernels}, torch {version}",
+        language,
+        device=device,
+        threads=threads,
+        kernels=kernels,
+        version=provenance.torch_version,
+    )
+    words = t("{words}, recorded {date}", language, words=words, date=recorded) if recorded else words
     if contended(cpu_share):
-        words += f" while other work held its cores (a busy process got {cpu_share:.0%} of one)"
+        words += t(
+            " while other work held its cores (a busy process got {share} of one)", language, share=f"{cpu_share:.0%}"
+        )
     return words
 
 
@@ -145,12 +160,21 @@ def _shown(output: str, *, html: bool) -> str:
         return output  # this build's own figure, of elements no recording may hold: so no recording is the same
 
 
-def tiers_for(result: BlockResult, recordings: Iterable[Recording]) -> BlockTiers:
+def _stands_for(recording: Recording, language: str) -> str:
+    """What a recording stands for in the page's language: a tier's own words translated, a machine's as written."""
+    tier = tier_named(recording.tier)
+    if tier is None or tier.stands_for != recording.stands_for:
+        return recording.stands_for
+    return tier.stands_for_in(language)
+
+
+def tiers_for(result: BlockResult, recordings: Iterable[Recording], language: str = "en") -> BlockTiers:
     """The current and stale recordings of one block of this build.
 
     Args:
         result: The block's result in this build (its digest says which version it is).
         recordings: Every tier's recording.
+        language: The page's language (`en`, `zh`): what each tier stands for is said in it.
 
     Returns:
         The block's tiers; a tier shown in place of this build's output comes first (a GPU tier first).
@@ -162,10 +186,10 @@ def tiers_for(result: BlockResult, recordings: Iterable[Recording]) -> BlockTier
             continue
         shown = ShownTier(
             recording.tier,
-            machine_in_words(block.provenance, recording.recorded, recording.cpu_share),
+            machine_in_words(block.provenance, recording.recorded, recording.cpu_share, language),
             block,
             same=_same(result, block),
-            stands_for=recording.stands_for,
+            stands_for=_stands_for(recording, language),
             contended=contended(recording.cpu_share),
         )
         if result.digest is None or block.digest != result.digest:

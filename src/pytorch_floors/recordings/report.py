@@ -122,9 +122,13 @@ def machines_html(
     return render(
         "machines.html",
         language,
-        own_label=machine_in_words(measured) if measured is not None else OWN,
+        own_label=machine_in_words(measured, language=language) if measured is not None else OWN,
         tiers=[
-            {"name": r.tier, "label": machine_in_words(r.machine, r.recorded, r.cpu_share), "stands_for": r.stands_for}
+            {
+                "name": r.tier,
+                "label": machine_in_words(r.machine, r.recorded, r.cpu_share, language),
+                "stands_for": r.stands_for,
+            }
             for r in recordings
         ],
         columns=[{"name": OWN, "tier": None}, *({"name": r.tier, "tier": r.tier} for r in recordings)],

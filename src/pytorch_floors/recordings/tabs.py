@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from markupsafe import Markup
 
-from pytorch_floors.i18n.messages import PageLanguage
+from pytorch_floors.i18n.messages import PageLanguage, t
 from pytorch_floors.recordings.compare import BlockTiers
 from pytorch_floors.render.templates import render, template
 
@@ -159,16 +159,22 @@ def tier_tabs_html(
     """
     tabs = [
         TierTab(
-            f"{shown.tier} (contended)" if shown.contended else shown.tier,
+            t("{tier} (contended)", language, tier=shown.tier) if shown.contended else shown.tier,
             contents[shown.tier][0],
             contents[shown.tier][1],
             tier=shown.tier,
             differing=contents[shown.tier][2],
-            note=f"Recorded on {shown.tier}, which measured what this build's machine could not; this build's "
-            "own output, with its claims that could not apply here, is in the next tab."
+            note=t(
+                "Recorded on {tier}, which measured what this build's machine could not; this build's "
+                "own output, with its claims that could not apply here, is in the next tab.",
+                language,
+                tier=shown.tier,
+            )
             if shown.elsewhere
             else "",
-            machine=f"{shown.stands_for}: {shown.label}" if shown.stands_for else shown.label,
+            machine=t("{stands_for}: {label}", language, stands_for=shown.stands_for, label=shown.label)
+            if shown.stands_for
+            else shown.label,
         )
         for shown in tiers.current
         if not shown.same

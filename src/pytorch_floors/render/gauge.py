@@ -193,7 +193,7 @@ def render_gauge(
     if stop is not None and elevator_href is not None:
         elevator = _ElevatorLink(
             href=f"{elevator_href}#{stop.section}",
-            text=t("Express elevator: {stage} {work}", language, stage=stop.stage, work=stop.work),
+            text=t("Express elevator: {stage} {work}", language, stage=stop.stage, work=stop.work_in(language)),
         )
     return render(
         "gauge.html",
@@ -253,7 +253,9 @@ def _elevator_items(
     items = []
     for floor in FLOORS:
         stop = elevator.stop_at(floor)
-        stage = None if stop is None else _StageLink(href=section_href(stop), stage=stop.stage, work=stop.work)
+        stage = (
+            None if stop is None else _StageLink(href=section_href(stop), stage=stop.stage, work=stop.work_in(language))
+        )
         mark = "skipped" if stop is None else "stop"
         items.append(
             _Item(

@@ -43,6 +43,7 @@ class Tier:
         hogs_per_core: As many more for each core this process may use.
         neighbour: A neighbour builds a copy of the site cold, again and again, while the run lasts.
         venv: The environment the run's Python comes from, or `None` for the one running this.
+        stands_for_zh: The machines it stands for, in the Chinese edition's words.
     """
 
     name: str
@@ -53,33 +54,61 @@ class Tier:
     hogs_per_core: int = 0
     neighbour: bool = False
     venv: TierEnvironment | None = None
+    stands_for_zh: str = ""
+
+    def stands_for_in(self, language: str) -> str:
+        """The machines it stands for, in a language (`en`, `zh`)."""
+        return self.stands_for_zh if language == "zh" and self.stands_for_zh else self.stands_for
 
 
 TIERS = (
-    Tier("as-is", "a laptop or workstation as it is"),
+    Tier("as-is", "a laptop or workstation as it is", stands_for_zh="一台原样的笔记本电脑或工作站"),
     Tier(
         "one-core-scalar",
         "a single-vCPU runner without AVX2 or AVX-512 kernels",
         {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "ATEN_CPU_CAPABILITY": "default"},
         cpus="0",
+        stands_for_zh="只有一个 vCPU、不用 AVX2 或 AVX-512 内核的运行器",
     ),
-    Tier("loaded", "a busy CI host", hogs=2),
+    Tier("loaded", "a busy CI host", hogs=2, stands_for_zh="一台繁忙的 CI 主机"),
     Tier(
         "crowded",
         "a shared JupyterHub node or an oversubscribed CI host",
         hogs_per_core=2,
         neighbour=True,
+        stands_for_zh="共享的 JupyterHub 节点或超额分配的 CI 主机",
     ),
-    Tier("spawn", "Windows or macOS Python (no fork server)", {"FLOORS_START_METHOD": "spawn"}),
-    Tier("avx2", "an AVX2-only CPU (emulated: torch's kernels capped at AVX2)", {"ATEN_CPU_CAPABILITY": "avx2"}),
+    Tier(
+        "spawn",
+        "Windows or macOS Python (no fork server)",
+        {"FLOORS_START_METHOD": "spawn"},
+        stands_for_zh="Windows 或 macOS 上的 Python（没有 fork 服务器）",
+    ),
+    Tier(
+        "avx2",
+        "an AVX2-only CPU (emulated: torch's kernels capped at AVX2)",
+        {"ATEN_CPU_CAPABILITY": "avx2"},
+        stands_for_zh="只有 AVX2 的 CPU（模拟：torch 的内核上限为 AVX2）",
+    ),
     Tier(
         "cuda-build-no-gpu",
         "PyPI's CUDA build of torch on a machine without a GPU",
         {"CUDA_VISIBLE_DEVICES": ""},
         venv=TierEnvironment(".venv-cuda", pypi_torch=True, cuda_build=True),
+        stands_for_zh="没有 GPU 的机器上的 PyPI CUDA 版 torch",
     ),
-    Tier("python3.12", "a stock Python 3.12 (Ubuntu 24.04)", venv=TierEnvironment(".venv-py3.12", "3.12")),
-    Tier("python3.13", "a stock Python 3.13 (Homebrew, Debian 13)", venv=TierEnvironment(".venv-py3.13", "3.13")),
+    Tier(
+        "python3.12",
+        "a stock Python 3.12 (Ubuntu 24.04)",
+        venv=TierEnvironment(".venv-py3.12", "3.12"),
+        stands_for_zh="系统自带的 Python 3.12（Ubuntu 24.04）",
+    ),
+    Tier(
+        "python3.13",
+        "a stock Python 3.13 (Homebrew, Debian 13)",
+        venv=TierEnvironment(".venv-py3.13", "3.13"),
+        stands_for_zh="系统自带的 Python 3.13（Homebrew、Debian 13）",
+    ),
 )
 """Every tier, in the order `make machines` builds them."""
 
