@@ -552,3 +552,30 @@ def browser(chromium_path: str) -> Iterator[Browser]:
         instance = playwright.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
         yield instance
         instance.close()
+
+
+@pytest.fixture(scope="session")
+def toured(
+    tmp_path_factory: pytest.TempPathFactory,
+    *,
+    browser: Browser,
+    site_url: str,
+    built_site: Build,
+    axe_core: str,
+    output_dir: Path,
+) -> Callable[[str], Any]:
+    """The tour of the built site in a viewport and palette (tests/page_tour.py), made once per test run.
+
+    Every page a check reads there is loaded once, and every check's facts read from it: a test asserts on
+    `toured("phone-slate").facts("head")` where it loaded the pages itself.
+    """
+    from page_tour import TOURS, Toured, take_tour  # noqa: PLC0415  (Playwright: loaded by the browser tests only)
+
+    @functools.cache
+    def tour(name: str) -> Toured:
+        def make(_: Path) -> dict[str, Any]:
+            return take_tour(browser, site_url, built_site.site, TOURS[name], axe_core=axe_core, output_dir=output_dir)
+
+        return Toured(TOURS[name], once_per_run(run_dir(tmp_path_factory), f"tour-{name}", make))
+
+    return tour
