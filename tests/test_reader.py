@@ -73,55 +73,31 @@ def gauge_current(tab: Page) -> str:
 
 @pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
 def test_desktop_gauge_replaces_the_sidebar_floors_list_and_marks_one_floor(
-    browser: Browser, site_url: str, floor: Floor
+    toured: Callable[[str], Toured], floor: Floor
 ) -> None:
-    context = browser.new_context(viewport=DESKTOP)
-    tab = context.new_page()
-    tab.goto(f"{site_url}floors/{floor.key}/")
-    gauge = tab.locator(".md-sidebar--primary nav.floors-gauge")
-    assert gauge.count() == 1 and gauge.is_visible()
-    assert tab.locator('nav.floors-gauge [aria-current="page"]').count() == 1
-    assert floor.title in gauge_current(tab)
-    assert gauge.locator(".floors-gauge__caption").inner_text() == f"Floor {floor.number} of {len(FLOORS)}"
-    assert not tab.locator("nav.floors-depthbar").is_visible()
+    found = toured("desktop-default").facts("gauge")[f"floors/{floor.key}/"]
+    assert found["count"] == 1 and found["visible"]
+    assert found["current_marks"] == 1
+    assert floor.title in found["current"]
+    assert found["caption"] == f"Floor {floor.number} of {len(FLOORS)}"
+    assert not found["depthbar_visible"]
     # The floors' list appears once on the screen: no other navigation link to floor 1 is in view.
-    visible = tab.evaluate(VISIBLE_LINKS_TO, FLOORS[0].key)
+    visible = found["links_to_floor_1"]
     assert visible == 1, f"{visible} visible links to floor 1 on floor {floor.number}"
-    context.close()
-
-
-VISIBLE_LINKS_TO = """
-(key) => [...document.querySelectorAll('a[href]')].filter(a => {
-  const r = a.getBoundingClientRect();
-  const url = new URL(a.href);
-  return a.closest('nav, .md-sidebar') && !a.rel && !url.hash && url.pathname.endsWith(`/floors/${key}/`)
-    && r.width > 0 && r.height > 0
-    && r.right > 0 && r.left < innerWidth && r.bottom > 0 && r.top < innerHeight
-    && getComputedStyle(a).visibility !== 'hidden'
-    // a closed menu's links are laid out but transparent (the header's language selector)
-    && a.checkVisibility({opacityProperty: true, visibilityProperty: true});
-}).length
-"""
 
 
 @pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
-def test_phone_depth_bar_names_the_floor_and_opens_on_tap(browser: Browser, site_url: str, floor: Floor) -> None:
-    context = browser.new_context(viewport=MOBILE, has_touch=True)
-    tab = context.new_page()
-    tab.goto(f"{site_url}floors/{floor.key}/")
-    bar = tab.locator("nav.floors-depthbar")
-    assert bar.is_visible()
-    summary = bar.locator("summary")
-    assert f"Floor {floor.number} of {len(FLOORS)}" in summary.inner_text()
-    assert floor.title in summary.inner_text()
-    assert bar.locator(".floors-depthbar__segments > span").count() == len(FLOORS)
-    links = bar.locator("a")
-    assert not links.first.is_visible()
-    summary.tap()
-    assert links.count() == len(FLOORS) and links.first.is_visible()
-    assert bar.locator('a[aria-current="page"]').inner_text().endswith(floor.title)
-    assert tab.evaluate(VISIBLE_LINKS_TO, FLOORS[0].key) == 1
-    context.close()
+def test_phone_depth_bar_names_the_floor_and_opens_on_tap(toured: Callable[[str], Toured], floor: Floor) -> None:
+    found = toured("phone-default").facts("depth_bar")[f"floors/{floor.key}/"]
+    assert found["visible"]
+    assert f"Floor {floor.number} of {len(FLOORS)}" in found["summary"]
+    assert floor.title in found["summary"]
+    assert found["segments"] == len(FLOORS)
+    assert not found["closed_link_visible"]
+    # ... and a tap opens it
+    assert found["links"] == len(FLOORS) and found["open_link_visible"]
+    assert found["current"].endswith(floor.title)
+    assert found["links_to_floor_1"] == 1
 
 
 TAP_TARGETS_JS = """
