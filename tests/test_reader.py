@@ -378,21 +378,24 @@ def test_an_old_anchor_still_lands_on_its_renamed_section(page: Page, site_url: 
 LAST_SECTION_JS = "() => [...document.querySelectorAll('article h2[id]')].pop().id"
 
 
-def _settled_box(tab: Page, anchor: str) -> FloatRect | None:
-    """The section's box once it is at the top, or, if it never gets there within 5 s, where it is then.
+def _settled_boxes(tabs: dict[str, Page], anchors: dict[str, str]) -> dict[str, FloatRect | None]:
+    """Each tab's section's box once it is at the top, or, if it never gets there within 5 s, where it is then.
 
     A fixed 300 ms wait failed on a busy machine, where the scroll had not happened yet: the check is
-    that the section ends at the top, which a section moved by blocks drawn late never does.
+    that the section ends at the top, which a section moved by blocks drawn late never does. The tabs
+    are waited for one after the other, then 300 ms more for all of them at once: each box is read at
+    least 300 ms after its section reached the top.
     """
-    with contextlib.suppress(PlaywrightTimeoutError):
-        tab.wait_for_function(
-            "([id, top]) => { const r = document.getElementById(id).getBoundingClientRect(); "
-            "return r.top >= 0 && r.top < top; }",
-            arg=[anchor, AT_THE_TOP_PX],
-            timeout=5000,
-        )
-    tab.wait_for_timeout(300)  # anything drawn late would move it now
-    return tab.locator(f"#{anchor}").bounding_box()
+    for path, tab in tabs.items():
+        with contextlib.suppress(PlaywrightTimeoutError):
+            tab.wait_for_function(
+                "([id, top]) => { const r = document.getElementById(id).getBoundingClientRect(); "
+                "return r.top >= 0 && r.top < top; }",
+                arg=[anchors[path], AT_THE_TOP_PX],
+                timeout=5000,
+            )
+    next(iter(tabs.values())).wait_for_timeout(300)  # anything drawn late would move it now
+    return {path: tab.locator(f"#{anchors[path]}").bounding_box() for path, tab in tabs.items()}
 
 
 @pytest.mark.parametrize("viewport", [MOBILE, DESKTOP], ids=["390", "1280"])
@@ -402,25 +405,35 @@ def test_a_section_far_down_a_page_lands_at_the_top(browser: Browser, site_url: 
 
     Drawing only the blocks near the screen (`content-visibility: auto`) lightens a page but broke
     the first: the browser scrolled by estimated heights, then the blocks it drew moved the section.
+    Every floor has its own tab, each step taken on all of them before the next: their waits overlap.
     """
     context = browser.new_context(viewport=viewport)
-    tab = context.new_page()
-    missed = []
-    for path in [f"floors/{f.key}/" for f in FLOORS]:
+    paths = [f"floors/{f.key}/" for f in FLOORS]
+    tabs = {path: context.new_page() for path in paths}
+    for path, tab in tabs.items():
+        tab.goto(site_url + path, wait_until="commit")
+    anchors: dict[str, str] = {}
+    for path, tab in tabs.items():
         # Material's instant navigation sets the page up after `load`, and a hash set before it has
         # is sometimes lost (3 of 12 tries): a reader clicks once the page is up.
-        tab.goto(site_url + path, wait_until="networkidle")
-        anchor = tab.evaluate(LAST_SECTION_JS)
-        tab.evaluate("(id) => { location.hash = id; }", anchor)
-        within_page = _settled_box(tab, anchor)
+        tab.wait_for_load_state("networkidle")
+        anchors[path] = tab.evaluate(LAST_SECTION_JS)
+        tab.evaluate("(id) => { location.hash = id; }", anchors[path])
+    within_page = _settled_boxes(tabs, anchors)
+    for tab in tabs.values():
         tab.goto("about:blank")
-        tab.goto(f"{site_url}{path}#{anchor}")
+    for path, tab in tabs.items():
+        tab.goto(f"{site_url}{path}#{anchors[path]}", wait_until="commit")
+    for tab in tabs.values():
+        tab.wait_for_load_state("load")
         tab.wait_for_function("window.scrollY > 0")
-        fresh = _settled_box(tab, anchor)
-        for how, box in (("from within the page", within_page), ("opened fresh", fresh)):
-            if box is None or not 0 <= box["y"] < AT_THE_TOP_PX:
-                missed.append(f"{path}#{anchor} {how}: {box}")
+    fresh = _settled_boxes(tabs, anchors)
     context.close()
+    missed = []
+    for path in paths:
+        for how, box in (("from within the page", within_page[path]), ("opened fresh", fresh[path])):
+            if box is None or not 0 <= box["y"] < AT_THE_TOP_PX:
+                missed.append(f"{path}#{anchors[path]} {how}: {box}")
     assert missed == [], missed
 
 
