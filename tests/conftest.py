@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import importlib.util
@@ -21,7 +22,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
-from filelock import FileLock
+from filelock import FileLock, Timeout
 from torch_only import TorchOnly, make_torch_only
 
 from pytorch_floors.claims import CHANNEL, Claim, parse_claims
@@ -317,14 +318,31 @@ def once_per_run(
         made: dict[str, Any] = json.loads(record.read_text(encoding="utf-8"))
         return made
     with FileLock(lock if isinstance(lock, Path) else shared / f"{lock or name}.lock"):
-        if record.is_file():
-            made = json.loads(record.read_text(encoding="utf-8"))
-            return made
-        made = make(shared / name)
-        partial = record.with_name(f"{record.name}.{os.getpid()}.partial")
-        partial.write_text(json.dumps(made), encoding="utf-8")
-        partial.replace(record)  # whole or not at all: a reader outside the lock never sees half a record
+        return _made_under_lock(shared, name, make)
+
+
+def _made_under_lock(shared: Path, name: str, make: Callable[[Path], dict[str, Any]]) -> dict[str, Any]:
+    """`once_per_run`'s record of `name`, read, or made and written whole, by the holder of its lock."""
+    record = shared / f"{name}.json"
+    if record.is_file():
+        made: dict[str, Any] = json.loads(record.read_text(encoding="utf-8"))
         return made
+    made = make(shared / name)
+    partial = record.with_name(f"{record.name}.{os.getpid()}.partial")
+    partial.write_text(json.dumps(made), encoding="utf-8")
+    partial.replace(record)  # whole or not at all: a reader outside the lock never sees half a record
+    return made
+
+
+def make_unless_taken(shared: Path, name: str, make: Callable[[Path], dict[str, Any]]) -> None:
+    """Make what `once_per_run(shared, name, make)` would, now, unless it is made or another worker is making it.
+
+    A worker about to wait for one thing another worker makes can make another meanwhile, instead of idling.
+    """
+    if (shared / f"{name}.json").is_file():
+        return
+    with contextlib.suppress(Timeout), FileLock(shared / f"{name}.lock", timeout=0):
+        _made_under_lock(shared, name, make)
 
 
 def project_build(tmp_path_factory: pytest.TempPathFactory, name: str, env: dict[str, str], timeout: float) -> Build:
@@ -552,3 +570,41 @@ def browser(chromium_path: str) -> Iterator[Browser]:
         instance = playwright.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
         yield instance
         instance.close()
+
+
+@pytest.fixture(scope="session")
+def toured(
+    tmp_path_factory: pytest.TempPathFactory,
+    *,
+    browser: Browser,
+    site_url: str,
+    built_site: Build,
+    axe_core: str,
+    output_dir: Path,
+) -> Callable[[str], Any]:
+    """The tour of the built site in a viewport and palette (tests/page_tour.py), made once per test run.
+
+    Every page a check reads there is loaded once, and every check's facts read from it: a test asserts on
+    `toured("phone-slate").facts("head")` where it loaded the pages itself.
+    """
+    from page_tour import TOURS, Toured, take_tour  # noqa: PLC0415  (Playwright: loaded by the browser tests only)
+
+    shared = run_dir(tmp_path_factory)
+
+    def maker(name: str) -> Callable[[Path], dict[str, Any]]:
+        tour = TOURS[name]
+        return lambda _: take_tour(browser, site_url, built_site.site, tour, axe_core=axe_core, output_dir=output_dir)
+
+    @functools.cache
+    def tour(name: str) -> Toured:
+        make_unless_taken(shared, f"tour-{name}", maker(name))
+        if not (shared / f"tour-{name}.json").is_file():
+            # Another worker is making it: rather than wait, make the tours nobody is making yet (a run that
+            # reads one tour reads them all), then read it.
+            for other in TOURS:
+                # One that fails records nothing: the test that reads it makes it again, and fails on its own.
+                with contextlib.suppress(Exception):
+                    make_unless_taken(shared, f"tour-{other}", maker(other))
+        return Toured(TOURS[name], once_per_run(shared, f"tour-{name}", maker(name)))
+
+    return tour

@@ -5,30 +5,42 @@ Real Chromium over the strictly built site (`built_site`), served on 127.0.0.1 (
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import json
 import re
-import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 from accessibility import serious_violations, settle
 from bs4 import BeautifulSoup
+from page_tour import (
+    CHART_PAGES,
+    CODE_LINK_PAGES,
+    CODE_PAGES,
+    DESKTOP,
+    FLOOR_PAGES,
+    HEAD_JS,
+    LAB_PAGES,
+    MEASURED,
+    MEASURED_NOTHING,
+    MOBILE,
+    PHONE_AXE_DARK,
+    PHONE_AXE_EVERY,
+    Toured,
+    pages_with_tables,
+    screenshot_name,
+    set_palette,
+    site_pages,
+)
 from playwright.sync_api import Browser, Page, ViewportSize, expect
-from test_reader import DESKTOP, MOBILE, set_palette, site_pages
 
-from conftest import ROOT, Build
+from conftest import Build
 from pytorch_floors.editions.anchors import CITABLE_PAGES, page_url
 from pytorch_floors.floors import FLOORS, MAP_PAGE
 
 pytestmark = pytest.mark.browser
-
-FLOOR_PAGES = [f"floors/{f.key}/" for f in FLOORS]
-LAB_PAGES = [f"labs/{f.key}/" for f in FLOORS]
 
 TITLE_WITHIN_PX = 170
 """On a phone a page's title starts this high at most: its first screen shows the title and the text under it."""
@@ -104,41 +116,22 @@ def test_the_desktop_keeps_the_gauge_on_the_left_and_the_contents_on_the_right(
 
 # ---- 3. the title on the first screen -------------------------------------------------------------
 
-HEAD_JS = """
-() => {
-  const box = (e) => e && e.getClientRects().length ? e.getBoundingClientRect() : null;
-  const h1 = box(document.querySelector('article h1'));
-  const building = box(document.querySelector('article .floors-building'));
-  return {h1: h1.top, building: building && {top: building.top, middle: building.top + building.height / 2}};
-}
-"""
-
-
-def screenshot_name(path: str) -> str:
-    """`part-0`, `floor-4-dispatcher`, `lab-4-dispatcher`: the page a screenshot shows."""
-    kind, _, key = path.strip("/").partition("/")
-    return f"{kind.removesuffix('s')}-{key}" if key else "part-0"
-
 
 @pytest.mark.parametrize("scheme", ["default", "slate"])
 def test_a_phone_shows_the_title_high_and_part_0_half_its_building(
-    phone: Page, site_url: str, scheme: str, output_dir: Path
+    toured: Callable[[str], Toured], scheme: str
 ) -> None:
-    shots = output_dir / "phone"
-    shots.mkdir(exist_ok=True)
+    """Part 0, the floors and the labs in the phone's tour of the palette (its screenshots: test-output/phone)."""
+    facts = toured(f"phone-{scheme}").facts("head")
     late = []
     for path in ["", *FLOOR_PAGES, *LAB_PAGES]:
-        phone.goto(site_url + path)
-        set_palette(phone, scheme)
-        head = phone.evaluate(HEAD_JS)
+        head = facts[path]
         if head["h1"] > TITLE_WITHIN_PX:
             late.append(f"{path or 'index'}: the title starts {head['h1']:.0f} px down")
         if path == "":
             assert head["building"] is not None, "Part 0 draws the building"
             if head["building"]["middle"] > MOBILE["height"]:
                 late.append(f"index: the building's middle is {head['building']['middle']:.0f} px down")
-        if path in ("", FLOOR_PAGES[3], LAB_PAGES[3]):
-            phone.screenshot(path=str(shots / f"{screenshot_name(path)}-390-{scheme}.png"))
     assert late == [], "\n".join(late)
 
 
@@ -192,27 +185,14 @@ def test_the_desktop_keeps_its_header_a_one_line_provenance_and_no_depth_bar(
 
 # ---- 8. tables that fit, and the provenance only where something was measured --------------------
 
-WIDE_JS = """
-() => ({
-  page: document.documentElement.scrollWidth,
-  tables: [...document.querySelectorAll('article table')].filter(t => t.getClientRects().length).flatMap(t => {
-    const r = t.getBoundingClientRect();
-    const wrap = t.closest('.md-typeset__scrollwrap');
-    const scrolls = wrap && wrap.scrollWidth > wrap.clientWidth + 1;
-    return r.right > innerWidth + 0.5 || r.left < -0.5 || scrolls
-      ? [`${(t.querySelector('caption, th') || t).textContent.trim().slice(0, 30)}: ${Math.round(r.width)} px`] : [];
-  }),
-})
-"""
 
-
-def test_no_page_or_table_is_wider_than_a_phone(phone: Page, site_url: str, built_site: Build) -> None:
+def test_no_page_or_table_is_wider_than_a_phone(toured: Callable[[str], Toured], built_site: Build) -> None:
+    facts = toured("phone-default").facts("wide")
     wide = []
     pages = site_pages(built_site.site)
     assert "build-report/" in pages and "reference/measure/" in pages
     for path in pages:
-        phone.goto(site_url + path)
-        found = phone.evaluate(WIDE_JS)
+        found = facts[path]
         if found["page"] > MOBILE["width"]:
             wide.append(f"{path or 'index'}: the page is {found['page']} px wide")
         wide += [f"{path}: table {table}" for table in found["tables"]]
@@ -247,19 +227,14 @@ def test_the_reports_first_screens_hold_its_summaries_and_exceptions_with_every_
 
 @pytest.mark.parametrize("scheme", ["default", "slate"])
 def test_a_phone_reads_each_floors_opening_line_whole_and_sees_where_code_scrolls(
-    phone: Page, site_url: str, scheme: str
+    toured: Callable[[str], Toured], scheme: str
 ) -> None:
     # The program line under "What you see" was cut mid-name on floors 1, 4, 6 and 8, with no sign that it scrolled.
+    facts = toured(f"phone-{scheme}").facts("opening")
     for path in FLOOR_PAGES:
-        phone.goto(site_url + path)
-        set_palette(phone, scheme)
-        first = phone.locator("h2#what-you-see ~ .highlight pre > code").first
-        overflow = first.evaluate("c => c.scrollWidth - c.clientWidth")
+        overflow = facts[path]["overflow"]
         assert overflow <= 1, f"{path}: the opening program is {overflow} px wider than its box"
-    phone.goto(site_url + FLOOR_PAGES[3])
-    scrolling = phone.locator("article pre > code").evaluate_all(
-        "cs => cs.filter(c => c.scrollWidth > c.clientWidth + 1).map(c => getComputedStyle(c).backgroundImage)"
-    )
+    scrolling = facts[FLOOR_PAGES[3]]["scrolling"]
     assert scrolling, "floor 4 has code wider than a phone"
     assert all(image.count("radial-gradient") == 2 for image in scrolling), "each scrolling block shows its edge"
 
@@ -274,23 +249,12 @@ def test_the_sidebar_opens_at_its_top_when_the_pages_link_is_in_view_there(deskt
     expect(desktop.locator(".md-sidebar--primary nav.floors-gauge").first).to_be_in_viewport()
 
 
-SPLIT_WORDS_JS = """
-() => [...document.querySelectorAll('article table:not([class]) td :is(strong, em, b)')]
-  .filter(e => !/\\s/.test(e.textContent.trim()) && e.textContent.trim().length > 1)
-  .filter(e => e.getBoundingClientRect().height > 1.5 * parseFloat(getComputedStyle(e).lineHeight))
-  .map(e => e.textContent.trim())
-"""
-"""The one-word emphases in a Markdown table's cells that the phone breaks over two lines."""
-
-
-def test_a_phone_breaks_no_word_of_a_table_cell_in_two(phone: Page, site_url: str, built_site: Build) -> None:
+def test_a_phone_breaks_no_word_of_a_table_cell_in_two(toured: Callable[[str], Toured], built_site: Build) -> None:
     # The compile page's stops table read "AOTAutogra|d": every cell could break anywhere.
+    facts = toured("phone-default").facts("split_words")
     split = []
-    for path in site_pages(built_site.site):
-        if "<table>" not in (built_site.site / path / "index.html").read_text(encoding="utf-8"):
-            continue
-        phone.goto(site_url + path)
-        split += [f"{path}: {word}" for word in phone.evaluate(SPLIT_WORDS_JS)]
+    for path in pages_with_tables(built_site.site):
+        split += [f"{path}: {word}" for word in facts[path]]
     assert split == [], split
 
 
@@ -317,51 +281,30 @@ def test_the_desktop_keeps_its_tables(desktop: Page, site_url: str, path: str) -
     assert desktop.locator("article table thead").first.is_visible()
 
 
-MEASURED = ["", *FLOOR_PAGES, *LAB_PAGES, "build-report/"]
-MEASURED_NOTHING = ["cite/", "what-changed/", "proofs/", "reference/", "reference/measure/", "reference/gauge/"]
-
-
 @pytest.mark.parametrize("viewport", [MOBILE, DESKTOP], ids=["390", "1280"])
 def test_the_provenance_shows_only_where_something_was_measured(
-    browser: Browser, site_url: str, viewport: ViewportSize
+    toured: Callable[[str], Toured], viewport: ViewportSize
 ) -> None:
-    context = browser.new_context(viewport=viewport)
-    tab = context.new_page()
-    visible = ".floors-provenance-fold > summary"
+    facts = toured("phone-default" if viewport is MOBILE else "desktop-default").facts("provenance")
     wrong = []
     for path in [*MEASURED, *MEASURED_NOTHING]:
-        tab.goto(site_url + path)
-        shown = tab.locator(visible).is_visible()
-        present = tab.locator(".floors-provenance, .floors-provenance-fold").count()
-        if path in MEASURED and not shown:
+        if path in MEASURED and not facts[path]["shown"]:
             wrong.append(f"{path or 'index'} measured, but says not on what")
-        if path in MEASURED_NOTHING and present:
+        if path in MEASURED_NOTHING and facts[path]["present"]:
             wrong.append(f"{path} measured nothing, but shows a provenance line")
-    context.close()
     assert wrong == [], wrong
 
 
 # ---- 5. file names in links keep their underscores ------------------------------------------------
 
-CODE_LINKS_JS = """
-() => [...document.querySelectorAll('article a')].filter(a => a.querySelector(':scope > code')
-    && a.getClientRects().length && getComputedStyle(a).textDecorationLine.includes('underline'))
-  .map(a => { const s = getComputedStyle(a);
-              return {text: a.textContent.trim(), offset: parseFloat(s.textUnderlineOffset),
-                      size: parseFloat(s.fontSize)}; })
-"""
-
 
 @pytest.mark.parametrize("viewport", [MOBILE, DESKTOP], ids=["390", "1280"])
-def test_linked_file_names_keep_their_underscores(browser: Browser, site_url: str, viewport: ViewportSize) -> None:
+def test_linked_file_names_keep_their_underscores(toured: Callable[[str], Toured], viewport: ViewportSize) -> None:
     """The underline of a link whose text is code sits below the underscores (0.45em), not on them (0.15em)."""
-    context = browser.new_context(viewport=viewport)
-    tab = context.new_page()
+    facts = toured("phone-default" if viewport is MOBILE else "desktop-default").facts("code_links")
     links: list[dict[str, Any]] = []
-    for path in ["proofs/", FLOOR_PAGES[3]]:
-        tab.goto(site_url + path)
-        links += [{**link, "page": path} for link in tab.evaluate(CODE_LINKS_JS)]
-    context.close()
+    for path in CODE_LINK_PAGES:
+        links += [{**link, "page": path} for link in facts[path]]
     assert any(link["text"] == "walk_2_library.py" for link in links), "the Proofs page links walk_2_library.py"
     assert len({link["page"] for link in links}) == 2
     on_the_underscores = [link for link in links if link["offset"] < 0.4 * link["size"]]
@@ -453,21 +396,6 @@ def test_a_labs_fold_labels_are_not_its_search_excerpt(built_site: Build) -> Non
 # ---- 1. charts that a phone can read --------------------------------------------------------------
 
 
-def _bench_reader() -> ModuleType:
-    """bench/reader.py, whose chart audit these tests hold to zero."""
-    spec = importlib.util.spec_from_file_location("bench_reader", ROOT / "bench" / "reader.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-CHART_LAYOUT_JS: str = _bench_reader().CHART_LAYOUT_JS
-"""Each chart of a page: its words outside what the reader sees of it, its overlapping pairs, its smallest text."""
-
-CHART_PAGES = ["", *FLOOR_PAGES, *LAB_PAGES]
-
 SMALLEST_CHART_TEXT_PX = 12.0
 """A chart's words, as drawn on the screen, are this large at least."""
 
@@ -475,61 +403,34 @@ SMALLEST_CHART_TEXT_PX = 12.0
 @pytest.mark.parametrize("scheme", ["default", "slate"])
 @pytest.mark.parametrize("viewport", [MOBILE, DESKTOP], ids=["390", "1280"])
 def test_every_charts_words_lie_inside_it_apart_and_large_enough(
-    browser: Browser, site_url: str, viewport: ViewportSize, scheme: str
+    toured: Callable[[str], Toured], viewport: ViewportSize, scheme: str
 ) -> None:
     """Part 0, every floor and every lab: no word of a chart (title, tick, label, legend) falls outside
     what the reader sees of it, no two overlap by more than a quarter of the smaller, none under 12 px."""
-    context = browser.new_context(viewport=viewport)
-    tab = context.new_page()
+    facts = toured(f"{'phone' if viewport is MOBILE else 'desktop'}-{scheme}").facts("charts")
     problems: list[str] = []
     charts: dict[str, int] = {}
     for path in CHART_PAGES:
-        tab.goto(site_url + path)
-        set_palette(tab, scheme)
-        for chart in tab.evaluate(CHART_LAYOUT_JS):
+        for chart in facts[path]:
             charts[path] = charts.get(path, 0) + 1
             where = f"{path or 'index'} {chart['title'][:40]!r}"
             problems += [f"{where}: outside the chart: {word}" for word in chart["outside"]]
             problems += [f"{where}: overlapping: {pair}" for pair in chart["overlapping"]]
             if chart["smallest"] < SMALLEST_CHART_TEXT_PX:
                 problems.append(f"{where}: text drawn at {chart['smallest']:.1f} px")
-    context.close()
     assert charts.get(""), "Part 0 draws the path of a + b"
     assert sum(1 for page in FLOOR_PAGES if page in charts) >= len(FLOORS) / 2, f"the floors draw charts: {charts}"
     assert problems == [], f"{len(problems)} problems:\n" + "\n".join(problems[:30])
 
 
-OPENED_WIDE_JS = """
-async () => {
-  for (const details of document.querySelectorAll('article details')) details.open = true;
-  await new Promise(done => requestAnimationFrame(() => setTimeout(done, 50)));
-  // An element past the screen's edge, unless a box around it that fits the screen scrolls or clips it.
-  const fits = (e) => { const r = e.getBoundingClientRect(); return r.left >= -0.5 && r.right <= innerWidth + 0.5; };
-  const sticking = [...document.querySelectorAll('article *')].filter(e => {
-    if (!e.getClientRects().length || fits(e)) return false;
-    for (let n = e.parentElement; n && n !== document.body; n = n.parentElement) {
-      if (getComputedStyle(n).overflowX !== 'visible') return !fits(n);
-    }
-    return true;
-  });
-  return {
-    width: document.documentElement.scrollWidth,
-    sticking: sticking.slice(0, 5).map(e => `${e.tagName.toLowerCase()}.${e.getAttribute('class') || ''}: `
-      + `${(e.textContent || '').trim().slice(0, 50)} (to ${Math.round(e.getBoundingClientRect().right)} px)`),
-  };
-}
-"""
-
-
 @pytest.mark.parametrize("scheme", ["default", "slate"])
-def test_every_lab_with_its_boxes_open_fits_a_phone(phone: Page, site_url: str, scheme: str) -> None:
+def test_every_lab_with_its_boxes_open_fits_a_phone(toured: Callable[[str], Toured], scheme: str) -> None:
     """Opened, a lab's folded answers and solutions ("What to notice", code without `<code>`) stay within
     the screen: what is wider scrolls in its own box."""
+    facts = toured(f"phone-{scheme}").facts("opened_wide")
     wide = []
     for path in LAB_PAGES:
-        phone.goto(site_url + path)
-        set_palette(phone, scheme)
-        found = phone.evaluate(OPENED_WIDE_JS)
+        found = facts[path]
         if found["width"] > MOBILE["width"]:
             wide.append(f"{path}: opened, the page is {found['width']} px wide")
         wide += [f"{path}: {element}" for element in found["sticking"]]
@@ -538,53 +439,13 @@ def test_every_lab_with_its_boxes_open_fits_a_phone(phone: Page, site_url: str, 
 
 # ---- 2. code keeps its names whole -----------------------------------------------------------------
 
-CODE_ROWS_JS = r"""
-async () => {
-  for (const details of document.querySelectorAll('article details')) details.open = true;
-  await new Promise(done => requestAnimationFrame(() => setTimeout(done, 50)));
-  // Each line of each code block and output, as the rows it is drawn on: [{left, top}] per row.
-  // The one-page program's opening line wraps on a phone (floors.css): it is read, not scanned by column.
-  const opening = 'h2#what-you-see + p + .highlight pre, h2#what-you-see + .highlight pre';
-  return [...document.querySelectorAll('article pre')].filter(pre => pre.getClientRects().length)
-    .filter(pre => !(matchMedia('(max-width: 44.984375em)').matches && pre.matches(opening))).map(pre => {
-    const block = pre.querySelector(':scope > code') || pre;
-    const lines = [[]];
-    const walker = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      const parts = node.textContent.split('\n');
-      let offset = 0;
-      parts.forEach((part, index) => {
-        if (index) lines.push([]);
-        if (part.length) {
-          const range = document.createRange();
-          range.setStart(node, offset);
-          range.setEnd(node, offset + part.length);
-          const row = lines[lines.length - 1];
-          for (const r of range.getClientRects()) if (r.width > 0) row.push({left: r.left, top: r.top});
-        }
-        offset += part.length + 1;
-      });
-    }
-    const box = pre.getBoundingClientRect();
-    const ch = parseFloat(getComputedStyle(block).fontSize) * 0.6;
-    const rows = lines.map(boxes => {
-      const tops = [...new Set(boxes.map(b => Math.round(b.top)))].sort((a, b) => a - b);
-      return tops.map(top => Math.min(...boxes.filter(b => Math.round(b.top) === top).map(b => b.left)));
-    });
-    return {text: block.textContent.slice(0, 40), right: box.right, ch, rows: rows.filter(r => r.length)};
-  });
-}
-"""
 
-CODE_PAGES = [FLOOR_PAGES[3], FLOOR_PAGES[6], LAB_PAGES[2], LAB_PAGES[3]]
-
-
-def test_code_on_a_phone_scrolls_sideways_instead_of_breaking_names(phone: Page, site_url: str) -> None:
+def test_code_on_a_phone_scrolls_sideways_instead_of_breaking_names(toured: Callable[[str], Toured]) -> None:
     """A line of code or output is drawn on one row (its box scrolls), and every box fits the screen."""
+    facts = toured("phone-default").facts("code_rows")
     broken = []
     for path in CODE_PAGES:
-        phone.goto(site_url + path)
-        blocks = phone.evaluate(CODE_ROWS_JS)
+        blocks = facts[path]
         assert len(blocks) > 5, path
         for block in blocks:
             wrapped = [rows for rows in block["rows"] if len(rows) > 1]
@@ -595,13 +456,13 @@ def test_code_on_a_phone_scrolls_sideways_instead_of_breaking_names(phone: Page,
     assert broken == [], "\n".join(broken[:10])
 
 
-def test_code_on_the_desktop_wraps_under_its_line(desktop: Page, site_url: str) -> None:
+def test_code_on_the_desktop_wraps_under_its_line(toured: Callable[[str], Toured]) -> None:
     """A line too long for the column continues on the next row indented under its start (never at the
     block's left edge, where it would read as a line of its own)."""
+    facts = toured("desktop-default").facts("code_rows")
     flush, wrapped = [], 0
     for path in CODE_PAGES:
-        desktop.goto(site_url + path)
-        for block in desktop.evaluate(CODE_ROWS_JS):
+        for block in facts[path]:
             for rows in block["rows"]:
                 wrapped += len(rows) > 1
                 if any(row < rows[0] + 1.5 * block["ch"] for row in rows[1:]):
@@ -714,28 +575,27 @@ DRAWER_OPEN = "with the drawer's contents open"
 
 @pytest.mark.parametrize("scheme", ["default", "slate"])
 def test_the_latest_axe_core_finds_nothing_serious_on_a_phone(
-    phone: Page, site_url: str, axe_core: str, scheme: str
+    toured: Callable[[str], Toured], phone: Page, site_url: str, axe_core: str, scheme: str
 ) -> None:
     """Every page at 390 px, by the latest axe-core (the one axe-playwright-python bundles is older): no
     serious or critical violation (it found `label-content-name-mismatch` on the edition selector).
 
     In the light palette, every page of the site's own; in the dark one, Part 0, two floors, a lab, the
-    build report and the gauge's reference. In both, a floor with the drawer open on its contents.
+    build report and the gauge's reference (both read in the phone's tour of the palette). In both, a floor
+    with the drawer open on its contents.
     """
+    facts = toured(f"phone-{scheme}").facts("axe")
     problems = []
-    every = ["", *FLOOR_PAGES, *LAB_PAGES, "proofs/", "cite/", "what-changed/", "build-report/", "reference/"]
-    every += ["how-it-works/", "instructors/"]
-    every += ["reference/gauge/"]
-    dark = ["", FLOOR_PAGES[len(FLOOR_PAGES) // 2], LAB_PAGES[3], "build-report/", "reference/gauge/"]
-    for path, state in [*((p, "") for p in (every if scheme == "default" else dark)), (FLOOR_PAGES[3], DRAWER_OPEN)]:
-        phone.goto(site_url + path)
-        set_palette(phone, scheme)
-        phone.wait_for_selector(".md-version__current")  # drawn by Material once versions.json arrives
-        if state == DRAWER_OPEN:
-            open_drawer(phone)
-            phone.locator(".md-sidebar--primary label.md-nav__link[for='__toc']").tap()
-            settle(phone)
-        problems += serious_violations(phone, axe_core, f"{path or 'index'}{f' {state}' if state else ''} [{scheme}]")
+    for path in PHONE_AXE_EVERY if scheme == "default" else PHONE_AXE_DARK:
+        problems += facts[path]
+    path = FLOOR_PAGES[3]
+    phone.goto(site_url + path)
+    set_palette(phone, scheme)
+    phone.wait_for_selector(".md-version__current")  # drawn by Material once versions.json arrives
+    open_drawer(phone)
+    phone.locator(".md-sidebar--primary label.md-nav__link[for='__toc']").tap()
+    settle(phone)
+    problems += serious_violations(phone, axe_core, f"{path} {DRAWER_OPEN} [{scheme}]")
     assert problems == [], "\n".join(problems)
 
 

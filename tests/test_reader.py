@@ -4,32 +4,28 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterator
-from pathlib import Path
+from collections.abc import Callable, Iterator
 from urllib.parse import urlsplit
 
 import pytest
-from accessibility import serious_violations, settle
-from playwright.sync_api import Browser, FloatRect, Page, Request, Response, ViewportSize
+from page_tour import (
+    DESKTOP,
+    LEGIBLE,
+    MOBILE,
+    Toured,
+    accessibility_targets,
+    first_lab,
+    reader_pages,
+    set_palette,
+    site_pages,
+)
+from playwright.sync_api import Browser, FloatRect, Page, ViewportSize
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from conftest import Build
 from pytorch_floors.floors import FLOORS, Floor
 
 pytestmark = pytest.mark.browser
-
-DESKTOP: ViewportSize = {"width": 1280, "height": 800}
-MOBILE: ViewportSize = {"width": 390, "height": 844}
-
-
-def site_pages(site: Path) -> list[str]:
-    pages = []
-    for index in sorted(site.rglob("index.html")):
-        if 'http-equiv="refresh"' in index.read_text(encoding="utf-8", errors="ignore")[:3000]:
-            continue  # a redirect stub, tested elsewhere
-        relative = index.parent.relative_to(site).as_posix()
-        pages.append("" if relative == "." else f"{relative}/")
-    return pages
 
 
 @pytest.fixture
@@ -54,90 +50,21 @@ def contrast(foreground: tuple[float, float, float], background: tuple[float, fl
     return (lighter + 0.05) / (darker + 0.05)
 
 
-COLOURS_JS = """
-(selector) => {
-  const parse = (c) => {
-    const m = c.match(/[\\d.]+/g).map(Number);
-    return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1];
-  };
-  const blend = (top, bottom) => [0, 1, 2].map(i => top[i] * top[3] + bottom[i] * (1 - top[3]));
-  return [...document.querySelectorAll(selector)].filter(e => e.getClientRects().length).map(e => {
-    const style = getComputedStyle(e);
-    const fg = parse(e instanceof SVGElement ? style.fill : style.color);
-    let layers = [];
-    for (let n = e; n && n.nodeType === 1; n = n.parentElement) {
-      const bg = parse(getComputedStyle(n).backgroundColor);
-      if (bg[3] > 0) layers.push(bg);
-      if (bg[3] === 1) break;
-    }
-    let bg = [255, 255, 255];
-    for (const layer of layers.reverse()) bg = blend(layer, bg);
-    return {text: (e.textContent || '').trim().slice(0, 40), fg: blend(fg, bg), bg};
-  });
-}
-"""
-
-
-def set_palette(tab: Page, scheme: str) -> None:
-    current = tab.evaluate("document.body.getAttribute('data-md-color-scheme')")
-    if current != scheme:
-        tab.locator("form[data-md-component=palette] label:visible").first.click()
-        tab.wait_for_function(f"document.body.getAttribute('data-md-color-scheme') === '{scheme}'")
-    settle(tab)  # Material fades the colours from one palette to the other
-
-
-TABS_AT_ONCE = 4
-"""Pages the load test has open at once: each waits out its network's half second of quiet while the others load."""
-
-
 def test_every_page_loads_cleanly_and_only_from_the_local_server(
-    browser: Browser, site_url: str, built_site: Build
+    toured: Callable[[str], Toured], built_site: Build
 ) -> None:
-    context = browser.new_context(viewport=DESKTOP)
-    host = urlsplit(site_url).netloc
-    external: list[str] = []
-    failed: list[str] = []
-    errors: list[str] = []
-    statuses: dict[str, int] = {}
-
-    def on_request(request: Request) -> None:
-        if urlsplit(request.url).netloc not in (host, ""):
-            external.append(request.url)
-
-    def on_failed(request: Request) -> None:
-        # A request the next navigation cancels (Material's search worker, still loading when the
-        # test moves on) is not a failure of the site; a missing file shows in `statuses`.
-        if request.failure != "net::ERR_ABORTED":
-            failed.append(f"{request.url} {request.failure}")
-
-    def on_response(response: Response) -> None:
-        statuses[response.url] = response.status
-
-    def watched(tab: Page) -> Page:
-        tab.on(
-            "console", lambda message: errors.append(f"{tab.url}: {message.text}") if message.type == "error" else None
-        )
-        tab.on("pageerror", lambda error: errors.append(f"{tab.url}: {error}"))
-        return tab
-
-    context.on("request", on_request)
-    context.on("requestfailed", on_failed)
-    context.on("response", on_response)
-    tabs = [watched(context.new_page()) for _ in range(TABS_AT_ONCE)]
+    """Every page of the site, loaded in the desktop's tour: from this server only, with no failed request,
+    no console error and no response of 400 or above."""
+    tour = toured("desktop-default").record
     pages = site_pages(built_site.site)
     assert len(pages) >= 15
-    for first in range(0, len(pages), len(tabs)):
-        batch = list(zip(tabs, pages[first : first + len(tabs)], strict=False))
-        for tab, path in batch:  # every tab starts loading its page ...
-            response = tab.goto(site_url + path, wait_until="commit")
-            assert response is not None and response.status == 200, path
-        for tab, _ in batch:  # ... then each is waited out: loaded, and no request for half a second
-            tab.wait_for_load_state("networkidle")
-    context.close()
-    assert external == [], f"requests to other hosts: {external[:5]}"
-    assert failed == [], failed[:5]
-    assert errors == [], errors[:5]
-    assert [u for u, s in statuses.items() if s >= 400] == []
+    assert set(pages) <= set(tour["status"]), "the desktop's tour loads every page"
+    not_ok = {path: status for path, status in tour["status"].items() if status != 200}
+    assert not_ok == {}, f"pages that did not load: {not_ok}"
+    assert tour["external"] == [], f"requests to other hosts: {tour['external'][:5]}"
+    assert tour["failed"] == [], tour["failed"][:5]
+    assert tour["console"] == [], tour["console"][:5]
+    assert tour["http_errors"] == []
 
 
 def gauge_current(tab: Page) -> str:
@@ -146,55 +73,31 @@ def gauge_current(tab: Page) -> str:
 
 @pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
 def test_desktop_gauge_replaces_the_sidebar_floors_list_and_marks_one_floor(
-    browser: Browser, site_url: str, floor: Floor
+    toured: Callable[[str], Toured], floor: Floor
 ) -> None:
-    context = browser.new_context(viewport=DESKTOP)
-    tab = context.new_page()
-    tab.goto(f"{site_url}floors/{floor.key}/")
-    gauge = tab.locator(".md-sidebar--primary nav.floors-gauge")
-    assert gauge.count() == 1 and gauge.is_visible()
-    assert tab.locator('nav.floors-gauge [aria-current="page"]').count() == 1
-    assert floor.title in gauge_current(tab)
-    assert gauge.locator(".floors-gauge__caption").inner_text() == f"Floor {floor.number} of {len(FLOORS)}"
-    assert not tab.locator("nav.floors-depthbar").is_visible()
+    found = toured("desktop-default").facts("gauge")[f"floors/{floor.key}/"]
+    assert found["count"] == 1 and found["visible"]
+    assert found["current_marks"] == 1
+    assert floor.title in found["current"]
+    assert found["caption"] == f"Floor {floor.number} of {len(FLOORS)}"
+    assert not found["depthbar_visible"]
     # The floors' list appears once on the screen: no other navigation link to floor 1 is in view.
-    visible = tab.evaluate(VISIBLE_LINKS_TO, FLOORS[0].key)
+    visible = found["links_to_floor_1"]
     assert visible == 1, f"{visible} visible links to floor 1 on floor {floor.number}"
-    context.close()
-
-
-VISIBLE_LINKS_TO = """
-(key) => [...document.querySelectorAll('a[href]')].filter(a => {
-  const r = a.getBoundingClientRect();
-  const url = new URL(a.href);
-  return a.closest('nav, .md-sidebar') && !a.rel && !url.hash && url.pathname.endsWith(`/floors/${key}/`)
-    && r.width > 0 && r.height > 0
-    && r.right > 0 && r.left < innerWidth && r.bottom > 0 && r.top < innerHeight
-    && getComputedStyle(a).visibility !== 'hidden'
-    // a closed menu's links are laid out but transparent (the header's language selector)
-    && a.checkVisibility({opacityProperty: true, visibilityProperty: true});
-}).length
-"""
 
 
 @pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
-def test_phone_depth_bar_names_the_floor_and_opens_on_tap(browser: Browser, site_url: str, floor: Floor) -> None:
-    context = browser.new_context(viewport=MOBILE, has_touch=True)
-    tab = context.new_page()
-    tab.goto(f"{site_url}floors/{floor.key}/")
-    bar = tab.locator("nav.floors-depthbar")
-    assert bar.is_visible()
-    summary = bar.locator("summary")
-    assert f"Floor {floor.number} of {len(FLOORS)}" in summary.inner_text()
-    assert floor.title in summary.inner_text()
-    assert bar.locator(".floors-depthbar__segments > span").count() == len(FLOORS)
-    links = bar.locator("a")
-    assert not links.first.is_visible()
-    summary.tap()
-    assert links.count() == len(FLOORS) and links.first.is_visible()
-    assert bar.locator('a[aria-current="page"]').inner_text().endswith(floor.title)
-    assert tab.evaluate(VISIBLE_LINKS_TO, FLOORS[0].key) == 1
-    context.close()
+def test_phone_depth_bar_names_the_floor_and_opens_on_tap(toured: Callable[[str], Toured], floor: Floor) -> None:
+    found = toured("phone-default").facts("depth_bar")[f"floors/{floor.key}/"]
+    assert found["visible"]
+    assert f"Floor {floor.number} of {len(FLOORS)}" in found["summary"]
+    assert floor.title in found["summary"]
+    assert found["segments"] == len(FLOORS)
+    assert not found["closed_link_visible"]
+    # ... and a tap opens it
+    assert found["links"] == len(FLOORS) and found["open_link_visible"]
+    assert found["current"].endswith(floor.title)
+    assert found["links_to_floor_1"] == 1
 
 
 TAP_TARGETS_JS = """
@@ -221,38 +124,15 @@ def test_gauge_tap_targets_are_at_least_24_px(browser: Browser, site_url: str, v
     context.close()
 
 
-def reader_pages(site: Path) -> list[str]:
-    labs = sorted(p.parent.relative_to(site).as_posix() + "/" for p in (site / "labs").glob("*/index.html"))
-    return ["", *[f"floors/{f.key}/" for f in FLOORS], labs[0], "proofs/", "cite/", "reference/measure/"]
-
-
-FIRST_SCREEN_JS = """
-() => {
-  const h1 = document.querySelector('article h1');
-  const h2s = [...document.querySelectorAll('article h2')];
-  const size = (e) => parseFloat(getComputedStyle(e).fontSize);
-  const weight = (e) => parseInt(getComputedStyle(e).fontWeight);
-  return {
-    top: h1.getBoundingClientRect().top, h1size: size(h1), h1weight: weight(h1),
-    h2size: Math.max(0, ...h2s.map(size)), h2weight: Math.max(0, ...h2s.map(weight)),
-    width: document.documentElement.scrollWidth,
-  };
-}
-"""
-
-
 @pytest.mark.parametrize("scheme", ["default", "slate"])
 @pytest.mark.parametrize("viewport", [DESKTOP, MOBILE], ids=["desktop", "mobile"])
 def test_title_is_on_the_first_screen_strongest_and_the_page_fits(
-    browser: Browser, site_url: str, *, built_site: Build, viewport: ViewportSize, scheme: str, output_dir: Path
+    toured: Callable[[str], Toured], built_site: Build, viewport: ViewportSize, scheme: str
 ) -> None:
-    context = browser.new_context(viewport=viewport)
-    tab = context.new_page()
+    facts = toured(f"{'desktop' if viewport is DESKTOP else 'phone'}-{scheme}").facts("first_screen")
     problems = []
     for path in reader_pages(built_site.site):
-        tab.goto(site_url + path)
-        set_palette(tab, scheme)
-        info = tab.evaluate(FIRST_SCREEN_JS)
+        info = facts[path]
         where = f"{path or 'index'} at {viewport['width']} px ({scheme})"
         if info["top"] > 0.4 * viewport["height"]:
             problems.append(f"{where}: the title starts {info['top']:.0f} px down")
@@ -260,60 +140,22 @@ def test_title_is_on_the_first_screen_strongest_and_the_page_fits(
             problems.append(f"{where}: the title is not the strongest heading {info}")
         if info["width"] > viewport["width"]:
             problems.append(f"{where}: the page is {info['width']} px wide")
-        if path == "floors/4-dispatcher/":
-            tab.screenshot(path=str(output_dir / f"floor-4-{viewport['width']}-{scheme}.png"))
-    context.close()
     assert problems == [], "\n".join(problems)
 
 
-PLOT_TEXT_JS = """
-() => {
-  const measure = root => [...root.querySelectorAll('svg.floors-plot')].filter(svg => svg.getClientRects().length)
-    .flatMap(svg => {
-      const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-      return [...svg.querySelectorAll('text')].map(t => ({
-        text: t.textContent.slice(0, 30), px: parseFloat(getComputedStyle(t).fontSize) * scale}));
-    });
-  // The charts shown at first, then each other machine's (a tab's chart is laid out once it is open).
-  const sizes = measure(document);
-  for (const set of document.querySelectorAll('.tabbed-set')) {
-    const inputs = [...set.querySelectorAll(':scope > input')];
-    for (const input of inputs.slice(1)) {
-      input.checked = true;
-      sizes.push(...measure(set));
-    }
-    if (inputs.length) inputs[0].checked = true;
-  }
-  return sizes;
-}
-"""
-
-
-def test_plot_text_is_at_least_10_5_px_on_a_phone(browser: Browser, site_url: str) -> None:
-    context = browser.new_context(viewport=MOBILE)
-    tab = context.new_page()
-    sizes = []
-    for floor in FLOORS:
-        tab.goto(f"{site_url}floors/{floor.key}/")
-        sizes += [(floor.key, t) for t in tab.evaluate(PLOT_TEXT_JS)]
-    context.close()
+def test_plot_text_is_at_least_10_5_px_on_a_phone(toured: Callable[[str], Toured]) -> None:
+    facts = toured("phone-default").facts("plot_text")
+    sizes = [(floor.key, t) for floor in FLOORS for t in facts[f"floors/{floor.key}/"]]
     assert len(sizes) > 50, "the floors should draw several plots"
     small = [(key, t["text"], round(t["px"], 1)) for key, t in sizes if t["px"] < 10.5]
     assert small == [], small[:10]
 
 
-WIDE_OUTPUTS_JS = """
-() => [...document.querySelectorAll('.floors-proof__output pre > code, pre.floors-output > code')]
-  .filter(c => c.getClientRects().length && c.scrollWidth > c.clientWidth + 1)
-  .map(c => c.textContent.split('\\n')[0].slice(0, 60))
-"""
-
-
-def test_no_proof_output_scrolls_sideways_at_1280(page: Page, site_url: str) -> None:
+def test_no_proof_output_scrolls_sideways_at_1280(toured: Callable[[str], Toured]) -> None:
+    facts = toured("desktop-default").facts("wide_outputs")
     wide = []
     for path in ["", *[f"floors/{f.key}/" for f in FLOORS]]:
-        page.goto(site_url + path)
-        wide += [f"{path or 'index'}: {line}" for line in page.evaluate(WIDE_OUTPUTS_JS)]
+        wide += [f"{path or 'index'}: {line}" for line in facts[path]]
     assert wide == [], wide
 
 
@@ -475,26 +317,14 @@ def test_lab_search_excerpts_carry_no_prompt_or_copy_noise(page: Page, site_url:
 
 
 @pytest.mark.parametrize("scheme", ["default", "slate"])
-def test_gauge_plots_and_output_are_legible_in_both_palettes(
-    page: Page, site_url: str, scheme: str, output_dir: Path
-) -> None:
+def test_gauge_plots_and_output_are_legible_in_both_palettes(toured: Callable[[str], Toured], scheme: str) -> None:
+    """Each floor in the desktop's tour of the palette (which leaves a full-page JPEG of it in test-output/)."""
+    facts = toured(f"desktop-{scheme}").facts("colours")
     for floor in FLOORS:
-        page.goto(f"{site_url}floors/{floor.key}/")
-        set_palette(page, scheme)
-        for selector, minimum in (
-            ("nav.floors-gauge .floors-gauge__name", 4.5),
-            ("nav.floors-gauge .floors-gauge__steps a", 4.5),
-            (".floors-proof__output code", 4.5),
-            ("svg.floors-plot text", 4.5),
-        ):
-            for item in page.evaluate(COLOURS_JS, selector):
+        for selector, minimum in LEGIBLE:
+            for item in facts[f"floors/{floor.key}/"][selector]:
                 ratio = contrast(tuple(item["fg"]), tuple(item["bg"]))
                 assert ratio >= minimum, f"{floor.key} {scheme} {selector} '{item['text']}': contrast {ratio:.2f}"
-        # The whole page, for a person to look over: a JPEG, since PNG-encoding a page some 20,000 px tall
-        # took about a second a floor, twice what the checks above take.
-        page.screenshot(
-            path=str(output_dir / f"floor-{floor.key}-{scheme}.jpg"), full_page=True, type="jpeg", quality=80
-        )
 
 
 def test_palette_toggle_switches_and_persists(page: Page, site_url: str) -> None:
@@ -504,30 +334,13 @@ def test_palette_toggle_switches_and_persists(page: Page, site_url: str) -> None
     assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "slate"
 
 
-def first_lab(site: Path) -> str:
-    labs = sorted(p.parent.relative_to(site).as_posix() + "/" for p in (site / "labs").glob("*/index.html"))
-    assert labs, "the site has no lab pages"
-    return labs[0]
-
-
-def accessibility_targets(site: Path) -> list[str]:
-    targets = ["", *[f"floors/{f.key}/" for f in FLOORS], "reference/measure/", first_lab(site)]
-    # The Chinese edition: Part 0, a floor with every kind of block, a lab and the build report.
-    return [*targets, "zh/", f"zh/floors/{FLOORS[3].key}/", f"zh/{first_lab(site)}", "zh/build-report/"]
-
-
-def test_no_serious_accessibility_violations(browser: Browser, site_url: str, built_site: Build, axe_core: str) -> None:
-    context = browser.new_context(viewport=DESKTOP)
-    tab = context.new_page()
+def test_no_serious_accessibility_violations(toured: Callable[[str], Toured], built_site: Build) -> None:
+    """The pages of accessibility_targets, in the desktop's tours of both palettes."""
     problems = []
-    schemes = ["default", "slate"]
-    for path in accessibility_targets(built_site.site):
-        tab.goto(site_url + path)
-        for scheme in schemes:  # each page loaded once, checked in both palettes
-            set_palette(tab, scheme)
-            problems += serious_violations(tab, axe_core, f"{path or 'index'} [{scheme}]")
-        schemes.reverse()  # the palette a page ends in is the one the next opens in: start with it
-    context.close()
+    for scheme in ["default", "slate"]:
+        facts = toured(f"desktop-{scheme}").facts("axe")
+        for path in accessibility_targets(built_site.site):
+            problems += facts[path]
     assert problems == [], "\n".join(problems)
 
 
@@ -565,21 +378,24 @@ def test_an_old_anchor_still_lands_on_its_renamed_section(page: Page, site_url: 
 LAST_SECTION_JS = "() => [...document.querySelectorAll('article h2[id]')].pop().id"
 
 
-def _settled_box(tab: Page, anchor: str) -> FloatRect | None:
-    """The section's box once it is at the top, or, if it never gets there within 5 s, where it is then.
+def _settled_boxes(tabs: dict[str, Page], anchors: dict[str, str]) -> dict[str, FloatRect | None]:
+    """Each tab's section's box once it is at the top, or, if it never gets there within 5 s, where it is then.
 
     A fixed 300 ms wait failed on a busy machine, where the scroll had not happened yet: the check is
-    that the section ends at the top, which a section moved by blocks drawn late never does.
+    that the section ends at the top, which a section moved by blocks drawn late never does. The tabs
+    are waited for one after the other, then 300 ms more for all of them at once: each box is read at
+    least 300 ms after its section reached the top.
     """
-    with contextlib.suppress(PlaywrightTimeoutError):
-        tab.wait_for_function(
-            "([id, top]) => { const r = document.getElementById(id).getBoundingClientRect(); "
-            "return r.top >= 0 && r.top < top; }",
-            arg=[anchor, AT_THE_TOP_PX],
-            timeout=5000,
-        )
-    tab.wait_for_timeout(300)  # anything drawn late would move it now
-    return tab.locator(f"#{anchor}").bounding_box()
+    for path, tab in tabs.items():
+        with contextlib.suppress(PlaywrightTimeoutError):
+            tab.wait_for_function(
+                "([id, top]) => { const r = document.getElementById(id).getBoundingClientRect(); "
+                "return r.top >= 0 && r.top < top; }",
+                arg=[anchors[path], AT_THE_TOP_PX],
+                timeout=5000,
+            )
+    next(iter(tabs.values())).wait_for_timeout(300)  # anything drawn late would move it now
+    return {path: tab.locator(f"#{anchors[path]}").bounding_box() for path, tab in tabs.items()}
 
 
 @pytest.mark.parametrize("viewport", [MOBILE, DESKTOP], ids=["390", "1280"])
@@ -589,25 +405,35 @@ def test_a_section_far_down_a_page_lands_at_the_top(browser: Browser, site_url: 
 
     Drawing only the blocks near the screen (`content-visibility: auto`) lightens a page but broke
     the first: the browser scrolled by estimated heights, then the blocks it drew moved the section.
+    Every floor has its own tab, each step taken on all of them before the next: their waits overlap.
     """
     context = browser.new_context(viewport=viewport)
-    tab = context.new_page()
-    missed = []
-    for path in [f"floors/{f.key}/" for f in FLOORS]:
+    paths = [f"floors/{f.key}/" for f in FLOORS]
+    tabs = {path: context.new_page() for path in paths}
+    for path, tab in tabs.items():
+        tab.goto(site_url + path, wait_until="commit")
+    anchors: dict[str, str] = {}
+    for path, tab in tabs.items():
         # Material's instant navigation sets the page up after `load`, and a hash set before it has
         # is sometimes lost (3 of 12 tries): a reader clicks once the page is up.
-        tab.goto(site_url + path, wait_until="networkidle")
-        anchor = tab.evaluate(LAST_SECTION_JS)
-        tab.evaluate("(id) => { location.hash = id; }", anchor)
-        within_page = _settled_box(tab, anchor)
+        tab.wait_for_load_state("networkidle")
+        anchors[path] = tab.evaluate(LAST_SECTION_JS)
+        tab.evaluate("(id) => { location.hash = id; }", anchors[path])
+    within_page = _settled_boxes(tabs, anchors)
+    for tab in tabs.values():
         tab.goto("about:blank")
-        tab.goto(f"{site_url}{path}#{anchor}")
+    for path, tab in tabs.items():
+        tab.goto(f"{site_url}{path}#{anchors[path]}", wait_until="commit")
+    for tab in tabs.values():
+        tab.wait_for_load_state("load")
         tab.wait_for_function("window.scrollY > 0")
-        fresh = _settled_box(tab, anchor)
-        for how, box in (("from within the page", within_page), ("opened fresh", fresh)):
-            if box is None or not 0 <= box["y"] < AT_THE_TOP_PX:
-                missed.append(f"{path}#{anchor} {how}: {box}")
+    fresh = _settled_boxes(tabs, anchors)
     context.close()
+    missed = []
+    for path in paths:
+        for how, box in (("from within the page", within_page[path]), ("opened fresh", fresh[path])):
+            if box is None or not 0 <= box["y"] < AT_THE_TOP_PX:
+                missed.append(f"{path}#{anchors[path]} {how}: {box}")
     assert missed == [], missed
 
 
@@ -633,18 +459,11 @@ def test_lab_cells_on_a_phone_have_no_prompts_and_outputs_align_with_inputs(
     assert abs(cells["input"] - cells["output"]) <= 2, cells
 
 
-NAMES_JS = """
-() => [...document.querySelectorAll('[aria-label], [title]')]
-  .map(e => (e.getAttribute('aria-label') || '') + ' ' + (e.getAttribute('title') || ''))
-  .filter(name => /&[a-z]+;|&#\\d+;|¶/.test(name))
-"""
-
-
-def test_accessible_names_carry_no_entities(page: Page, site_url: str) -> None:
+def test_accessible_names_carry_no_entities(toured: Callable[[str], Toured]) -> None:
+    facts = toured("desktop-default").facts("names")
     leaks = []
     for path in ["", *[f"floors/{f.key}/" for f in FLOORS]]:
-        page.goto(site_url + path)
-        leaks += [f"{path or 'index'}: {name}" for name in page.evaluate(NAMES_JS)]
+        leaks += [f"{path or 'index'}: {name}" for name in facts[path]]
     assert leaks == [], leaks[:5]
 
 

@@ -1,0 +1,641 @@
+"""One tour of the built site per viewport and palette: each page loaded once, every page-level check read from it.
+
+The reader's and the phone's suites (test_reader.py, test_phone.py) checked the same pages again and again:
+a floor was loaded by the title test, the legibility test, the chart test, the accessibility test ... in each
+viewport and palette, some 600 loads in all. A tour loads each page once per viewport and palette and runs
+on it every probe that asks for that page: a probe reads what its test asserts (JSON facts, or the problems
+axe-core finds) and the test asserts on them, with the same messages, naming page, viewport and palette.
+
+A tour is made once per test run however many workers ask (`conftest.once_per_run`): its facts are JSON.
+A probe that raises on a page is kept as that probe's error there, which fails the tests that read it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from accessibility import serious_violations, settle
+from playwright.sync_api import Browser, Page, Request, Response, ViewportSize
+
+from conftest import ROOT
+from pytorch_floors.floors import FLOORS
+
+DESKTOP: ViewportSize = {"width": 1280, "height": 800}
+MOBILE: ViewportSize = {"width": 390, "height": 844}
+
+FLOOR_PAGES = [f"floors/{f.key}/" for f in FLOORS]
+LAB_PAGES = [f"labs/{f.key}/" for f in FLOORS]
+
+
+def site_pages(site: Path) -> list[str]:
+    pages = []
+    for index in sorted(site.rglob("index.html")):
+        if 'http-equiv="refresh"' in index.read_text(encoding="utf-8", errors="ignore")[:3000]:
+            continue  # a redirect stub, tested elsewhere
+        relative = index.parent.relative_to(site).as_posix()
+        pages.append("" if relative == "." else f"{relative}/")
+    return pages
+
+
+def first_lab(site: Path) -> str:
+    labs = sorted(p.parent.relative_to(site).as_posix() + "/" for p in (site / "labs").glob("*/index.html"))
+    assert labs, "the site has no lab pages"
+    return labs[0]
+
+
+def set_palette(tab: Page, scheme: str) -> None:
+    current = tab.evaluate("document.body.getAttribute('data-md-color-scheme')")
+    if current != scheme:
+        tab.locator("form[data-md-component=palette] label:visible").first.click()
+        tab.wait_for_function(f"document.body.getAttribute('data-md-color-scheme') === '{scheme}'")
+    settle(tab)  # Material fades the colours from one palette to the other
+
+
+@dataclass(frozen=True)
+class Tour:
+    """A viewport and a palette that pages are toured in."""
+
+    name: str
+    viewport: ViewportSize
+    scheme: str
+    touch: bool = False
+    every_page: bool = False
+    """It loads every page of the site, whether a probe reads it or not (the check that every page loads cleanly)."""
+
+    @property
+    def where(self) -> str:
+        return f"{self.viewport['width']} px ({self.scheme})"
+
+
+TOURS = {
+    tour.name: tour
+    for tour in (
+        Tour("desktop-default", DESKTOP, "default", every_page=True),
+        Tour("desktop-slate", DESKTOP, "slate"),
+        # A phone has touch: the phone's suite always toured with it, the reader's mobile checks (title, plot text)
+        # without; one phone tour now serves both.
+        Tour("phone-default", MOBILE, "default", touch=True),
+        Tour("phone-slate", MOBILE, "slate", touch=True),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Visit:
+    """What a probe is given: the tab, on the page, in the tour's viewport and palette."""
+
+    tab: Page
+    path: str
+    tour: Tour
+    axe_core: str
+    output_dir: Path
+
+
+@dataclass(frozen=True)
+class Probe:
+    """What a test reads from each page it checks, in the tours it checks them in.
+
+    Attributes:
+        name: The key its facts are kept under.
+        tours: The tours it runs in, each with the pages it reads there (given the built site).
+        read: Reads the page as it is now into JSON facts.
+        late: It changes the page (opens every fold): it runs after the probes that read the page as loaded.
+    """
+
+    name: str
+    tours: dict[str, Callable[[Path], Iterable[str]]]
+    read: Callable[[Visit], Any]
+    late: bool = False
+
+
+# ---- the probes' scripts ---------------------------------------------------------------------------
+
+FIRST_SCREEN_JS = """
+() => {
+  const h1 = document.querySelector('article h1');
+  const h2s = [...document.querySelectorAll('article h2')];
+  const size = (e) => parseFloat(getComputedStyle(e).fontSize);
+  const weight = (e) => parseInt(getComputedStyle(e).fontWeight);
+  return {
+    top: h1.getBoundingClientRect().top, h1size: size(h1), h1weight: weight(h1),
+    h2size: Math.max(0, ...h2s.map(size)), h2weight: Math.max(0, ...h2s.map(weight)),
+    width: document.documentElement.scrollWidth,
+  };
+}
+"""
+
+COLOURS_JS = """
+(selector) => {
+  const parse = (c) => {
+    const m = c.match(/[\\d.]+/g).map(Number);
+    return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1];
+  };
+  const blend = (top, bottom) => [0, 1, 2].map(i => top[i] * top[3] + bottom[i] * (1 - top[3]));
+  return [...document.querySelectorAll(selector)].filter(e => e.getClientRects().length).map(e => {
+    const style = getComputedStyle(e);
+    const fg = parse(e instanceof SVGElement ? style.fill : style.color);
+    let layers = [];
+    for (let n = e; n && n.nodeType === 1; n = n.parentElement) {
+      const bg = parse(getComputedStyle(n).backgroundColor);
+      if (bg[3] > 0) layers.push(bg);
+      if (bg[3] === 1) break;
+    }
+    let bg = [255, 255, 255];
+    for (const layer of layers.reverse()) bg = blend(layer, bg);
+    return {text: (e.textContent || '').trim().slice(0, 40), fg: blend(fg, bg), bg};
+  });
+}
+"""
+
+LEGIBLE = (
+    ("nav.floors-gauge .floors-gauge__name", 4.5),
+    ("nav.floors-gauge .floors-gauge__steps a", 4.5),
+    (".floors-proof__output code", 4.5),
+    ("svg.floors-plot text", 4.5),
+)
+"""The gauge's, the proofs' and the plots' text, each with the contrast it needs at least."""
+
+PLOT_TEXT_JS = """
+() => {
+  const measure = root => [...root.querySelectorAll('svg.floors-plot')].filter(svg => svg.getClientRects().length)
+    .flatMap(svg => {
+      const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+      return [...svg.querySelectorAll('text')].map(t => ({
+        text: t.textContent.slice(0, 30), px: parseFloat(getComputedStyle(t).fontSize) * scale}));
+    });
+  // The charts shown at first, then each other machine's (a tab's chart is laid out once it is open).
+  const sizes = measure(document);
+  for (const set of document.querySelectorAll('.tabbed-set')) {
+    const inputs = [...set.querySelectorAll(':scope > input')];
+    for (const input of inputs.slice(1)) {
+      input.checked = true;
+      sizes.push(...measure(set));
+    }
+    if (inputs.length) inputs[0].checked = true;
+  }
+  return sizes;
+}
+"""
+
+WIDE_OUTPUTS_JS = """
+() => [...document.querySelectorAll('.floors-proof__output pre > code, pre.floors-output > code')]
+  .filter(c => c.getClientRects().length && c.scrollWidth > c.clientWidth + 1)
+  .map(c => c.textContent.split('\\n')[0].slice(0, 60))
+"""
+
+NAMES_JS = """
+() => [...document.querySelectorAll('[aria-label], [title]')]
+  .map(e => (e.getAttribute('aria-label') || '') + ' ' + (e.getAttribute('title') || ''))
+  .filter(name => /&[a-z]+;|&#\\d+;|¶/.test(name))
+"""
+
+HEAD_JS = """
+() => {
+  const box = (e) => e && e.getClientRects().length ? e.getBoundingClientRect() : null;
+  const h1 = box(document.querySelector('article h1'));
+  const building = box(document.querySelector('article .floors-building'));
+  return {h1: h1.top, building: building && {top: building.top, middle: building.top + building.height / 2}};
+}
+"""
+
+WIDE_JS = """
+() => ({
+  page: document.documentElement.scrollWidth,
+  tables: [...document.querySelectorAll('article table')].filter(t => t.getClientRects().length).flatMap(t => {
+    const r = t.getBoundingClientRect();
+    const wrap = t.closest('.md-typeset__scrollwrap');
+    const scrolls = wrap && wrap.scrollWidth > wrap.clientWidth + 1;
+    return r.right > innerWidth + 0.5 || r.left < -0.5 || scrolls
+      ? [`${(t.querySelector('caption, th') || t).textContent.trim().slice(0, 30)}: ${Math.round(r.width)} px`] : [];
+  }),
+})
+"""
+
+SPLIT_WORDS_JS = """
+() => [...document.querySelectorAll('article table:not([class]) td :is(strong, em, b)')]
+  .filter(e => !/\\s/.test(e.textContent.trim()) && e.textContent.trim().length > 1)
+  .filter(e => e.getBoundingClientRect().height > 1.5 * parseFloat(getComputedStyle(e).lineHeight))
+  .map(e => e.textContent.trim())
+"""
+"""The one-word emphases in a Markdown table's cells that the phone breaks over two lines."""
+
+
+def _bench_reader() -> Any:
+    """bench/reader.py, whose chart audit the chart test holds to zero."""
+    spec = importlib.util.spec_from_file_location("bench_reader", ROOT / "bench" / "reader.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+CHART_LAYOUT_JS: str = _bench_reader().CHART_LAYOUT_JS
+"""Each chart of a page: its words outside what the reader sees of it, its overlapping pairs, its smallest text."""
+
+OPENED_WIDE_JS = """
+async () => {
+  for (const details of document.querySelectorAll('article details')) details.open = true;
+  await new Promise(done => requestAnimationFrame(() => setTimeout(done, 50)));
+  // An element past the screen's edge, unless a box around it that fits the screen scrolls or clips it.
+  const fits = (e) => { const r = e.getBoundingClientRect(); return r.left >= -0.5 && r.right <= innerWidth + 0.5; };
+  const sticking = [...document.querySelectorAll('article *')].filter(e => {
+    if (!e.getClientRects().length || fits(e)) return false;
+    for (let n = e.parentElement; n && n !== document.body; n = n.parentElement) {
+      if (getComputedStyle(n).overflowX !== 'visible') return !fits(n);
+    }
+    return true;
+  });
+  return {
+    width: document.documentElement.scrollWidth,
+    sticking: sticking.slice(0, 5).map(e => `${e.tagName.toLowerCase()}.${e.getAttribute('class') || ''}: `
+      + `${(e.textContent || '').trim().slice(0, 50)} (to ${Math.round(e.getBoundingClientRect().right)} px)`),
+  };
+}
+"""
+
+CODE_ROWS_JS = r"""
+async () => {
+  for (const details of document.querySelectorAll('article details')) details.open = true;
+  await new Promise(done => requestAnimationFrame(() => setTimeout(done, 50)));
+  // Each line of each code block and output, as the rows it is drawn on: [{left, top}] per row.
+  // The one-page program's opening line wraps on a phone (floors.css): it is read, not scanned by column.
+  const opening = 'h2#what-you-see + p + .highlight pre, h2#what-you-see + .highlight pre';
+  return [...document.querySelectorAll('article pre')].filter(pre => pre.getClientRects().length)
+    .filter(pre => !(matchMedia('(max-width: 44.984375em)').matches && pre.matches(opening))).map(pre => {
+    const block = pre.querySelector(':scope > code') || pre;
+    const lines = [[]];
+    const walker = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parts = node.textContent.split('\n');
+      let offset = 0;
+      parts.forEach((part, index) => {
+        if (index) lines.push([]);
+        if (part.length) {
+          const range = document.createRange();
+          range.setStart(node, offset);
+          range.setEnd(node, offset + part.length);
+          const row = lines[lines.length - 1];
+          for (const r of range.getClientRects()) if (r.width > 0) row.push({left: r.left, top: r.top});
+        }
+        offset += part.length + 1;
+      });
+    }
+    const box = pre.getBoundingClientRect();
+    const ch = parseFloat(getComputedStyle(block).fontSize) * 0.6;
+    const rows = lines.map(boxes => {
+      const tops = [...new Set(boxes.map(b => Math.round(b.top)))].sort((a, b) => a - b);
+      return tops.map(top => Math.min(...boxes.filter(b => Math.round(b.top) === top).map(b => b.left)));
+    });
+    return {text: block.textContent.slice(0, 40), right: box.right, ch, rows: rows.filter(r => r.length)};
+  });
+}
+"""
+
+CODE_LINKS_JS = """
+() => [...document.querySelectorAll('article a')].filter(a => a.querySelector(':scope > code')
+    && a.getClientRects().length && getComputedStyle(a).textDecorationLine.includes('underline'))
+  .map(a => { const s = getComputedStyle(a);
+              return {text: a.textContent.trim(), offset: parseFloat(s.textUnderlineOffset),
+                      size: parseFloat(s.fontSize)}; })
+"""
+
+
+# ---- the pages each probe reads ---------------------------------------------------------------------
+
+
+def reader_pages(site: Path) -> list[str]:
+    """The pages a reader opens first: Part 0, the floors, a lab, the proofs, the citation, a reference page."""
+    return ["", *FLOOR_PAGES, first_lab(site), "proofs/", "cite/", "reference/measure/"]
+
+
+def accessibility_targets(site: Path) -> list[str]:
+    targets = ["", *FLOOR_PAGES, "reference/measure/", first_lab(site)]
+    # The Chinese edition: Part 0, a floor with every kind of block, a lab and the build report.
+    return [*targets, "zh/", f"zh/floors/{FLOORS[3].key}/", f"zh/{first_lab(site)}", "zh/build-report/"]
+
+
+PHONE_AXE_EVERY = [
+    "",
+    *FLOOR_PAGES,
+    *LAB_PAGES,
+    "proofs/",
+    "cite/",
+    "what-changed/",
+    "build-report/",
+    "reference/",
+    "how-it-works/",
+    "instructors/",
+    "reference/gauge/",
+]
+"""The pages the phone's accessibility check reads in the light palette: every page of the site's own."""
+
+PHONE_AXE_DARK = ["", FLOOR_PAGES[len(FLOOR_PAGES) // 2], LAB_PAGES[3], "build-report/", "reference/gauge/"]
+"""... and in the dark one."""
+
+MEASURED = ["", *FLOOR_PAGES, *LAB_PAGES, "build-report/"]
+MEASURED_NOTHING = ["cite/", "what-changed/", "proofs/", "reference/", "reference/measure/", "reference/gauge/"]
+CHART_PAGES = ["", *FLOOR_PAGES, *LAB_PAGES]
+CODE_PAGES = [FLOOR_PAGES[3], FLOOR_PAGES[6], LAB_PAGES[2], LAB_PAGES[3]]
+CODE_LINK_PAGES = ["proofs/", FLOOR_PAGES[3]]
+
+
+def pages_with_tables(site: Path) -> list[str]:
+    return [path for path in site_pages(site) if "<table>" in (site / path / "index.html").read_text(encoding="utf-8")]
+
+
+def _listed(pages: Iterable[str]) -> Callable[[Path], Iterable[str]]:
+    fixed = list(pages)
+    return lambda _site: fixed
+
+
+def screenshot_name(path: str) -> str:
+    """`part-0`, `floor-4-dispatcher`, `lab-4-dispatcher`: the page a screenshot shows."""
+    kind, _, key = path.strip("/").partition("/")
+    return f"{kind.removesuffix('s')}-{key}" if key else "part-0"
+
+
+# ---- the probes -----------------------------------------------------------------------------------
+
+
+def _first_screen(visit: Visit) -> Any:
+    if visit.path == "floors/4-dispatcher/":
+        width = visit.tour.viewport["width"]
+        visit.tab.screenshot(path=str(visit.output_dir / f"floor-4-{width}-{visit.tour.scheme}.png"))
+    return visit.tab.evaluate(FIRST_SCREEN_JS)
+
+
+def _colours(visit: Visit) -> Any:
+    found = {selector: visit.tab.evaluate(COLOURS_JS, selector) for selector, _ in LEGIBLE}
+    # The whole page, for a person to look over: a JPEG, since PNG-encoding a page some 20,000 px tall
+    # took about a second a floor, twice what the checks take.
+    key = visit.path.strip("/").split("/")[-1]
+    visit.tab.screenshot(
+        path=str(visit.output_dir / f"floor-{key}-{visit.tour.scheme}.jpg"), full_page=True, type="jpeg", quality=80
+    )
+    return found
+
+
+def _head(visit: Visit) -> Any:
+    head = visit.tab.evaluate(HEAD_JS)
+    if visit.path in ("", FLOOR_PAGES[3], LAB_PAGES[3]):
+        shots = visit.output_dir / "phone"
+        shots.mkdir(exist_ok=True)
+        visit.tab.screenshot(path=str(shots / f"{screenshot_name(visit.path)}-390-{visit.tour.scheme}.png"))
+    return head
+
+
+def _axe(visit: Visit) -> list[str]:
+    if visit.tour.touch:  # the phone's check, as it always did, once Material has drawn the edition selector
+        visit.tab.wait_for_selector(".md-version__current")
+    return serious_violations(visit.tab, visit.axe_core, f"{visit.path or 'index'} [{visit.tour.scheme}]")
+
+
+def _opening(visit: Visit) -> Any:
+    first = visit.tab.locator("h2#what-you-see ~ .highlight pre > code").first
+    found: dict[str, Any] = {"overflow": first.evaluate("c => c.scrollWidth - c.clientWidth")}
+    if visit.path == FLOOR_PAGES[3]:
+        found["scrolling"] = visit.tab.locator("article pre > code").evaluate_all(
+            "cs => cs.filter(c => c.scrollWidth > c.clientWidth + 1).map(c => getComputedStyle(c).backgroundImage)"
+        )
+    return found
+
+
+VISIBLE_LINKS_TO = """
+(key) => [...document.querySelectorAll('a[href]')].filter(a => {
+  const r = a.getBoundingClientRect();
+  const url = new URL(a.href);
+  return a.closest('nav, .md-sidebar') && !a.rel && !url.hash && url.pathname.endsWith(`/floors/${key}/`)
+    && r.width > 0 && r.height > 0
+    && r.right > 0 && r.left < innerWidth && r.bottom > 0 && r.top < innerHeight
+    && getComputedStyle(a).visibility !== 'hidden'
+    // a closed menu's links are laid out but transparent (the header's language selector)
+    && a.checkVisibility({opacityProperty: true, visibilityProperty: true});
+}).length
+"""
+"""How many navigation links to a floor (its key) are in view: the floors' list appears once on the screen."""
+
+
+def _gauge(visit: Visit) -> Any:
+    """The desktop's gauge in the primary sidebar, as the reader sees it on a floor."""
+    tab = visit.tab
+    gauge = tab.locator(".md-sidebar--primary nav.floors-gauge")
+    return {
+        "count": gauge.count(),
+        "visible": gauge.is_visible(),
+        "current_marks": tab.locator('nav.floors-gauge [aria-current="page"]').count(),
+        "current": tab.locator('nav.floors-gauge a[aria-current="page"]').inner_text(),
+        "caption": gauge.locator(".floors-gauge__caption").inner_text(),
+        "depthbar_visible": tab.locator("nav.floors-depthbar").is_visible(),
+        "links_to_floor_1": tab.evaluate(VISIBLE_LINKS_TO, FLOORS[0].key),
+    }
+
+
+def _depth_bar(visit: Visit) -> Any:
+    """The phone's depth bar on a floor: what it says closed, then what a tap on it opens."""
+    tab = visit.tab
+    bar = tab.locator("nav.floors-depthbar")
+    summary = bar.locator("summary")
+    links = bar.locator("a")
+    found: dict[str, Any] = {
+        "visible": bar.is_visible(),
+        "summary": summary.inner_text(),
+        "segments": bar.locator(".floors-depthbar__segments > span").count(),
+        "closed_link_visible": links.first.is_visible(),
+    }
+    summary.tap()
+    found |= {
+        "links": links.count(),
+        "open_link_visible": links.first.is_visible(),
+        "current": bar.locator('a[aria-current="page"]').inner_text(),
+        "links_to_floor_1": tab.evaluate(VISIBLE_LINKS_TO, FLOORS[0].key),
+    }
+    return found
+
+
+def _provenance(visit: Visit) -> Any:
+    return {
+        "shown": visit.tab.locator(".floors-provenance-fold > summary").is_visible(),
+        "present": visit.tab.locator(".floors-provenance, .floors-provenance-fold").count(),
+    }
+
+
+EVERY_TOUR = tuple(TOURS)
+
+PROBES = (
+    # First on a page: it counts the links in view, before anything could scroll.
+    Probe("gauge", {"desktop-default": _listed(FLOOR_PAGES)}, _gauge),
+    Probe(
+        "first_screen",
+        dict.fromkeys(EVERY_TOUR, reader_pages),
+        _first_screen,
+    ),
+    Probe(
+        "colours",
+        dict.fromkeys(("desktop-default", "desktop-slate"), _listed(FLOOR_PAGES)),
+        _colours,
+    ),
+    Probe("plot_text", {"phone-default": _listed(FLOOR_PAGES)}, lambda v: v.tab.evaluate(PLOT_TEXT_JS)),
+    Probe("wide_outputs", {"desktop-default": _listed(["", *FLOOR_PAGES])}, lambda v: v.tab.evaluate(WIDE_OUTPUTS_JS)),
+    Probe("names", {"desktop-default": _listed(["", *FLOOR_PAGES])}, lambda v: v.tab.evaluate(NAMES_JS)),
+    Probe(
+        "axe",
+        {
+            "desktop-default": accessibility_targets,
+            "desktop-slate": accessibility_targets,
+            "phone-default": _listed(PHONE_AXE_EVERY),
+            "phone-slate": _listed(PHONE_AXE_DARK),
+        },
+        _axe,
+    ),
+    Probe("head", dict.fromkeys(("phone-default", "phone-slate"), _listed(["", *FLOOR_PAGES, *LAB_PAGES])), _head),
+    Probe("wide", {"phone-default": site_pages}, lambda v: v.tab.evaluate(WIDE_JS)),
+    Probe("split_words", {"phone-default": pages_with_tables}, lambda v: v.tab.evaluate(SPLIT_WORDS_JS)),
+    Probe("charts", dict.fromkeys(EVERY_TOUR, _listed(CHART_PAGES)), lambda v: v.tab.evaluate(CHART_LAYOUT_JS)),
+    Probe("opening", dict.fromkeys(("phone-default", "phone-slate"), _listed(FLOOR_PAGES)), _opening),
+    Probe(
+        "provenance",
+        dict.fromkeys(("desktop-default", "phone-default"), _listed([*MEASURED, *MEASURED_NOTHING])),
+        _provenance,
+    ),
+    Probe(
+        "code_links",
+        dict.fromkeys(("desktop-default", "phone-default"), _listed(CODE_LINK_PAGES)),
+        lambda v: v.tab.evaluate(CODE_LINKS_JS),
+    ),
+    # Last on a page: these open folds (the depth bar's by a tap, then every fold of the article).
+    Probe("depth_bar", {"phone-default": _listed(FLOOR_PAGES)}, _depth_bar, late=True),
+    Probe(
+        "opened_wide",
+        dict.fromkeys(("phone-default", "phone-slate"), _listed(LAB_PAGES)),
+        lambda v: v.tab.evaluate(OPENED_WIDE_JS),
+        late=True,
+    ),
+    Probe(
+        "code_rows",
+        dict.fromkeys(("desktop-default", "phone-default"), _listed(CODE_PAGES)),
+        lambda v: v.tab.evaluate(CODE_ROWS_JS),
+        late=True,
+    ),
+)
+
+
+TABS_AT_ONCE = 4
+"""Pages a tour has open at once: each waits out its network's half second of quiet while the others load."""
+
+
+def take_tour(
+    browser: Browser, site_url: str, site: Path, tour: Tour, *, axe_core: str, output_dir: Path
+) -> dict[str, Any]:
+    """Load each page that a probe reads in `tour` once, run every such probe on it; what each found, as JSON.
+
+    Returns:
+        `pages`: every page toured, in order; `status`: each page's response status; `facts`: per probe, per
+        page, what it read; `errors`: per probe, the pages it raised on, with why; `external`, `failed`,
+        `console`, `http_errors`: the requests to other hosts, the requests that failed, the console's
+        errors and the responses of 400 and above, over the whole tour; `seconds`: how long it took, and
+        `probe_seconds` how long each probe took of it.
+    """
+    start = time.perf_counter()
+    wanted: dict[str, list[Probe]] = {}
+    for probe in sorted((p for p in PROBES if tour.name in p.tours), key=lambda p: p.late):
+        for path in probe.tours[tour.name](site):
+            wanted.setdefault(path, []).append(probe)
+    every = site_pages(site)
+    if tour.every_page:
+        for path in every:
+            wanted.setdefault(path, [])
+    order = {path: index for index, path in enumerate(every)}
+    pages = sorted(wanted, key=lambda path: (order.get(path, len(order)), path))
+
+    context = browser.new_context(viewport=tour.viewport, has_touch=tour.touch)
+    host = urlsplit(site_url).netloc
+    external: list[str] = []
+    failed: list[str] = []
+    console: list[str] = []
+    statuses: dict[str, int] = {}
+
+    def on_request(request: Request) -> None:
+        if urlsplit(request.url).netloc not in (host, ""):
+            external.append(request.url)
+
+    def on_failed(request: Request) -> None:
+        # A request the next navigation cancels (Material's search worker, still loading when the
+        # tour moves on) is not a failure of the site; a missing file shows in `statuses`.
+        if request.failure != "net::ERR_ABORTED":
+            failed.append(f"{request.url} {request.failure}")
+
+    def on_response(response: Response) -> None:
+        statuses[response.url] = response.status
+
+    def watched(tab: Page) -> Page:
+        tab.on(
+            "console", lambda message: console.append(f"{tab.url}: {message.text}") if message.type == "error" else None
+        )
+        tab.on("pageerror", lambda error: console.append(f"{tab.url}: {error}"))
+        return tab
+
+    context.on("request", on_request)
+    context.on("requestfailed", on_failed)
+    context.on("response", on_response)
+    tabs = [watched(context.new_page()) for _ in range(TABS_AT_ONCE)]
+    # The palette is kept per browser: chosen once, every page after opens in it.
+    tabs[0].goto(site_url, wait_until="networkidle")
+    set_palette(tabs[0], tour.scheme)
+    status: dict[str, int | None] = {}
+    facts: dict[str, dict[str, Any]] = {}
+    errors: dict[str, list[str]] = {}
+    spent: dict[str, float] = {}
+    for first in range(0, len(pages), len(tabs)):
+        batch = list(zip(tabs, pages[first : first + len(tabs)], strict=False))
+        for tab, path in batch:  # every tab starts loading its page ...
+            response = tab.goto(site_url + path, wait_until="commit")
+            status[path] = response.status if response is not None else None
+        for tab, path in batch:  # ... then each is waited out (loaded, no request for half a second) and read
+            tab.wait_for_load_state("networkidle")
+            tab.bring_to_front()
+            set_palette(tab, tour.scheme)
+            for probe in wanted[path]:
+                began = time.perf_counter()
+                try:
+                    facts.setdefault(probe.name, {})[path] = probe.read(
+                        Visit(tab, path, tour, axe_core=axe_core, output_dir=output_dir)
+                    )
+                except Exception as error:  # kept for the tests that read this probe to fail on
+                    errors.setdefault(probe.name, []).append(f"{path or 'index'} at {tour.where}: {error}")
+                spent[probe.name] = spent.get(probe.name, 0.0) + time.perf_counter() - began
+    context.close()
+    return {
+        "pages": pages,
+        "status": status,
+        "facts": facts,
+        "errors": errors,
+        "external": external,
+        "failed": failed,
+        "console": console,
+        "http_errors": sorted(url for url, code in statuses.items() if code >= 400),
+        "seconds": time.perf_counter() - start,
+        "probe_seconds": {name: round(seconds, 2) for name, seconds in spent.items()},
+    }
+
+
+@dataclass(frozen=True)
+class Toured:
+    """A tour's record, as the tests read it."""
+
+    tour: Tour
+    record: dict[str, Any]
+
+    def facts(self, probe: str) -> dict[str, Any]:
+        """What `probe` read on each page of this tour; fails the test if it raised on any."""
+        errors = self.record["errors"].get(probe, [])
+        assert errors == [], f"the probe '{probe}' failed in the {self.tour.name} tour:\n" + "\n".join(errors)
+        found: dict[str, Any] = self.record["facts"].get(probe, {})
+        return found
