@@ -778,7 +778,16 @@ PLANTED_ALONE += [
     (
         "2-python",
         "on-disk",
-        Wrong("a part that every library's name has", 'PYTHON_SHARE = 5\nLARGEST = "lib"\n', "is also part of"),
+        Wrong("a part that every library's name has", 'PYTHON_SHARE = 5\nLARGEST = "lib"\n', "write its whole name"),
+    ),
+    (
+        "2-python",
+        "on-disk",
+        Wrong(
+            "a letter of the largest name that the second largest lacks (issue 59)",
+            'PYTHON_SHARE = 5\nLARGEST = "u"\n',
+            "write its whole name",
+        ),
     ),
 ]
 
