@@ -744,6 +744,15 @@ PLANTED_ALONE += [
         "8-chip",
         "wall-vs-cpu",
         Wrong(
+            "a sleep that gives CPU time back (issue 59: within 0.2 of 0, a negative ratio passed)",
+            'PREDICTED_CPU_PER_WALL = {"sleep": -0.1, "matmul, at most": DEFAULT_THREADS}\n',
+            "CPU time / wall time is 0 or more",
+        ),
+    ),
+    (
+        "8-chip",
+        "wall-vs-cpu",
+        Wrong(
             "one thread's CPU time for many threads",
             'PREDICTED_CPU_PER_WALL = {"sleep": 0, "matmul, at most": 1}\n',
             "beyond your bound of 1",

@@ -191,7 +191,7 @@ for what, (wall, cpu) in clocks.items():
     print(f"{what:<7} wall {wall * 1e3:8.1f} ms   CPU {cpu * 1e3:8.1f} ms   CPU/wall {cpu_per_wall[what]:5.2f}")
 
 # %%
-# SELF-CHECK: sleep within 0.2 of the measured ratio. The matmuls within your bound (30 % allowed for the
+# SELF-CHECK: both ratios 0 or more, sleep within 0.2 of the measured ratio. The matmuls within your bound (30 % allowed for the
 # clocks), and the bound no looser than the threads. A bound below what the threads can use is wrong, but
 # only a run in which they used more shows it: when they used less (other programs held the cores), the
 # bound is not graded.
@@ -200,6 +200,8 @@ for what in ("sleep", "matmul, at most"):
     expect_type(f"PREDICTED_CPU_PER_WALL[{what!r}]", PREDICTED_CPU_PER_WALL[what], numbers.Real, "a number (such as 0.5)")
 sleep_guess, matmul_bound = PREDICTED_CPU_PER_WALL["sleep"], PREDICTED_CPU_PER_WALL["matmul, at most"]
 used = cpu_per_wall["matmul"]
+for what, ratio in PREDICTED_CPU_PER_WALL.items():  # seconds of CPU per second of wall: neither can run backwards
+    expect(ratio >= 0, f"{what}: a process cannot use {ratio} s of CPU per second; CPU time / wall time is 0 or more")
 expect(abs(sleep_guess - cpu_per_wall["sleep"]) <= 0.2, f"sleeping used {cpu_per_wall['sleep']:.2f} s of CPU per second, not {sleep_guess}")
 expect(used <= 1.3 * matmul_bound, f"the matmuls used {used:.2f} s of CPU per second, beyond your bound of {matmul_bound}")
 expect(matmul_bound <= 1.5 * MATMUL_THREADS, f"a bound of {matmul_bound} is looser than it needs to be with {MATMUL_THREADS} threads")
