@@ -20,11 +20,20 @@ except ImportError:  # Windows
     resource = None  # type: ignore[assignment]
 
 
-class NotFilled(AssertionError):
+class _MessageAlone:
+    """A self-check's verdict: its message is all there is to read, so a notebook shows the message alone."""
+
+    def _render_traceback_(self) -> list[str]:
+        # IPython (Jupyter, Colab) shows these lines in place of the traceback: its frames would be these
+        # helpers' (`raise` in `require`), which say nothing about your answer.
+        return [f"{type(self).__name__}: {self}"]
+
+
+class NotFilled(_MessageAlone, AssertionError):
     """A self-check found a placeholder (None or ...) where your answer goes."""
 
 
-class WrongAnswer(AssertionError):
+class WrongAnswer(_MessageAlone, AssertionError):
     """A self-check found an answer that disagrees with what you measured."""
 
 
