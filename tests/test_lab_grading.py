@@ -686,3 +686,30 @@ def test_the_memory_hints_count_what_is_saved_whatever_the_batch() -> None:
     assert lab7 == [4], lab7
     scalar = re.search(r"the loss saves (\w+) float32 number", _prompt(_floor("7-memory"), "training-step-memory"))
     assert scalar is not None and scalar[1] == NUMBER_WORDS[len(lab7)], "Lab 7's prompt explains the + 4 bytes"
+
+
+@pytest.mark.slow
+def test_the_batching_check_grades_the_changes_expected_answer() -> None:
+    """Lab 3 Ex4's **Change** (100 pieces of 100,000) expects "not much faster": it was never graded (issue 59).
+
+    An instructor's run measured 3.4 times, within the old margin of 2 of the line of 5 on any run, and a
+    busy run's 1.2 times at a third of a core was within 2 / share. A share s stretches either timing at
+    most 1/s times: now 3.4 at a full core, and 1.2 at a third of one, are graded.
+    """
+    boundary = _floor("3-boundary")
+    measured = 'speedup = {0}\nverdict = "{0}x faster"\nbatch_core = CoreShare(cpu={1}, wall=1.0)'
+    outcomes = _graded_with_measured(
+        boundary,
+        "batch-the-crossings",
+        [
+            ("MUCH_FASTER = False", measured.format(3.4, 1.0)),
+            ("MUCH_FASTER = False", measured.format(1.2, 0.35)),
+            ("MUCH_FASTER = True", measured.format(140, 0.35)),
+            ("MUCH_FASTER = True", measured.format(3.4, 1.0)),
+            ("MUCH_FASTER = True", measured.format(1.2, 0.35)),
+            ("MUCH_FASTER = True", measured.format(3.4, 0.35)),
+        ],
+    )
+    assert [outcome for outcome, _ in outcomes] == ["passed"] * 3 + ["WrongAnswer"] * 2 + ["passed"], outcomes
+    assert not any("not graded" in text for _, text in outcomes[:3]), outcomes
+    assert "not graded on this machine" in outcomes[5][1], "3.4 times at a third of a core is too close to call"
