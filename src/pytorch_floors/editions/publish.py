@@ -9,7 +9,9 @@
    published (`latest` names the newest edition), a working tree that differs from its commit
    (the edition says which commit it was built from), and a build told not to run every proof
    and lab (`FLOORS_EXEC=off`, `FLOORS_EXEC_ONLY`, read by the plugin's own parser,
-   `pytorch_floors.settings`, which refuses a bad value of any `FLOORS_*` variable at once);
+   `pytorch_floors.settings`, which refuses a bad value of any `FLOORS_*` variable at once), and,
+   last, a build that names no GitHub repository to publish to (`FLOORS_REPOSITORY`: its lab
+   pages' Colab links open the notebooks on that repository's `gh-pages`);
 2. with `--push`, first fetches the remote's publishing branch, so mike builds on top of it;
 3. runs `mike deploy --update-aliases EDITION latest` with `FLOORS_EDITION` set, the build
    strict (`FLOORS_STRICT=true`, read by `strict:` in `mkdocs.yml`), linking its PDF handouts
@@ -50,7 +52,8 @@ from pytorch_floors.editions.root404 import layout_from, redirect_urls, render_r
 from pytorch_floors.editions.verify import verify_site
 from pytorch_floors.errors import FloorsError, InputError, ToolError
 from pytorch_floors.execution.process import scratch as scratch_names
-from pytorch_floors.settings import from_environment
+from pytorch_floors.labs.launch import github_repository
+from pytorch_floors.settings import from_environment, read_text
 
 __all__ = [
     "FIRST_YEAR",
@@ -134,6 +137,22 @@ def _refuse_unmeasured_settings(environ: Mapping[str, str]) -> None:
         raise FloorsError("FLOORS_EXEC=off renders without running: an edition must show measurements; unset it")
     if values.get("FLOORS_EXEC_ONLY") is not None:
         raise FloorsError("FLOORS_EXEC_ONLY runs only some pages: an edition must run every proof and lab; unset it")
+
+
+def _refuse_unconfigured_repository(environ: Mapping[str, str]) -> None:
+    # An edition's lab pages link "Open in Colab" to its notebooks on the gh-pages branch of the repository
+    # it is published to: a placeholder (`repo_url` in mkdocs.yml names one) would publish links that never open.
+    repository = read_text("FLOORS_REPOSITORY", environ)
+    if repository is None:
+        raise InputError(
+            "FLOORS_REPOSITORY is not set: an edition's lab pages open their notebooks in Colab from the gh-pages "
+            "branch of the GitHub repository it is published to; set it to that repository "
+            "(FLOORS_REPOSITORY=https://github.com/<owner>/<repo> make publish EDITION=...)"
+        )
+    try:
+        github_repository(repository)
+    except ValueError as error:
+        raise InputError(f"FLOORS_REPOSITORY: {error}") from None
 
 
 def _refuse_dirty_tree(repo: Path) -> None:
@@ -398,6 +417,7 @@ def publish(
         if any(entry["version"] == edition for entry in versions):
             raise InputError(f"edition {edition} is already published on {ref}, and published editions never change")
         _refuse_older_than_published(edition, versions)
+    _refuse_unconfigured_repository(os.environ)
     # mike starts mkdocs by name: it must be the one beside this interpreter.
     tools = Path(sys.executable).parent
     env = {

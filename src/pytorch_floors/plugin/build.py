@@ -243,7 +243,7 @@ class SiteBuild:
         self.aliases = read_aliases(project_dir / "anchors.aliases")
         self.manifest = ManifestRecorder(read_lock(project_dir / "anchors.lock"), self.aliases)
         times = run_times_file(cache_root, lab_cache) if lab_cache else None
-        self.launch = configure_launch(config.repo_url, times, project_dir, self.engine.records)
+        self.launch = configure_launch(self.settings.repository, times, project_dir, self.engine.records)
 
     def _languages(self, config: MkDocsConfig, project_dir: Path) -> None:
         """Put each translation's pages in the navigation; read what the translations recorded (`i18n`).

@@ -39,6 +39,7 @@ from pytorch_floors.settings import (
     claims_policy,
     environment_value,
     glob,
+    read_text,
     seconds,
     switch,
     text,
@@ -102,6 +103,8 @@ class Settings:
         recordings: The folder of other machines' recordings (`make record`), relative to the project.
         published: The edition this build publishes (`FLOORS_EDITION`, set by `make publish`), if any.
         edition: The edition this build is: the published one, else the build's year and month.
+        repository: The GitHub repository the editions are published to (`FLOORS_REPOSITORY`), whose
+            `gh-pages` branch Colab opens the labs from; `None`: not configured, so no Colab links.
     """
 
     execute: bool = True
@@ -114,6 +117,7 @@ class Settings:
     recordings: str | None = "recordings"
     published: str | None = None
     edition: str = ""
+    repository: str | None = None
 
     @classmethod
     def of(cls, options: FloorsConfig) -> Settings:
@@ -137,4 +141,5 @@ class Settings:
             # Read once, here: a build is one edition from its first page to its report.
             published=published_edition(),
             edition=edition(),
+            repository=read_text("FLOORS_REPOSITORY"),
         )
