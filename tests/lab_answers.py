@@ -615,6 +615,21 @@ CHANGES["7-memory"] = {
 # More known-wrong answers from the issue, each planted alone in its own run.
 PLANTED_ALONE: list[tuple[str, str, Wrong]] = [
     (
+        "6-kernels",
+        "roofline",
+        # The run measured for it stands in the answer cell: half a core, and the matmul's intensity
+        # (85.3 at N = 512) 3.6 times the ridge, as on the instructor's busy runs, which did not grade it
+        # (issue 59: a half share can move the ridge 2 times, the check allowed 4).
+        Wrong(
+            "a matmul of 512 is memory-bound, on a run at half a core",
+            "roof_core = CoreShare(cpu=0.5, wall=1.0)\n"
+            "peak_gflops, memory_gbps = 512 / 6 / 3.6, 1.0\n"
+            "ridge = peak_gflops / memory_gbps\n"
+            'BOUND = {"add": "memory", "matmul": "memory"}\n',
+            "matmul: intensity 85.33 is above the ridge",
+        ),
+    ),
+    (
         "4-dispatcher",
         "custom-op",
         Wrong(
@@ -744,6 +759,15 @@ PLANTED_ALONE += [
         "8-chip",
         "wall-vs-cpu",
         Wrong(
+            "a sleep that gives CPU time back (issue 59: within 0.2 of 0, a negative ratio passed)",
+            'PREDICTED_CPU_PER_WALL = {"sleep": -0.1, "matmul, at most": DEFAULT_THREADS}\n',
+            "CPU time / wall time is 0 or more",
+        ),
+    ),
+    (
+        "8-chip",
+        "wall-vs-cpu",
+        Wrong(
             "one thread's CPU time for many threads",
             'PREDICTED_CPU_PER_WALL = {"sleep": 0, "matmul, at most": 1}\n',
             "beyond your bound of 1",
@@ -778,7 +802,16 @@ PLANTED_ALONE += [
     (
         "2-python",
         "on-disk",
-        Wrong("a part that every library's name has", 'PYTHON_SHARE = 5\nLARGEST = "lib"\n', "is also part of"),
+        Wrong("a part that every library's name has", 'PYTHON_SHARE = 5\nLARGEST = "lib"\n', "write its whole name"),
+    ),
+    (
+        "2-python",
+        "on-disk",
+        Wrong(
+            "a letter of the largest name that the second largest lacks (issue 59)",
+            'PYTHON_SHARE = 5\nLARGEST = "u"\n',
+            "write its whole name",
+        ),
     ),
 ]
 

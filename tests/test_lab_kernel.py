@@ -30,7 +30,7 @@ from test_hardening import ANCESTOR_WALK, SECRET, linux_only
 
 from conftest import ROOT
 from pytorch_floors.labs import kernel
-from pytorch_floors.labs.cells import ANSWER, SOLUTION, student_notebook, with_answers
+from pytorch_floors.labs.cells import ANSWER, SOLUTION, checker_source, student_notebook, with_answers
 
 
 def notebook(*cells: str | tuple[str, str]) -> Any:
@@ -242,3 +242,19 @@ def test_a_lab_cell_that_reads_an_ancestors_environment_as_an_ordinary_user_show
     assert re.search(r"environ \d+ True", out), "the shell's environment, as an ordinary user reads it"
     assert "FAILED docs/labs/2-python.py › cell 3: SecretInOutput: its output holds" in out, out[-3000:]
     assert SECRET not in out and "only-in-the-shell" not in out
+
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@pytest.mark.slow
+def test_a_self_check_that_fails_shows_its_message_alone() -> None:
+    """A student's notebook showed `require`'s frame inside the helpers (`checker.py:43`) above "fill in ..."
+    (issue 59). In a Jupyter kernel, NotFilled and WrongAnswer now show their message, nothing else."""
+    failing = notebook(checker_source(), "ANSWER = None", "require(ANSWER=ANSWER)", 'expect(1 > 2, "1 is not more")')
+    run_fresh(failing)
+    shown = ["\n".join(ANSI.sub("", line) for line in cell.outputs[0].traceback) for cell in failing.cells[2:]]
+    assert shown == [
+        "NotFilled: fill in ANSWER in the answer cell above, run it, then run this check again",
+        "WrongAnswer: 1 is not more",
+    ], shown

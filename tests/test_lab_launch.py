@@ -19,6 +19,7 @@ from pytorch_floors.labs.launch import (
     Launch,
     colab_url,
     configure_launch,
+    download_box,
     github_repository,
     keep_run_time,
     lab_links,
@@ -120,3 +121,22 @@ def test_colab_opens_a_translated_labs_own_notebook() -> None:
     folder = floor.lab.removesuffix(".py")
     assert chinese.colab_student == colab_url(REPO, "2026.12", f"zh/{folder}/{chinese.student}")
     assert english.colab_student == colab_url(REPO, "2026.12", f"{folder}/{english.student}")
+
+
+@pytest.mark.parametrize(
+    ("repository", "edition", "shown"),
+    [
+        (None, "2026.12", "this build names no GitHub repository that holds its notebooks"),
+        (REPO, "2026.12", f"{COLAB}/pytorch-floors/floors/blob/{PUBLISH_BRANCH}/2026.12/"),
+        (REPO, None, "only published editions have a copy of the notebooks"),
+    ],
+)
+def test_an_edition_links_colab_only_to_the_repository_it_was_given(
+    repository: str | None, edition: str | None, shown: str
+) -> None:
+    """The links took `repo_url`, a placeholder organisation (issue 59); they take the `FLOORS_REPOSITORY`
+    setting, and an edition built without it says so where they would be (publish refuses it)."""
+    launch = Launch(repository, None, [], ROOT / "requirements.txt")
+    html = download_box(FLOORS[2], "pip install torch", "source", edition, launch, language="en")
+    assert shown in html
+    assert ("colab.research.google.com" in html) == (repository is not None and edition is not None)

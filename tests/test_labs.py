@@ -615,3 +615,22 @@ def test_a_labs_kernel_imports_the_package_the_build_imports_and_gets_no_secret(
     env = kernel_environment({"PYTHONPATH": "/snapshot/src", "GITHUB_TOKEN": "ghp_x", "PATH": "/usr/bin"})
     assert env["PYTHONPATH"] == "/snapshot/src" and "GITHUB_TOKEN" not in env
     assert "PYTHONPATH" not in kernel_environment({"PATH": "/usr/bin"})
+
+
+# What a self-check prints when it does not grade: its words up to the reason ("not graded on this
+# machine: the matmuls used only ..." -> "not graded on this machine").
+UNGRADED = re.compile(r"\"(not graded on this machine|not applicable: [^:\"]+):")
+
+
+def test_the_instructors_page_quotes_what_the_labs_print_when_they_do_not_grade() -> None:
+    """docs/instructors.md told teachers that one core gets "not graded on this machine"; the labs print
+    "not applicable: one core" there (issue 59). The page, in both languages (the labs print English
+    in both), quotes each phrase the labs and their helpers print, and no other."""
+    sources = [lab_path(floor).read_text(encoding="utf-8") for floor in FLOORS]
+    sources.append(Path(checker.__file__).read_text(encoding="utf-8"))
+    printed = {match for text in sources for match in UNGRADED.findall(text)}
+    assert printed == {"not graded on this machine", "not applicable: one core"}, printed
+    for page in (DOCS / "instructors.md", DOCS / "zh" / "instructors.md"):
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        quoted = set(re.findall(r"[\"“](not (?:graded|applicable)[^\"”]*)[\"”]", text))
+        assert quoted == printed, f"{page.relative_to(ROOT)} quotes {sorted(quoted)}; the labs print {sorted(printed)}"

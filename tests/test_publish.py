@@ -48,6 +48,8 @@ from pytorch_floors.render.citation import bibtex, edition_url
 from pytorch_floors.settings import from_environment
 
 FIRST, SECOND = "2026.11", "2026.12"
+REPOSITORY = "https://github.com/a-course/floors"
+"""The repository the test editions say they are published to (their Colab links open it)."""
 MARKER = "Only the second edition has this sentence."
 
 
@@ -134,6 +136,7 @@ def test_only_a_complete_build_report_is_an_edition() -> None:
 def _repo_with_site(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A committed project whose `mkdocs.yml` loads (its folders link to this project's)."""
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    monkeypatch.setenv("FLOORS_REPOSITORY", REPOSITORY)
     for name, value in GIT_ENV.items():
         monkeypatch.setenv(name, value)
     git(repo, "init", "-q", "-b", "main")
@@ -151,6 +154,25 @@ def test_publish_refuses_a_working_tree_that_differs_from_its_commit(
     (tmp_path / "draft.md").write_text("not committed\n")
     with pytest.raises(ValueError, match=r"the working tree differs from its commit \(1 paths: draft.md\)"):
         publish(SECOND, repo=tmp_path, read_site=read_site_facts, settings=from_environment(os.environ))
+
+
+@pytest.mark.parametrize(
+    ("repository", "said"),
+    [
+        ("", "FLOORS_REPOSITORY is not set: an edition's lab pages open their notebooks in Colab"),
+        ("https://gitlab.com/a-course/floors", "FLOORS_REPOSITORY: repo_url 'https://gitlab.com/a-course/floors'"),
+    ],
+)
+def test_publish_refuses_colab_links_to_a_repository_it_was_not_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repository: str, said: str
+) -> None:
+    """`repo_url` in mkdocs.yml named a placeholder organisation, and an edition's Colab links were made from it
+    (issue 59): they could never open. The repository is a setting, and publish refuses to start without it."""
+    _repo_with_site(tmp_path, monkeypatch)
+    with pytest.raises(ValueError, match=re.escape(said)):
+        settings = from_environment(os.environ)
+        publish(SECOND, repo=tmp_path, read_site=read_site_facts, settings=settings, repository=repository or None)
+    assert published_versions(tmp_path, "gh-pages") == [], "refused before mike deployed anything"
 
 
 def test_publish_refuses_an_edition_older_than_the_newest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -223,7 +245,13 @@ def test_a_publish_that_fails_after_mike_sets_the_branch_back(
 
     monkeypatch.setattr(subprocess, "run", mike)  # publish runs git and mike through it
     with pytest.raises(failure[0], match=failure[1]):
-        publish(SECOND, repo=tmp_path, read_site=read_site_facts, settings=from_environment(os.environ))
+        publish(
+            SECOND,
+            repo=tmp_path,
+            read_site=read_site_facts,
+            settings=from_environment(os.environ),
+            repository=REPOSITORY,
+        )
     after = subprocess.run(
         ["git", "rev-parse", "--verify", "--quiet", "refs/heads/gh-pages"],
         cwd=tmp_path,
@@ -292,6 +320,7 @@ def _publish(repo: Path, edition: str, cache: Path) -> str:
             **GIT_ENV,
             "FLOORS_CACHE_DIR": str(cache),
             "FLOORS_CLAIMS": "advisory",
+            "FLOORS_REPOSITORY": REPOSITORY,
             "NO_MKDOCS_2_WARNING": "1",
         },
         capture_output=True,

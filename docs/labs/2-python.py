@@ -56,8 +56,8 @@ print(f"torch {torch.__version__}, Python {sys.version.split()[0]}")
 # ## Exercise 1 · What torch is on disk <a id="on-disk"></a>
 #
 # **Predict** what share of the installed package's bytes is Python source (`.py` files), in
-# percent, and which file is the largest: a part of its name that picks it out (`lib` or `.so`
-# would fit the second largest file too). Write both into the answer cell, then **run** the
+# percent, and which file is the largest: its name (`libfoo.so`, or `libfoo` without the suffix).
+# Write both into the answer cell, then **run** the
 # measurement: it walks the installed package and adds up file sizes by kind.
 #
 # **Change** `KINDS` to split out more suffixes (`.pyi` stubs, `.h` headers), and change `TOP` to
@@ -66,14 +66,14 @@ print(f"torch {torch.__version__}, Python {sys.version.split()[0]}")
 # %% tags=["answer"]
 # YOUR ANSWER
 PYTHON_SHARE = None  # percent of the package's bytes that are Python source
-LARGEST = None  # a part of the largest file's name, as a string (for example "foo" for libfoo.so)
+LARGEST = None  # the largest file's name, as a string (for example "libfoo.so" or "libfoo")
 
 # %% tags=["solution"]
 # The kernels of the device the build is for: on a CPU build, every CPU kernel and the dispatcher live
 # in libtorch_cpu; a CUDA build (what Colab installs) adds libtorch_cuda, larger still, and so leaves
-# the Python layer a smaller share. The dot ends the name: libtorch_cuda_linalg is another library.
+# the Python layer a smaller share.
 PYTHON_SHARE = 2 if torch.version.cuda else 5  # a thin layer: a few percent
-LARGEST = "torch_cuda." if torch.version.cuda else "torch_cpu."
+LARGEST = "libtorch_cuda" if torch.version.cuda else "libtorch_cpu"
 
 # %%
 KINDS = {".py": "Python source", ".so": "compiled library", ".dll": "compiled library", ".dylib": "compiled library"}
@@ -95,16 +95,17 @@ for path in largest_files[:TOP]:
 
 # %%
 # SELF-CHECK: your share within a factor of 3 of the measured one; the largest file of your install named,
-# by a part of its name that the second largest file's name does not share.
+# whole: its name, with or without the suffixes after its first dot and the "lib" before it (a part of the
+# name, such as "u", can tell two files apart without naming either).
 require(PYTHON_SHARE=PYTHON_SHARE, LARGEST=LARGEST)
 expect_type("PYTHON_SHARE", PYTHON_SHARE, numbers.Real, "a number of percent (such as 30)")
-expect_type("LARGEST", LARGEST, str, 'a string, a part of the file\'s name (such as "foo")')
+expect_type("LARGEST", LARGEST, str, 'a string, the file\'s name (such as "libfoo.so")')
 share = 100 * bytes_by_kind["Python source"] / total
 expect(within(PYTHON_SHARE, share, 3), f"Python source is {share:.1f} % of the bytes, not about {PYTHON_SHARE} %")
-largest, runner_up = largest_files[0].name, largest_files[1].name
-expect(LARGEST.strip() != "", "LARGEST is empty: write a part of the largest file's name")
-expect(LARGEST in largest, f"the largest file is {largest}, which does not contain {LARGEST!r}")
-expect(LARGEST not in runner_up, f"{LARGEST!r} is also part of {runner_up}, the second largest file: name the largest one")
+largest = largest_files[0].name
+expect(LARGEST.strip() != "", "LARGEST is empty: write the largest file's name")
+given, wanted = (name.split(".")[0].removeprefix("lib") for name in (Path(LARGEST.strip()).name, largest))
+expect(given == wanted, f"the largest file is {largest}, not {LARGEST!r}: write its whole name")
 print(f"self-check passed: Python is {share:.1f} % of torch; the largest file is {largest}")
 
 # %% [markdown]

@@ -267,7 +267,9 @@ BOUND = {"add": "memory", "matmul": "compute"}
 
 # %%
 # SELF-CHECK: your ridge within 1 % of the roofs' crossing; each op on the side of it you said,
-# unless its intensity is too close to the ridge to call on this run (a busy machine stretches timings).
+# unless its intensity is too close to the ridge to call on this run. A share s of a core can stretch
+# either roof's timings up to 1/s times, so the ridge as far either way: an intensity more than 1/s times
+# from it (and 25 % more for the timings' own noise) is on the side it seems to be.
 require(ridge=ridge, BOUND={op: BOUND.get(op) for op in intensity})
 expect_type("ridge", ridge, numbers.Real, "a number of FLOP per byte")
 for op in intensity:
@@ -276,7 +278,7 @@ crossing = peak_gflops / memory_gbps
 expect(abs(ridge - crossing) <= 0.01 * crossing, f"the roofs meet at {crossing:.2f} FLOP/byte, not {ridge}")
 graded = []
 for op, i in intensity.items():
-    why = unclear(i, crossing, roof_core, what=f"{op}'s intensity")
+    why = unclear(i, crossing, roof_core, margin=1.25, what=f"{op}'s intensity")
     if why:
         print(why)
         continue

@@ -37,7 +37,8 @@
 # the seconds of one call (the fastest of fifteen short batches) and synchronises the device when asked to. PyTorch runs on one
 # CPU thread except where an exercise sets more, so timings stay steady on a busy machine; `CoreShare`
 # measures how much of a core a measurement got, and `unclear` says when a busy machine stretched
-# the timings too much to grade a ratio;
+# the timings too much to grade a ratio; `threads_apart` runs threads on work of their own, to show
+# what more threads buy where other programs hold the cores;
 # `DEFAULT_THREADS` is how many it would use by default, `CORES` how many cores this process may use.
 
 # %%
@@ -157,8 +158,9 @@ else:
 # around a sleep and around 20 matrix multiplies on `MATMUL_THREADS` threads. **Predict** CPU
 # time divided by wall time for the sleep, and the most it can be for the multiplies (other
 # programs on the machine can only lower it), then **run** it. When other programs hold the
-# cores, the multiplies may use too little CPU to show whether your bound is too low; the
-# self-check then says that it cannot grade the bound.
+# cores, the multiplies use less CPU per second of the wall clock; the measurement then also runs
+# them on threads of their own and counts only the time those were not waiting for a core, and
+# the self-check grades your bound against that, or says why it cannot.
 #
 # **Change** `MATMUL_THREADS` to `1` and predict again.
 
@@ -186,20 +188,28 @@ clocks = {
     "matmul": both_clocks(lambda: [big_a @ big_b for _ in range(20)]),
 }
 torch.set_num_threads(1)
+# The same multiplies on MATMUL_THREADS threads of their own, which never wait for each other: the CPU
+# they use per second of the turns they got (Linux), which other programs cannot take from them.
+apart_clocks = threads_apart(lambda: big_a @ big_b, MATMUL_THREADS) if MATMUL_THREADS > 1 else {}
 cpu_per_wall = {what: cpu / wall for what, (wall, cpu) in clocks.items()}
 for what, (wall, cpu) in clocks.items():
     print(f"{what:<7} wall {wall * 1e3:8.1f} ms   CPU {cpu * 1e3:8.1f} ms   CPU/wall {cpu_per_wall[what]:5.2f}")
+if "cores" in apart_clocks:
+    print(f"{MATMUL_THREADS} threads on their own matmuls, over the time they were not waiting for a core:"
+          f" {apart_clocks['cores']:.2f} s of CPU per second")
 
 # %%
-# SELF-CHECK: sleep within 0.2 of the measured ratio. The matmuls within your bound (30 % allowed for the
-# clocks), and the bound no looser than the threads. A bound below what the threads can use is wrong, but
-# only a run in which they used more shows it: when they used less (other programs held the cores), the
-# bound is not graded.
+# SELF-CHECK: both ratios 0 or more, sleep within 0.2 of the measured ratio. The matmuls within your bound (30 % allowed for the
+# clocks), and the bound no looser than the threads. A bound below what the threads can use is wrong: a run
+# shows it where they used more, over the wall clock or, where other programs held the cores, over the time
+# that threads on their own matmuls were not waiting for a core. Where neither shows it, it is not graded.
 require(PREDICTED_CPU_PER_WALL={what: PREDICTED_CPU_PER_WALL.get(what) for what in ("sleep", "matmul, at most")})
 for what in ("sleep", "matmul, at most"):
     expect_type(f"PREDICTED_CPU_PER_WALL[{what!r}]", PREDICTED_CPU_PER_WALL[what], numbers.Real, "a number (such as 0.5)")
 sleep_guess, matmul_bound = PREDICTED_CPU_PER_WALL["sleep"], PREDICTED_CPU_PER_WALL["matmul, at most"]
 used = cpu_per_wall["matmul"]
+for what, ratio in PREDICTED_CPU_PER_WALL.items():  # seconds of CPU per second of wall: neither can run backwards
+    expect(ratio >= 0, f"{what}: a process cannot use {ratio} s of CPU per second; CPU time / wall time is 0 or more")
 expect(abs(sleep_guess - cpu_per_wall["sleep"]) <= 0.2, f"sleeping used {cpu_per_wall['sleep']:.2f} s of CPU per second, not {sleep_guess}")
 expect(used <= 1.3 * matmul_bound, f"the matmuls used {used:.2f} s of CPU per second, beyond your bound of {matmul_bound}")
 expect(matmul_bound <= 1.5 * MATMUL_THREADS, f"a bound of {matmul_bound} is looser than it needs to be with {MATMUL_THREADS} threads")
@@ -209,10 +219,17 @@ if most == 1 and min(DEFAULT_THREADS, CORES) == 1:
     why = "this process may use one core" if CORES == 1 else "PyTorch runs one thread by default here"
     print(f"not applicable: one core: {why}, so the bound for the default threads is the bound for one thread")
 elif matmul_bound < most / 1.3:
+    own = min(apart_clocks.get("cores", 0.0), most)  # each thread at most one core, and the threads at most the cores
+    expect(
+        own <= 1.3 * matmul_bound,
+        f"{MATMUL_THREADS} threads on their own matmuls used {own:.2f} s of CPU per second of the time they were not"
+        f" waiting for a core (the matmuls used {used:.2f} per second of the wall clock): beyond your bound of {matmul_bound}",
+    )
     graded = False
     print(
-        f"not graded on this machine: the matmuls used only {used:.2f} s of CPU per second, within your bound of"
-        f" {matmul_bound}, so this run cannot show whether {MATMUL_THREADS} threads on {CORES} cores can use more"
+        f"not graded on this machine: the matmuls used only {used:.2f} s of CPU per second ({own:.2f} over their own"
+        f" turns), within your bound of {matmul_bound}, so this run cannot show whether {MATMUL_THREADS} threads on"
+        f" {CORES} cores can use more"
     )
 print(f"self-check passed{'' if graded else ' as far as this run can tell'}: two host clocks, two different questions")
 
@@ -314,8 +331,10 @@ else:
 # threads and prints the speedup over one thread. **Write** `max_speedup(threads)`: the largest
 # speedup that `threads` threads can give a compute-bound matrix multiply over one thread. The
 # self-check tests that no measurement beats your bound, and that your bound is not looser than
-# it needs to be. Then **run** the measurement. On a busy machine the threads may buy too little
-# to show whether a bound is too low; the self-check then says so instead of grading it.
+# it needs to be. Then **run** the measurement. On a busy machine the threads of one matmul wait
+# for each other's turns and may buy nothing; the measurement then also runs threads on matmuls
+# of their own, and the work each did per second of CPU shows what a core each would give: the
+# self-check grades your bound against that, or says why it cannot.
 #
 # **Change** `N` to `512`, add an op to `OPS` such as `"exp": lambda: torch.exp(v, out=u)` (more
 # arithmetic per byte than the add), and set `BUSY = True`, which keeps one core busy with another
@@ -364,13 +383,19 @@ speedup = {op: {t: row[1] / row[t] for t in THREADS} for op, row in seconds.item
 for op, row in speedup.items():
     print(f"{op:<7}" + "".join(f"  {t} thread(s): {s:4.2f}x" for t, s in row.items()))
 print(f"the one-thread matmul got {one_thread_share:.0%} of a core while it was timed")
+apart = {t: threads_apart(OPS["matmul"], t) for t in THREADS if t > 1}  # each thread its own matmuls, one after another
+for t, found in apart.items():
+    print(f"{t} threads, each on its own matmuls: {found['calls']:.2f}x one thread's matmuls per second,"
+          f" each did {found['per_cpu']:.0%} of one thread's per second of CPU")
 
 # %%
 # SELF-CHECK: no measured matmul speedup beats your bound (25 % allowed for timing), and the bound is no
 # looser than the thread count. Every speedup is a ratio to the one-thread time, which other programs
 # can stretch: at a share s of a core, up to 1/s times, so the allowance widens as much. A bound below
-# what the threads can give is wrong, but only a run in which they gave more shows it: where the speedup
-# stayed within your bound (a busy machine), it is not graded.
+# what the threads can give is wrong: a run shows it where they gave more, or where threads on their own
+# matmuls each did, with the turns they got, what one thread does (10 % allowed): with a core each, they
+# would be that many times as fast. On a busy machine the threads of one matmul wait for each other's
+# turns and can be slower than one thread; where neither shows more, the bound is not graded.
 require(max_speedup=max_speedup(1))
 allowance = 1.25 / min(max(one_thread_share, 0.01), 1.0)
 too_little = []
@@ -384,6 +409,13 @@ for threads, measured in speedup["matmul"].items():
     )
     expect(bound <= 1.5 * threads, f"{threads} threads: a bound of {bound} is looser than it needs to be: what does one thread add?")
     if bound < min(threads, CORES) / 1.25:  # below what the threads' cores can give, yet not beaten here
+        with_cores = min(threads, CORES) * apart[threads]["per_cpu"]  # each thread's work per CPU second, a core each
+        expect(
+            CORES == 1 or with_cores <= 1.1 * bound,
+            f"{threads} threads, each on its own matmuls, each did {apart[threads]['per_cpu']:.0%} of one thread's"
+            f" work per second of CPU: with a core each they are {with_cores:.2f}x as fast, beyond your bound of {bound}"
+            f" (the threads of one matmul gave {measured:.2f}x in this run)",
+        )
         too_little.append(f"{threads} threads gave {measured:.2f}x, your bound is {bound:.2f}")
 if CORES == 1:
     too_little = []

@@ -72,9 +72,14 @@ def _handouts(argv: list[str]) -> int:
 def _publish(argv: list[str]) -> int:
     from pytorch_floors.editions.publish import main  # noqa: PLC0415
     from pytorch_floors.plugin.site_config import read_site_facts  # noqa: PLC0415  (MkDocs reads mkdocs.yml)
-    from pytorch_floors.settings import from_environment  # noqa: PLC0415
+    from pytorch_floors.settings import from_environment, read_text  # noqa: PLC0415
 
-    return main(argv, read_site=read_site_facts, read_settings=lambda: from_environment(os.environ))
+    return main(
+        argv,
+        read_site=read_site_facts,
+        read_settings=lambda: from_environment(os.environ),
+        repository=read_text("FLOORS_REPOSITORY"),
+    )
 
 
 def _record(argv: list[str]) -> int:

@@ -144,12 +144,14 @@ PARSERS: dict[str, Callable[[object], object]] = {
 
 OTHER_PARSERS: dict[str, Callable[[object], object]] = {
     "FLOORS_EDITION": text,
+    "FLOORS_REPOSITORY": text,
     "FLOORS_PREVIOUS_MANIFEST": text,
     "FLOORS_CHROMIUM": text,
     "FLOORS_START_METHOD": text,  # execution.process.runner says which methods this platform offers
 }
-"""The variables read outside the plugin's options: the edition `make publish` builds, the previous
-edition's manifest, another Chromium for the handouts, and how block processes start."""
+"""The variables read outside the plugin's options: the edition `make publish` builds, the GitHub
+repository it is published to (whose `gh-pages` Colab opens the labs from), the previous edition's
+manifest, another Chromium for the handouts, and how block processes start."""
 
 
 def environment_value(name: str, parse: Callable[[object], T], environ: Mapping[str, str]) -> T | None:

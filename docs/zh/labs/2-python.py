@@ -45,21 +45,21 @@ print(f"torch {torch.__version__}, Python {sys.version.split()[0]}")
 # %% [markdown]
 # ## 练习 1 · torch 在磁盘上是什么样子 <a id="on-disk"></a>
 #
-# **预测**已安装的包的字节中，Python 源码（`.py` 文件）占百分之几，以及哪个文件最大：写出它名字中能把它单独挑出来的一部分（`lib` 或 `.so` 也能匹配第二大的文件）。把两者写进答案单元格，然后**运行**测量：它遍历已安装的包，按类别累加文件大小。
+# **预测**已安装的包的字节中，Python 源码（`.py` 文件）占百分之几，以及哪个文件最大：写出它的名字（`libfoo.so`，或去掉后缀的 `libfoo`）。把两者写进答案单元格，然后**运行**测量：它遍历已安装的包，按类别累加文件大小。
 #
 # **修改** `KINDS`，拆分出更多后缀（`.pyi` 存根文件、`.h` 头文件），并修改 `TOP`，列出更多最大的文件。这些头文件是从哪里来的？
 
 # %% tags=["answer"]
 # YOUR ANSWER
 PYTHON_SHARE = None  # percent of the package's bytes that are Python source
-LARGEST = None  # a part of the largest file's name, as a string (for example "foo" for libfoo.so)
+LARGEST = None  # the largest file's name, as a string (for example "libfoo.so" or "libfoo")
 
 # %% tags=["solution"]
 # The kernels of the device the build is for: on a CPU build, every CPU kernel and the dispatcher live
 # in libtorch_cpu; a CUDA build (what Colab installs) adds libtorch_cuda, larger still, and so leaves
-# the Python layer a smaller share. The dot ends the name: libtorch_cuda_linalg is another library.
+# the Python layer a smaller share.
 PYTHON_SHARE = 2 if torch.version.cuda else 5  # a thin layer: a few percent
-LARGEST = "torch_cuda." if torch.version.cuda else "torch_cpu."
+LARGEST = "libtorch_cuda" if torch.version.cuda else "libtorch_cpu"
 
 # %%
 KINDS = {".py": "Python source", ".so": "compiled library", ".dll": "compiled library", ".dylib": "compiled library"}
@@ -81,16 +81,17 @@ for path in largest_files[:TOP]:
 
 # %%
 # SELF-CHECK: your share within a factor of 3 of the measured one; the largest file of your install named,
-# by a part of its name that the second largest file's name does not share.
+# whole: its name, with or without the suffixes after its first dot and the "lib" before it (a part of the
+# name, such as "u", can tell two files apart without naming either).
 require(PYTHON_SHARE=PYTHON_SHARE, LARGEST=LARGEST)
 expect_type("PYTHON_SHARE", PYTHON_SHARE, numbers.Real, "a number of percent (such as 30)")
-expect_type("LARGEST", LARGEST, str, 'a string, a part of the file\'s name (such as "foo")')
+expect_type("LARGEST", LARGEST, str, 'a string, the file\'s name (such as "libfoo.so")')
 share = 100 * bytes_by_kind["Python source"] / total
 expect(within(PYTHON_SHARE, share, 3), f"Python source is {share:.1f} % of the bytes, not about {PYTHON_SHARE} %")
-largest, runner_up = largest_files[0].name, largest_files[1].name
-expect(LARGEST.strip() != "", "LARGEST is empty: write a part of the largest file's name")
-expect(LARGEST in largest, f"the largest file is {largest}, which does not contain {LARGEST!r}")
-expect(LARGEST not in runner_up, f"{LARGEST!r} is also part of {runner_up}, the second largest file: name the largest one")
+largest = largest_files[0].name
+expect(LARGEST.strip() != "", "LARGEST is empty: write the largest file's name")
+given, wanted = (name.split(".")[0].removeprefix("lib") for name in (Path(LARGEST.strip()).name, largest))
+expect(given == wanted, f"the largest file is {largest}, not {LARGEST!r}: write its whole name")
 print(f"self-check passed: Python is {share:.1f} % of torch; the largest file is {largest}")
 
 # %% [markdown]

@@ -22,7 +22,7 @@
 # %% [markdown]
 # ## 准备 <a id="setup"></a>
 #
-# 请先运行这一格。`require`、`expect`、`expect_type` 和 `within` 是自检用来评判你答案的工具（答案的类型不对时，`expect_type` 会指出它应该是什么类型）。有 GPU 时 `DEVICE` 为 `cuda`，否则为 `cpu`；`best_time` 返回单次调用的秒数（十五个短批次中最快的那个），并在要求时同步设备。除非某个练习设置了更多线程，PyTorch 只在一个 CPU 线程上运行，这样在繁忙的机器上计时也能保持稳定；`CoreShare` 测量一次测量分到了多少个核心的算力，`unclear` 则在繁忙的机器把计时拉长到无法评判某个比值时给出说明；`DEFAULT_THREADS` 是 PyTorch 默认会用的线程数，`CORES` 是本进程可以使用的核心数。
+# 请先运行这一格。`require`、`expect`、`expect_type` 和 `within` 是自检用来评判你答案的工具（答案的类型不对时，`expect_type` 会指出它应该是什么类型）。有 GPU 时 `DEVICE` 为 `cuda`，否则为 `cpu`；`best_time` 返回单次调用的秒数（十五个短批次中最快的那个），并在要求时同步设备。除非某个练习设置了更多线程，PyTorch 只在一个 CPU 线程上运行，这样在繁忙的机器上计时也能保持稳定；`CoreShare` 测量一次测量分到了多少个核心的算力，`unclear` 则在繁忙的机器把计时拉长到无法评判某个比值时给出说明；`threads_apart` 让几个线程各做各的工作，在其他程序占着核心时也能看出多开线程能换来什么；`DEFAULT_THREADS` 是 PyTorch 默认会用的线程数，`CORES` 是本进程可以使用的核心数。
 
 # %%
 import numbers
@@ -123,7 +123,7 @@ else:
 # %% [markdown]
 # ## 练习 2 · 墙钟时间与 CPU 时间 <a id="wall-vs-cpu"></a>
 #
-# 主机自己就有两个时钟：墙钟时间（`time.perf_counter`）和本进程用掉的 CPU 时间（`time.process_time`，对所有线程求和）。测量在一次休眠前后、以及在 `MATMUL_THREADS` 个线程上做 20 次矩阵乘法前后读取这两个时钟。**预测**休眠时 CPU 时间与墙钟时间之比，以及矩阵乘法时这个比值最大能到多少（机器上的其他程序只会让它更低），然后**运行**。当其他程序占着核心时，矩阵乘法用到的 CPU 可能太少，看不出你给的上界是否偏低；这时自检会说明它无法评判这个上界。
+# 主机自己就有两个时钟：墙钟时间（`time.perf_counter`）和本进程用掉的 CPU 时间（`time.process_time`，对所有线程求和）。测量在一次休眠前后、以及在 `MATMUL_THREADS` 个线程上做 20 次矩阵乘法前后读取这两个时钟。**预测**休眠时 CPU 时间与墙钟时间之比，以及矩阵乘法时这个比值最大能到多少（机器上的其他程序只会让它更低），然后**运行**。当其他程序占着核心时，矩阵乘法每墙钟秒用到的 CPU 会变少；这时测量还会让这些乘法在各自独立的线程上运行，只计这些线程没在等待核心的时间，自检用它来评判你的上界，无法评判时则说明原因。
 #
 # 把 `MATMUL_THREADS` **改为** `1`，再预测一次。
 
@@ -151,20 +151,28 @@ clocks = {
     "matmul": both_clocks(lambda: [big_a @ big_b for _ in range(20)]),
 }
 torch.set_num_threads(1)
+# The same multiplies on MATMUL_THREADS threads of their own, which never wait for each other: the CPU
+# they use per second of the turns they got (Linux), which other programs cannot take from them.
+apart_clocks = threads_apart(lambda: big_a @ big_b, MATMUL_THREADS) if MATMUL_THREADS > 1 else {}
 cpu_per_wall = {what: cpu / wall for what, (wall, cpu) in clocks.items()}
 for what, (wall, cpu) in clocks.items():
     print(f"{what:<7} wall {wall * 1e3:8.1f} ms   CPU {cpu * 1e3:8.1f} ms   CPU/wall {cpu_per_wall[what]:5.2f}")
+if "cores" in apart_clocks:
+    print(f"{MATMUL_THREADS} threads on their own matmuls, over the time they were not waiting for a core:"
+          f" {apart_clocks['cores']:.2f} s of CPU per second")
 
 # %%
-# SELF-CHECK: sleep within 0.2 of the measured ratio. The matmuls within your bound (30 % allowed for the
-# clocks), and the bound no looser than the threads. A bound below what the threads can use is wrong, but
-# only a run in which they used more shows it: when they used less (other programs held the cores), the
-# bound is not graded.
+# SELF-CHECK: both ratios 0 or more, sleep within 0.2 of the measured ratio. The matmuls within your bound (30 % allowed for the
+# clocks), and the bound no looser than the threads. A bound below what the threads can use is wrong: a run
+# shows it where they used more, over the wall clock or, where other programs held the cores, over the time
+# that threads on their own matmuls were not waiting for a core. Where neither shows it, it is not graded.
 require(PREDICTED_CPU_PER_WALL={what: PREDICTED_CPU_PER_WALL.get(what) for what in ("sleep", "matmul, at most")})
 for what in ("sleep", "matmul, at most"):
     expect_type(f"PREDICTED_CPU_PER_WALL[{what!r}]", PREDICTED_CPU_PER_WALL[what], numbers.Real, "a number (such as 0.5)")
 sleep_guess, matmul_bound = PREDICTED_CPU_PER_WALL["sleep"], PREDICTED_CPU_PER_WALL["matmul, at most"]
 used = cpu_per_wall["matmul"]
+for what, ratio in PREDICTED_CPU_PER_WALL.items():  # seconds of CPU per second of wall: neither can run backwards
+    expect(ratio >= 0, f"{what}: a process cannot use {ratio} s of CPU per second; CPU time / wall time is 0 or more")
 expect(abs(sleep_guess - cpu_per_wall["sleep"]) <= 0.2, f"sleeping used {cpu_per_wall['sleep']:.2f} s of CPU per second, not {sleep_guess}")
 expect(used <= 1.3 * matmul_bound, f"the matmuls used {used:.2f} s of CPU per second, beyond your bound of {matmul_bound}")
 expect(matmul_bound <= 1.5 * MATMUL_THREADS, f"a bound of {matmul_bound} is looser than it needs to be with {MATMUL_THREADS} threads")
@@ -174,10 +182,17 @@ if most == 1 and min(DEFAULT_THREADS, CORES) == 1:
     why = "this process may use one core" if CORES == 1 else "PyTorch runs one thread by default here"
     print(f"not applicable: one core: {why}, so the bound for the default threads is the bound for one thread")
 elif matmul_bound < most / 1.3:
+    own = min(apart_clocks.get("cores", 0.0), most)  # each thread at most one core, and the threads at most the cores
+    expect(
+        own <= 1.3 * matmul_bound,
+        f"{MATMUL_THREADS} threads on their own matmuls used {own:.2f} s of CPU per second of the time they were not"
+        f" waiting for a core (the matmuls used {used:.2f} per second of the wall clock): beyond your bound of {matmul_bound}",
+    )
     graded = False
     print(
-        f"not graded on this machine: the matmuls used only {used:.2f} s of CPU per second, within your bound of"
-        f" {matmul_bound}, so this run cannot show whether {MATMUL_THREADS} threads on {CORES} cores can use more"
+        f"not graded on this machine: the matmuls used only {used:.2f} s of CPU per second ({own:.2f} over their own"
+        f" turns), within your bound of {matmul_bound}, so this run cannot show whether {MATMUL_THREADS} threads on"
+        f" {CORES} cores can use more"
     )
 print(f"self-check passed{'' if graded else ' as far as this run can tell'}: two host clocks, two different questions")
 
@@ -260,7 +275,7 @@ else:
 # %% [markdown]
 # ## 练习 4 · 更多线程能换来什么 <a id="threads"></a>
 #
-# 测量用 1 个直到全部可用的线程，分别为矩阵乘法和逐元素加法计时，并打印相对单线程的加速比。**写出** `max_speedup(threads)`：`threads` 个线程能让计算受限的矩阵乘法相对单线程获得的最大加速比。自检会检验没有任何测量超过你的上界，并且你的上界不比必要的更宽松。然后**运行**测量。在繁忙的机器上，线程带来的提升可能太少，看不出某个上界是否偏低；这时自检会如实说明，而不去评判它。
+# 测量用 1 个直到全部可用的线程，分别为矩阵乘法和逐元素加法计时，并打印相对单线程的加速比。**写出** `max_speedup(threads)`：`threads` 个线程能让计算受限的矩阵乘法相对单线程获得的最大加速比。自检会检验没有任何测量超过你的上界，并且你的上界不比必要的更宽松。然后**运行**测量。在繁忙的机器上，同一个矩阵乘法的各个线程要互相等待轮到自己，可能什么也换不来；这时测量还会让几个线程各做各的矩阵乘法，每个线程每 CPU 秒完成的工作量说明了每个线程各有一个核心时能带来什么：自检用它来评判你的上界，无法评判时则说明原因。
 #
 # 把 `N` **改为** `512`，往 `OPS` 里加一个操作，比如 `"exp": lambda: torch.exp(v, out=u)`（每字节的运算比加法多），并设置 `BUSY = True`，让另一个进程在这个单元格测量期间一直占着一个核心。计算受限的矩阵乘法和访存受限的加法，哪个随线程数扩展得更好？繁忙的机器会让加速比变成什么样？
 
@@ -306,13 +321,19 @@ speedup = {op: {t: row[1] / row[t] for t in THREADS} for op, row in seconds.item
 for op, row in speedup.items():
     print(f"{op:<7}" + "".join(f"  {t} thread(s): {s:4.2f}x" for t, s in row.items()))
 print(f"the one-thread matmul got {one_thread_share:.0%} of a core while it was timed")
+apart = {t: threads_apart(OPS["matmul"], t) for t in THREADS if t > 1}  # each thread its own matmuls, one after another
+for t, found in apart.items():
+    print(f"{t} threads, each on its own matmuls: {found['calls']:.2f}x one thread's matmuls per second,"
+          f" each did {found['per_cpu']:.0%} of one thread's per second of CPU")
 
 # %%
 # SELF-CHECK: no measured matmul speedup beats your bound (25 % allowed for timing), and the bound is no
 # looser than the thread count. Every speedup is a ratio to the one-thread time, which other programs
 # can stretch: at a share s of a core, up to 1/s times, so the allowance widens as much. A bound below
-# what the threads can give is wrong, but only a run in which they gave more shows it: where the speedup
-# stayed within your bound (a busy machine), it is not graded.
+# what the threads can give is wrong: a run shows it where they gave more, or where threads on their own
+# matmuls each did, with the turns they got, what one thread does (10 % allowed): with a core each, they
+# would be that many times as fast. On a busy machine the threads of one matmul wait for each other's
+# turns and can be slower than one thread; where neither shows more, the bound is not graded.
 require(max_speedup=max_speedup(1))
 allowance = 1.25 / min(max(one_thread_share, 0.01), 1.0)
 too_little = []
@@ -326,6 +347,13 @@ for threads, measured in speedup["matmul"].items():
     )
     expect(bound <= 1.5 * threads, f"{threads} threads: a bound of {bound} is looser than it needs to be: what does one thread add?")
     if bound < min(threads, CORES) / 1.25:  # below what the threads' cores can give, yet not beaten here
+        with_cores = min(threads, CORES) * apart[threads]["per_cpu"]  # each thread's work per CPU second, a core each
+        expect(
+            CORES == 1 or with_cores <= 1.1 * bound,
+            f"{threads} threads, each on its own matmuls, each did {apart[threads]['per_cpu']:.0%} of one thread's"
+            f" work per second of CPU: with a core each they are {with_cores:.2f}x as fast, beyond your bound of {bound}"
+            f" (the threads of one matmul gave {measured:.2f}x in this run)",
+        )
         too_little.append(f"{threads} threads gave {measured:.2f}x, your bound is {bound:.2f}")
 if CORES == 1:
     too_little = []

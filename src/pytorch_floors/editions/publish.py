@@ -9,7 +9,9 @@
    published (`latest` names the newest edition), a working tree that differs from its commit
    (the edition says which commit it was built from), and a build told not to run every proof
    and lab (`FLOORS_EXEC=off`, `FLOORS_EXEC_ONLY`, read by the plugin's own parser,
-   `pytorch_floors.settings`, which refuses a bad value of any `FLOORS_*` variable at once);
+   `pytorch_floors.settings`, which refuses a bad value of any `FLOORS_*` variable at once), and,
+   last, a build that names no GitHub repository to publish to (`FLOORS_REPOSITORY`: its lab
+   pages' Colab links open the notebooks on that repository's `gh-pages`);
 2. with `--push`, first fetches the remote's publishing branch, so mike builds on top of it;
 3. runs `mike deploy --update-aliases EDITION latest` with `FLOORS_EDITION` set, the build
    strict (`FLOORS_STRICT=true`, read by `strict:` in `mkdocs.yml`), linking its PDF handouts
@@ -50,6 +52,7 @@ from pytorch_floors.editions.root404 import layout_from, redirect_urls, render_r
 from pytorch_floors.editions.verify import verify_site
 from pytorch_floors.errors import FloorsError, InputError, ToolError
 from pytorch_floors.execution.process import scratch as scratch_names
+from pytorch_floors.labs.launch import github_repository
 
 __all__ = [
     "FIRST_YEAR",
@@ -132,6 +135,21 @@ def _refuse_unmeasured_settings(values: Mapping[str, object]) -> None:
         raise FloorsError("FLOORS_EXEC=off renders without running: an edition must show measurements; unset it")
     if values.get("FLOORS_EXEC_ONLY") is not None:
         raise FloorsError("FLOORS_EXEC_ONLY runs only some pages: an edition must run every proof and lab; unset it")
+
+
+def _refuse_unconfigured_repository(repository: str | None) -> None:
+    # An edition's lab pages link "Open in Colab" to its notebooks on the gh-pages branch of the repository
+    # it is published to: a placeholder (`repo_url` in mkdocs.yml names one) would publish links that never open.
+    if repository is None:
+        raise InputError(
+            "FLOORS_REPOSITORY is not set: an edition's lab pages open their notebooks in Colab from the gh-pages "
+            "branch of the GitHub repository it is published to; set it to that repository "
+            "(FLOORS_REPOSITORY=https://github.com/<owner>/<repo> make publish EDITION=...)"
+        )
+    try:
+        github_repository(repository)
+    except ValueError as error:
+        raise InputError(f"FLOORS_REPOSITORY: {error}") from None
 
 
 def _refuse_dirty_tree(repo: Path) -> None:
@@ -365,6 +383,7 @@ def publish(
     repo: Path,
     read_site: Callable[[Path], SiteFacts],
     settings: Mapping[str, object],
+    repository: str | None = None,
     push: bool = False,
     remote: str = "origin",
     branch: str = "gh-pages",
@@ -376,6 +395,7 @@ def publish(
         repo: The project's git repository (holds `mkdocs.yml`).
         read_site: Reads the facts of a `mkdocs.yml` (the plugin's `read_site_facts`: MkDocs reads it).
         settings: The plugin's `FLOORS_*` variables that are set, parsed (`settings.from_environment`).
+        repository: The GitHub repository the edition is published to (`FLOORS_REPOSITORY`), if set.
         push: Push the branch to `remote` when done (and fetch it first).
         remote: The git remote.
         branch: The publishing branch.
@@ -398,6 +418,7 @@ def publish(
         if any(entry["version"] == edition for entry in versions):
             raise InputError(f"edition {edition} is already published on {ref}, and published editions never change")
         _refuse_older_than_published(edition, versions)
+    _refuse_unconfigured_repository(repository)
     # mike starts mkdocs by name: it must be the one beside this interpreter.
     tools = Path(sys.executable).parent
     env = {
@@ -438,6 +459,7 @@ def main(
     *,
     read_site: Callable[[Path], SiteFacts],
     read_settings: Callable[[], Mapping[str, object]],
+    repository: str | None = None,
 ) -> int:
     """Command line: `python -m pytorch_floors publish EDITION [--push]`.
 
@@ -445,6 +467,7 @@ def main(
         argv: Arguments (default: `sys.argv[1:]`).
         read_site: Reads the facts of a `mkdocs.yml`.
         read_settings: Reads the plugin's `FLOORS_*` variables that are set (refusing a bad one).
+        repository: The GitHub repository to publish to (`FLOORS_REPOSITORY`), if set.
 
     Returns:
         The exit status.
@@ -462,6 +485,7 @@ def main(
             repo=args.repo.resolve(),
             read_site=read_site,
             settings=read_settings(),
+            repository=repository,
             push=args.push,
             remote=args.remote,
             branch=args.branch,

@@ -5,9 +5,11 @@
 disagree; `expect_type` says which type an answer should have when it has another; `within`
 compares a prediction with a measurement; `best_time` times a call; `CoreShare` measures how much
 of a core the process got while it timed something, and `unclear` says when that was too little
-to tell on which side of a line a timed ratio lies.
+to tell on which side of a line a timed ratio lies; `threads_apart` measures what more threads
+buy where other programs hold the cores.
 """
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,11 +22,20 @@ except ImportError:  # Windows
     resource = None  # type: ignore[assignment]
 
 
-class NotFilled(AssertionError):
+class _MessageAlone:
+    """A self-check's verdict: its message is all there is to read, so a notebook shows the message alone."""
+
+    def _render_traceback_(self) -> list[str]:
+        # IPython (Jupyter, Colab) shows these lines in place of the traceback: its frames would be these
+        # helpers' (`raise` in `require`), which say nothing about your answer.
+        return [f"{type(self).__name__}: {self}"]
+
+
+class NotFilled(_MessageAlone, AssertionError):
     """A self-check found a placeholder (None or ...) where your answer goes."""
 
 
-class WrongAnswer(AssertionError):
+class WrongAnswer(_MessageAlone, AssertionError):
     """A self-check found an answer that disagrees with what you measured."""
 
 
@@ -157,3 +168,77 @@ def unclear(measured: float, line: float, core: CoreShare, margin: float = 2.0, 
         f"not graded on this machine: {what}, {measured:,.3g}, is within {reach:,.3g} times of {line:,.3g},"
         f" too close to call when this process got {core.share:.0%} of a core while it measured"
     )
+
+
+def _turn() -> tuple[float, float] | None:
+    """Seconds the calling thread has spent on a core and waiting for one (Linux); None where unknown."""
+    try:
+        with open("/proc/thread-self/schedstat") as stat:
+            on_core, waiting = stat.read().split()[:2]
+    except (OSError, ValueError):
+        return None
+    return int(on_core) / 1e9, int(waiting) / 1e9
+
+
+def _apart(fn: Callable[[], object], threads: int, seconds: float) -> tuple[float, float, float | None]:
+    """`threads` threads calling `fn` for `seconds`: calls per second, calls per CPU second, and cores used.
+
+    The cores used add up, for each thread, its time on a core over the time it did not spend waiting
+    for one (None where the operating system does not tell).
+    """
+    stop, calls = threading.Event(), [0] * threads
+    turns: list[float | None] = [None] * threads
+
+    def work(index: int) -> None:
+        torch.set_num_threads(1)  # OpenMP keeps the count per thread: a new one would start with every core
+        before, start = _turn(), time.perf_counter()
+        while not stop.is_set():
+            fn()
+            calls[index] += 1
+        after, wall = _turn(), time.perf_counter() - start
+        if before is not None and after is not None and wall > after[1] - before[1]:
+            turns[index] = min((after[0] - before[0]) / (wall - (after[1] - before[1])), 1.0)
+
+    workers = [threading.Thread(target=work, args=(index,)) for index in range(threads)]
+    cpu, start = _cpu_seconds(), time.perf_counter()
+    for worker in workers:
+        worker.start()
+    time.sleep(seconds)
+    stop.set()
+    for worker in workers:
+        worker.join()
+    wall, cpu = time.perf_counter() - start, _cpu_seconds() - cpu
+    cores = None if None in turns else sum(turn or 0.0 for turn in turns)
+    return sum(calls) / wall, sum(calls) / cpu if cpu > 0 else 0.0, cores
+
+
+def threads_apart(fn: Callable[[], object], threads: int, rounds: int = 3, seconds: float = 0.1) -> dict[str, float]:
+    """What `threads` threads, each calling `fn` on its own, did against one thread in the same run.
+
+    `"calls"` is the calls they made per second over one thread's: on a busy machine, where other
+    programs hold the cores, it can stay near 1. `"per_cpu"` is the calls they made per second of CPU
+    over one thread's: the work each thread did with the turns it got, which other programs cannot
+    take from it. Near 1, each thread did with its turns what one thread does, so with a core each,
+    `threads` threads would be about that many times as fast; below 1, they slowed each other down
+    (sharing a core's arithmetic units, as hyper-threads do, or memory). `"cores"` adds up, for each
+    thread, its time on a core over the time it did not wait for one: the CPU seconds per second they
+    use when they get their turns (left out where the operating system does not tell: not Linux).
+    The threads of one kernel cannot show this on a busy machine: they wait for each other's turns.
+    Rounds alternate one thread and `threads`, and each keeps its best.
+    """
+    best = {1: (0.0, 0.0), threads: (0.0, 0.0)}
+    cores: float | None = None
+    for _ in range(rounds):
+        for count, (rate, per_cpu) in best.items():
+            measured = _apart(fn, count, seconds)
+            best[count] = (max(rate, measured[0]), max(per_cpu, measured[1]))
+            if count == threads and measured[2] is not None:
+                cores = max(cores or 0.0, measured[2])
+    (one_rate, one_per_cpu), (rate, per_cpu) = best[1], best[threads]
+    found = {
+        "calls": rate / one_rate if one_rate else 0.0,
+        "per_cpu": per_cpu / one_per_cpu if one_per_cpu else 0.0,
+    }
+    if cores is not None:
+        found["cores"] = cores
+    return found

@@ -1,7 +1,9 @@
 """Labs a class can launch: an "Open in Colab" link, both notebooks, their install cell, the run time.
 
-`repo_url` in `mkdocs.yml` names the project's GitHub repository (Material also shows it, with each
-page's edit link). A published edition is deployed by mike into the `gh-pages` branch, one folder per
+`FLOORS_REPOSITORY` names the GitHub repository the editions are published to (`repo_url` in
+`mkdocs.yml`, which Material shows with each page's edit link, may be a placeholder, so the links
+do not take it: `make publish` refuses to publish without the setting, and an edition built without
+it says so where the links would be). A published edition is deployed by mike into the `gh-pages` branch, one folder per
 edition, and each lab's notebooks are written next to its page (`publish_notebooks`), so the edition's
 copy of a notebook lives at `gh-pages:<edition>/labs/N-slug/N-slug.ipynb`, which is what Colab's
 GitHub form opens. `latest` is a symbolic link on that branch, so the link names the edition itself.
@@ -290,6 +292,7 @@ def download_box(
         language,
         floor=floor,
         links=lab_links(floor, launch.repo_url, edition, site_folder),
+        edition=edition,
         install=install,
         seconds=None if seconds is None else f"{seconds:.1f}" if seconds < 10 else f"{seconds:.0f}",
     )

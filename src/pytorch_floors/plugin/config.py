@@ -104,6 +104,8 @@ class Settings:
         edition: The edition this build is: the published one, else the build's year and month.
         previous_manifest: An earlier edition's `manifest.json` that What changed compares with
             (`FLOORS_PREVIOUS_MANIFEST`), if any.
+        repository: The GitHub repository the editions are published to (`FLOORS_REPOSITORY`), whose
+            `gh-pages` branch Colab opens the labs from; `None`: not configured, so no Colab links.
     """
 
     execute: bool = True
@@ -117,6 +119,7 @@ class Settings:
     published: str | None = None
     edition: str = ""
     previous_manifest: str | None = None
+    repository: str | None = None
 
     @classmethod
     def of(cls, options: FloorsConfig) -> Settings:
@@ -142,4 +145,5 @@ class Settings:
             published=published,
             edition=edition(published),
             previous_manifest=read_text("FLOORS_PREVIOUS_MANIFEST"),
+            repository=read_text("FLOORS_REPOSITORY"),
         )

@@ -104,7 +104,7 @@ class Labs:
     def configure_launch(self, config: MkDocsConfig) -> None:
         """The labs' launch links and run times, from the engine's records (read as the build fills them)."""
         self.launch = configure_launch(
-            config.repo_url, self._times, self.engine.project_dir, self.engine.records, self.settings.published
+            self.settings.repository, self._times, self.engine.project_dir, self.engine.records, self.settings.published
         )
 
     def _lab_cache(self, project_dir: Path, docs_dir: Path, cache_root: Path, facts: TorchFacts) -> Path:
