@@ -23,6 +23,7 @@ from pytorch_floors.i18n.languages import DEFAULT, LANGUAGES, Language, english_
 from pytorch_floors.i18n.messages import ZH, t
 from pytorch_floors.i18n.sections import TOP, heading_anchor, page_text, sections
 from pytorch_floors.i18n.translation import Staleness
+from pytorch_floors.render.search_scope import land_on_headings
 
 __all__ = [
     "CHINESE_SEPARATOR",
@@ -175,6 +176,13 @@ def split_search_index(site_dir: Path) -> dict[str, int]:
     if not path.is_file():
         return {}
     data = json.loads(path.read_text(encoding="utf-8"))
+
+    def written(url: str) -> str | None:
+        page = site_dir / url / "index.html"
+        return page.read_text(encoding="utf-8") if page.is_file() else None
+
+    # Anchors as the pages were written: a lab's headings take their stable ids after it was indexed.
+    data["docs"] = land_on_headings(data["docs"], written)
     counts = {}
     for language in LANGUAGES:
         docs = [doc for doc in data["docs"] if language_of(doc["location"]) == language]

@@ -39,9 +39,12 @@ skipped at the first closing tag of its own name.
 
 from __future__ import annotations
 
+import html as html_text
 import re
+from collections.abc import Callable
+from typing import Any
 
-__all__ = ["EXCLUDED_OPENINGS", "NOTEBOOK_EXCLUDED_OPENINGS", "narrow_search"]
+__all__ = ["EXCLUDED_OPENINGS", "NOTEBOOK_EXCLUDED_OPENINGS", "land_on_headings", "narrow_search"]
 
 EXCLUDED_OPENINGS: tuple[tuple[str, str], ...] = (
     # (the exact opening that markdown-exec's output or Material writes, the element in it to mark)
@@ -97,3 +100,54 @@ def narrow_search(html: str) -> str:
         marked = opening.replace(element, f"{element} data-search-exclude", 1)
         html = html.replace(opening, marked)
     return _without_answers(html)
+
+
+# A heading of a written page, with its id: what a search result's anchor must name.
+_FINAL_HEADING = re.compile(r'<h(?P<level>[1-6]) id="(?P<id>[^"]+)"[^>]*>(?P<text>.*?)</h(?P=level)>', re.S)
+_PERMALINK = re.compile(r'<a class="headerlink".*?</a>', re.S)
+_TAG = re.compile(r"<[^>]+>")
+
+
+def _words(html: str) -> str:
+    """A heading's words as a search entry's title and its page both show them, whatever marks they carry."""
+    # The segmenter's marks (U+200B) are the index's own; tags and entities are the page's.
+    plain = html_text.unescape(_TAG.sub("", _PERMALINK.sub("", html))).replace("\u200b", "")
+    return " ".join(plain.split())
+
+
+def land_on_headings(entries: list[dict[str, Any]], page_html: Callable[[str], str | None]) -> list[dict[str, Any]]:
+    """Point each search entry at the id its heading has on the written page.
+
+    Material's search plugin indexes a page before the build's last step writes it; a lab's headings
+    are given their stable ids only then (`labs.notebooks.finish_lab_page`), so the index named the
+    ids mkdocs-jupyter derived from the words (`#exercise-1-strides-are-the-address-formula`, in
+    Chinese `#1` or none at all), which the page does not have: a result opened the page at its top,
+    and an entry with no anchor (a Chinese heading's slug is empty) was taken for the page itself and
+    titled its group. An entry whose anchor the page lacks is given the id of the page's heading with
+    the same words; the page's own entry (the first, without an anchor) is left as it is.
+
+    Args:
+        entries: The index's entries (`location`, `title`, `text`), in the site's order.
+        page_html: A page's written HTML by its URL (`labs/7-memory/`), or `None` if there is none.
+
+    Returns:
+        The entries, each anchor one the page has where a heading of its words is there.
+    """
+    pages: dict[str, tuple[set[str], dict[str, str]] | None] = {}
+    seen: set[str] = set()
+    landed = []
+    for entry in entries:
+        url, _, anchor = str(entry.get("location", "")).partition("#")
+        first = url not in seen
+        seen.add(url)
+        if url not in pages:
+            written = page_html(url)
+            headings = [(m["id"], _words(m["text"])) for m in _FINAL_HEADING.finditer(written or "")]
+            pages[url] = None if written is None else ({i for i, _ in headings}, {w: i for i, w in reversed(headings)})
+        found = pages[url]
+        if found is None or (first and not anchor) or anchor in found[0]:
+            landed.append(entry)
+            continue
+        heading = found[1].get(_words(str(entry.get("title", ""))))
+        landed.append(entry if heading is None else {**entry, "location": f"{url}#{heading}"})
+    return landed
