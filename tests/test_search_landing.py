@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from pytorch_floors.plugin.languages import split_search_index
+from pytorch_floors.render.search_scope import KEYS_BOOST, KEYS_FIELD, PAGE_WEIGHT
 
 
 def heading(level: int, anchor: str, words: str) -> str:
@@ -93,3 +94,33 @@ def test_lab_section_results_land_on_their_section(tmp_path: Path) -> None:
         "zh/labs/7-memory/#strides",
         "zh/labs/7-memory/#training-step-memory",
     ]
+
+
+def test_sections_outweigh_their_page_and_carry_their_anchors_words(tmp_path: Path) -> None:
+    """Material's worker multiplies a page's own entry by up to 5 and a section by up to 2: "graph break" led with
+    Floor 5's title ("Missing: break"). The page's entry now weighs `PAGE_WEIGHT` of its boost; each section
+    carries its anchor's words in a field of its own, weighed as a heading; the elevator weighs as a floor."""
+    site = tmp_path / "site"
+    (site / "search").mkdir(parents=True)
+    docs = [
+        {"location": "floors/5-autograd/", "title": "Floor 5 · Autograd: the graph", "text": "", "boost": 4},
+        {"location": "floors/5-autograd/#graph-walk", "title": "Walking the graph", "text": "", "boost": 4},
+        {"location": "compile/", "title": "The express elevator", "text": ""},
+        {"location": "compile/#graph-breaks", "title": "Graph breaks", "text": ""},
+        {"location": "zh/compile/#graph-breaks", "title": "图中断", "text": ""},
+    ]
+    config = {"lang": ["en"], "separator": "[\\s]+", "fields": {"title": {"boost": 10}, "text": {"boost": 1}}}
+    (site / "search" / "search_index.json").write_text(json.dumps({"config": config, "docs": docs}), encoding="utf-8")
+    split_search_index(site)
+    english = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    chinese = json.loads((site / "zh" / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert english["config"]["fields"][KEYS_FIELD] == {"boost": KEYS_BOOST}
+    assert chinese["config"]["fields"][KEYS_FIELD] == {"boost": KEYS_BOOST}
+    weighed = {doc["location"]: (doc["boost"], doc.get(KEYS_FIELD)) for doc in english["docs"]}
+    assert weighed == {
+        "floors/5-autograd/": (4 * PAGE_WEIGHT, None),
+        "floors/5-autograd/#graph-walk": (4, "graph walk"),
+        "compile/": (4 * PAGE_WEIGHT, None),
+        "compile/#graph-breaks": (4, "graph breaks"),
+    }
+    assert [(doc["boost"], doc[KEYS_FIELD]) for doc in chinese["docs"]] == [(4, "graph breaks")]

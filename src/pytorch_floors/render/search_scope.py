@@ -41,10 +41,19 @@ from __future__ import annotations
 
 import html as html_text
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["EXCLUDED_OPENINGS", "NOTEBOOK_EXCLUDED_OPENINGS", "land_on_headings", "narrow_search"]
+__all__ = [
+    "EXCLUDED_OPENINGS",
+    "KEYS_BOOST",
+    "KEYS_FIELD",
+    "NOTEBOOK_EXCLUDED_OPENINGS",
+    "PAGE_WEIGHT",
+    "land_on_headings",
+    "narrow_search",
+    "weigh_entries",
+]
 
 EXCLUDED_OPENINGS: tuple[tuple[str, str], ...] = (
     # (the exact opening that markdown-exec's output or Material writes, the element in it to mark)
@@ -151,3 +160,50 @@ def land_on_headings(entries: list[dict[str, Any]], page_html: Callable[[str], s
         heading = found[1].get(_words(str(entry.get("title", ""))))
         landed.append(entry if heading is None else {**entry, "location": f"{url}#{heading}"})
     return landed
+
+
+PAGE_WEIGHT = 0.4
+"""What a page's own entry weighs beside its sections.
+
+Material's search multiplies an entry's score by `1 + boost²`, where `boost` is the share of the
+query's words it holds, plus 1 for a page's own entry (its first, without an anchor): a page whose
+title held one word of two (3.25×) outranked a section that held both (2×). "graph break" led with
+Floor 5 ("Missing: break") above `compile/#graph-breaks`; "pinned memory" led with Floor 7, and
+folded Floor 8's sections under "9 more on this page" (a group folds what scores below its first).
+At 0.4 a page's entry that holds every word (5 × 0.4 = 2) weighs as a section that does.
+"""
+
+KEYS_FIELD = "keys"
+"""The index's field of each section's key words: its anchor's (`graph-breaks`, `dispatch-keys`, `the-gil`).
+
+A section's anchor names its subject in a word or two, where its heading may not ("Code that writes
+code" is `#generated-bindings`; "Dispatch key sets" lost "dispatch key" to a section that said the
+words more often). Material's worker indexes every field the index's configuration names and shows
+only the title and text, so the words weigh without showing; in Chinese too, whose readers type
+English terms (roofline, meta).
+"""
+
+KEYS_BOOST = 10.0
+"""The key words' weight: a heading's (`mkdocs.yml`'s `title` boost). More let one anchor word beat two in a text."""
+
+
+def weigh_entries(entries: list[dict[str, Any]], boosts: Mapping[str, float]) -> list[dict[str, Any]]:
+    """Weigh the index's entries so a section that holds the query leads its page and the site.
+
+    Args:
+        entries: The index's entries, each page's own first (its location without an anchor).
+        boosts: Pages' boosts by URL, for pages the index holds with none of their own.
+
+    Returns:
+        The entries: each with its page's boost, a page's own times `PAGE_WEIGHT`, each section with its
+        anchor's words in `KEYS_FIELD`.
+    """
+    weighed = []
+    for entry in entries:
+        url, _, anchor = str(entry.get("location", "")).partition("#")
+        boost = float(entry.get("boost", boosts.get(url, 1.0)))
+        if anchor:
+            weighed.append({**entry, "boost": boost, KEYS_FIELD: anchor.replace("-", " ")})
+        else:
+            weighed.append({**entry, "boost": boost * PAGE_WEIGHT})
+    return weighed
