@@ -64,8 +64,17 @@ def search(page: Page, query: str, base: str) -> list[str]:
         "() => document.querySelector('.md-search-result__item') || "
         "/\\b0\\b|No matching|没有/.test(document.querySelector('.md-search-result__meta').textContent)"
     )
-    page.wait_for_timeout(150)  # Material renders a search's groups as its worker answers; let it settle
-    return shown(page.evaluate(READ_RESULTS), base)
+    # Material searches on every key, so the results of a shorter query may show first: read them until they
+    # stay the same for a while (the worker answers in order; the last answer is the whole query's).
+    results, same = page.evaluate(READ_RESULTS), 0
+    for _ in range(40):
+        page.wait_for_timeout(150)
+        now = page.evaluate(READ_RESULTS)
+        same = same + 1 if now == results else 0
+        results = now
+        if same >= 3:
+            break
+    return shown(results, base)
 
 
 def open_search(page: Page, url: str) -> None:

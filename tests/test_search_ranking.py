@@ -47,6 +47,7 @@ ENGLISH: dict[str, tuple[str, ...]] = {
     "cite section": ("cite/#cite-a-section",),
     "asynchronous launch": ("floors/8-chip/#streams",),
     "decompositions": ("floors/4-dispatcher/#decompositions",),
+    "grain size": ("floors/6-kernels/#kernel-walk",),
 }
 """English queries and the sections that answer them."""
 

@@ -162,7 +162,7 @@ def land_on_headings(entries: list[dict[str, Any]], page_html: Callable[[str], s
     return landed
 
 
-PAGE_WEIGHT = 0.4
+PAGE_WEIGHT = 0.6
 """What a page's own entry weighs beside its sections.
 
 Material's search multiplies an entry's score by `1 + boost²`, where `boost` is the share of the
@@ -170,7 +170,9 @@ query's words it holds, plus 1 for a page's own entry (its first, without an anc
 title held one word of two (3.25×) outranked a section that held both (2×). "graph break" led with
 Floor 5 ("Missing: break") above `compile/#graph-breaks`; "pinned memory" led with Floor 7, and
 folded Floor 8's sections under "9 more on this page" (a group folds what scores below its first).
-At 0.4 a page's entry that holds every word (5 × 0.4 = 2) weighs as a section that does.
+At 0.6 a page's entry that holds one word of two (3.25 × 0.6 ≈ 1.95) weighs less than a section that
+holds both (2), and one that holds the whole query (5 × 0.6 = 3) still leads for its own subject
+("autograd": Floor 5); at 0.4 a section that named AutogradMeta led that query.
 """
 
 KEYS_FIELD = "keys"
@@ -183,8 +185,10 @@ only the title and text, so the words weigh without showing; in Chinese too, who
 English terms (roofline, meta).
 """
 
-KEYS_BOOST = 10.0
-"""The key words' weight: a heading's (`mkdocs.yml`'s `title` boost). More let one anchor word beat two in a text."""
+KEYS_BOOST = 5.0
+"""The key words' weight: half a heading's (`mkdocs.yml`'s `title` boost 10). At 10 a word of a section's
+heading and anchor ("size" in `#bandwidth-vs-size`) outweighed a section whose text held the whole query
+("grain size": floor 6's `#kernel-walk`)."""
 
 
 def weigh_entries(entries: list[dict[str, Any]], boosts: Mapping[str, float]) -> list[dict[str, Any]]:
