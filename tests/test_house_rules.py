@@ -255,6 +255,8 @@ def test_the_package_has_one_jinja_environment() -> None:
 
 HTML_WRITERS = {
     "plot.py": "the charts: hand-written SVG is the product there",
+    "recordings/tabs.py": "finds a figure's text parts in output that recordings.html.allowed_html wrote again in one "
+    "fixed shape (`<pre class=\"floors-output\"><code>`), never in a recording's own markup; the marks are a template",
     "editions/verify.py": "reads a built site: the strings are what it looks for in pages, not what it writes",
     "execution/scan.py": "reads a page's Markdown source: an HTML comment around a fence is refused, not written",
     "labs/cells.py": "reads a lab's source: an exercise's heading names its anchor as `<a id>`",

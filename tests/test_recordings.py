@@ -75,6 +75,10 @@ GPU = Provenance(
 )
 
 
+LABEL = r'<label [^>]*>([^<]*)(?:<span class="floors-tiers__kind">[^<]*</span>)?</label>'
+"""A tab's label: the tier's name, then the kind of machine it stands for, if it says."""
+
+
 def project(root: Path) -> Path:
     (root / "docs").mkdir(parents=True)
     (root / "snippets").mkdir()
@@ -235,7 +239,7 @@ def test_a_current_recording_is_a_tab_after_this_builds_output(recorded: tuple[P
     label = machine_in_words(GPU, recording.recorded)
     assert label == f"NVIDIA H200 + 16 threads, torch 2.11.0, recorded {recording.recorded}"
     assert label in html, "the machine in words opens its tab"
-    labels = re.findall(r"<label [^>]*>([^<]*)</label>", html)
+    labels = re.findall(LABEL, html)
     assert labels == ["This build", "other"] * 3, "one short label per machine, the same on every block (linked)"
     own, theirs = html.index("This build"), html.index("sum is 45, measured elsewhere")
     assert own < html.index("sum is 45\n") < theirs, "this build's output comes first"
@@ -529,7 +533,7 @@ def test_a_tier_recorded_while_other_work_held_its_cores_says_so_on_its_tab(
     elsewhere = as_elsewhere(recording, "sum is 45, measured elsewhere")
     busy = replace(elsewhere, cpu_share=0.47)
     html, _ = render(root, (busy,))
-    assert re.findall(r"<label [^>]*>([^<]*)</label>", html) == ["This build", "other (contended)"] * 3
+    assert re.findall(LABEL, html) == ["This build", "other (contended)"] * 3
     assert "while other work held its cores (a busy process got 47% of one)" in html
     quiet, _ = render(root, (replace(elsewhere, cpu_share=0.99),))
     assert "contended" not in quiet and "other work held" not in quiet
@@ -582,7 +586,7 @@ def test_a_chinese_page_names_this_build_and_each_machine_in_chinese(recorded: t
     elsewhere = as_elsewhere(recording, "sum is 45, measured elsewhere")
     elsewhere = replace(elsewhere, tier=tier.name, stands_for=tier.stands_for)
     html, _ = render(root, (elsewhere,), language="zh")
-    labels = re.findall(r"<label [^>]*>([^<]*)</label>", html)
+    labels = re.findall(r"<label [^>]*>([^<]*)", html)  # the label's own words, before the machine's kind
     assert labels == ["本次构建", tier.name] * 3
     assert f"{tier.stands_for_zh}：NVIDIA H200 + 16 个线程，torch 2.11.0，录制于 {recording.recorded}" in html
     assert "This build" not in html and tier.stands_for not in html and "threads" not in html

@@ -95,7 +95,11 @@ def test_each_citable_pages_sections_cite_that_page(built_site: Any) -> None:
         assert controls, f"{page}: no section offers a citation"
         for control in controls:
             anchor = control["href"].rpartition("#")[2]
-            assert f", {title}, edition " in control["data-floors-citation"], (page, anchor)
+            # The citation names an edition only where it links the edition's address (issue 59).
+            citation = control["data-floors-citation"]
+            pinned = re.search(r"/(\d{4}\.\d{2})/", control["href"])
+            said = f", {title}, edition {pinned[1]}. " if pinned else f", {title}, unversioned build of "
+            assert said in citation, (page, anchor, citation)
             assert f"-{key}-{anchor}," in control["data-floors-bibtex"], (page, anchor)
     assert cited_part("index.md")[0] == MAP_TITLE
 

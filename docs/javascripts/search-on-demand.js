@@ -38,6 +38,18 @@
     return undefined;
   };
 
+  // Material's worker cuts a query's Chinese into the words its index holds, but its loop stops one
+  // character short of each run's end: the last character never ends a word, so 步长 was searched as 步*
+  // (every word that starts with 步) and 缓存分配器 as its first four characters. A mark no page holds
+  // (〇, a Han character, so the run goes on to it) closes each run: the run's own last character can
+  // then end a word, and the mark, left last, is dropped. A query message is `{type: 2, data: "…"}`.
+  const QUERY = 2;
+  const RUN_END = "\u3007";
+  const wholeWords = (message) =>
+    message && message.type === QUERY && typeof message.data === "string"
+      ? { ...message, data: message.data.replace(/\p{sc=Han}+/gu, (run) => run + RUN_END) }
+      : message;
+
   const searchWorker = /\/workers\/search\.[^/]*\.js$/;
   const RealWorker = window.Worker;
   // Material listens for the worker's "message" events and posts to it: nothing else of a Worker.
@@ -54,6 +66,7 @@
       });
     }
     postMessage(message) {
+      message = wholeWords(message);
       if (this.worker) this.worker.postMessage(message);
       else this.queued.push(message);
     }

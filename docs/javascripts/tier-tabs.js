@@ -57,14 +57,59 @@
     }
   };
 
+  // Material links tab sets by label: a machine chosen on one block is shown on every block that has its
+  // tab. A set without it stayed on "This build" with no sign; it now says so above its output.
+  const CHINESE = document.documentElement.lang === "zh";
+  const absent = (tier) =>
+    CHINESE
+      ? `这个证明没有 ${tier} 的记录（或它的输出与本次构建相同）：下面是本次构建的输出。`
+      : `No output of ${tier} differs here (not recorded, or the same as this build's): this build's output is shown.`;
+  const chosenTier = (set) => {
+    const input = set.querySelector(":scope > input:checked");
+    const label = input && set.querySelector(`:scope > .tabbed-labels > label[for="${CSS.escape(input.id)}"]`);
+    return label ? label.dataset.tier || null : null;
+  };
+  const markAbsent = (tier) => {
+    for (const set of document.querySelectorAll(".floors-tiers")) {
+      let note = set.querySelector(":scope > .floors-tiers__absent");
+      const has = !tier || set.querySelector(`:scope > .tabbed-labels > label[data-tier="${CSS.escape(tier)}"]`);
+      if (has) {
+        if (note) note.remove();
+        continue;
+      }
+      if (!note) {
+        note = document.createElement("p");
+        note.className = "floors-tiers__absent";
+        note.dataset.searchExclude = "";
+        set.querySelector(":scope > .tabbed-content").before(note);
+      }
+      note.dataset.tier = tier;
+      note.textContent = absent(tier);
+    }
+  };
+  // On opening a page, the choice Material restored: a set showing a tab that is not its first.
+  const restored = () => {
+    for (const set of document.querySelectorAll(".floors-tiers")) {
+      const first = set.querySelector(":scope > input");
+      if (first && !first.checked) return chosenTier(set);
+    }
+    return null;
+  };
+
   document.addEventListener("change", (event) => {
-    if (event.target.closest(".floors-tiers")) setTimeout(fill, 0);
+    const set = event.target.closest(".floors-tiers");
+    if (!set) return;
+    setTimeout(fill, 0);
+    setTimeout(() => markAbsent(chosenTier(set)), 0);
   });
   document.addEventListener("click", (event) => {
     if (event.target.closest(".floors-tiers")) setTimeout(fill, 0);
   });
   document$.subscribe(() => {
     fill();
-    setTimeout(fill, 250); // after Material has restored a linked tab choice
+    setTimeout(() => {
+      fill(); // after Material has restored a linked tab choice
+      markAbsent(restored());
+    }, 250);
   });
 })();

@@ -45,6 +45,7 @@ from pytorch_floors.recordings.tabs import (
     LazyOutputs,
     TierTab,
     differing_lines,
+    marked_text_parts,
     namespaced_ids,
     tier_tabs_html,
 )
@@ -250,10 +251,13 @@ def _format(  # noqa: PLR0917  (the formatter's arguments, passed on)
             # HTML from another machine only as the project's figures write it (read_recording checks it too).
             # A text output's lines that differ from this build's are marked; a figure's are not compared.
             marked: list[int] = []
+            differing: int | None = None
             if html_output:
-                recorded = allowed_html(recorded)
+                # A figure's text (its numbers) is compared too: its differing lines are marked in place.
+                recorded, differing = marked_text_parts(result.output, allowed_html(recorded))
             elif result_language:
                 marked = differing_lines(result.output, recorded)
+                differing = len(marked)
             return str(
                 base_format(
                     language=language,
@@ -262,7 +266,7 @@ def _format(  # noqa: PLR0917  (the formatter's arguments, passed on)
                     md=md,
                     **run_options,
                 )
-            ), (len(marked) if result_language and not html_output else None)
+            ), differing
 
         try:
             output, claims = (

@@ -23,6 +23,7 @@ from pytorch_floors.i18n.languages import DEFAULT, LANGUAGES, Language, english_
 from pytorch_floors.i18n.messages import ZH, t
 from pytorch_floors.i18n.sections import TOP, heading_anchor, page_text, sections
 from pytorch_floors.i18n.translation import Staleness
+from pytorch_floors.render.search_scope import KEYS_BOOST, KEYS_FIELD, land_on_headings, weigh_entries
 from pytorch_floors.render.splice import find_start_tag
 
 __all__ = [
@@ -176,10 +177,20 @@ def split_search_index(site_dir: Path) -> dict[str, int]:
     if not path.is_file():
         return {}
     data = json.loads(path.read_text(encoding="utf-8"))
+
+    def written(url: str) -> str | None:
+        page = site_dir / url / "index.html"
+        return page.read_text(encoding="utf-8") if page.is_file() else None
+
+    # Anchors as the pages were written: a lab's headings take their stable ids after it was indexed.
+    # The express elevator explains at a floor's depth: it weighs as a floor's page does (plugin.build sets 4).
+    annex = {f"{language.prefix}{COMPILER.page.removesuffix('.md')}/": 4.0 for language in LANGUAGES}
+    data["docs"] = weigh_entries(land_on_headings(data["docs"], written), annex)
     counts = {}
     for language in LANGUAGES:
         docs = [doc for doc in data["docs"] if language_of(doc["location"]) == language]
         config = dict(data["config"])
+        config["fields"] = {**config.get("fields", {}), KEYS_FIELD: {"boost": KEYS_BOOST}}
         if language != DEFAULT:
             config["separator"] = CHINESE_SEPARATOR
         target = site_dir / language.prefix / "search" / "search_index.json"

@@ -11,6 +11,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from html import unescape
 
 from markupsafe import Markup
 
@@ -18,7 +19,15 @@ from pytorch_floors.i18n.messages import PageLanguage, t
 from pytorch_floors.recordings.compare import BlockTiers
 from pytorch_floors.render.templates import render, template
 
-__all__ = ["OWN_LABEL", "LazyOutputs", "TierTab", "differing_lines", "namespaced_ids", "tier_tabs_html"]
+__all__ = [
+    "OWN_LABEL",
+    "LazyOutputs",
+    "TierTab",
+    "differing_lines",
+    "marked_text_parts",
+    "namespaced_ids",
+    "tier_tabs_html",
+]
 
 # Attributes as `allowed_html` writes them (double quotes, values escaped): an id, the ids a reference
 # lists, and an in-page link.
@@ -99,6 +108,8 @@ class TierTab:
         tier: The tier's name (`None` for this build's own output).
         note: A sentence above the output (a tier shown in place of this build's).
         machine: The machine in words, first in the tab.
+        kind: What kind of machine the tier stands for ("a two-vCPU CI runner"), under its label: the name
+            alone (`ci-2core`) is jargon where a reader chooses it.
         differing: How many lines of its output differ from this build's (marked in the output), or
             `None` where lines are not compared (a figure, or this build's own tab).
         lazy: The key of its output in the page's `LazyOutputs` file, when the page does not hold it.
@@ -110,6 +121,7 @@ class TierTab:
     tier: str | None = None
     note: str = ""
     machine: str = ""
+    kind: str = ""
     differing: int | None = None
     lazy: str = ""
 
@@ -131,6 +143,45 @@ def differing_lines(own: str, recorded: str) -> list[int]:
         if tag in {"replace", "insert"}
         for line in range(start, end)
     ]
+
+
+# The text a figure prints above its chart (`pytorch_floors.plot.show`), as `allowed_html` writes it again.
+_TEXT_PART = re.compile(r'(<pre class="floors-output"><code>)(.*?)(</code></pre>)', re.S)
+
+
+def marked_text_parts(own: str, recorded: str) -> tuple[str, int | None]:
+    """Mark the lines of a recorded figure's text that differ from this build's, as a text output's are.
+
+    A figure's output was never compared, so a tab whose timings all differed from this build's said
+    nothing of it (all of floor 3's, half of floor 6's and floor 8's). Its text parts (the numbers a
+    figure prints above its chart) are compared, each with this build's part in the same place.
+
+    Args:
+        own: This build's output (HTML).
+        recorded: The tier's output, as `allowed_html` writes it.
+
+    Returns:
+        The recorded output with each differing line marked, and how many lines differ (`None` where the
+        output has no text part to compare: a chart alone).
+    """
+    mine = [unescape(part[2]) for part in _TEXT_PART.finditer(own)]
+    seen = 0
+    count = 0
+
+    def mark(part: re.Match[str]) -> str:
+        nonlocal seen, count
+        differ = set(differing_lines(mine[seen] if seen < len(mine) else "", unescape(part[2])))
+        seen += 1
+        count += len(differ)
+        lines = part[2].split("\n")
+        body = "\n".join(
+            template("tier_differing_line.html").render(line=Markup(line)) if number in differ else line
+            for number, line in enumerate(lines, start=1)
+        )
+        return part[1] + body + part[3]
+
+    marked = _TEXT_PART.sub(mark, recorded)
+    return marked, count if seen else None
 
 
 def tier_tabs_html(
@@ -175,6 +226,7 @@ def tier_tabs_html(
             machine=t("{stands_for}: {label}", language, stands_for=shown.stands_for, label=shown.label)
             if shown.stands_for
             else shown.label,
+            kind=shown.stands_for,
         )
         for shown in tiers.current
         if not shown.same

@@ -106,7 +106,9 @@ def cited_part(src_uri: str, language: str = "en") -> tuple[str, str]:
     raise InputError(f"{src_uri} is not a page whose sections are citable")
 
 
-def section_citation(src_uri: str, page_url: str, anchor: str, title: str, name: str) -> SectionCitation:
+def section_citation(
+    src_uri: str, page_url: str, anchor: str, title: str, name: str, *, edition: bool = True
+) -> SectionCitation:
     """The link and the citations of one section of a citable page.
 
     Args:
@@ -115,6 +117,9 @@ def section_citation(src_uri: str, page_url: str, anchor: str, title: str, name:
         anchor: The section's id.
         title: The section's heading, as plain text.
         name: The edition (`2026.12`).
+        edition: Whether the build is that edition (its addresses are the edition's). A build that is not
+            one links the unversioned address, so its citation names no edition: it said "edition 2026.12"
+            beside an address whose text may change tomorrow. It says it is an unversioned build of that month.
 
     Returns:
         The section's address, plain-text citation and BibTeX entry.
@@ -123,16 +128,19 @@ def section_citation(src_uri: str, page_url: str, anchor: str, title: str, name:
     part, key_part = cited_part(english_source(src_uri), language.code)
     url = f"{page_url}#{anchor}"
     year = name[:4]
-    plain = t(
-        "{site} contributors ({year}). “{title}”. {site}, {part}, edition {name}. {url}",
-        language.code,
-        site=SITE_TITLE,
-        year=year,
-        title=title,
-        part=part,
-        name=name,
-        url=url,
-    )
+    fields = {"site": SITE_TITLE, "year": year, "title": title, "part": part, "name": name, "url": url}
+    if edition:
+        plain = t(
+            "{site} contributors ({year}). “{title}”. {site}, {part}, edition {name}. {url}", language.code, **fields
+        )
+        pinned = f"edition {name}"
+    else:
+        plain = t(
+            "{site} contributors ({year}). “{title}”. {site}, {part}, unversioned build of {name}. {url}",
+            language.code,
+            **fields,
+        )
+        pinned = f"unversioned build of {name}"
     # A translation's citation has a key of its own: a paper may cite a section in both languages.
     suffix = "" if language == DEFAULT else f"-{language.code}"
     key = f"pytorchfloors{name.replace('.', '')}-{key_part}{suffix}-{anchor}"
@@ -142,10 +150,10 @@ def section_citation(src_uri: str, page_url: str, anchor: str, title: str, name:
         f"  title        = {{{{{title.translate(_BIBTEX_SPECIAL)}}}}},\n"
         f"  author       = {{{{{SITE_TITLE} contributors}}}},\n"
         f"  year         = {{{year}}},\n"
-        f"  edition      = {{{name}}},\n"
-        f"  howpublished = {{\\url{{{url}}}}},\n"
+        + (f"  edition      = {{{name}}},\n" if edition else "")
+        + f"  howpublished = {{\\url{{{url}}}}},\n"
         f"{langid}"
-        f"  note         = {{{SITE_TITLE}, {part}, section \\#{anchor.translate(_BIBTEX_SPECIAL)}; edition {name}}}\n"
+        f"  note         = {{{SITE_TITLE}, {part}, section \\#{anchor.translate(_BIBTEX_SPECIAL)}; {pinned}}}\n"
         "}"
     )
     return SectionCitation(url=url, plain=plain, bibtex=bibtex)
@@ -157,7 +165,7 @@ def heading_text(body: str) -> str:
 
 
 def add_section_controls(
-    html: str, *, src_uri: str, page_url: str, name: str, citable: bool, template: Template
+    html: str, *, src_uri: str, page_url: str, name: str, citable: bool, template: Template, edition: bool = True
 ) -> str:
     """Give every h2–h4 heading that has an id its one control.
 
@@ -168,6 +176,7 @@ def add_section_controls(
         name: The edition the citations name.
         citable: Whether the page's sections are citable (the control then offers citations too).
         template: The `partials/floors-cite.html` template.
+        edition: Whether the build is the edition `name` (`section_citation`).
 
     Returns:
         The content with one control at the end of each heading.
@@ -181,7 +190,7 @@ def add_section_controls(
         ident = str(heading.attributes["id"])
         title = heading_text(html[heading.end : closing.start])
         if citable:
-            cite = section_citation(src_uri, page_url, ident, title, name)
+            cite = section_citation(src_uri, page_url, ident, title, name, edition=edition)
             url = cite.url
         else:
             cite, url = None, f"{page_url}#{ident}"
@@ -192,7 +201,9 @@ def add_section_controls(
     return "".join(pieces) + html[last:]
 
 
-def finish_headings(html: str, *, src_uri: str, page_url: str, site_url: str | None, name: str) -> str:
+def finish_headings(
+    html: str, *, src_uri: str, page_url: str, site_url: str | None, name: str, published: str | None
+) -> str:
     """Give a Markdown page's headings their controls (labs keep nbconvert's own).
 
     Args:
@@ -201,6 +212,8 @@ def finish_headings(html: str, *, src_uri: str, page_url: str, site_url: str | N
         page_url: The page's URL, relative to the site.
         site_url: The site's `site_url` (already pinned by `pinned_site_url`).
         name: The edition the build is (`2026.12`), which citations name.
+        published: The edition this build publishes (`Settings.published`), if any: only then are its
+            addresses the edition's.
 
     Returns:
         The content with the controls.
@@ -214,6 +227,8 @@ def finish_headings(html: str, *, src_uri: str, page_url: str, site_url: str | N
         name=name,
         citable=english_source(src_uri) in CITABLE_PAGES,
         template=control_template(),
+        # Only an edition build's addresses are the edition's (`pinned_site_url`).
+        edition=published == name,
     )
 
 

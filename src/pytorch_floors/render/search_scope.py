@@ -39,9 +39,21 @@ skipped at the first closing tag of its own name.
 
 from __future__ import annotations
 
+import html as html_text
 import re
+from collections.abc import Callable, Mapping
+from typing import Any
 
-__all__ = ["EXCLUDED_OPENINGS", "NOTEBOOK_EXCLUDED_OPENINGS", "narrow_search"]
+__all__ = [
+    "EXCLUDED_OPENINGS",
+    "KEYS_BOOST",
+    "KEYS_FIELD",
+    "NOTEBOOK_EXCLUDED_OPENINGS",
+    "PAGE_WEIGHT",
+    "land_on_headings",
+    "narrow_search",
+    "weigh_entries",
+]
 
 EXCLUDED_OPENINGS: tuple[tuple[str, str], ...] = (
     # (the exact opening that markdown-exec's output or Material writes, the element in it to mark)
@@ -97,3 +109,105 @@ def narrow_search(html: str) -> str:
         marked = opening.replace(element, f"{element} data-search-exclude", 1)
         html = html.replace(opening, marked)
     return _without_answers(html)
+
+
+# A heading of a written page, with its id: what a search result's anchor must name.
+_FINAL_HEADING = re.compile(r'<h(?P<level>[1-6]) id="(?P<id>[^"]+)"[^>]*>(?P<text>.*?)</h(?P=level)>', re.S)
+_PERMALINK = re.compile(r'<a class="headerlink".*?</a>', re.S)
+_TAG = re.compile(r"<[^>]+>")
+
+
+def _words(html: str) -> str:
+    """A heading's words as a search entry's title and its page both show them, whatever marks they carry."""
+    # The segmenter's marks (U+200B) are the index's own; tags and entities are the page's.
+    plain = html_text.unescape(_TAG.sub("", _PERMALINK.sub("", html))).replace("\u200b", "")
+    return " ".join(plain.split())
+
+
+def land_on_headings(entries: list[dict[str, Any]], page_html: Callable[[str], str | None]) -> list[dict[str, Any]]:
+    """Point each search entry at the id its heading has on the written page.
+
+    Material's search plugin indexes a page before the build's last step writes it; a lab's headings
+    are given their stable ids only then (`labs.notebooks.finish_lab_page`), so the index named the
+    ids mkdocs-jupyter derived from the words (`#exercise-1-strides-are-the-address-formula`, in
+    Chinese `#1` or none at all), which the page does not have: a result opened the page at its top,
+    and an entry with no anchor (a Chinese heading's slug is empty) was taken for the page itself and
+    titled its group. An entry whose anchor the page lacks is given the id of the page's heading with
+    the same words; the page's own entry (the first, without an anchor) is left as it is.
+
+    Args:
+        entries: The index's entries (`location`, `title`, `text`), in the site's order.
+        page_html: A page's written HTML by its URL (`labs/7-memory/`), or `None` if there is none.
+
+    Returns:
+        The entries, each anchor one the page has where a heading of its words is there.
+    """
+    pages: dict[str, tuple[set[str], dict[str, str]] | None] = {}
+    seen: set[str] = set()
+    landed = []
+    for entry in entries:
+        url, _, anchor = str(entry.get("location", "")).partition("#")
+        first = url not in seen
+        seen.add(url)
+        if url not in pages:
+            written = page_html(url)
+            headings = [(m["id"], _words(m["text"])) for m in _FINAL_HEADING.finditer(written or "")]
+            pages[url] = None if written is None else ({i for i, _ in headings}, {w: i for i, w in reversed(headings)})
+        found = pages[url]
+        if found is None or (first and not anchor) or anchor in found[0]:
+            landed.append(entry)
+            continue
+        heading = found[1].get(_words(str(entry.get("title", ""))))
+        landed.append(entry if heading is None else {**entry, "location": f"{url}#{heading}"})
+    return landed
+
+
+PAGE_WEIGHT = 0.6
+"""What a page's own entry weighs beside its sections.
+
+Material's search multiplies an entry's score by `1 + boost²`, where `boost` is the share of the
+query's words it holds, plus 1 for a page's own entry (its first, without an anchor): a page whose
+title held one word of two (3.25×) outranked a section that held both (2×). "graph break" led with
+Floor 5 ("Missing: break") above `compile/#graph-breaks`; "pinned memory" led with Floor 7, and
+folded Floor 8's sections under "9 more on this page" (a group folds what scores below its first).
+At 0.6 a page's entry that holds one word of two (3.25 × 0.6 ≈ 1.95) weighs less than a section that
+holds both (2), and one that holds the whole query (5 × 0.6 = 3) still leads for its own subject
+("autograd": Floor 5); at 0.4 a section that named AutogradMeta led that query.
+"""
+
+KEYS_FIELD = "keys"
+"""The index's field of each section's key words: its anchor's (`graph-breaks`, `dispatch-keys`, `the-gil`).
+
+A section's anchor names its subject in a word or two, where its heading may not ("Code that writes
+code" is `#generated-bindings`; "Dispatch key sets" lost "dispatch key" to a section that said the
+words more often). Material's worker indexes every field the index's configuration names and shows
+only the title and text, so the words weigh without showing; in Chinese too, whose readers type
+English terms (roofline, meta).
+"""
+
+KEYS_BOOST = 5.0
+"""The key words' weight: half a heading's (`mkdocs.yml`'s `title` boost 10). At 10 a word of a section's
+heading and anchor ("size" in `#bandwidth-vs-size`) outweighed a section whose text held the whole query
+("grain size": floor 6's `#kernel-walk`)."""
+
+
+def weigh_entries(entries: list[dict[str, Any]], boosts: Mapping[str, float]) -> list[dict[str, Any]]:
+    """Weigh the index's entries so a section that holds the query leads its page and the site.
+
+    Args:
+        entries: The index's entries, each page's own first (its location without an anchor).
+        boosts: Pages' boosts by URL, for pages the index holds with none of their own.
+
+    Returns:
+        The entries: each with its page's boost, a page's own times `PAGE_WEIGHT`, each section with its
+        anchor's words in `KEYS_FIELD`.
+    """
+    weighed = []
+    for entry in entries:
+        url, _, anchor = str(entry.get("location", "")).partition("#")
+        boost = float(entry.get("boost", boosts.get(url, 1.0)))
+        if anchor:
+            weighed.append({**entry, "boost": boost, KEYS_FIELD: anchor.replace("-", " ")})
+        else:
+            weighed.append({**entry, "boost": boost * PAGE_WEIGHT})
+    return weighed

@@ -95,7 +95,12 @@ class Editions:
             except ValueError as error:
                 raise InputError(f"docs/{page.file.src_uri}: {error}") from None
         return finish_headings(
-            html, src_uri=page.file.src_uri, page_url=page.url, site_url=config.site_url, name=self.settings.edition
+            html,
+            src_uri=page.file.src_uri,
+            page_url=page.url,
+            site_url=config.site_url,
+            name=self.settings.edition,
+            published=self.settings.published,
         )
 
     def on_page_context(self, context: dict[str, Any], page: Page) -> None:
