@@ -663,6 +663,42 @@ def test_a_lab_that_fails_in_the_background_shows_its_failure_and_is_not_run_aga
 
 
 @pytest.mark.build
+def test_a_cold_serve_answers_before_converting_a_lab_and_converts_it_right_after(fixture_site: FixtureSite) -> None:
+    # The first build of a cold `make serve` converted every lab's notebook (nbconvert), a third of the time
+    # to the first page, for pages that wait for the background build anyway.
+    go = fixture_site.root / "go"  # the lab's run waits until the test has seen the page converted, unrun
+    waits = f'import pathlib, time\nwhile not pathlib.Path("{go}").exists():\n    time.sleep(0.1)\n'
+    _lab_fixture(fixture_site, LAB.replace('print("the lab ran")', waits + 'print("the lab ran")'))
+    log = fixture_site.root / "serve.log"
+    port, server = _serve_dirty(fixture_site.root, log)
+    try:
+        first = unescape(_wait_for(lambda: _get(port, "labs/1-program/"), server, log, 120))
+        assert "Converting this lab's notebook" in first and "jupyter-wrapper" not in first, "not converted yet"
+        assert f"<article {PENDING_ATTRIBUTE}" in first
+
+        def converted() -> str | None:
+            page = _get(port, "labs/1-program/") or ""
+            return page if "jupyter-wrapper" in page else None
+
+        # Converted by the next build, which starts at once: the lab itself has not run yet.
+        page = unescape(_wait_for(converted, server, log, 60))
+        assert "pathlib.Path(" in page and f"<article {PENDING_ATTRIBUTE}" in page and "Converting" not in page
+        go.touch()
+
+        def ran() -> str | None:
+            page = _get(port, "labs/1-program/") or ""
+            return page if "the lab ran" in page and PENDING_ATTRIBUTE not in page else None
+
+        _wait_for(ran, server, log, 180)
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=60)
+    text = log.read_text(encoding="utf-8", errors="replace")
+    runs = re.findall(r"^(?:INFO\s+-\s+)?(background: )?lab 1/1 docs/labs/1-program.py: running", text, re.MULTILINE)
+    assert runs == ["background: "], f"run once, in the background: {runs}"
+
+
+@pytest.mark.build
 def test_a_build_runs_its_pages_proofs_in_the_navigations_order(fixture_site: FixtureSite) -> None:
     # MkDocs' own order puts a top-level page (compile.md) before a folder's (floors/…): the background
     # build of a serve session made every floor wait behind the compile page's proofs.

@@ -155,6 +155,10 @@ class SiteBuild:
         self.translations.on_env(env)
         self.serve.on_env(env, self._files(), self.engine)
 
+    def on_pre_page(self, page: Page, config: MkDocsConfig) -> None:
+        """A lab whose conversion is not cached renders with the next build, in a cold serve session's first one."""
+        self.labs.on_pre_page(page, self._page(page), config)
+
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig) -> str:
         """The page's language first, its proofs started, its title and markers filled, its links last.
 

@@ -62,6 +62,7 @@ from pytorch_floors.plugin.serve.changes import (
     title_key,
     with_sources,
 )
+from pytorch_floors.plugin.serve.later import LATER_FILE, nudge, render_later
 from pytorch_floors.plugin.serve.logs import quiet_dirty_warning
 from pytorch_floors.plugin.serve.pending import (
     PARTIAL_ATTRIBUTE,
@@ -80,6 +81,7 @@ __all__ = [
     "BACKGROUND_VARIABLE",
     "FAILURES_FILE",
     "HEARTBEAT_S",
+    "LATER_FILE",
     "PARTIAL_ATTRIBUTE",
     "PENDING_ATTRIBUTE",
     "PENDING_TEXT",
@@ -96,6 +98,7 @@ __all__ = [
     "inputs_digest",
     "mark_pending",
     "merge_search_index",
+    "nudge",
     "page_digest",
     "page_input",
     "partial_note",
@@ -104,6 +107,7 @@ __all__ = [
     "plan_rebuild",
     "quiet_dirty_warning",
     "read_background_failures",
+    "render_later",
     "report_background_failure",
     "title_key",
     "watch_parent",
