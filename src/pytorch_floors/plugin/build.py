@@ -167,6 +167,7 @@ class SiteBuild:
         """
         facts, files = self._page(page), self._files()
         markdown = self.translations.on_page_markdown(markdown, page, facts, files)
+        markdown = self.serve.on_page_markdown(markdown, facts)
         markdown = self.proofs.on_page_markdown(markdown, facts, page)
         self.labs.on_page_markdown(page, facts, config)
         markdown = self.registry.on_page_markdown(markdown, page, facts, config)

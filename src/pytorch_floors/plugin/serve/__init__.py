@@ -62,7 +62,7 @@ from pytorch_floors.plugin.serve.changes import (
     title_key,
     with_sources,
 )
-from pytorch_floors.plugin.serve.later import LATER_FILE, nudge, render_later
+from pytorch_floors.plugin.serve.later import LATER_FILE, api_later, nudge, render_later
 from pytorch_floors.plugin.serve.logs import quiet_dirty_warning
 from pytorch_floors.plugin.serve.pending import (
     PARTIAL_ATTRIBUTE,
@@ -94,6 +94,7 @@ __all__ = [
     "Plan",
     "ServeSession",
     "TemplateCache",
+    "api_later",
     "emit_progress",
     "inputs_digest",
     "mark_pending",

@@ -1,18 +1,20 @@
-"""What a cold serve session's first build leaves to the build after it: the labs' conversion.
+"""What a serve session's first build leaves to the build after it: the labs' conversion, the API reference.
 
 `make serve` on a cold cache answers after one build that runs no proof and no lab. Converting the
 sixteen labs' notebooks to HTML (nbconvert, through mkdocs-jupyter) was still about a third of that
-build, for pages that show "running…" until the background build has run them. So the session's
-first build gives a lab whose conversion is not cached a placeholder ("converting…", with the
-pending note) and remembers it (`ServeSession.later`); as soon as the server watches the session's
-signal folder, `nudge` writes a file there, live reload starts the next build, and that build renders
-those pages (`ServeSession.start_build`), as every serve build rendered them before. A page is never
-shown stale: the placeholder holds none of the lab's content.
+build, for pages that show "running…" until the background build has run them, and rendering the API
+reference from the package's docstrings (mkdocstrings) a seventh. So the session's first build gives
+a lab whose conversion is not cached, and each API reference page, a placeholder ("converting…",
+"rendering…") and remembers the page (`ServeSession.later`); as soon as the server watches the
+session's signal folder, `nudge` writes a file there, live reload starts the next build, and that
+build renders those pages (`ServeSession.start_build`), as every serve build rendered them before. A
+page is never shown stale: a placeholder holds none of what it stands for.
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -26,7 +28,7 @@ from mkdocs.structure.toc import get_toc
 from pytorch_floors.labs.kernel import LabRuns
 from pytorch_floors.render.templates import render as render_template
 
-__all__ = ["LATER_FILE", "nudge", "render_later"]
+__all__ = ["LATER_FILE", "api_later", "nudge", "render_later"]
 
 LATER_FILE = "later"
 """The file `nudge` writes into the session's signal folder (the background build writes `progress`)."""
@@ -54,6 +56,23 @@ def render_later(page: Page, lab: str, language: str, runs: LabRuns, remember: C
         remember(page.file.src_uri)
 
     page.render = render  # type: ignore[method-assign]  # per page, as mkdocs-jupyter does
+
+
+_API_BLOCKS = re.compile(r"^:::[ \t]+\S[^\n]*\n?(?:(?:[ \t]+[^\n]*|[ \t]*)(?:\n|$))*", re.MULTILINE)
+
+
+def api_later(markdown: str, language: str) -> str:
+    """An API reference page's Markdown with a placeholder in place of its `::: module` blocks (mkdocstrings').
+
+    Args:
+        markdown: The page's Markdown (front matter already read by MkDocs).
+        language: The page's language code, which the placeholder is written in.
+
+    Returns:
+        The Markdown: its own prose kept, each block and its indented options gone, the placeholder first.
+    """
+    kept = _API_BLOCKS.sub("", markdown)
+    return render_template("api_rendering.html", language) + "\n\n" + kept
 
 
 def nudge(server: LiveReloadServer, signal_dir: Path, *, settle: float = 1.0, within: float = 60.0) -> threading.Thread:
