@@ -706,7 +706,9 @@ def test_a_cold_serve_answers_before_converting_a_lab_and_converts_it_right_afte
 
         # Converted by the next build, which starts at once: the lab itself has not run yet.
         page = unescape(_wait_for(converted, server, log, 60))
-        assert "jupyter-wrapper" in page and f"<article {PENDING_ATTRIBUTE}" in page and "Converting" not in page
+        assert (
+            'class="jupyter-wrapper"' in page and f"<article {PENDING_ATTRIBUTE}" in page and "Converting" not in page
+        )
         go.touch()
 
         def ran() -> str | None:
