@@ -25,7 +25,7 @@ from pytorch_floors.i18n.catch_up import CaughtUp, catch_up
 from pytorch_floors.i18n.glossary import glossary
 from pytorch_floors.i18n.languages import DEFAULT, LANGUAGES
 from pytorch_floors.i18n.messages import PageLanguage
-from pytorch_floors.i18n.search import teach_segmenter
+from pytorch_floors.i18n.search import teach_segmenter_behind
 from pytorch_floors.i18n.sections import join_chinese_lines, page_text, sections
 from pytorch_floors.i18n.translation import LOCK_FILE, Staleness, staleness
 from pytorch_floors.i18n.translation import read_lock as read_translation_lock
@@ -65,7 +65,9 @@ class Translations:
             translated = translated_nav(config.nav or [], Path(config.docs_dir), language)
             if translated and config.nav is not None:
                 config.nav.append({LANGUAGE_SECTION: translated})
-        teach_segmenter(term.zh for term in glossary())
+        # In a thread, while the build asks torch's facts (`SiteBuild`): waited for in `on_env`, before any page's
+        # words are cut for search.
+        self.segmenter_taught = teach_segmenter_behind(term.zh for term in glossary())
         self.staleness: dict[str, Staleness] = {}
         self.caught_up: dict[str, CaughtUp] = {}
         self.untranslated_claims: dict[str, list[str]] = {}
@@ -98,6 +100,7 @@ class Translations:
     def on_env(self, env: Environment) -> None:
         """The theme's partials write the site's own words in the page's language, which the page's context names."""
         env.globals["floors_t"] = floors_t
+        self.segmenter_taught()
 
     def on_page_markdown(self, markdown: str, page: Page, facts: PageFacts, files: Files) -> str:
         """Set the page's language first; a translated page shows the English sections it is behind on."""
