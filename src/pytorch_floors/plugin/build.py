@@ -184,6 +184,7 @@ class SiteBuild:
         html = self.proofs.on_page_content(html, facts)
         html = self.labs.on_page_content(html, page, facts, config)
         html = self.serve.on_page_content(html, facts, self.engine)
+        html = self.translations.on_page_content(html, page, facts, self._files())
         html = self.registry.on_page_content(html)
         return self.editions.on_page_content(html, page, facts, config)
 

@@ -33,6 +33,7 @@ from pytorch_floors.page_facts import PageFacts
 from pytorch_floors.plugin.languages import (
     LANGUAGE_SECTION,
     STALE_MARKER,
+    lab_behind_note,
     link_languages,
     nav_items,
     split_search_index,
@@ -145,6 +146,15 @@ class Translations:
         # A section shown in English has its own note; the others the translation is behind on are marked stale.
         older = Staleness(tuple(a for a in state.stale if a not in caught.in_english), state.untranslated)
         return stale_notes(caught.markdown, older, href, render)
+
+    def on_page_content(self, html: str, page: Page, facts: PageFacts, files: Files) -> str:
+        """A translated lab runs its own cells (it is not caught up): a note at its top says what it is behind on."""
+        english_lab = files.get_file_from_path(facts.source) if facts.translated and facts.kind == "lab" else None
+        if english_lab is None or not english_lab.abs_src_path:
+            return html
+        recorded, href = self.translations.get(page.file.src_uri, {}), get_relative_url(english_lab.url, page.url)
+        english = Path(english_lab.abs_src_path).read_text(encoding="utf-8")
+        return lab_behind_note(english, recorded, href, facts.language.code) + html
 
     def on_page_context(self, context: dict[str, Any], page: Page, facts: PageFacts, files: Files) -> None:
         """The page's language, its menu in that language, and its twins in the others (the language switch)."""
