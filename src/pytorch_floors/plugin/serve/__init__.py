@@ -33,6 +33,10 @@ its failure as a foreground failure shows, at once, and do not run it again whil
 inputs are the same. When the background build has finished, the session's builds run what is
 still missing themselves, as any serve build does. The background build never outlives the session:
 it ends with it, and ends itself if the serve process is gone.
+
+The first build of a dirty session with live reload also leaves what only slows its answer to the
+build right after it (`later`): a lab's conversion that is not cached ("converting…") and the API
+reference ("rendering…"); that build starts as soon as the server watches the session's folder.
 """
 
 from __future__ import annotations
