@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from pytorch_floors.errors import InputError
 from pytorch_floors.i18n import messages
 from pytorch_floors.i18n.check import problems
 from pytorch_floors.i18n.glossary import MAX_TERM, glossary
-from pytorch_floors.i18n.search import teach_segmenter
+from pytorch_floors.i18n.search import teach_segmenter, teach_segmenter_behind
 from pytorch_floors.i18n.translation import LOCK_FILE, read_lock
 from pytorch_floors.i18n.yaml_files import MAX_BYTES, MAX_DEPTH, parse_yaml, read_yaml
 
@@ -206,6 +207,25 @@ def test_the_segmenter_refuses_a_word_longer_than_a_term_before_learning_it(monk
         teach_segmenter(["张量", "长" * 10_000_000])
     assert learned == [], "nothing is learned from a list that holds a word too long"
     assert teach_segmenter(["张量"]) and learned == ["张量"]
+
+
+def test_the_segmenter_learns_in_a_thread_and_refuses_a_long_word_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A build waited half a second for jieba's dictionary before it asked torch (a second more) about the machine.
+    learned: list[str] = []
+    jieba = pytest.importorskip("jieba")
+    started = threading.Event()
+
+    def add_word(word: str) -> None:
+        started.wait(timeout=10)  # learning waits until the caller has moved on: it runs behind it
+        learned.append(word)
+
+    monkeypatch.setattr(jieba, "add_word", add_word)
+    with pytest.raises(InputError, match="a word of 10000000 characters for the segmenter"):
+        teach_segmenter_behind(["张量", "长" * 10_000_000])
+    taught = teach_segmenter_behind(["张量"])
+    assert learned == [], "the caller went on before the word was learned"
+    started.set()
+    assert taught() and learned == ["张量"]
 
 
 def test_the_packages_own_yaml_reads_as_before() -> None:

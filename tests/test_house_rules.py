@@ -256,7 +256,7 @@ def test_the_package_has_one_jinja_environment() -> None:
 HTML_WRITERS = {
     "plot.py": "the charts: hand-written SVG is the product there",
     "recordings/tabs.py": "finds a figure's text parts in output that recordings.html.allowed_html wrote again in one "
-    "fixed shape (`<pre class=\"floors-output\"><code>`), never in a recording's own markup; the marks are a template",
+    'fixed shape (`<pre class="floors-output"><code>`), never in a recording\'s own markup; the marks are a template',
     "editions/verify.py": "reads a built site: the strings are what it looks for in pages, not what it writes",
     "execution/scan.py": "reads a page's Markdown source: an HTML comment around a fence is refused, not written",
     "labs/cells.py": "reads a lab's source: an exercise's heading names its anchor as `<a id>`",
@@ -497,6 +497,13 @@ BUILD_STATE_SLOTS = {
     "cache folder's lock, shared by its engines",
     "plugin/fence.py:_TEXT_CONVERTERS": "a text converter per page Markdown, weakly keyed on the build's own "
     "Markdown: it goes with it",
+    "execution/imports.py:_parsed": "a cache of each file's parsed module keyed by its path and modification "
+    "time, so valid across builds (an edited file replaces its entry)",
+    "execution/imports.py:_file_imports": "a cache of each file's imports keyed by its path, package and "
+    "modification time, so valid across builds (an edited file replaces its entry)",
+    "render/highlighted.py:HIGHLIGHTED": "a cache keyed by everything its output depends on (the highlighting "
+    "settings and the fenced code's text), so valid across builds: a page's twin and a serve session's next "
+    "build reuse it, and a change to either is another key, never a stale result",
 }
 """Module-level names a function changes, and why each is the process's and not one build's."""
 
@@ -533,7 +540,41 @@ def module_state_changed(tree: ast.Module) -> set[str]:
             node = node.value
         return node.id if isinstance(node, ast.Name) and node.id in names else None
 
-    changed: set[str] = set()
+    def changes_self(cls: ast.ClassDef) -> bool:
+        """A method other than `__init__` changes the instance (`self._entries[k] = v`, `self.n += 1`)."""
+        for method in cls.body:
+            if not isinstance(method, ast.FunctionDef) or method.name == "__init__":
+                continue
+            for node in ast.walk(method):
+                target = (
+                    node.value
+                    if isinstance(node, ast.Attribute | ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del)
+                    else node.func.value
+                    if isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in _MUTATORS
+                    else node.target
+                    if isinstance(node, ast.AugAssign)
+                    else None
+                )
+                while isinstance(target, ast.Attribute | ast.Subscript):
+                    target = target.value
+                if isinstance(target, ast.Name) and target.id == "self":
+                    return True
+        return False
+
+    # A module-level instance of a class of the module that changes itself: whoever calls it changes the module's state.
+    stateful = {cls.name for cls in tree.body if isinstance(cls, ast.ClassDef) and changes_self(cls)}
+    changed: set[str] = {
+        target.id
+        for statement in tree.body
+        if isinstance(statement, ast.Assign | ast.AnnAssign)
+        and isinstance(statement.value, ast.Call)
+        and isinstance(statement.value.func, ast.Name)
+        and statement.value.func.id in stateful
+        for target in (statement.targets if isinstance(statement, ast.Assign) else [statement.target])
+        if isinstance(target, ast.Name)
+    }
     for function in ast.walk(tree):
         if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
@@ -564,8 +605,11 @@ def test_the_module_state_check_sees_each_way_of_changing_a_global() -> None:
         "_a = None\n_b = State()\n_c = []\n_d = {}\nE = (1, 2)\n"
         "def f(x):\n    global _a\n    _a = x\n    _b.runs.append(x)\n    _c.clear()\n    _d[x] = 1\n"
         "    y = []\n    y.append(E[0])\n"
+        "class Cache:\n    def __init__(self):\n        self.n = 0\n    def get(self, k):\n        self.n += 1\n"
+        "class Plain:\n    def __init__(self):\n        self.n = 0\n    def get(self, k):\n        return self.n\n"
+        "CACHE = Cache()\nPLAIN = Plain()\n"
     )
-    assert module_state_changed(ast.parse(source)) == {"_a", "_b", "_c", "_d"}
+    assert module_state_changed(ast.parse(source)) == {"_a", "_b", "_c", "_d", "CACHE"}
 
 
 def language_from_context(tree: ast.Module) -> list[int]:

@@ -28,6 +28,7 @@ from pytorch_floors.labs.launch import (
     run_times_file,
     with_install_cell,
 )
+from pytorch_floors.labs.notebooks import NOTEBOOK_WRAPPER, finish_lab_page
 
 REPO = "https://github.com/pytorch-floors/floors"
 
@@ -140,3 +141,23 @@ def test_an_edition_links_colab_only_to_the_repository_it_was_given(
     html = download_box(FLOORS[2], "pip install torch", "source", edition, launch, language="en")
     assert shown in html
     assert ("colab.research.google.com" in html) == (repository is not None and edition is not None)
+
+
+def test_a_lab_page_without_its_notebook_gets_no_download_box(tmp_path: Path) -> None:
+    # The theme's script names `.jupyter-wrapper` on every page: a serve session's placeholder for a lab not
+    # converted yet got the download box (and its first build spent a second on sixteen install lines).
+    launch = _build(tmp_path / "mkdocs-jupyter" / "digest", "ran", 1.0)
+    lab = FLOORS[0].lab
+    page = (
+        '<html><head></head><body><script>const code = ".jupyter-wrapper .highlight > pre";</script>'
+        '<article><h1>Lab</h1><p class="floors-converting">Converting</p></article></body></html>'
+    )
+
+    def finish(output: str) -> str:
+        return finish_lab_page(
+            output, src_uri=lab, source=ROOT / "docs" / lab, page_url="labs/x/", launch=launch, language="en"
+        )
+
+    assert finish(page) == page
+    converted = page.replace('<p class="floors-converting">Converting</p>', f"{NOTEBOOK_WRAPPER}</div>")
+    assert "pip install" in finish(converted), "a converted lab gets its download box and install line"

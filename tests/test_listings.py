@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,8 @@ from markdown_exec import code_block
 from pygments.lexers import PythonLexer
 
 from conftest import ROOT
+from pytorch_floors.plugin.fence import text_html
+from pytorch_floors.render.highlighted import HIGHLIGHTED
 from pytorch_floors.render.listings import KEPT_TOKEN_CLASSES, LISTING_LANGUAGE, ListingFilter, listing_language
 
 PROOF = Path(ROOT) / "snippets" / "4-dispatcher" / "op_schema.py"
@@ -79,3 +82,23 @@ def test_the_listing_language_replaces_its_own_entry_and_keeps_the_others() -> N
     languages = configs["pymdownx.highlight"]["extend_pygments_lang"]
     assert languages[0] == other
     assert [lang["lang"] for lang in languages if lang["name"] == LISTING_LANGUAGE] == ["python"]
+
+
+def _converter(**highlight: Any) -> markdown.Markdown:
+    """A page's Markdown as the site's: highlighting with the listing language, and SuperFences."""
+    configs: dict[str, Any] = {"pymdownx.highlight": dict(highlight)}
+    listing_language(configs)
+    return markdown.Markdown(extensions=["pymdownx.highlight", "pymdownx.superfences"], extension_configs=configs)
+
+
+def test_a_listing_is_highlighted_once_for_a_page_and_its_twin_and_again_under_other_settings() -> None:
+    # A twin shows its English page's listings byte for byte: each was highlighted twice a build, and
+    # again by every build of a serve session.
+    listing = code_block(LISTING_LANGUAGE, f'def f():\n    """Twin {uuid.uuid4().hex}."""\n    return 1')
+    before = HIGHLIGHTED.rendered
+    english, twin = text_html(_converter(), listing), text_html(_converter(), listing)
+    assert twin == english and HIGHLIGHTED.rendered == before + 1, "the twin's page took the English page's HTML"
+    numbered = text_html(_converter(linenums=True), listing)
+    assert HIGHLIGHTED.rendered == before + 2 and numbered != english, "other settings are another key"
+    other = text_html(_converter(), listing.replace("return 1", "return 2"))
+    assert HIGHLIGHTED.rendered == before + 3 and "return 2" in other, "other code is another key"

@@ -49,6 +49,8 @@ from pytorch_floors.plugin.serve import (
     PageInput,
     PageState,
     Plan,
+    ServeSession,
+    api_later,
     inputs_digest,
     mark_pending,
     merge_search_index,
@@ -62,6 +64,7 @@ from pytorch_floors.plugin.serve import (
     title_key,
     with_sources,
 )
+from pytorch_floors.render.templates import render
 
 SERVE_URL = "http://127.0.0.1:8000/"
 
@@ -415,11 +418,14 @@ def test_the_real_site_built_has_no_serve_only_marker(built_site: Build) -> None
     assert report["build"]["partial"] is False and report["build"]["rebuilt"] is None
     # As markup: the API reference names the attributes (as text) where it documents them.
     serve_only = re.compile(
-        rf"<[a-z]+\b[^<>]*\s(?:{PARTIAL_ATTRIBUTE}|{PENDING_ATTRIBUTE})[\s>=]|class=\"[^\"]*\bfloors-(?:pending|partial-build)\b"
+        rf"<[a-z]+\b[^<>]*\s(?:{PARTIAL_ATTRIBUTE}|{PENDING_ATTRIBUTE})[\s>=]|class=\"[^\"]*\bfloors-(?:pending|partial-build|converting)\b"
     )
     marked = [str(p.relative_to(site)) for p in site.rglob("*.html") if serve_only.search(p.read_text("utf-8"))]
     assert marked == []
     assert serve_only.search(mark_pending(pending_page("<article>x</article>", lab=False))), "the check sees them"
+    # A session's first build's placeholders (`plugin.serve.later`): a lab not converted yet, the API reference.
+    assert serve_only.search(render("lab_converting.html", "en")), "the check sees a lab's placeholder"
+    assert serve_only.search(api_later("::: pytorch_floors.plugin\n", "en")), "and the API reference's"
 
 
 # --- labs under a session: a partial build keeps their cached runs --------------------------------
@@ -654,6 +660,62 @@ def test_a_lab_that_fails_in_the_background_shows_its_failure_and_is_not_run_aga
         page = _wait_for(failed, server, log, 60)
         assert PENDING_ATTRIBUTE not in page and "(in the background build)" in page
         time.sleep(3)  # what a later build would do: run it again
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=60)
+    text = log.read_text(encoding="utf-8", errors="replace")
+    runs = re.findall(r"^(?:INFO\s+-\s+)?(background: )?lab 1/1 docs/labs/1-program.py: running", text, re.MULTILINE)
+    assert runs == ["background: "], f"run once, in the background: {runs}"
+
+
+def test_a_sessions_first_build_leaves_the_api_reference_to_the_next_and_only_the_first() -> None:
+    # mkdocstrings rendering the API reference was a seventh of the first build before `make serve` answered.
+    page = "Its prose.\n\n::: pytorch_floors.plugin\n    options:\n      members: false\n\nMore prose.\n\n::: a.b\n"
+    later = api_later(page, "en")
+    assert "正在生成本 API 参考" in api_later(page, "zh"), "in the page's language"
+    assert ":::" not in later and "members" not in later and "Its prose.\n\nMore prose." in later
+    assert later.index("Rendering this API reference") < later.index("Its prose."), "the placeholder first"
+    session = ServeSession(dirty=True, defers=True)
+    assert session.leaves_for_later and not ServeSession(dirty=True).leaves_for_later
+    session.later.add("reference/plugin.md")
+    session.end_build(set(), Path("mkdocs.yml"), Path())
+    try:
+        assert not session.leaves_for_later and session.signal_dir is not None, "the next build renders it"
+        assert "reference/plugin.md" in session.start_build()[1] and not session.later
+    finally:
+        session.close()
+
+
+@pytest.mark.build
+def test_a_cold_serve_answers_before_converting_a_lab_and_converts_it_right_after(fixture_site: FixtureSite) -> None:
+    # The first build of a cold `make serve` converted every lab's notebook (nbconvert), a third of the time
+    # to the first page, for pages that wait for the background build anyway.
+    go = fixture_site.root / "go"  # the lab's run waits until the test has seen the page converted, unrun
+    waits = f'import pathlib, time\nwhile not pathlib.Path("{go}").exists():\n    time.sleep(0.1)\n'
+    _lab_fixture(fixture_site, LAB.replace('print("the lab ran")', waits + 'print("the lab ran")'))
+    log = fixture_site.root / "serve.log"
+    port, server = _serve_dirty(fixture_site.root, log)
+    try:
+        first = unescape(_wait_for(lambda: _get(port, "labs/1-program/"), server, log, 120))
+        assert "Converting this lab's notebook" in first and "pathlib.Path(" not in first, "not converted yet"
+        assert f"<article {PENDING_ATTRIBUTE}" in first
+
+        def converted() -> str | None:
+            page = _get(port, "labs/1-program/") or ""
+            return page if "pathlib.Path(" in unescape(page) else None
+
+        # Converted by the next build, which starts at once: the lab itself has not run yet.
+        page = unescape(_wait_for(converted, server, log, 60))
+        assert (
+            'class="jupyter-wrapper"' in page and f"<article {PENDING_ATTRIBUTE}" in page and "Converting" not in page
+        )
+        go.touch()
+
+        def ran() -> str | None:
+            page = _get(port, "labs/1-program/") or ""
+            return page if "the lab ran" in page and PENDING_ATTRIBUTE not in page else None
+
+        _wait_for(ran, server, log, 180)
     finally:
         server.send_signal(signal.SIGINT)
         server.wait(timeout=60)

@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 from mkdocs.structure.files import File, Files
+from test_labs import _lab_fixture
 
-from conftest import Build, FixtureSite
+from conftest import LAB_CONFIG, Build, FixtureSite
 from pytorch_floors.claims import Claim
 from pytorch_floors.editions.what_changed import what_changed_markdown
 from pytorch_floors.i18n.check import CHINESE_SHARE, chinese_share, front_matter, problems
@@ -23,8 +24,9 @@ from pytorch_floors.i18n.glossary import glossary, off_glossary
 from pytorch_floors.i18n.languages import LANGUAGES, english_source, language_of, twin_uri
 from pytorch_floors.i18n.messages import ZH, PageLanguage, claim_text, t
 from pytorch_floors.i18n.outputs import catalog
-from pytorch_floors.i18n.sections import join_chinese_lines, raw_digest, sections
-from pytorch_floors.i18n.translation import LOCK_FILE, Staleness, read_lock, staleness, stamp, write_lock
+from pytorch_floors.i18n.sections import join_chinese_lines, page_text, raw_digest, sections
+from pytorch_floors.i18n.translation import LOCK_FILE, Staleness, behind, read_lock, staleness, stamp, write_lock
+from pytorch_floors.i18n.translations_command import main as translations_main
 from pytorch_floors.plugin.languages import split_search_index, stale_markdown, untranslated_links
 from pytorch_floors.recordings.recorder import planned_blocks
 from pytorch_floors.render.templates import render
@@ -610,3 +612,59 @@ def test_the_words_the_sites_scripts_show_come_from_the_page_in_its_language() -
     for name, key, english in said:
         assert english in ZH, f"{name}: {english!r} has no Chinese in messages.zh.yml"
         assert f'"{key}": floors_t("{english}")' in main, f"{name}: overrides/main.html does not write {key!r}"
+
+
+LAB_EN = (
+    '# %% [markdown]\n# # Lab 1 · Your program\n#\n# ## Goal <a id="goal"></a>\n#\n'
+    '# Measure what this floor can tell you.\n\n# %%\nprint("the lab ran")\n\n'
+    '# %% tags=["checker"]\n# The self-check helpers go here.\n'
+)
+LAB_ZH = (
+    '# %% [markdown]\n# # 实验 1 · 你的程序\n#\n# ## 目标 <a id="goal"></a>\n#\n'
+    '# 先测一测这一层已经能告诉你什么，再往下走。\n\n# %%\nprint("the lab ran")\n\n'
+    '# %% tags=["checker"]\n# The self-check helpers go here.\n'
+)
+# The English lab after its author's edit: the goal's words changed, and a section was added.
+LAB_EN_EDITED = LAB_EN.replace("can tell you.", "can tell you, and why.") + (
+    '\n# %% [markdown]\n# ## One more step <a id="step"></a>\n#\n# Measure it again.\n'
+)
+
+
+def test_behind_names_changed_new_and_removed_sections_in_order() -> None:
+    recorded = {**stamp(page_text("labs/1-program.py", LAB_EN)), "gone": "0123456789ab"}
+    late = behind(sections(page_text("labs/1-program.py", LAB_EN_EDITED)), recorded)
+    assert [(b.anchor, b.title, b.how) for b in late] == [
+        ("goal", "Goal", "changed"),
+        ("step", "One more step", "new"),
+        ("gone", "", "removed"),
+    ]
+    assert behind(sections(page_text("labs/1-program.py", LAB_EN)), stamp(page_text("labs/1-program.py", LAB_EN))) == []
+
+
+def test_a_translated_lab_behind_its_english_lab_says_so_in_chinese_and_the_check_reports_it(
+    fixture_site: FixtureSite, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A Markdown page catches up (the English section under "本节尚未翻译"); a lab behind its English lab got no
+    # note at all, and `translations check` said nothing of it.
+    _lab_fixture(fixture_site, LAB_EN)
+    fixture_site.write(
+        "mkdocs.yml", LAB_CONFIG.replace('include: ["labs/*.py"]', 'include: ["labs/*.py", "zh/labs/*.py"]')
+    )
+    fixture_site.write("docs/zh/index.md", "---\ndescription: 首页。\n---\n\n# 首页\n\n这是首页，内容是中文的。\n")
+    fixture_site.write("docs/zh/labs/1-program.py", LAB_ZH)
+    write_lock(fixture_site.root / LOCK_FILE, {"zh/labs/1-program.py": stamp(page_text("labs/1-program.py", LAB_EN))})
+    fixture_site.write("docs/labs/1-program.py", LAB_EN_EDITED)
+    build = fixture_site.build(strict=True)
+    assert build.returncode == 0, build.log[-3000:]
+    chinese = build.page("zh/labs/1-program")
+    note = re.search(r'<div class="admonition warning floors-stale floors-lab-behind".*?</div>', chinese, re.S)
+    assert note is not None, "the translated lab says it is behind"
+    assert "本实验的译文落后于英文实验" in note[0] and "（已修改）" in note[0] and "（新增）" in note[0]
+    links = re.findall(r'href="([^"]+)"', note[0])
+    assert links == ["../../../labs/1-program/#goal", "../../../labs/1-program/#step", "../../../labs/1-program/"]
+    assert chinese.index("floors-lab-behind") < chinese.index('class="jupyter-wrapper"'), "at its top"
+    assert "floors-lab-behind" not in build.page("labs/1-program"), "the English lab has no note"
+    assert translations_main(["check", "--project", str(fixture_site.root)]) == 0, "behind is never wrong"
+    out = capsys.readouterr().out
+    assert "docs/zh/labs/1-program.py: behind its English lab (not caught up" in out
+    assert "changed: #goal; new: #step" in out

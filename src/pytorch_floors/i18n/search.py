@@ -7,12 +7,28 @@ each glossary word is added to it as one word before the pages are indexed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import threading
+from collections.abc import Callable, Iterable
 
 from pytorch_floors.errors import InputError
 from pytorch_floors.i18n.glossary import MAX_TERM
 
-__all__ = ["teach_segmenter"]
+__all__ = ["teach_segmenter", "teach_segmenter_behind"]
+
+
+def _checked(words: Iterable[str]) -> list[str]:
+    """The words, if each is short enough (`teach_segmenter`).
+
+    Raises:
+        InputError: If one is longer than the glossary allows.
+    """
+    words = list(words)
+    long = next((word for word in words if len(word) > MAX_TERM), None)
+    if long is not None:
+        raise InputError(
+            f"search: a word of {len(long)} characters for the segmenter ({long[:20]!r}…); at most {MAX_TERM}"
+        )
+    return words
 
 
 def teach_segmenter(words: Iterable[str]) -> bool:
@@ -25,12 +41,7 @@ def teach_segmenter(words: Iterable[str]) -> bool:
         InputError: If a word is longer than the glossary allows (`glossary.MAX_TERM`): jieba keeps
             every prefix of a word it learns, so one long word takes memory as its length squared.
     """
-    words = list(words)
-    long = next((word for word in words if len(word) > MAX_TERM), None)
-    if long is not None:
-        raise InputError(
-            f"search: a word of {len(long)} characters for the segmenter ({long[:20]!r}…); at most {MAX_TERM}"
-        )
+    words = _checked(words)
     try:
         import jieba  # type: ignore[import-untyped]  # noqa: PLC0415  (untyped; only Material's search needs it)
     except ImportError:
@@ -38,3 +49,41 @@ def teach_segmenter(words: Iterable[str]) -> bool:
     for word in words:
         jieba.add_word(word)
     return True
+
+
+def teach_segmenter_behind(words: Iterable[str]) -> Callable[[], bool]:
+    """`teach_segmenter` in a thread of its own; the words are checked at once.
+
+    Loading jieba's dictionary takes half a second, and a build's start waits a second or more for
+    torch's facts (a block's process imports torch): the two now overlap. No page's words may be cut
+    before the thread is done: the build waits for it before the first page renders.
+
+    Args:
+        words: The words to learn.
+
+    Returns:
+        A function that waits for the thread and returns `teach_segmenter`'s answer (or raises its error).
+
+    Raises:
+        InputError: If a word is longer than the glossary allows.
+    """
+    checked = _checked(words)
+    outcome: list[bool] = []
+    failed: list[Exception] = []
+
+    def learn() -> None:
+        try:
+            outcome.append(teach_segmenter(checked))
+        except Exception as error:  # raised again by `wait`, in the build's own thread
+            failed.append(error)
+
+    thread = threading.Thread(target=learn, name="floors-segmenter", daemon=True)
+    thread.start()
+
+    def wait() -> bool:
+        thread.join()
+        if failed:
+            raise failed[0]
+        return outcome[0]
+
+    return wait

@@ -19,7 +19,17 @@ from pytorch_floors.i18n.languages import LANGUAGES
 from pytorch_floors.i18n.sections import Section, sections
 from pytorch_floors.i18n.yaml_files import read_yaml
 
-__all__ = ["LOCK_FILE", "Staleness", "read_lock", "staleness", "stamp", "translated_pages", "write_lock"]
+__all__ = [
+    "LOCK_FILE",
+    "Behind",
+    "Staleness",
+    "behind",
+    "read_lock",
+    "staleness",
+    "stamp",
+    "translated_pages",
+    "write_lock",
+]
 
 LOCK_FILE = "translations.lock"
 """What each translated section translated: page → section anchor → the English section's digest."""
@@ -79,6 +89,45 @@ def staleness(english: list[Section], recorded: Mapping[str, str]) -> Staleness:
     stale = tuple(s.anchor for s in english if s.anchor in recorded and not s.translated_by(recorded[s.anchor]))
     new = tuple(s.anchor for s in english if s.anchor not in recorded)
     return Staleness(stale, new)
+
+
+@dataclass(frozen=True)
+class Behind:
+    """A section of an English page that changed since its translation was stamped.
+
+    Attributes:
+        anchor: The section's anchor (`TOP` for the page's opening).
+        title: The English heading's words (empty for the opening and for a section the English page lost).
+        how: `changed` (its digest is another), `new` (the lock has none) or `removed` (the English page lost it).
+    """
+
+    anchor: str
+    title: str
+    how: str
+
+
+def behind(english: list[Section], recorded: Mapping[str, str]) -> list[Behind]:
+    """Every section a translation is behind on, in the English page's order, the ones it lost last.
+
+    A translated lab is not caught up as a page is (`i18n.catch_up`): it runs its own cells. Its note
+    and `translations check` name these instead.
+
+    Args:
+        english: The English page's sections now (`sections.sections`).
+        recorded: The translation's record, anchor → digest.
+
+    Returns:
+        The sections, empty when the translation is up to date.
+    """
+    found = []
+    for section in english:
+        how = (
+            "new" if section.anchor not in recorded else "changed" if recorded[section.anchor] != section.digest else ""
+        )
+        if how:
+            found.append(Behind(section.anchor, section.title, how))
+    anchors = {section.anchor for section in english}
+    return found + [Behind(anchor, "", "removed") for anchor in recorded if anchor not in anchors]
 
 
 def stamp(english_markdown: str) -> dict[str, str]:

@@ -167,6 +167,19 @@ class LabRuns:
         """
         self.defer = enabled
 
+    def wait_for_background(self, lab: str) -> None:
+        """Record a lab's run as deferred (`take_runs`): a serve session's background build runs it.
+
+        The executor records it so when the lab renders without running; a serve session's first build
+        records it so for a lab it does not even convert yet (`plugin.serve.later`).
+
+        Args:
+            lab: The lab's source path, from the project root (`docs/labs/3-boundary.py`).
+        """
+        log.info("lab %s: waits for the background build", self.lab_place(lab))
+        self.lab_progress(lab, "waits", "for the background build")
+        self.runs.append(LabRun(0.0, (), deferred=True))
+
     def plan_labs(self, labs: Sequence[str]) -> None:
         """Name the labs this build renders, in the order it renders them, so the log numbers each (`lab n/N ...`).
 
@@ -469,9 +482,7 @@ class LabExecutePreprocessor(ExecutePreprocessor):
         labs.errors.clear()
         where = f"lab {labs.lab_place(lab_name(nb))}"
         if labs.defer:
-            log.info("%s: waits for the background build", where)
-            labs.lab_progress(lab_name(nb), "waits", "for the background build")
-            labs.runs.append(LabRun(0.0, (), deferred=True))
+            labs.wait_for_background(lab_name(nb))
             return nb, resources
         key = code_key(nb)
         if key in labs.executed:

@@ -28,6 +28,7 @@ from pytorch_floors.render.templates import template
 from pytorch_floors.render.urls import relative_url
 
 __all__ = [
+    "NOTEBOOK_WRAPPER",
     "finish_lab_page",
     "jupyter_cache_dir",
     "jupyter_environment",
@@ -231,6 +232,10 @@ def _download_box(floor: Floor, source: Path, launch: Launch, site_folder: str, 
     return download_box(floor, install, lab, launch.published, launch, site_folder=site_folder, language=language)
 
 
+NOTEBOOK_WRAPPER = '<div class="jupyter-wrapper">'
+"""How mkdocs-jupyter's HTML of a notebook starts: a page holding it shows a converted lab."""
+
+
 def finish_lab_page(
     output: str, *, src_uri: str, source: Path, page_url: str, launch: Launch, site_folder: str = "", language: str
 ) -> str:
@@ -261,7 +266,9 @@ def finish_lab_page(
         The HTML to write.
     """
     floor = _lab_floor(src_uri)
-    if floor is None or "jupyter-wrapper" not in output:
+    # The notebook's own element, not the name: the theme's script names `.jupyter-wrapper` on every page, and a
+    # serve session's placeholder for a lab not yet converted (`plugin.serve.later`) got a download box too.
+    if floor is None or NOTEBOOK_WRAPPER not in output:
         return output
 
     # The solutions and the outputs after the setup come folded from the project's nbconvert template.

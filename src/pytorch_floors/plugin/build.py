@@ -155,6 +155,10 @@ class SiteBuild:
         self.translations.on_env(env)
         self.serve.on_env(env, self._files(), self.engine)
 
+    def on_pre_page(self, page: Page, config: MkDocsConfig) -> None:
+        """A lab whose conversion is not cached renders with the next build, in a cold serve session's first one."""
+        self.labs.on_pre_page(page, self._page(page), config)
+
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig) -> str:
         """The page's language first, its proofs started, its title and markers filled, its links last.
 
@@ -163,6 +167,7 @@ class SiteBuild:
         """
         facts, files = self._page(page), self._files()
         markdown = self.translations.on_page_markdown(markdown, page, facts, files)
+        markdown = self.serve.on_page_markdown(markdown, facts)
         markdown = self.proofs.on_page_markdown(markdown, facts, page)
         self.labs.on_page_markdown(page, facts, config)
         markdown = self.registry.on_page_markdown(markdown, page, facts, config)
@@ -179,6 +184,7 @@ class SiteBuild:
         html = self.proofs.on_page_content(html, facts)
         html = self.labs.on_page_content(html, page, facts, config)
         html = self.serve.on_page_content(html, facts, self.engine)
+        html = self.translations.on_page_content(html, page, facts, self._files())
         html = self.registry.on_page_content(html)
         return self.editions.on_page_content(html, page, facts, config)
 

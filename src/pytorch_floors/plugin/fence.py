@@ -49,6 +49,7 @@ from pytorch_floors.recordings.tabs import (
     namespaced_ids,
     tier_tabs_html,
 )
+from pytorch_floors.render.highlighted import HIGHLIGHTED, settings_key
 from pytorch_floors.render.listings import LISTING_LANGUAGE
 from pytorch_floors.render.proof_frame import claims_html, failure_banner, proof_frame_html, recorded_claims_html
 from pytorch_floors.render.templates import template
@@ -80,8 +81,9 @@ def fenced(language: str, text: str, marked: Sequence[int] = ()) -> str:
     return f"{ticks}{language}{options}\n{text}\n{ticks}"
 
 
-# What renders text the page shows as code (a block's output, a recording's, a listing), one per page Markdown.
-_TEXT_CONVERTERS: weakref.WeakKeyDictionary[Markdown, Markdown] = weakref.WeakKeyDictionary()
+# What renders text the page shows as code (a block's output, a recording's, a listing), one per page
+# Markdown, with the key of its settings (`render.highlighted`).
+_TEXT_CONVERTERS: weakref.WeakKeyDictionary[Markdown, tuple[Markdown, str]] = weakref.WeakKeyDictionary()
 
 # The only extensions the text converter has: fenced code, highlighted as the page highlights it.
 _TEXT_EXTENSIONS = ("pymdownx.highlight", "pymdownx.superfences")
@@ -102,17 +104,25 @@ def text_html(md: Markdown, markdown: str) -> str:
     Returns:
         Its HTML.
     """
-    converter = _TEXT_CONVERTERS.get(md)
-    if converter is None:
+    made = _TEXT_CONVERTERS.get(md)
+    if made is None:
         configs: dict[str, dict[str, Any]] = {}
         for extension in md.registeredExtensions:
             name = type(extension).__module__
             if name in _TEXT_EXTENSIONS:
                 configs[name] = {k: v for k, v in extension.getConfigs().items() if k != "custom_fences"}
-        converter = Markdown(extensions=list(_TEXT_EXTENSIONS), extension_configs=configs)
-        _TEXT_CONVERTERS[md] = converter
-    converter.reset()
-    return str(converter.convert(markdown))
+        made = _TEXT_CONVERTERS[md] = (
+            Markdown(extensions=list(_TEXT_EXTENSIONS), extension_configs=configs),
+            settings_key(configs),
+        )
+    converter, settings = made
+
+    def render() -> str:
+        converter.reset()  # so the HTML depends on the settings and the text alone
+        return str(converter.convert(markdown))
+
+    # A twin's listings and outputs are its English page's, and a serve session's next build shows the same again.
+    return HIGHLIGHTED.get(settings, markdown, render)
 
 
 def validator(

@@ -21,15 +21,17 @@ from mkdocs.structure.nav import Navigation, Section
 from pytorch_floors.floors import COMPILER, FLOORS, MAP_TITLE, MAP_TITLE_ZH
 from pytorch_floors.i18n.languages import DEFAULT, LANGUAGES, Language, english_source, language_of
 from pytorch_floors.i18n.messages import ZH, t
-from pytorch_floors.i18n.sections import TOP, heading_anchor, page_text, sections
-from pytorch_floors.i18n.translation import Staleness
+from pytorch_floors.i18n.sections import TOP, heading_anchor, lab_markdown, page_text, sections
+from pytorch_floors.i18n.translation import Staleness, behind
 from pytorch_floors.render.search_scope import KEYS_BOOST, KEYS_FIELD, land_on_headings, weigh_entries
 from pytorch_floors.render.splice import find_start_tag
+from pytorch_floors.render.templates import render
 
 __all__ = [
     "CHINESE_SEPARATOR",
     "LANGUAGE_SECTION",
     "STALE_MARKER",
+    "lab_behind_note",
     "link_languages",
     "nav_items",
     "split_search_index",
@@ -161,6 +163,27 @@ def stale_notes(markdown: str, state: Staleness, english_href: str, note: Callab
     if TOP in stale:
         out = [note(english_href, TOP), "", *out]
     return "\n".join(out) + "\n"
+
+
+def lab_behind_note(english_lab: str, recorded: Mapping[str, str], english_href: str, language: str) -> str:
+    """The note at the top of a translated lab whose English lab changed since it was stamped; empty if none did.
+
+    A Markdown page catches up (`i18n.catch_up`: the English section, under a note); a lab runs its own
+    cells, so its note names each section it is behind on (changed, new or removed), linked to the English lab's.
+
+    Args:
+        english_lab: The English lab's source (jupytext's percent format).
+        recorded: What the translation recorded it translated (`translations.lock`), anchor → digest.
+        english_href: The English lab's URL relative to the translated lab's page.
+        language: The translated lab's language code, which the note is written in.
+
+    Returns:
+        The note's HTML, or an empty string.
+    """
+    late = behind(sections(lab_markdown(english_lab)), recorded)
+    if not late:
+        return ""
+    return render("lab_behind.html", language, sections=late, href=english_href, top=TOP)
 
 
 def split_search_index(site_dir: Path) -> dict[str, int]:

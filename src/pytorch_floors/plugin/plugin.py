@@ -54,6 +54,7 @@ from pytorch_floors.plugin.serve import (
     BACKGROUND_VARIABLE,
     SIGNALS_VARIABLE,
     ServeSession,
+    nudge,
     quiet_dirty_warning,
     watch_parent,
 )
@@ -173,6 +174,8 @@ class FloorsPlugin(BasePlugin[FloorsConfig]):  # type: ignore[no-untyped-call]  
         """Watch the folder the session's background build touches as it finishes a page."""
         if self.session is not None and self.session.signal_dir is not None:
             server.watch(str(self.session.signal_dir))
+            if self.session.later:
+                nudge(server, self.session.signal_dir)  # the next build renders what the first left for it
         return server
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
@@ -213,6 +216,11 @@ class FloorsPlugin(BasePlugin[FloorsConfig]):  # type: ignore[no-untyped-call]  
         """Keep a serve session's compiled templates; complete a partial build's records."""
         self.build.on_env(env)
         return env
+
+    def on_pre_page(self, page: Page, /, *, config: MkDocsConfig, files: Files) -> Page:
+        """Leave a lab's conversion to the next build, in a cold serve session's first build."""
+        self.build.on_pre_page(page, config)
+        return page
 
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """Start the page's proofs afresh; give floor pages their title and description from the registry."""

@@ -41,6 +41,7 @@ from pytorch_floors.labs.notebooks import (
 from pytorch_floors.page_facts import PageFacts
 from pytorch_floors.plugin.config import Settings
 from pytorch_floors.plugin.parts.serving import Serving
+from pytorch_floors.plugin.serve import render_later
 
 __all__ = ["Labs", "labs_follow"]
 
@@ -135,6 +136,19 @@ class Labs:
             self.planned = [floor.lab for floor in FLOORS if floor.lab in present]
         self.runs.plan_labs(self.planned)
 
+    def on_pre_page(self, page: Page, facts: PageFacts, config: MkDocsConfig) -> None:
+        """A lab whose conversion is not cached renders with the next build, in a cold serve session's first one.
+
+        Converting the labs (nbconvert) was about a third of that build, for pages that wait for the
+        background build anyway (`plugin.serve.later`).
+        """
+        session = self.serve.session
+        if session is None or not session.leaves_for_later or not self.serve.defer or facts.kind != "lab":
+            return
+        paths = self._lab_cache_paths(page, config)
+        if paths is not None and not paths[0].exists():
+            render_later(page, f"docs/{facts.source}", facts.language.code, self.runs, session.later.add)
+
     def on_page_markdown(self, page: Page, facts: PageFacts, config: MkDocsConfig) -> None:
         """Start the page with no lab run of its own; a lab that failed in the background is not run again."""
         self.notebook_cache_before = self._cache_files() if self.serve.serving else set()
@@ -168,6 +182,9 @@ class Labs:
         """Each language's notebooks and course packs beside its lab pages (`site/zh/labs/…`, `site/zh/packs/`)."""
         if not self.serve.rebuilds_any(self.planned):
             return  # a partial build that renders no lab leaves the notebooks and packs of the build that did
+        session = self.serve.session
+        if session is not None and session.later & set(self.planned):
+            return  # a session's first build that converted no lab leaves them to the next (`plugin.serve.later`)
         for language in LANGUAGES:
             docs = Path(config.docs_dir) / language.folder
             if docs.is_dir():

@@ -29,6 +29,7 @@ from pytorch_floors.plugin.serve import (
     PageState,
     Plan,
     ServeSession,
+    api_later,
     emit_progress,
     inputs_digest,
     mark_pending,
@@ -193,6 +194,17 @@ class Serving:
             [failure for state in kept for failure in state.failures],
             lambda record: order.get(record.page, len(order)),
         )
+
+    def on_page_markdown(self, markdown: str, facts: PageFacts) -> str:
+        """An API reference page renders with the next build, in a serve session's first one (`plugin.serve.later`).
+
+        mkdocstrings rendering it from the package's docstrings was a seventh of that build.
+        """
+        session, seen = self.session, self.page_inputs.get(facts.src_uri)
+        if session is None or not session.leaves_for_later or seen is None or not seen.api:
+            return markdown
+        session.later.add(facts.src_uri)
+        return api_later(markdown, facts.language.code)
 
     def on_page_content(self, html: str, facts: PageFacts, engine: Engine) -> str:
         """A page (not a lab's: its part says) whose proofs the background build runs shows "running…"."""

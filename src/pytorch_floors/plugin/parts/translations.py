@@ -25,7 +25,7 @@ from pytorch_floors.i18n.catch_up import CaughtUp, catch_up
 from pytorch_floors.i18n.glossary import glossary
 from pytorch_floors.i18n.languages import DEFAULT, LANGUAGES
 from pytorch_floors.i18n.messages import PageLanguage
-from pytorch_floors.i18n.search import teach_segmenter
+from pytorch_floors.i18n.search import teach_segmenter_behind
 from pytorch_floors.i18n.sections import join_chinese_lines, page_text, sections
 from pytorch_floors.i18n.translation import LOCK_FILE, Staleness, staleness
 from pytorch_floors.i18n.translation import read_lock as read_translation_lock
@@ -33,6 +33,7 @@ from pytorch_floors.page_facts import PageFacts
 from pytorch_floors.plugin.languages import (
     LANGUAGE_SECTION,
     STALE_MARKER,
+    lab_behind_note,
     link_languages,
     nav_items,
     split_search_index,
@@ -65,7 +66,9 @@ class Translations:
             translated = translated_nav(config.nav or [], Path(config.docs_dir), language)
             if translated and config.nav is not None:
                 config.nav.append({LANGUAGE_SECTION: translated})
-        teach_segmenter(term.zh for term in glossary())
+        # In a thread, while the build asks torch's facts (`SiteBuild`): waited for in `on_env`, before any page's
+        # words are cut for search.
+        self.segmenter_taught = teach_segmenter_behind(term.zh for term in glossary())
         self.staleness: dict[str, Staleness] = {}
         self.caught_up: dict[str, CaughtUp] = {}
         self.untranslated_claims: dict[str, list[str]] = {}
@@ -98,6 +101,7 @@ class Translations:
     def on_env(self, env: Environment) -> None:
         """The theme's partials write the site's own words in the page's language, which the page's context names."""
         env.globals["floors_t"] = floors_t
+        self.segmenter_taught()
 
     def on_page_markdown(self, markdown: str, page: Page, facts: PageFacts, files: Files) -> str:
         """Set the page's language first; a translated page shows the English sections it is behind on."""
@@ -142,6 +146,15 @@ class Translations:
         # A section shown in English has its own note; the others the translation is behind on are marked stale.
         older = Staleness(tuple(a for a in state.stale if a not in caught.in_english), state.untranslated)
         return stale_notes(caught.markdown, older, href, render)
+
+    def on_page_content(self, html: str, page: Page, facts: PageFacts, files: Files) -> str:
+        """A translated lab runs its own cells (it is not caught up): a note at its top says what it is behind on."""
+        english_lab = files.get_file_from_path(facts.source) if facts.translated and facts.kind == "lab" else None
+        if english_lab is None or not english_lab.abs_src_path:
+            return html
+        recorded, href = self.translations.get(page.file.src_uri, {}), get_relative_url(english_lab.url, page.url)
+        english = Path(english_lab.abs_src_path).read_text(encoding="utf-8")
+        return lab_behind_note(english, recorded, href, facts.language.code) + html
 
     def on_page_context(self, context: dict[str, Any], page: Page, facts: PageFacts, files: Files) -> None:
         """The page's language, its menu in that language, and its twins in the others (the language switch)."""

@@ -33,6 +33,10 @@ its failure as a foreground failure shows, at once, and do not run it again whil
 inputs are the same. When the background build has finished, the session's builds run what is
 still missing themselves, as any serve build does. The background build never outlives the session:
 it ends with it, and ends itself if the serve process is gone.
+
+The first build of a dirty session with live reload also leaves what only slows its answer to the
+build right after it (`later`): a lab's conversion that is not cached ("converting…") and the API
+reference ("rendering…"); that build starts as soon as the server watches the session's folder.
 """
 
 from __future__ import annotations
@@ -62,6 +66,7 @@ from pytorch_floors.plugin.serve.changes import (
     title_key,
     with_sources,
 )
+from pytorch_floors.plugin.serve.later import LATER_FILE, api_later, nudge, render_later
 from pytorch_floors.plugin.serve.logs import quiet_dirty_warning
 from pytorch_floors.plugin.serve.pending import (
     PARTIAL_ATTRIBUTE,
@@ -80,6 +85,7 @@ __all__ = [
     "BACKGROUND_VARIABLE",
     "FAILURES_FILE",
     "HEARTBEAT_S",
+    "LATER_FILE",
     "PARTIAL_ATTRIBUTE",
     "PENDING_ATTRIBUTE",
     "PENDING_TEXT",
@@ -92,10 +98,12 @@ __all__ = [
     "Plan",
     "ServeSession",
     "TemplateCache",
+    "api_later",
     "emit_progress",
     "inputs_digest",
     "mark_pending",
     "merge_search_index",
+    "nudge",
     "page_digest",
     "page_input",
     "partial_note",
@@ -104,6 +112,7 @@ __all__ = [
     "plan_rebuild",
     "quiet_dirty_warning",
     "read_background_failures",
+    "render_later",
     "report_background_failure",
     "title_key",
     "watch_parent",

@@ -43,6 +43,8 @@ class ServeSession:
             so `remove_stale` takes out what no file writes any more.
         failed: The blocks that failed in the background build, by cache key: a build shows each such
             block's failure, as a foreground failure shows, and does not run it again while its key holds.
+        later: The pages the last build gave a placeholder to (`plugin.serve.later`): the next build renders them.
+        builds: How many builds of the session have ended.
     """
 
     dirty: bool = False
@@ -59,6 +61,16 @@ class ServeSession:
     signal_dir: Path | None = None
     outputs: set[str] = field(default_factory=set)
     failed: dict[str, ProofFailure] = field(default_factory=dict)
+    later: set[str] = field(default_factory=set)
+    builds: int = 0
+
+    @property
+    def leaves_for_later(self) -> bool:
+        """Whether this build may leave a lab's conversion to the next one (`plugin.serve.later`).
+
+        Only the first build of a dirty session with live reload: it answers first, and the next renders the rest.
+        """
+        return self.dirty and self.defers and self.builds == 0
 
     def start_build(self) -> tuple[bool, set[str]]:
         """Whether the next build leaves what is not cached to the background, and which waiting pages are done.
@@ -67,7 +79,7 @@ class ServeSession:
             `(defer, ready)`: the build runs no proof or lab itself; the pages that showed placeholders and
             can now show their outputs or a failure (all of them once the background build has ended).
         """
-        ready: set[str] = set()
+        ready, self.later = set(self.later), set()  # left for this build by the last one
         failed = read_background_failures(self.signal_dir)
         ready |= self.pending & {failure.page for key, failure in failed.items() if key not in self.failed}
         self.failed = failed
@@ -87,12 +99,15 @@ class ServeSession:
             project_dir: The project root.
         """
         self.pending = set(pending)
+        self.builds += 1
+        if self.later and self.signal_dir is None:
+            self.signal_dir = Path(tempfile.mkdtemp(prefix="floors-serve-"))  # `plugin.serve.later.nudge` writes there
         if self.filled or self.background is not None:
             return
         if not pending:
             self.filled = True  # a warm cache: nothing to run behind
             return
-        self.signal_dir = Path(tempfile.mkdtemp(prefix="floors-serve-"))
+        self.signal_dir = self.signal_dir or Path(tempfile.mkdtemp(prefix="floors-serve-"))
         self.background = Background(config_file, project_dir, self.signal_dir)
         self.background.start()
 
