@@ -668,3 +668,14 @@ def test_a_translated_lab_behind_its_english_lab_says_so_in_chinese_and_the_chec
     out = capsys.readouterr().out
     assert "docs/zh/labs/1-program.py: behind its English lab (not caught up" in out
     assert "changed: #goal; new: #step" in out
+
+
+def test_a_lab_stamped_before_wrapping_was_ignored_is_not_behind() -> None:
+    # `behind` compared only the new digest, so every lab stamped with the older raw digests (labs 1, 4-7)
+    # read "behind its English lab" in translations check, while `staleness` read them up to date.
+    wrapped = ENGLISH.replace("More text.", "More\ntext, wrapped.")  # a raw digest differs from a wrapped one
+    recorded = {section.anchor: raw_digest(section.text) for section in sections(wrapped)}
+    assert recorded != stamp(wrapped)
+    assert behind(sections(wrapped), recorded) == []
+    changed = behind(sections(wrapped.replace("More", "Other")), recorded)
+    assert [(b.anchor, b.how) for b in changed] == [("two", "changed")]

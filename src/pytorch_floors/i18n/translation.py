@@ -121,8 +121,13 @@ def behind(english: list[Section], recorded: Mapping[str, str]) -> list[Behind]:
     """
     found = []
     for section in english:
+        # The same rule as `staleness`: a digest of either form (wrapping ignored, or the older raw one) counts.
         how = (
-            "new" if section.anchor not in recorded else "changed" if recorded[section.anchor] != section.digest else ""
+            "new"
+            if section.anchor not in recorded
+            else ""
+            if section.translated_by(recorded[section.anchor])
+            else "changed"
         )
         if how:
             found.append(Behind(section.anchor, section.title, how))
