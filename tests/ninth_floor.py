@@ -23,7 +23,7 @@ SLUG = "bits"
 TITLE = "Bits"
 SUMMARY = "What a number is at the very bottom: the bits of a float32, its sign, exponent and mantissa."
 TITLE_ZH = "比特"
-SUMMARY_ZH = "一个数字在最底层是什么：float32 的比特，以及它的符号、指数和尾数。"
+SUMMARY_ZH = "一个数字在这栋楼的最下面是什么：float32 的比特，以及它的符号、指数和尾数。"
 CLAIM = "a float32 is four bytes: one sign bit, eight exponent bits, twenty-three mantissa bits"
 CLAIM_ZH = "一个 float32 占四个字节：一个符号位、八个指数位、二十三个尾数位"
 
@@ -178,7 +178,7 @@ claims:
 
 ## 你看到的 {{ #what-you-see }}
 
-你输入的一个数字 `0.1`，以及它在这栋楼最底层的样子：三十二个比特。
+你输入的一个数字 `0.1`，以及它在这栋楼最下面的样子：三十二个比特。
 
 ## 核心思想 {{ #the-idea }}
 
@@ -194,7 +194,7 @@ claims:
 
 同样的字节，两种读法：当作浮点数，以及当作显示其比特的整数。
 
-## 自我检验 {{ #check-yourself }}
+## 自检 {{ #check-yourself }}
 
 ??? question "为什么在 float32 中 `0.1` 不恰好是十分之一？"
 
@@ -223,7 +223,7 @@ WALK_ZH = """\
 --8<-- "snippets/0-map/walk_{n}_{slug}.py"
 ```
 
-完整的故事：[第 {n} 层](floors/{key}.md)。
+详见[第 {n} 层](floors/{key}.md)。
 
 """
 
@@ -267,10 +267,10 @@ def _exercise(number: int, exercise: tuple[str, ...], language: str) -> str:
     if language == "zh":
         words = (
             f'# ## 练习 {number} · {title_zh} <a id="{anchor}"></a>\n#\n'
-            f"# **预测** `{name}`，然后**运行**测量。\n#\n# **改动** `{value_name}`，再测一次。\n"
+            f"# **预测** `{name}`，然后**运行**测量。\n#\n# **修改** `{value_name}`，再测一次。\n"
         )
         notice = (
-            '# <details class="success"><summary>要点</summary>\n#\n'
+            '# <details class="success"><summary>观察要点</summary>\n#\n'
             "# 字节没有改变，只是换了一种读法。\n#\n# </details>\n"
         )
     else:
