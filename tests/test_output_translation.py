@@ -363,3 +363,10 @@ def test_the_proofs_page_says_in_chinese_what_each_proof_shows() -> None:
     summaries = {first_docstring_line(ROOT / proof) for proof in page_proofs()}
     assert len(summaries) > 50
     assert sorted(s for s in summaries if translate_line(s, "zh") == s) == [], "a proof's summary has no Chinese"
+
+
+def test_the_matmul_charts_axis_unit_reads_in_chinese() -> None:
+    # Floor 6's matmul chart and the dtypes chart kept "GFLOP/s (2 n³ per call / time)" in English on the zh
+    # page: the English-run check cuts runs at "/", so no run of three words was left to catch it.
+    shown = translate_line("GFLOP/s (2 n³ per call / time)", "zh")
+    assert "per call" not in shown and "耗时" in shown
