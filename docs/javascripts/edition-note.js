@@ -4,15 +4,7 @@
 // It floats at the foot of the window, because the page opens scrolled to the cited section.
 // Its words are the page's (overrides/main.html writes them, in the page's language, into #floors-words).
 (() => {
-  const say = (key, english, fields) => {
-    let words = {};
-    try {
-      words = JSON.parse(document.getElementById("floors-words").textContent);
-    } catch {
-      // no words on the page (a page of another theme): English
-    }
-    return (words[key] || english).replace(/\{(\w+)\}/g, (field, name) => fields[name] ?? field);
-  };
+  const say = window.floorsSay; // javascripts/floors-words.js
   const key = "floors-edition-note";
   const stored = sessionStorage.getItem(key);
   if (stored === null) return;

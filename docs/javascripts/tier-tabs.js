@@ -5,15 +5,7 @@
 // Its words are the page's (overrides/main.html writes them, in the page's language, into #floors-words).
 (() => {
   const FILE = "floors-tiers.json";
-  const say = (key, english, fields) => {
-    let words = {};
-    try {
-      words = JSON.parse(document.getElementById("floors-words").textContent);
-    } catch {
-      // no words on the page (a page of another theme): English
-    }
-    return (words[key] || english).replace(/\{(\w+)\}/g, (field, name) => fields[name] ?? field);
-  };
+  const say = window.floorsSay; // javascripts/floors-words.js
   const files = new Map(); // a page's address -> the promise of its outputs
 
   const outputs = () => {

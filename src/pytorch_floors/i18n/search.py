@@ -7,8 +7,8 @@ each glossary word is added to it as one word before the pages are indexed.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 
 from pytorch_floors.errors import InputError
 from pytorch_floors.i18n.glossary import MAX_TERM
@@ -68,22 +68,8 @@ def teach_segmenter_behind(words: Iterable[str]) -> Callable[[], bool]:
         InputError: If a word is longer than the glossary allows.
     """
     checked = _checked(words)
-    outcome: list[bool] = []
-    failed: list[Exception] = []
-
-    def learn() -> None:
-        try:
-            outcome.append(teach_segmenter(checked))
-        except Exception as error:  # raised again by `wait`, in the build's own thread
-            failed.append(error)
-
-    thread = threading.Thread(target=learn, name="floors-segmenter", daemon=True)
-    thread.start()
-
-    def wait() -> bool:
-        thread.join()
-        if failed:
-            raise failed[0]
-        return outcome[0]
-
-    return wait
+    # A future carries the thread's answer, or its error, back to the build's thread (`result` raises it).
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="floors-segmenter")
+    learned = pool.submit(teach_segmenter, checked)
+    pool.shutdown(wait=False)  # the thread ends when the dictionary is loaded; nothing else is sent to it
+    return learned.result
