@@ -22,7 +22,7 @@ export NO_MKDOCS_2_WARNING := 1
 # Tools that start other tools by name (mike starts mkdocs) must find the ones in .venv.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: anchors setup serve build check patterns publish pdf record test lint typecheck patterns-and-beside pytest pytest-patterns pytest-fast pytest-rest pytest-properdocs setup-properdocs browser bench bench-suite machines clean
+.PHONY: anchors setup serve build check patterns publish pdf record test lint typecheck patterns-and-beside pytest pytest-patterns pytest-fast pytest-rest pytest-properdocs setup-properdocs browser bench bench-suite labs-brief machines clean
 
 # pip shows what it installs (a line per package, a bar per download on a terminal): the first install
 # takes minutes, and a silent one looks hung.
@@ -194,6 +194,10 @@ record: setup
 ## bench: build benchmarks (cold, warm, render-only) for bench/build.py
 bench: setup
 	$(BIN)/python bench/build.py --record
+
+## labs-brief: grade every lab, right and planted answers, quiet, beside 4 hogs per core and on one scalar core (LAB=8-chip: one)
+labs-brief: setup
+	$(BIN)/python bench/labs_brief.py --record --check $(foreach lab,$(LAB),--lab $(lab))
 
 ## bench-suite: time `make test` per phase in a fresh clone of HEAD, setup included (WARM=1: in this checkout, set up)
 bench-suite:
