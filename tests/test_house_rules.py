@@ -267,8 +267,6 @@ HTML_WRITERS = {
     "labs/notebooks.py": "mkdocs-jupyter's headings and table of contents: a heading's words are read with its tags "
     "dropped, and its id is set from the anchor written in it by a match per heading (issue 57: not yet moved onto "
     "render.splice); the fragments are templates, and the download box and stylesheet are placed by render.splice",
-    "render/search_scope.py": "marks the outputs and folded answers search must skip, by a match per block "
-    "(issue 57: not yet moved onto render.splice)",
 }
 """Modules that may hold HTML in Python strings or rewrite it with a regular expression, and why; everything
 else renders a template (`render.templates`) and puts it into a page where `render.splice` finds the place."""

@@ -105,3 +105,18 @@ def test_a_labs_fold_labels_leave_the_index_and_its_prose_stays() -> None:
     assert "Predict the keys." in text and "After the fold." in text
     for label in ("Solution", "open it after you have predicted"):
         assert label not in text, (label, text)
+
+
+def test_an_open_questions_answer_leaves_the_index_too() -> None:
+    # `???+ question` writes the block open (`<details class="question" open="open">`): the pattern the marks
+    # were once put by matched only the closed one, so an open question's answer was indexed.
+    opened = QUESTIONS.replace('<details class="question">', '<details class="question" open="open">')
+    text = indexed_text(narrow_search(opened))
+    assert "Where does the first call's time go?" in text
+    for answer in ("Dynamo traces the frame", "Inductor writes C++"):
+        assert answer not in text, (answer, text)
+
+
+def test_marks_change_only_the_tags_they_mark() -> None:
+    marked = narrow_search(PROOF)
+    assert marked.replace(" data-search-exclude", "") == PROOF.replace(" data-search-exclude", "")

@@ -39,89 +39,142 @@ skipped at the first closing tag of its own name.
 
 from __future__ import annotations
 
-import html as html_text
-import re
 from collections.abc import Callable, Mapping
+from html.parser import HTMLParser
 from typing import Any
 
+from pytorch_floors.render.splice import Tag, start_tags_in_place, with_attributes
+
 __all__ = [
-    "EXCLUDED_OPENINGS",
     "KEYS_BOOST",
     "KEYS_FIELD",
-    "NOTEBOOK_EXCLUDED_OPENINGS",
     "PAGE_WEIGHT",
+    "SEARCH_EXCLUDE",
     "land_on_headings",
     "narrow_search",
     "weigh_entries",
 ]
 
-EXCLUDED_OPENINGS: tuple[tuple[str, str], ...] = (
-    # (the exact opening that markdown-exec's output or Material writes, the element in it to mark)
-    ('<div class="floors-proof__output"><div class="highlight"><pre', "<pre"),
-    # The numbers behind a figure, as `pytorch_floors.plot.show` prints them on a page.
-    ('<div class="floors-proof__output"><pre class="floors-output">', "<pre"),
-    # A proof's chart (`pytorch_floors.plot`): its ticks, legend and caption repeat the numbers above it.
-    ('<figure class="floors-figure', "<figure"),
-    ('<pre><code class="language-bibtex">', "<pre"),
-)
+SEARCH_EXCLUDE = "data-search-exclude"
+"""The attribute Material's search parser skips an element by."""
 
-NOTEBOOK_EXCLUDED_OPENINGS: tuple[tuple[str, str], ...] = (
-    # A lab's code and outputs, as the project's nbconvert template and nbconvert write them.
-    ("<pre", "<pre"),
-    ('<span class="notice"', '<span class="notice"'),
-    # A lab's folded answer, as its markdown cell writes it (`docs/labs/*.py`) and nbconvert keeps it. It
-    # holds no <details> of its own, so marking it leaves out all of it, and only it.
-    ('<details class="success"', '<details class="success"'),
-    # A fold's label (jupyter/nbconvert/templates/mkdocs_html/notebook.html.j2): folds nest, their labels never do.
-    ('<details class="floors-fold"><summary>', "<summary"),
-)
-
-_NOTEBOOK_MARK = '<div class="jupyter-wrapper"'
-
-# A "Check yourself" question as Material's admonition extension writes `??? question "…"`: the
-# question is the summary; what follows it, up to the block's end, is the answer.
-_QUESTION = re.compile(r'(<details class="question">\s*<summary>.*?</summary>)(.*?)(</details>)', re.S)
-# The block elements an answer is written in; none of them nests in its own tag in an answer.
-_ANSWER_BLOCK = re.compile(r"<(p|ul|ol|pre|table|div|blockquote)(?=[\s>])")
+_NOTEBOOK = ("div", "jupyter-wrapper")
+# The block elements a "Check yourself" answer is written in; none of them nests in its own tag in an answer.
+_ANSWER_BLOCKS = frozenset({"p", "ul", "ol", "pre", "table", "div", "blockquote"})
 
 
-def _without_answers(html: str) -> str:
-    def marked(match: re.Match[str]) -> str:
-        answer = _ANSWER_BLOCK.sub(r"<\1 data-search-exclude", match[2])
-        return f"{match[1]}{answer}{match[3]}"
+def _classes(tag: Tag) -> list[str]:
+    return (tag.attributes.get("class") or "").split()
 
-    return _QUESTION.sub(marked, html)
+
+def _is(tag: Tag | None, name: str, css_class: str) -> bool:
+    return tag is not None and tag.name == name and css_class in _classes(tag)
+
+
+def _left_out(tag: Tag, around: tuple[Tag, ...], notebook: bool) -> Tag | None:
+    """The element to mark for `tag` (itself, or the `<pre>` it opens), or `None` where search keeps it."""
+    parent = around[-1] if around else None
+    if tag.name == "pre" and (
+        notebook  # a lab's code and outputs, as the project's nbconvert template and nbconvert write them
+        or any(_is(outer, "div", "floors-proof__output") for outer in around)  # a proof's output, either shape
+    ):
+        return tag
+    if tag.name == "figure" and (tag.attributes.get("class") or "").startswith("floors-figure"):
+        return tag  # a proof's chart: its ticks, legend and caption repeat the numbers above it
+    if _is(tag, "code", "language-bibtex") and parent is not None and parent.name == "pre":
+        return parent
+    if tag.name in _ANSWER_BLOCKS and any(_is(outer, "details", "question") for outer in around):
+        # An answer to a "Check yourself" question: what its <details> holds after (never inside) its summary.
+        return None if any(outer.name == "summary" for outer in around) else tag
+    if notebook and (
+        _is(tag, "span", "notice")  # nbconvert's "Copied!"
+        # A lab's folded answer, as its markdown cell writes it (`docs/labs/*.py`) and nbconvert keeps it: it
+        # holds no <details> of its own, so marking it leaves out all of it, and only it.
+        or (tag.name == "details" and _classes(tag) == ["success"])
+        # A fold's label (jupyter/nbconvert/templates/mkdocs_html/notebook.html.j2): folds nest, labels never do.
+        or (tag.name == "summary" and _is(parent, "details", "floors-fold"))
+    ):
+        return tag
+    return None
 
 
 def narrow_search(html: str) -> str:
     """Mark the elements of a page's content that the search index leaves out.
 
+    The page is read by an HTML parser (`render.splice`), each element judged by what it is inside,
+    and only the marked start tags change, each by the one attribute.
+
     Args:
         html: A page's rendered content.
 
     Returns:
-        The content, with `data-search-exclude` on each proof output's `<pre>` and chart, each proof's
-        download line, each BibTeX `<pre>` and each answer to a "Check yourself" question, and, on a
-        lab's page, on its cells' code and outputs, its folds' labels and each folded answer.
+        The content, with `data-search-exclude` on each proof output's `<pre>` and chart, each BibTeX
+        `<pre>` and each answer to a "Check yourself" question, and, on a lab's page, on its cells'
+        code and outputs, its folds' labels and each folded answer.
     """
-    openings = EXCLUDED_OPENINGS + (NOTEBOOK_EXCLUDED_OPENINGS if _NOTEBOOK_MARK in html else ())
-    for opening, element in openings:
-        marked = opening.replace(element, f"{element} data-search-exclude", 1)
-        html = html.replace(opening, marked)
-    return _without_answers(html)
+    tags = start_tags_in_place(html)
+    notebook = any(_is(tag, *_NOTEBOOK) for tag, _ in tags)
+    marked = [found for tag, around in tags if (found := _left_out(tag, around, notebook)) is not None]
+    return with_attributes(html, marked, SEARCH_EXCLUDE)
 
 
-# A heading of a written page, with its id: what a search result's anchor must name.
-_FINAL_HEADING = re.compile(r'<h(?P<level>[1-6]) id="(?P<id>[^"]+)"[^>]*>(?P<text>.*?)</h(?P=level)>', re.S)
-_PERMALINK = re.compile(r'<a class="headerlink".*?</a>', re.S)
-_TAG = re.compile(r"<[^>]+>")
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+
+
+class _Headings(HTMLParser):
+    """A written page's headings that have an id, each with its words as a search entry's title shows them."""
+
+    def __init__(self, whole: tuple[str, str] | None = None) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[tuple[str, str]] = []
+        self.heading: tuple[str, str] | None = whole  # (its tag, its id) while inside one; given: all of it is one
+        self.words: list[str] = []
+        self.permalink = 0  # inside a heading's permalink (`a.headerlink`): its `¶` is no word of the heading
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = dict(attrs)
+        if tag in _HEADINGS and attributes.get("id") and self.heading is None:
+            self.heading, self.words = (tag, str(attributes["id"])), []
+        elif self.heading is not None and (self.permalink or "headerlink" in (attributes.get("class") or "").split()):
+            self.permalink += tag == "a"
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.permalink and tag == "a":
+            self.permalink -= 1
+        elif self.heading is not None and tag == self.heading[0]:
+            # The segmenter's marks (U+200B) are the index's own, not the page's words.
+            self._finish()
+
+    def _finish(self) -> None:
+        assert self.heading is not None
+        # The segmenter's marks (U+200B) are the index's own, not the page's words.
+        self.found.append((self.heading[1], " ".join("".join(self.words).replace("\u200b", "").split())))
+        self.heading = None
+
+    def close(self) -> None:
+        super().close()
+        if self.heading is not None and self.heading[0] == "":  # the words of a fragment, not of a page's heading
+            self._finish()
+
+    def handle_data(self, data: str) -> None:
+        if self.heading is not None and not self.permalink:
+            self.words.append(data)
+
+
+def _headings(html: str) -> list[tuple[str, str]]:
+    """A written page's headings with an id: (the id, the heading's words), in the page's order."""
+    parser = _Headings()
+    parser.feed(html)
+    parser.close()
+    return parser.found
 
 
 def _words(html: str) -> str:
-    """A heading's words as a search entry's title and its page both show them, whatever marks they carry."""
-    # The segmenter's marks (U+200B) are the index's own; tags and entities are the page's.
-    plain = html_text.unescape(_TAG.sub("", _PERMALINK.sub("", html))).replace("\u200b", "")
-    return " ".join(plain.split())
+    """A search entry's title as its heading's words: tags, entities and the segmenter's marks dropped."""
+    parser = _Headings(whole=("", ""))
+    parser.feed(html)
+    parser.close()
+    return parser.found[0][1]
 
 
 def land_on_headings(entries: list[dict[str, Any]], page_html: Callable[[str], str | None]) -> list[dict[str, Any]]:
@@ -151,7 +204,7 @@ def land_on_headings(entries: list[dict[str, Any]], page_html: Callable[[str], s
         seen.add(url)
         if url not in pages:
             written = page_html(url)
-            headings = [(m["id"], _words(m["text"])) for m in _FINAL_HEADING.finditer(written or "")]
+            headings = _headings(written or "")
             pages[url] = None if written is None else ({i for i, _ in headings}, {w: i for i, w in reversed(headings)})
         found = pages[url]
         if found is None or (first and not anchor) or anchor in found[0]:

@@ -21,8 +21,15 @@ __all__ = [
     "find_start_tags",
     "insert_after",
     "insert_before",
+    "start_tags_in_place",
     "with_attribute",
+    "with_attributes",
 ]
+
+VOID_ELEMENTS = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+)
+"""Elements that have no end tag: they open nothing a later tag could be inside."""
 
 
 @dataclass(frozen=True)
@@ -150,6 +157,67 @@ def find_start_tags(html: str, names: Collection[str], *, attribute: str | None 
 def find_end_tag(html: str, name: str, *, start: int = 0) -> Tag | None:
     """The first end tag of a name (`</h1>`), from an offset on, or `None` where there is none."""
     return _first(html, lambda tag, opening, _: not opening and tag == name, start)
+
+
+class _Nesting(_Finder):
+    """Every start tag, with the elements still open around it (outermost first)."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__(html, lambda *_: False)
+        self.open: list[Tag] = []
+        self.found: list[tuple[Tag, tuple[Tag, ...]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        start = self._offset()
+        found = Tag(tag, start, start + len(self.get_starttag_text() or ""), dict(attrs))
+        self.found.append((found, tuple(self.open)))
+        if tag not in VOID_ELEMENTS:
+            self.open.append(found)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag not in VOID_ELEMENTS:
+            self.open.pop()
+
+    def handle_endtag(self, tag: str) -> None:
+        # An end tag closes the nearest open element of its name and whatever was left open inside it, as a
+        # browser does for a `<p>` never closed; a stray end tag closes nothing.
+        for depth in range(len(self.open) - 1, -1, -1):
+            if self.open[depth].name == tag:
+                del self.open[depth:]
+                return
+
+
+def start_tags_in_place(html: str) -> list[tuple[Tag, tuple[Tag, ...]]]:
+    """Every start tag of a page, in order, each with the elements it is inside (outermost first).
+
+    Args:
+        html: A page, or part of one.
+
+    Returns:
+        Each start tag and its ancestors, as the parser nests them (void elements open nothing).
+    """
+    nesting = _Nesting(html)
+    nesting.feed(html)
+    nesting.close()
+    return nesting.found
+
+
+def with_attributes(html: str, tags: Collection[Tag], attribute: str) -> str:
+    """The page with a valueless attribute added to each of several start tags (see `with_attribute`).
+
+    Args:
+        html: The page.
+        tags: Start tags found in it; one that has the attribute already is left as it is.
+        attribute: The attribute's name: a name, not markup.
+
+    Returns:
+        The page.
+    """
+    marked = {tag.start: tag for tag in tags if attribute not in tag.attributes}
+    for start in sorted(marked, reverse=True):
+        html = with_attribute(html, marked[start], attribute)
+    return html
 
 
 def insert_after(html: str, tag: Tag | None, fragment: str) -> str:
