@@ -264,9 +264,6 @@ HTML_WRITERS = {
     "plugin/serve/changes.py": "reads a page's source for its title (a Markdown `# ` or an `<h1>`)",
     "render/headings.py": "HEADING reads the rendered h2-h4 and their ids (anchors.lock, the site's anchors); the "
     "controls go into the headings through render.splice",
-    "labs/notebooks.py": "mkdocs-jupyter's headings and table of contents: a heading's words are read with its tags "
-    "dropped, and its id is set from the anchor written in it by a match per heading (issue 57: not yet moved onto "
-    "render.splice); the fragments are templates, and the download box and stylesheet are placed by render.splice",
 }
 """Modules that may hold HTML in Python strings or rewrite it with a regular expression, and why; everything
 else renders a template (`render.templates`) and puts it into a page where `render.splice` finds the place."""

@@ -28,7 +28,7 @@ from pytorch_floors.labs.launch import (
     run_times_file,
     with_install_cell,
 )
-from pytorch_floors.labs.notebooks import NOTEBOOK_WRAPPER, finish_lab_page
+from pytorch_floors.labs.notebooks import NOTEBOOK_WRAPPER, _stable_heading_ids, finish_lab_page
 
 REPO = "https://github.com/pytorch-floors/floors"
 
@@ -159,5 +159,27 @@ def test_a_lab_page_without_its_notebook_gets_no_download_box(tmp_path: Path) ->
         )
 
     assert finish(page) == page
-    converted = page.replace('<p class="floors-converting">Converting</p>', f"{NOTEBOOK_WRAPPER}</div>")
+    converted = page.replace(
+        '<p class="floors-converting">Converting</p>', f'<{NOTEBOOK_WRAPPER[0]} class="{NOTEBOOK_WRAPPER[1]}"></div>'
+    )
     assert "pip install" in finish(converted), "a converted lab gets its download box and install line"
+
+
+def test_a_labs_headings_take_their_written_anchors_and_the_contents_follow() -> None:
+    page = (
+        '<nav><a href="#exercise-1-strides-are-the-address-formula" class="md-nav__link">\n'
+        '<span class="md-ellipsis">Exercise 1: strides are the <code>address</code> formula</span></a>'
+        '<a href="#1" class="md-nav__link"><span class="md-ellipsis">练习 1：步长 &amp; 公式</span></a></nav>'
+        '<div class="jupyter-wrapper"><h2 id="exercise-1-strides-are-the-address-formula">Exercise 1: strides are'
+        ' the <code>address</code> formula <a id="strides"></a><a class="headerlink"'
+        ' href="#exercise-1-strides-are-the-address-formula">¶</a></h2>'
+        '<h3 id="1">练习 1：步长 &amp; 公式<a id="strides-zh" /> <a class="headerlink" href="#1">¶</a></h3>'
+        '<h4 id="x">No anchor<a class="headerlink" href="#x">¶</a></h4></div>'
+    )
+    done = _stable_heading_ids(page)
+    assert '<h2 id="strides">Exercise 1: strides are the <code>address</code> formula<a class="headerlink"' in done
+    assert 'href="#strides" title="Permanent link">¶</a></h2>' in done
+    assert '<h3 id="strides-zh">练习 1：步长 &amp; 公式<a class="headerlink" href="#strides-zh"' in done
+    assert '<a href="#strides" class="md-nav__link">' in done and '<a href="#strides-zh" class="md-nav__link">' in done
+    assert '<h4 id="x">No anchor<a class="headerlink" href="#x">¶</a></h4>' in done, "a heading without an anchor stays"
+    assert 'id="exercise-1' not in done and '<a id="' not in done

@@ -11,6 +11,7 @@ from pytorch_floors.render.splice import (
     find_start_tags,
     insert_after,
     insert_before,
+    start_tags_in_place,
     with_attribute,
 )
 
@@ -50,3 +51,15 @@ def test_the_pages_the_build_changes_are_changed_through_the_parser() -> None:
     assert f"<article {PENDING_ATTRIBUTE} class=" in mark_pending(PAGE)
     lab = '<h1 id="1">第 1 层<a class="headerlink" href="#1" title="link">¶</a></h1>'
     assert title_anchor(lab, "lab-1") == lab.replace('id="1"', 'id="lab-1"').replace('href="#1"', 'href="#lab-1"')
+
+
+def test_a_tag_knows_what_it_is_inside_and_a_void_element_opens_nothing() -> None:
+    found = start_tags_in_place('<div class="a"><p>one<br><img src="x"><b>two</b></p><pre>x</pre></div><p>out</p>')
+    inside = {tag.name: [outer.name for outer in around] for tag, around in found if tag.name != "p"}
+    assert inside == {"div": [], "br": ["div", "p"], "img": ["div", "p"], "b": ["div", "p"], "pre": ["div"]}
+    assert [around for tag, around in found if tag.name == "p"][-1] == ()
+
+
+def test_an_end_tag_closes_what_was_left_open_inside_its_element() -> None:
+    found = start_tags_in_place("<ul><li>one<li>two</ul><em>after</em>")
+    assert [(tag.name, [o.name for o in around]) for tag, around in found][-1] == ("em", [])

@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 from collections.abc import Mapping
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,15 @@ from pytorch_floors.labs.install import install_line
 from pytorch_floors.labs.kernel import PROJECT_DIR
 from pytorch_floors.labs.launch import Launch, download_box, notebook_names, with_install_cell
 from pytorch_floors.render.proof_frame import failure_banner
-from pytorch_floors.render.splice import find_end_tag, find_start_tag, insert_after, insert_before
+from pytorch_floors.render.splice import (
+    Tag,
+    find_end_tag,
+    find_start_tag,
+    insert_after,
+    insert_before,
+    replace_span,
+    start_tags_in_place,
+)
 from pytorch_floors.render.templates import template
 from pytorch_floors.render.urls import relative_url
 
@@ -45,17 +53,6 @@ LABS_CSS = "stylesheets/labs.css"
 
 JUPYTER_DIR = "jupyter"
 """The project's Jupyter folder: nbconvert's configuration and the lab pages' notebook template."""
-
-_HEADING = re.compile(
-    r'<h(?P<level>[2-4]) id="(?P<old>[^"]*)">(?P<text>.*?)<a id="(?P<new>[^"]+)"\s*(?:/>|></a>)\s*'
-    r'<a class="headerlink" href="#(?P=old)">(?P<mark>.*?)</a></h(?P=level)>',
-    re.S,
-)
-_TOC_LINK = re.compile(
-    r'<a href="#[^"]*"(?P<between> class="md-nav__link">\s*<span class="md-ellipsis">\s*)'
-    r"(?P<label>.*?)(?P<after>\s*</span>)",
-    re.S,
-)
 
 
 def jupyter_environment(jupyter_dir: Path, environ: Mapping[str, str]) -> dict[str, str]:
@@ -191,30 +188,80 @@ def _lab_floor(src_uri: str) -> Floor | None:
     return floor if floor is not None and src_uri == floor.lab else None
 
 
+class _Words(HTMLParser):
+    """A fragment's words as mkdocs-jupyter's table of contents shows a heading's (inline code dropped)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.words: list[str] = []
+        self.code = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.code += tag == "code"
+
+    def handle_endtag(self, tag: str) -> None:
+        self.code -= tag == "code" and self.code > 0
+
+    def handle_data(self, data: str) -> None:
+        if not self.code:
+            self.words.append(data)
+
+
 def _plain(html: str) -> str:
-    """A heading's words as mkdocs-jupyter's table of contents shows them (inline code dropped)."""
-    text = re.sub(r"<[^>]+>", "", re.sub(r"<code>.*?</code>", "", html, flags=re.S))
-    return " ".join(text.split())
+    parser = _Words()
+    parser.feed(html)
+    parser.close()
+    return " ".join("".join(parser.words).split())
+
+
+def _inside(tags: list[tuple[Tag, tuple[Tag, ...]]], outer: Tag) -> list[Tag]:
+    return [tag for tag, around in tags if outer in around]
 
 
 def _stable_heading_ids(html: str) -> str:
-    headings: dict[str, tuple[str, str]] = {}
+    """Each h2-h4 given the id of the anchor written in it, and the table of contents pointed there.
 
-    def rename(match: re.Match[str]) -> str:
-        level, new, text = match["level"], match["new"], match["text"].rstrip()
-        headings[_plain(text)] = (new, text)
-        # `text` and the mark are mkdocs-jupyter's HTML of the lab's own heading: kept as they are.
-        return template("lab_heading.html").render(level=level, id=new, text=Markup(text), mark=Markup(match["mark"]))
-
-    def relink(match: re.Match[str]) -> str:
-        found = headings.get(_plain(match["label"]))
-        if found is None:
-            return match[0]
-        between, after = Markup(match["between"]), Markup(match["after"])  # mkdocs-jupyter's own markup
-        return template("lab_toc_link.html").render(id=found[0], between=between, label=Markup(found[1]), after=after)
-
-    html = _HEADING.sub(rename, html)
-    return _TOC_LINK.sub(relink, html)
+    mkdocs-jupyter gives a heading the slug of its words and keeps the lab's `<a id="...">` inside it;
+    the heading is written again (template `lab_heading.html`) with that id, the anchor dropped and its
+    permalink's target changed, and each table-of-contents link whose words are a renamed heading's
+    points at the new id. The HTML parser (`render.splice`) finds every place; nothing else changes.
+    """
+    tags = start_tags_in_place(html)
+    renamed: dict[str, str] = {}
+    changes: list[tuple[int, int, str]] = []
+    for heading, _ in tags:
+        if heading.name not in {"h2", "h3", "h4"} or not heading.attributes.get("id"):
+            continue
+        inner = _inside(tags, heading)
+        anchor = next((t for t in inner if t.name == "a" and t.attributes.get("id")), None)
+        link = next((t for t in inner if t.name == "a" and "headerlink" in (t.attributes.get("class") or "")), None)
+        closing = find_end_tag(html, heading.name, start=heading.end)
+        if anchor is None or link is None or closing is None or not anchor.start < link.start:
+            continue
+        anchor_end = find_end_tag(html, "a", start=anchor.end) if not html[: anchor.end].endswith("/>") else anchor
+        link_end = find_end_tag(html, "a", start=link.end)
+        if anchor_end is None or link_end is None:
+            continue
+        text = html[heading.end : anchor.start].rstrip()  # mkdocs-jupyter's HTML of the lab's own words
+        new = str(anchor.attributes["id"])
+        renamed[_plain(text)] = new
+        written = template("lab_heading.html").render(
+            level=heading.name[1], id=new, text=Markup(text), mark=Markup(html[link.end : link_end.start])
+        )
+        changes.append((heading.start, closing.end, written))
+    for tag, _ in tags:
+        if tag.name != "a" or "md-nav__link" not in (tag.attributes.get("class") or "").split():
+            continue
+        if not str(tag.attributes.get("href") or "").startswith("#"):
+            continue
+        closing = find_end_tag(html, "a", start=tag.end)
+        new_id = renamed.get(_plain(html[tag.end : closing.start])) if closing is not None else None
+        if new_id is not None:
+            kept = [(name, value) for name, value in tag.attributes.items() if name != "href"]
+            changes.append((tag.start, tag.end, template("lab_toc_link.html").render(id=new_id, attributes=kept)))
+    for start, end, fragment in sorted(changes, reverse=True):
+        html = replace_span(html, start, end, fragment)
+    return html
 
 
 def _install_line(src_uri: str, lab: str, launch: Launch) -> str:
@@ -232,8 +279,14 @@ def _download_box(floor: Floor, source: Path, launch: Launch, site_folder: str, 
     return download_box(floor, install, lab, launch.published, launch, site_folder=site_folder, language=language)
 
 
-NOTEBOOK_WRAPPER = '<div class="jupyter-wrapper">'
-"""How mkdocs-jupyter's HTML of a notebook starts: a page holding it shows a converted lab."""
+NOTEBOOK_WRAPPER = ("div", "jupyter-wrapper")
+"""The element mkdocs-jupyter's HTML of a notebook starts with (its tag, its class): a page holding it shows a lab."""
+
+
+def shows_notebook(output: str) -> bool:
+    """Whether a page holds a converted notebook (mkdocs-jupyter's wrapper element, found by the HTML parser)."""
+    name, css_class = NOTEBOOK_WRAPPER
+    return find_start_tag(output, name, attribute=("class", css_class)) is not None
 
 
 def finish_lab_page(
@@ -268,7 +321,7 @@ def finish_lab_page(
     floor = _lab_floor(src_uri)
     # The notebook's own element, not the name: the theme's script names `.jupyter-wrapper` on every page, and a
     # serve session's placeholder for a lab not yet converted (`plugin.serve.later`) got a download box too.
-    if floor is None or NOTEBOOK_WRAPPER not in output:
+    if floor is None or not shows_notebook(output):
         return output
 
     # The solutions and the outputs after the setup come folded from the project's nbconvert template.

@@ -21,6 +21,7 @@ __all__ = [
     "find_start_tags",
     "insert_after",
     "insert_before",
+    "replace_span",
     "start_tags_in_place",
     "with_attribute",
     "with_attributes",
@@ -218,6 +219,11 @@ def with_attributes(html: str, tags: Collection[Tag], attribute: str) -> str:
     for start in sorted(marked, reverse=True):
         html = with_attribute(html, marked[start], attribute)
     return html
+
+
+def replace_span(html: str, start: int, end: int, fragment: str) -> str:
+    """The page with the characters from `start` to `end` (offsets of tags found in it) given as `fragment`."""
+    return html[:start] + fragment + html[end:]
 
 
 def insert_after(html: str, tag: Tag | None, fragment: str) -> str:
