@@ -208,6 +208,8 @@ def test_each_meaning_has_its_own_word_that_the_glossary_allows(text: str) -> No
         "## 完整的故事 { #the-full-story }",
         "## 动态形状与逃生舱口",  # calques: an English image no Chinese engineer writes
         "差别全在簿记工作上",
+        "或某个处于活动状态的模式",  # an active mode is 启用的 (zh floor 2 had this)
+        "并返回它返回的任何东西",  # "returns whatever it returns" is 原样返回
     ],
 )
 def test_a_second_rendering_of_a_term_is_ruled_out(text: str) -> None:
