@@ -235,3 +235,17 @@ def test_two_cores_at_once_is_not_judged_where_other_work_holds_a_core(load_proo
     verdict, cannot = at_once(loaded, together=0.7, cpus=2)
     assert not verdict.held
     assert cannot is not None and "other work held the cores" in cannot and "1.05 cores" in cannot
+
+
+def test_the_chip_page_says_the_grain_caps_the_pieces_not_their_length(load_proof: Loader) -> None:
+    """Issue 60 (K3): #cpu-threads said chunks are "at least a grain size" and #where-it-lives called GRAIN_SIZE
+    "the smallest chunk"; invoke_parallel cuts a range into range / tasks, shorter than the grain at 1.5 grains."""
+    proof = load_proof("6-kernels/grain_size.py")
+    grain = proof.GRAIN_SIZE
+    assert proof.tasks(3 * grain // 2) == 2 and proof.piece(3 * grain // 2) < grain
+    root = Path(__file__).resolve().parent.parent
+    for page in ("docs/floors/8-chip.md", "docs/zh/floors/8-chip.md"):
+        text = (root / page).read_text(encoding="utf-8")
+        for wrong in ("chunks of at least a", "the smallest chunk", "不小于粒度的块", "值得交给另一个线程的最小块"):
+            assert wrong not in text, (page, wrong)
+        assert "6-kernels.md#kernel-walk" in text, page
