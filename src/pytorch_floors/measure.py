@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -11,6 +12,8 @@ from typing import TypeVar
 import torch
 
 __all__ = [
+    "SHARE_STEADY",
+    "CoreShare",
     "Timing",
     "cuda_event_seconds",
     "detect_device",
@@ -21,9 +24,11 @@ __all__ = [
     "paired_ratios",
     "same_storage",
     "seconds_per_call",
+    "share_changed",
     "storage_bytes",
     "synchronize",
     "tensor_bytes",
+    "thread_schedstats",
     "time_call",
 ]
 
@@ -389,3 +394,102 @@ def paired_ratios(rounds: Mapping[str, Sequence[float | str]], against: str) -> 
         if ratio is not None:
             ratios[name] = ratio
     return ratios
+
+
+SHARE_STEADY = 0.8
+"""Two runs are compared only when the smaller share of a core they got is at least this part of the larger."""
+
+_TASKS = "/proc/self/task"
+
+
+def thread_schedstats() -> dict[str, tuple[int, int]] | None:
+    """Nanoseconds each thread of this process has run, and has waited ready to run, since it started.
+
+    Read from Linux's `/proc/self/task/<tid>/schedstat` (its first two fields). A thread that waits
+    ready to run waits for a core that other work holds; one that sleeps or blocks is not waiting.
+
+    Returns:
+        `{thread id: (running ns, waiting ns)}`, or `None` where the kernel does not say (not Linux,
+        no schedstats).
+    """
+    try:
+        tasks = os.listdir(_TASKS)
+    except OSError:
+        return None
+    stats = {}
+    for task in tasks:
+        try:
+            with open(f"{_TASKS}/{task}/schedstat", encoding="ascii") as file:
+                running, waiting = file.read().split()[:2]
+        except (OSError, ValueError):
+            continue  # the thread ended between the listing and the read
+        stats[task] = (int(running), int(waiting))
+    return stats or None
+
+
+class CoreShare:
+    """The share of a core the threads of this process got while a block of code ran.
+
+    A thread that is ready to run either runs or waits for a core that other work holds; its share is
+    the time it ran over the time it was ready. A parallel region goes at the pace of its slowest
+    thread (the others wait for it at the barrier), so `share` is the smallest share of the threads
+    that did a real part of the work (at least a quarter of the busiest one's ready time): near 1
+    on cores of its own, about 1/2 beside one other busy process on its core.
+
+        with CoreShare() as got:
+            a @ b
+        got.share  # 0.98, or None where the kernel does not say
+
+    Attributes:
+        share: The smallest share, once the block ended; `None` where it cannot be measured.
+    """
+
+    def __init__(self) -> None:
+        self.share: float | None = None
+        self._before: dict[str, tuple[int, int]] | None = None
+
+    def __enter__(self) -> CoreShare:
+        self._before = thread_schedstats()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        after = thread_schedstats()
+        if self._before is None or after is None:
+            return
+        ready: dict[str, tuple[int, int]] = {}
+        for task, (running, waiting) in after.items():
+            ran, waited = self._before.get(task, (0, 0))
+            ready[task] = (running - ran, waiting - waited)
+        busiest = max((running + waiting for running, waiting in ready.values()), default=0)
+        if busiest <= 0:
+            return
+        shares = [
+            running / (running + waiting) for running, waiting in ready.values() if running + waiting >= busiest / 4
+        ]
+        self.share = min(shares)
+
+
+def share_changed(first: float | None, second: float | None, *, within: float = SHARE_STEADY) -> str:
+    """Why two timed runs cannot be compared when other work took a different share of the cores in each.
+
+    A claim that compares two timed runs (one thread against two, a small size against a large one)
+    judges the code only if both ran on the same share of a core: a run that lost half its core to a
+    program that started between them is slower for that alone.
+
+    Args:
+        first: The share one run got (`CoreShare.share`); `None` when it was not measured.
+        second: The share the other run got.
+        within: The smaller share must be at least this part of the larger.
+
+    Returns:
+        An empty string when the shares agree or were not measured (the claim is judged as before),
+        else the reason, with both shares, for the claim's `why_not`.
+    """
+    if first is None or second is None or max(first, second) <= 0:
+        return ""
+    if min(first, second) >= within * max(first, second):
+        return ""
+    return (
+        f"the share of a core it got changed between the two runs ({first:.0%} of a core, then {second:.0%}):"
+        " other work came or went"
+    )
