@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+import mmap
 import os
 import statistics
+import struct
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TypeVar
 
 import torch
 
 __all__ = [
+    "CAPABILITIES",
     "SHARE_STEADY",
     "CoreShare",
     "Timing",
     "cuda_event_seconds",
     "detect_device",
+    "dispatch_stub_slots",
     "human_bytes",
     "human_seconds",
     "interleaved_rounds",
@@ -26,10 +31,12 @@ __all__ = [
     "seconds_per_call",
     "share_changed",
     "storage_bytes",
+    "stub_name",
     "synchronize",
     "tensor_bytes",
     "thread_schedstats",
     "time_call",
+    "torch_cpu_library",
 ]
 
 _T = TypeVar("_T")
@@ -493,3 +500,79 @@ def share_changed(first: float | None, second: float | None, *, within: float = 
         f"the share of a core it got changed between the two runs ({first:.0%} of a core, then {second:.0%}):"
         " other work came or went"
     )
+
+
+CAPABILITIES = ("DEFAULT", "AVX2", "AVX512")
+"""The x86 capabilities ATen compiles its CPU kernel files for (`aten/src/ATen/native/DispatchStub.h`)."""
+_SHT_DYNSYM, _SHT_NOBITS = 11, 8
+_DECLARED = b"_DECLARE_DISPATCH_type"
+"""How `DECLARE_DISPATCH` names the type of a stub: `<stub>_DECLARE_DISPATCH_type`."""
+
+
+def torch_cpu_library() -> Path | None:
+    """Torch's CPU library, where its kernels and their `DispatchStub` slots live (an ELF file on Linux)."""
+    library = Path(torch.__file__).parent / "lib" / "libtorch_cpu.so"
+    return library if library.is_file() else None
+
+
+def stub_name(mangled: bytes) -> str | None:
+    """The `DispatchStub` a mangled symbol belongs to (`exp_stub`), or `None` when it names none.
+
+    The Itanium ABI writes each name with its length first, so the length tells `exp_stub` from
+    `frexp_stub`, whose name holds the same characters: `30exp_stub_DECLARE_DISPATCH_type`, but
+    `32frexp_stub_DECLARE_DISPATCH_type`.
+    """
+    end = mangled.find(_DECLARED)
+    if end < 0:
+        return None
+    end += len(_DECLARED)
+    for start in range(end - len(_DECLARED), 0, -1):
+        length = str(end - start).encode()
+        if mangled[start - len(length) : start] == length and not mangled[start : start + 1].isdigit():
+            return mangled[start : end - len(_DECLARED)].decode("ascii")
+    return None
+
+
+def dispatch_stub_slots(library: Path) -> dict[str, dict[str, bool]]:
+    """Which capability slots of every `DispatchStub` the library fills, read from its ELF symbol table.
+
+    Each stub has one exported pointer per capability (`DispatchStub<..., add_stub_...>::AVX512`). A
+    slot the build registered a kernel for starts as that kernel's address (a data section, with a
+    relocation); a slot left empty is a zero, so the linker puts it in `.bss`, a section with no bytes
+    in the file. `REGISTER_DISPATCH` leaves the AVX512 slot empty on purpose (DispatchStub.h), and at
+    run time `choose_cpu_impl` falls back to the AVX2 kernel.
+
+    Args:
+        library: An x86-64 ELF build of torch's CPU library (`torch_cpu_library()`).
+
+    Returns:
+        Stub -> capability -> filled, for every stub the library exports slots of, each stub named by
+        its mangled `DispatchStub<...>` type: two stubs may share a name in different namespaces
+        (`at::native::copy_stub` and `at::native::cpublas::copy_stub`); `stub_name` reads the name.
+
+    Raises:
+        ValueError: If the file is not a little-endian 64-bit ELF file.
+    """
+    found: dict[str, dict[str, bool]] = {}
+    with library.open("rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as elf:
+        if elf[:4] != b"\x7fELF" or elf[4] != 2 or elf[5] != 1:
+            raise ValueError(f"{library.name} is not a little-endian 64-bit ELF file")
+        (section_offset,) = struct.unpack_from("<Q", elf, 0x28)
+        entry_size, count = struct.unpack_from("<HH", elf, 0x3A)
+        sections = [struct.unpack_from("<IIQQQQIIQQ", elf, section_offset + i * entry_size) for i in range(count)]
+        nobits = {i for i, section in enumerate(sections) if section[1] == _SHT_NOBITS}
+        symbols = next(section for section in sections if section[1] == _SHT_DYNSYM)
+        strings = sections[symbols[6]]
+        for start in range(symbols[4], symbols[4] + symbols[5], symbols[9]):
+            name_at, _, _, index, _, _ = struct.unpack_from("<IBBHQQ", elf, start)
+            begin = strings[4] + name_at
+            name = elf[begin : elf.find(b"\0", begin)]
+            if b"DispatchStub" not in name:
+                continue
+            for capability in CAPABILITIES:
+                # The member's mangled name ends `<length><name>E`, as `6AVX512E`.
+                member = f"{len(capability)}{capability}E".encode()
+                if name.endswith(member) and stub_name(name) is not None:
+                    stub = name[: -len(member)].decode("ascii")
+                    found.setdefault(stub, {})[capability] = index not in nobits
+    return found
