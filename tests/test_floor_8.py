@@ -311,3 +311,28 @@ def test_a_hog_that_starts_between_two_timed_runs_is_seen_in_the_share_of_a_core
         os.sched_setaffinity(0, original)
     assert before is not None and after is not None
     assert share_changed(before, after), (before, after)
+
+
+def test_the_bandwidth_steps_claim_reads_the_plateaus_the_page_points_at(
+    load_proof: Loader, monkeypatch: MonkeyPatch, tmp_path: Path
+) -> None:
+    """Issue 60 (E5): the page tells the reader to look for steps on the bandwidth chart, and no claim tested
+    them. The plateaus' medians are judged: held on steps, missed on a flat sweep, not applicable without caches."""
+    proof = load_proof("8-chip/bandwidth_vs_size.py")
+    channel = tmp_path / "claims.jsonl"
+    monkeypatch.setenv(CHANNEL, str(channel))
+    caches = [("L1 data", 32 << 10), ("L2 unified", 1 << 20), ("L3 unified", 16 << 20)]
+    sizes = [1 << k for k in range(12, 27)]
+
+    def verdict(rate: Callable[[int], float], known: list[tuple[str, int]], loop_bound: str = "") -> Claim:
+        channel.write_text("", encoding="utf-8")
+        proof.steps_claim([(size, rate(size)) for size in sizes], known, loop_bound)
+        (stated,) = parse_claims(channel.read_text("utf-8"))
+        return stated
+
+    stepped = verdict(lambda size: 200.0 if size <= 1 << 20 else 100.0 if size <= 16 << 20 else 40.0, caches)
+    assert stepped.applies and stepped.held
+    flat = verdict(lambda size: 24.0, caches)
+    assert flat.applies and not flat.held
+    assert not verdict(lambda size: 24.0, []).applies
+    assert not verdict(lambda size: 24.0, caches, "kernels compiled without AVX2").applies
