@@ -336,3 +336,17 @@ def test_the_bandwidth_steps_claim_reads_the_plateaus_the_page_points_at(
     assert flat.applies and not flat.held
     assert not verdict(lambda size: 24.0, []).applies
     assert not verdict(lambda size: 24.0, caches, "kernels compiled without AVX2").applies
+
+
+def test_the_pages_say_no_fixed_ridge_side_or_free_core_that_a_tab_contradicts() -> None:
+    """Issue 60: floor 6 said every product but the fastest sits right of the ridge (the scalar tab: n = 16 at
+    2.67 FLOP/byte, left of it), floor 8 that finishing sooner "depends on a free core" beside a one-CPU tab
+    at x1.08. The pages now point at the lines their proofs print instead."""
+    root = Path(__file__).resolve().parent.parent
+    six = (root / "docs/floors/6-kernels.md").read_text(encoding="utf-8")
+    assert "the other products sit to the right of the ridge" not in six
+    assert "the line under\nthe table names the products that do on this machine" in six
+    eight = (root / "docs/floors/8-chip.md").read_text(encoding="utf-8")
+    assert "depends on a\nfree core" not in eight and "either way round" in eight
+    for page, said in (("6-kernels.md", "表格下面那一行列出了"), ("8-chip.md", "谁长谁短都有可能")):
+        assert said in (root / "docs/zh/floors" / page).read_text(encoding="utf-8"), page

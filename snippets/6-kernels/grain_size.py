@@ -9,7 +9,15 @@ import time
 import torch
 
 from pytorch_floors.claims import claim
-from pytorch_floors.measure import CoreShare, human_seconds, paired_ratio, share_changed, time_call
+from pytorch_floors.measure import (
+    CoreShare,
+    cache_sizes,
+    human_seconds,
+    paired_ratio,
+    past_the_thread_count,
+    share_changed,
+    time_call,
+)
 
 GRAIN_SIZE = 32768
 """`at::internal::GRAIN_SIZE` (aten/src/ATen/TensorIterator.h): the fewest elements worth a second thread.
@@ -136,6 +144,10 @@ def main() -> None:
             f" {human_seconds(best[(n, 2)]):>10} {speedup[n]:>6.2f}x"
         )
     print(f"two threads got {cores:.2f} cores' worth of CPU time while the largest adds ran")
+    fastest = max(sizes, key=lambda n: speedup[n])
+    # a, b and c of the add: the bytes it reads and writes.
+    for line in past_the_thread_count(speedup[fastest], 2, 3 * 4 * fastest, cache_sizes()):
+        print(f"{fastest:,} elements, {line}" if line.startswith("×") else f"  {line}")
     # Judged on the calling thread's CPU time, one and two threads in the same round: best wall times from
     # separate moments of a busy machine spread past the band (0.62 beside other builds) with no change in torch.
     below = [paired_ratio(calling_thread[(n, 1)], calling_thread[(n, 2)]) or 0.0 for n in BELOW]

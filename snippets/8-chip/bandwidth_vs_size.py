@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import statistics
-from pathlib import Path
 
 import torch
 
 from pytorch_floors.claims import claim, not_applicable
-from pytorch_floors.measure import human_bytes, time_call
+from pytorch_floors.measure import cache_sizes, fits, human_bytes, time_call
 from pytorch_floors.plot import Series, line_chart, show
 
 KIB = 1 << 10
@@ -51,30 +50,6 @@ def sizes(caches: list[tuple[str, int]]) -> tuple[int, ...]:
     while found[-1] < 2 * largest_cache and found[-1] < LARGEST:
         found.append(found[-1] * 2)
     return tuple(found)
-
-
-def fits(size: int, caches: list[tuple[str, int]]) -> str:
-    """The smallest cache level a buffer of `size` bytes fits in, or `main memory`."""
-    for name, capacity in sorted(caches, key=lambda cache: cache[1]):
-        if size <= capacity:
-            return name
-    return "main memory"
-
-
-def cache_sizes() -> list[tuple[str, int]]:
-    """Data and unified caches of CPU 0 as the operating system reports them (Linux sysfs), if it does."""
-    found = []
-    for index in sorted(Path("/sys/devices/system/cpu/cpu0/cache").glob("index*")):
-        try:
-            kind = (index / "type").read_text().strip()
-            level = (index / "level").read_text().strip()
-            size = (index / "size").read_text().strip()
-        except OSError:
-            continue
-        if kind == "Instruction" or not size.endswith("K"):
-            continue
-        found.append((f"L{level} {kind.lower()}", int(size[:-1]) * KIB))
-    return found
 
 
 def main() -> None:

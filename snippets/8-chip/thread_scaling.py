@@ -10,7 +10,14 @@ from collections.abc import Callable
 import torch
 
 from pytorch_floors.claims import claim
-from pytorch_floors.measure import CoreShare, human_seconds, share_changed, time_call
+from pytorch_floors.measure import (
+    CoreShare,
+    cache_sizes,
+    human_seconds,
+    past_the_thread_count,
+    share_changed,
+    time_call,
+)
 
 
 def thread_counts() -> list[int]:
@@ -123,6 +130,11 @@ def main() -> None:
     if threads > 1:
         print(f"With {threads} threads: matmul ×{matmul_gain:.2f}, sum ×{sum_gain:.2f} (the ideal is ×{threads}).")
         print(gain_sentence(threads, matmul_gain, sum_gain))
+        caches = cache_sizes()
+        # The bytes each reads and writes: a, b and the product; the summed buffer.
+        for name, gain, total in (("matmul", matmul_gain, 3 * 4 * side**2), ("sum", sum_gain, 4 * elements)):
+            for line in past_the_thread_count(gain, threads, total, caches):
+                print(f"{name} {line}" if line.startswith("×") else f"  {line}")
     print(f"torch.get_num_threads() after the sweep: {torch.get_num_threads()} (restored)")
     scaling_claim(base, most)
 

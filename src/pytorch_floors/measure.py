@@ -19,14 +19,18 @@ __all__ = [
     "SHARE_STEADY",
     "CoreShare",
     "Timing",
+    "cache_sizes",
     "cuda_event_seconds",
     "detect_device",
     "dispatch_stub_slots",
+    "fits",
     "human_bytes",
     "human_seconds",
     "interleaved_rounds",
     "paired_ratio",
     "paired_ratios",
+    "past_the_thread_count",
+    "private_share_fits",
     "same_storage",
     "seconds_per_call",
     "share_changed",
@@ -576,3 +580,86 @@ def dispatch_stub_slots(library: Path) -> dict[str, dict[str, bool]]:
                     stub = name[: -len(member)].decode("ascii")
                     found.setdefault(stub, {})[capability] = index not in nobits
     return found
+
+
+_CACHES = Path("/sys/devices/system/cpu/cpu0/cache")
+
+
+def cache_sizes() -> list[tuple[str, int]]:
+    """Data and unified caches of CPU 0 as the operating system reports them (Linux sysfs), if it does.
+
+    Returns:
+        `(name, bytes)` per level, such as `("L2 unified", 1048576)`; empty where the OS does not say.
+    """
+    found = []
+    for index in sorted(_CACHES.glob("index*")):
+        try:
+            kind = (index / "type").read_text().strip()
+            level = (index / "level").read_text().strip()
+            size = (index / "size").read_text().strip()
+        except OSError:
+            continue
+        if kind == "Instruction" or not size.endswith("K"):
+            continue
+        found.append((f"L{level} {kind.lower()}", int(size[:-1]) << 10))
+    return found
+
+
+def fits(size: int, caches: list[tuple[str, int]]) -> str:
+    """The smallest cache level a buffer of `size` bytes fits in, or `main memory`."""
+    for name, capacity in sorted(caches, key=lambda cache: cache[1]):
+        if size <= capacity:
+            return name
+    return "main memory"
+
+
+def private_share_fits(total: int, threads: int, caches: list[tuple[str, int]]) -> tuple[str, int] | None:
+    """The private cache (L1 or L2, one per core) that holds one thread's share of `total` bytes but not the whole.
+
+    Split across `threads` threads on as many cores, each thread's share sits in its own core's cache,
+    so together they read from a faster cache than one thread with the whole working set can: a
+    speed-up beyond the thread count then comes from the cache. A shared cache (L3) gains nothing
+    from the split, so only the private levels count.
+
+    Returns:
+        `(name, bytes)` of the smallest such cache, or `None` when there is none (or no cache sizes).
+    """
+    share = -(-total // max(threads, 1))
+    for name, capacity in sorted(caches, key=lambda cache: cache[1]):
+        if name.startswith(("L1", "L2")) and share <= capacity < total:
+            return name, capacity
+    return None
+
+
+SUPERLINEAR = 1.1
+"""A speed-up this much past the thread count is more than the threads alone can give (noise aside)."""
+
+
+def past_the_thread_count(gain: float, threads: int, total: int, caches: list[tuple[str, int]]) -> list[str]:
+    """What a proof prints under a speed-up beyond its thread count: whether the caches explain it.
+
+    Args:
+        gain: The speed-up on `threads` threads against one.
+        threads: The threads it ran on.
+        total: The bytes of the working set (every tensor the operation reads and writes).
+        caches: `cache_sizes()`.
+
+    Returns:
+        Two lines when `gain` is past `threads` by `SUPERLINEAR`: the first names the gain, the second says
+        which private cache holds a thread's share but not the whole, or that none of the caches the
+        operating system reports does (then they do not account for it). No line otherwise.
+    """
+    if threads < 2 or gain <= SUPERLINEAR * threads:
+        return []
+    share = human_bytes(-(-total // threads), binary=True)
+    whole = human_bytes(total, binary=True)
+    found = private_share_fits(total, threads, caches)
+    if found is None:
+        because = f"no private cache the OS reports holds a thread's share, {share}, and not the whole {whole}"
+    else:
+        name, capacity = found
+        because = (
+            f"each thread's share, {share}, fits in its own core's {name} ({human_bytes(capacity, binary=True)}),"
+            f" the whole {whole} does not"
+        )
+    return [f"×{gain:.2f} on {threads} threads is more than ×{threads}:", because]
