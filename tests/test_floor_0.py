@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from types import ModuleType
 
+import torch
 from mkdocs.config import load_config
 from mkdocs.structure.files import File
 
@@ -65,3 +66,21 @@ def test_the_walk_down_has_a_section_for_every_floor_in_order() -> None:
         )
     floors = [heading for heading in found if heading.startswith("Floor ")]
     assert floors == [floor.heading for floor in FLOORS], "the walk goes down the floors in the registry's order"
+
+
+def test_the_kernels_storey_says_the_capability_is_a_ceiling_with_counts(load_proof: Load) -> None:
+    """Issue 60 (K1): the storey read "AVX512 vector instructions of the CPU kernels"; the capability is a
+    ceiling (112 of 450 kernels had an AVX-512 build in torch 2.13), so the storey says so with the counts."""
+    proof = load_proof("0-map/building.py")
+    reading = proof.capability_reading()
+    assert reading.value == torch.backends.cpu.get_cpu_capability()
+    assert "vector instructions of the CPU kernels" not in reading.what
+    counted = re.search(r"a ceiling: (\d+) of (\d+) CPU kernels have a build for it", reading.what)
+    if counted is None:
+        assert reading.what == "the CPU capability torch chose: the widest build its kernels may use"
+        return
+    built, kernels = int(counted[1]), int(counted[2])
+    assert 0 < built <= kernels
+    if reading.value == "AVX512":
+        fallback = re.search(r", (\d+) run their AVX2 code$", reading.what)
+        assert fallback is not None and built + int(fallback[1]) <= kernels

@@ -10,6 +10,8 @@ from types import ModuleType
 
 import pytest
 
+from conftest import ROOT
+
 Loader = Callable[[str], ModuleType]
 
 WRAPPING = "wrapping an array costs the same at any size"
@@ -47,3 +49,15 @@ def test_the_wrapping_claim_compares_sizes_within_a_round_and_can_miss(
     assert stated == {WRAPPING: True, "copying grows with the size, far more than wrapping": True}
     proof.check_costs(proof.growths(rounds(6.0)))
     assert stated[WRAPPING] is False
+
+
+def test_module_to_with_nothing_to_change_still_walks_its_tensors(load_proof: Loader) -> None:
+    """Issue 60: the page said `model.to(device)` costs nothing when the data is there; it copies nothing, but
+    `Module._apply` still asks every parameter and buffer, which the proof now counts and the page says."""
+    walk = load_proof("1-program/to_returns.py").module_to_in_place()
+    assert walk["same module"] is True and walk["kept"] is True
+    assert walk["asked"] == walk["tensors"] > 0
+    for page in ("docs/floors/1-program.md", "docs/zh/floors/1-program.md"):
+        text = (ROOT / page).read_text(encoding="utf-8")
+        assert "`model.to(device)` and `batch.to(device)` cost" not in text and "没有任何开销" not in text, page
+        assert "parameter and buffer" in text or "每个参数和缓冲区" in text, page

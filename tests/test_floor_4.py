@@ -5,11 +5,13 @@ Every proof's claims are required to hold by `tests/test_floor_proofs.py`, which
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from types import ModuleType
 
 import torch
 
+from conftest import ROOT
 from pytorch_floors.measure import detect_device
 
 
@@ -92,3 +94,26 @@ def test_the_meta_model_is_sized_from_the_machines_memory(load_proof: Callable[[
     depth = proof.depth_for(1 << 30)
     assert 4 * depth * (proof.WIDTH**2 + proof.WIDTH) > 2 * (1 << 30) > 4 * (depth - 1) * (proof.WIDTH**2 + proof.WIDTH)
     assert proof.depth_for(None) == 32
+
+
+def test_the_page_numbers_the_steps_of_a_plus_b_as_the_proof_prints_them(
+    load_proof: Callable[[str], ModuleType],
+) -> None:
+    """Issue 60: the page's walk of `a + b` had 7 steps and pointed at "step 6" (the dtype switch) and "step 3"
+    (the autograd kernel), while the proof prints 8 and numbers them 7 and 4: each number must be the proof's."""
+    steps = {}
+    for step in load_proof("4-dispatcher/trace_add.py").trace():
+        number, name = step.layer.split(". ", 1)
+        steps[int(number)] = name.lower()
+    english = (ROOT / "docs/floors/4-dispatcher.md").read_text(encoding="utf-8")
+    walk = english.split("{ #trace-a-plus-b }", 1)[1].split("\n### ", 1)[0]
+    items = re.findall(r"^(\d+)\. \*\*(?:The )?([^*.(]+?)[.*]", walk, flags=re.MULTILINE)
+    assert [(int(n), name.strip().lower()) for n, name in items] == sorted(steps.items())
+    references = re.findall(r"([\w ]+?) of \[step (\d+)\]\(#trace-a-plus-b\)", english)
+    assert references, "the page names steps of the walk elsewhere"
+    for words, number in references:
+        assert words.lower().endswith(steps[int(number)]), (words, number)
+    chinese = (ROOT / "docs/zh/floors/4-dispatcher.md").read_text(encoding="utf-8")
+    assert re.findall(r"\[第 (\d+) 步\]\(#trace-a-plus-b\)", chinese) == [n for _, n in references]
+    zh_walk = chinese.split("{ #trace-a-plus-b }", 1)[1].split("\n### ", 1)[0]
+    assert [int(n) for n in re.findall(r"^(\d+)\. \*\*", zh_walk, flags=re.MULTILINE)] == sorted(steps)

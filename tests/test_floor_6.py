@@ -6,7 +6,10 @@ Every proof's claims are required to hold by `tests/test_floor_proofs.py`, which
 from __future__ import annotations
 
 import math
+import os
 import platform
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -14,6 +17,9 @@ from types import ModuleType
 import pytest
 import torch
 from floor_proofs import stated_claims
+
+from conftest import ROOT
+from pytorch_floors.measure import stub_name
 
 Loader = Callable[[str], ModuleType]
 
@@ -200,11 +206,42 @@ def test_the_grain_size_caps_the_pieces_not_their_length(load_proof: Loader) -> 
     assert proof.tasks(64 * grain, threads=4) == 4 and proof.piece(64 * grain, threads=4) == 16 * grain
 
 
-def test_a_stub_is_told_from_one_whose_name_ends_the_same(load_proof: Loader) -> None:
+def test_a_stub_is_told_from_one_whose_name_ends_the_same() -> None:
     """frexp_stub's symbols hold 'exp_stub_DECLARE_DISPATCH_type' too: matched by substring, its empty AVX512
     slot was read as exp's in PyPI's CUDA build and failed the claim on three tiers."""
-    names_stub = load_proof("6-kernels/capability.py").names_stub
     exp = b"_ZN2at6native12DispatchStubIPFvRNS_18TensorIteratorBaseEENS0_30exp_stub_DECLARE_DISPATCH_typeEE6AVX512E"
     frexp = exp.replace(b"30exp_stub", b"32frexp_stub")
-    assert names_stub(exp, "exp_stub") and not names_stub(frexp, "exp_stub")
-    assert names_stub(frexp, "frexp_stub") and not names_stub(exp, "frexp_stub")
+    assert stub_name(exp) == "exp_stub" and stub_name(frexp) == "frexp_stub"
+    cpublas = b"_ZN2at6native12DispatchStubIPFvvENS0_7cpublas31copy_stub_DECLARE_DISPATCH_typeEE6AVX512E"
+    assert stub_name(cpublas) == "copy_stub" and stub_name(b"_ZN2at6native12DispatchStub3fooE") is None
+
+
+@pytest.mark.waits
+def test_the_reduction_draws_the_same_values_under_every_cpu_capability(load_proof: Loader) -> None:
+    """Issue 60: the scalar tab's total differed because torch.randn drew other values under
+    ATEN_CPU_CAPABILITY=default (its normal sampler is a vector kernel); on the same values DEFAULT and
+    AVX2 sums are bit-identical. The proof's inputs must not depend on the capability."""
+    proof = load_proof("6-kernels/reduction.py")
+    here = [values.numpy().tobytes().hex() for values in proof.inputs(4096).values()]
+    path = str(ROOT / "snippets/6-kernels/reduction.py")
+    code = (
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location('reduction', {path!r})\n"
+        "proof = importlib.util.module_from_spec(spec); spec.loader.exec_module(proof)\n"
+        "print(' '.join(v.numpy().tobytes().hex() for v in proof.inputs(4096).values()))\n"
+    )
+    env = {**os.environ, "ATEN_CPU_CAPABILITY": "default", "PYTHONPATH": str(ROOT / "src")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == here
+    for page in ("docs/floors/6-kernels.md", "docs/zh/floors/6-kernels.md"):
+        text = (ROOT / page).read_text(encoding="utf-8")
+        for wrong in (
+            "groups them differently again",
+            "grows only with the number of levels",
+            "另一种分组",
+            "只随级数增长",
+        ):
+            assert wrong not in text, (page, wrong)

@@ -95,3 +95,14 @@ def test_the_view_claim_compares_sizes_within_a_round_and_can_miss(
     proof.check(proof.growths(rounds(4.0), sides), 4096)
     assert stated["a view costs the same at any size"] is False
     assert [row["bytes"] for row in proof.table(flat, sides)] == [4 * 32 * 32, 4 * 2048 * 2048]
+
+
+def test_the_page_says_plain_sizes_are_int64_and_only_symbolic_ones_symints(load_proof: Loader) -> None:
+    """Issue 60: #tensorimpl said every size and stride is stored as a c10::SymInt; a plain tensor keeps int64_t
+    in SizesAndStrides, and only a symbolic one keeps SymInts (SymbolicShapeMeta), as the proof's flag shows."""
+    sym = load_proof("7-memory/tensorimpl.py").symbolic_sizes()
+    assert sym["flag"] is True and sym["flag, ordinary tensor"] is False
+    for page in ("docs/floors/7-memory.md", "docs/zh/floors/7-memory.md"):
+        text = (ROOT / page).read_text(encoding="utf-8")
+        assert "Each is stored as a [`c10::SymInt`]" not in text and "它们都以 [`c10::SymInt`]" not in text, page
+        assert "c10/core/impl/SizesAndStrides.h" in text and "`int64_t`" in text, page

@@ -12,6 +12,8 @@ from pytorch_floors.measure import (
     interleaved_rounds,
     paired_ratio,
     paired_ratios,
+    past_the_thread_count,
+    private_share_fits,
     same_storage,
     seconds_per_call,
     storage_bytes,
@@ -151,3 +153,19 @@ def test_seconds_per_call_uses_the_host_clock_without_cuda() -> None:
         cuda_event_seconds(lambda: None)
     short = seconds_per_call(lambda: time.sleep(0.001), "cpu", samples=3)
     assert short >= 0.001
+
+
+def test_a_speed_up_past_the_thread_count_is_explained_only_where_a_private_cache_holds_a_share() -> None:
+    """Issue 60: superlinear speed-ups (x5.61 on two threads) went unexplained. The line names a private cache
+    that holds one thread's share but not the whole, says none does otherwise, and is not printed below the
+    thread count; a shared L3 gains nothing from the split and is never named."""
+    caches = [("L1 data", 48 << 10), ("L2 unified", 1 << 20), ("L3 unified", 32 << 20)]
+    assert past_the_thread_count(1.9, 2, 12 << 20, caches) == []
+    assert past_the_thread_count(5.0, 1, 12 << 20, caches) == []
+    first, fits_l2 = past_the_thread_count(2.6, 2, 1536 << 10, caches)
+    assert first == "×2.60 on 2 threads is more than ×2:"
+    assert "its own core's L2 unified (1.00 MiB)" in fits_l2 and "768.00 KiB" in fits_l2
+    _, none = past_the_thread_count(3.64, 2, 64 << 20, caches)
+    assert none.startswith("no private cache") and "L3" not in none
+    assert private_share_fits(64 << 20, 2, caches) is None
+    assert past_the_thread_count(3.0, 2, 12 << 20, [])[1].startswith("no private cache")

@@ -557,8 +557,8 @@ def test_the_recorders_share_of_a_core_falls_beside_a_busy_process_on_it() -> No
 
 def test_a_machines_line_counts_its_threads_in_english() -> None:
     one_core = replace(GPU, cpu_capability="DEFAULT", threads=1)
-    assert "(DEFAULT kernels, 1 thread)" in one_core.line()
-    assert "(AVX512 kernels, 16 threads)" in GPU.line()
+    assert "(CPU capability DEFAULT, 1 thread)" in one_core.line()
+    assert "(CPU capability AVX512, 16 threads)" in GPU.line() and "AVX512 kernels" not in GPU.line()
 
 
 def test_a_pages_recorded_outputs_go_to_one_file_beside_it_and_its_tabs_keep_their_keys(

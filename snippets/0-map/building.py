@@ -12,7 +12,7 @@ import torch
 
 from pytorch_floors.claims import claim
 from pytorch_floors.floors import FLOORS, Floor
-from pytorch_floors.measure import human_bytes, tensor_bytes
+from pytorch_floors.measure import CAPABILITIES, dispatch_stub_slots, human_bytes, tensor_bytes, torch_cpu_library
 
 
 class Reading(NamedTuple):
@@ -68,10 +68,34 @@ def readings() -> dict[str, Reading]:
         "boundary": Reading(f"{len(bindings):,}", "bindings in torch._C._VariableFunctions"),
         "dispatcher": Reading(f"{len(operators):,}", "aten operators in the dispatcher"),
         "autograd": Reading(f"{graph_size(loss)}", "graph nodes behind the loss"),
-        "kernels": Reading(torch.backends.cpu.get_cpu_capability(), "vector instructions of the CPU kernels"),
+        "kernels": capability_reading(),
         "memory": Reading(human_bytes(tensor_bytes(x)), f"behind the batch x, strides {tuple(x.stride())}"),
         "chip": Reading(f"{torch.get_num_threads()}", f"threads per op, {os.cpu_count()} logical cores"),
     }
+
+
+def capability_reading() -> Reading:
+    """The CPU capability torch chose, said as the ceiling it is, with how many kernels reach it.
+
+    The capability (`AVX512`) is the widest build a kernel may use, not the one every kernel has: a
+    stub registered with `REGISTER_DISPATCH` leaves its AVX512 slot empty and runs its AVX2 code. Where
+    torch's CPU library can be read (x86-64 Linux), the slots are counted from its symbol table.
+    """
+    capability = torch.backends.cpu.get_cpu_capability()
+    library = torch_cpu_library()
+    if library is None or capability not in CAPABILITIES:
+        return Reading(capability, "the CPU capability torch chose: the widest build its kernels may use")
+    try:
+        slots = dispatch_stub_slots(library).values()
+    except ValueError:  # not an ELF file: no slots to count
+        return Reading(capability, "the CPU capability torch chose: the widest build its kernels may use")
+    kernels = [filled for filled in slots if any(filled.values())]
+    built = sum(filled.get(capability, False) for filled in kernels)
+    what = f"the CPU capability torch chose, a ceiling: {built} of {len(kernels)} CPU kernels have a build for it"
+    if capability == "AVX512":
+        fallback = sum(filled.get("AVX2", False) and not filled.get("AVX512", False) for filled in kernels)
+        what += f", {fallback} run their AVX2 code"
+    return Reading(capability, what)
 
 
 def href(floor: Floor) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import torch
+from torch.overrides import TorchFunctionMode
 
 from pytorch_floors.claims import claim
 
@@ -25,6 +26,32 @@ def describe(x: torch.Tensor, y: torch.Tensor) -> str:
     if y.device == x.device and y.untyped_storage().data_ptr() == x.untyped_storage().data_ptr():
         return "a new tensor over the same memory"
     return "a new tensor, new memory"
+
+
+def module_to_in_place(device: str = "cpu") -> dict[str, object]:
+    """What `model.to(device)` does to a model already there: which tensors it asks, which it replaces.
+
+    `Module.to` has no shortcut for "nothing to change": it walks every parameter and buffer and calls
+    each one's `.to()` (`Module._apply`). A torch function mode counts those calls.
+    """
+
+    class CountTo(TorchFunctionMode):
+        def __init__(self) -> None:
+            super().__init__()
+            self.calls = 0
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+            self.calls += func is torch.Tensor.to
+            return func(*args, **(kwargs or {}))
+
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.BatchNorm1d(4)).to(device)
+    tensors = [*model.parameters(), *model.buffers()]
+    addresses = [t.data_ptr() for t in tensors]
+    with CountTo() as counter:
+        returned = model.to(device)
+    after = [*model.parameters(), *model.buffers()]
+    kept = all(a is b and b.data_ptr() == address for a, b, address in zip(tensors, after, addresses, strict=True))
+    return {"same module": returned is model, "tensors": len(tensors), "asked": counter.calls, "kept": kept}
 
 
 def main() -> None:
@@ -50,6 +77,15 @@ def main() -> None:
         held=describe(x, results["x.to(torch.float32, copy=True)"]) == "a new tensor, new memory",
     )
     claim("the original is left as it was", held=torch.equal(x, before) and x.dtype == torch.float32)
+    walk = module_to_in_place()
+    print(f"model.to('cpu') on a Linear + BatchNorm1d already on the CPU: the same module: {walk['same module']}")
+    asked = f"{walk['asked']} of its {walk['tensors']}"
+    print(f"  .to() asked of {asked} parameters and buffers; none copied: {walk['kept']}")
+    claim(
+        "Module.to with nothing to change still asks every parameter and buffer, and copies none",
+        held=walk["same module"] is True and walk["asked"] == walk["tensors"] and walk["kept"] is True,
+        detail=f"{walk['asked']} of {walk['tensors']} tensors asked",
+    )
     if torch.cuda.is_available():
         print()
         print(f"CUDA device 0: {torch.cuda.get_device_name(0)}")

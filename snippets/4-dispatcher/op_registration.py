@@ -245,6 +245,40 @@ def python_dispatcher() -> None:
         detail=f"{plain_runs} runs outside, {len(runs) - plain_runs} inside",
     )
     claim("add's Python meta kernel is also a Python-dispatcher kernel", held="Meta" in add_keys)
+    table, calls, dispatcher_on = meta_in_eager()
+    print(f"   aten::add.Tensor's Meta kernel in the C++ table: registered in {table}")
+    print(f"   torch.add on meta tensors, Python dispatcher on: {dispatcher_on}; Python calls under it: {calls}")
+    claim(
+        "add's Python meta kernel is in the C++ table too: a meta tensor runs it in plain eager mode",
+        held=table == "_meta_registrations.py" and calls > 0 and not dispatcher_on,
+        detail=f"{table}, {calls} Python calls",
+    )
+
+
+def meta_in_eager() -> tuple[str, int, bool]:
+    """Where the C++ table's active `Meta` kernel of `aten::add.Tensor` was registered (the file's name),
+    how many Python calls a plain eager `torch.add` on meta tensors made, and whether the Python dispatcher
+    was on. A C++ kernel makes no Python call; the Python meta kernel (a function of `torch/_refs` wrapped
+    for `torch/_meta_registrations.py`) makes many.
+    """
+    dump = torch._C._dispatch_dump("aten::add.Tensor").splitlines()
+    active = next((line for line in dump if line.startswith("Meta:")), "")
+    where = active.split("registered at ", 1)[-1].split(":", 1)[0]
+    a, b = torch.empty(3, device="meta"), torch.empty(3, device="meta")
+    torch.add(a, b)  # the first call may import or cache; count a later one
+    calls = 0
+
+    def count(frame: object, event: str, arg: object) -> None:
+        nonlocal calls
+        calls += event == "call"
+
+    on = torch._C._dispatch_tls_is_dispatch_key_included(DispatchKey.PythonDispatcher)
+    sys.setprofile(count)
+    try:
+        torch.add(a, b)
+    finally:
+        sys.setprofile(None)
+    return Path(where).name or "nowhere", calls, on
 
 
 def main() -> None:

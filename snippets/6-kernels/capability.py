@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import math
-import mmap
 import os
 import platform
-import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +13,7 @@ from statistics import median
 import torch
 
 from pytorch_floors.claims import claim
-from pytorch_floors.measure import detect_device
+from pytorch_floors.measure import CAPABILITIES, detect_device, dispatch_stub_slots, stub_name, torch_cpu_library
 
 # Run in a fresh process per setting: torch reads ATEN_CPU_CAPABILITY once, at the first kernel it dispatches.
 # Each rate is the fastest of several samples: the one least disturbed by other work on the machine. The child
@@ -99,58 +97,15 @@ def measure(rounds: int = ROUNDS) -> dict[str, list[tuple[str, float, float, flo
 
 SLOT_STUBS = ("add_stub", "sum_stub", "exp_stub")
 """The add this page times, the sum it walks, and one registered for AVX-512 too (`ALSO_REGISTER_AVX512_DISPATCH`)."""
-CAPABILITIES = ("DEFAULT", "AVX2", "AVX512")
-SHT_DYNSYM, SHT_NOBITS = 11, 8
 
 
 def kernel_slots(library: Path, stubs: tuple[str, ...] = SLOT_STUBS) -> dict[str, dict[str, bool]]:
-    """Which capability slots of each `DispatchStub` the library fills, read from its ELF symbol table.
+    """Which capability slots of each of `stubs` the library fills: stub -> capability -> filled.
 
-    Each stub has one exported pointer per capability (`DispatchStub<..., add_stub_...>::AVX512`). A
-    slot the build registered a kernel for starts as that kernel's address (a data section, with a
-    relocation); a slot left empty is a zero, so the linker puts it in `.bss`, a section with no bytes
-    in the file. `REGISTER_DISPATCH` leaves the AVX512 slot empty on purpose (DispatchStub.h), and at
-    run time `choose_cpu_impl` falls back to the AVX2 kernel. Returns stub -> capability -> filled.
+    Read by `dispatch_stub_slots` (`pytorch_floors.measure`) from the library's ELF symbol table.
     """
-    found: dict[str, dict[str, bool]] = {stub: {} for stub in stubs}
-    with library.open("rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as elf:
-        if elf[:4] != b"\x7fELF" or elf[4] != 2 or elf[5] != 1:
-            raise ValueError(f"{library.name} is not a little-endian 64-bit ELF file")
-        (section_offset,) = struct.unpack_from("<Q", elf, 0x28)
-        entry_size, count = struct.unpack_from("<HH", elf, 0x3A)
-        sections = [struct.unpack_from("<IIQQQQIIQQ", elf, section_offset + i * entry_size) for i in range(count)]
-        nobits = {i for i, section in enumerate(sections) if section[1] == SHT_NOBITS}
-        symbols = next(section for section in sections if section[1] == SHT_DYNSYM)
-        strings = sections[symbols[6]]
-        for start in range(symbols[4], symbols[4] + symbols[5], symbols[9]):
-            name_at, _, _, index, _, _ = struct.unpack_from("<IBBHQQ", elf, start)
-            begin = strings[4] + name_at
-            name = elf[begin : elf.find(b"\0", begin)]
-            if b"DispatchStub" not in name:
-                continue
-            for stub in stubs:
-                if names_stub(name, stub):
-                    for capability in CAPABILITIES:
-                        # The member's mangled name ends `<length><name>E`, as `6AVX512E`.
-                        if name.endswith(f"{len(capability)}{capability}E".encode()):
-                            found[stub][capability] = index not in nobits
-    return found
-
-
-def names_stub(mangled: bytes, stub: str) -> bool:
-    """Whether a mangled symbol belongs to `stub`'s DispatchStub, and not to one whose name ends the same.
-
-    The Itanium ABI writes each name with its length first (`30exp_stub_DECLARE_DISPATCH_type`), so
-    the length tells `exp_stub` from `frexp_stub`, whose name holds the same characters.
-    """
-    identifier = f"{stub}_DECLARE_DISPATCH_type"
-    return f"{len(identifier)}{identifier}".encode() in mangled
-
-
-def torch_cpu_library() -> Path | None:
-    """torch's CPU library, where its kernels and their `DispatchStub` slots live (an ELF file on Linux)."""
-    library = Path(torch.__file__).parent / "lib" / "libtorch_cpu.so"
-    return library if library.is_file() else None
+    found = {stub_name(mangled.encode()): filled for mangled, filled in dispatch_stub_slots(library).items()}
+    return {stub: found.get(stub, {}) for stub in stubs}
 
 
 def log_distance(ratio: float) -> float:
@@ -242,16 +197,24 @@ def slots_claim() -> None:
         "this build has no AVX-512 add or sum (their AVX512 slots are empty, so an AVX512 run uses the AVX2 "
         "loops), while exp has one"
     )
+    ceiling = "AVX512 is a ceiling most CPU kernels stay below: fewer than half of them have an AVX-512 build"
     if library is None:
-        claim(
-            statement,
-            held=True,
-            applies=False,
-            why_not="not an x86-64 Linux build of torch: no AVX-512 kernels, no ELF library to read",
-        )
+        for stated in (statement, ceiling):
+            claim(
+                stated,
+                held=True,
+                applies=False,
+                why_not="not an x86-64 Linux build of torch: no AVX-512 kernels, no ELF library to read",
+            )
         return
-    slots = kernel_slots(library)
+    census = [filled for filled in dispatch_stub_slots(library).values() if any(filled.values())]
+    wide = sum(filled.get("AVX512", False) for filled in census)
+    fallback = sum(filled.get("AVX2", False) and not filled.get("AVX512", False) for filled in census)
     print()
+    print(f"of this library's {len(census)} CPU kernels (DispatchStubs), {wide} have an AVX512 build;")
+    print(f"{fallback} others run their AVX2 code under capability AVX512")
+    claim(ceiling, held=2 * wide < len(census), detail=f"{wide} of {len(census)} have an AVX512 build")
+    slots = kernel_slots(library)
     for stub, filled in slots.items():
         builds = ", ".join(capability for capability in CAPABILITIES if filled.get(capability))
         empty = ", ".join(capability for capability in CAPABILITIES if capability in filled and not filled[capability])

@@ -137,6 +137,10 @@ def main() -> None:
         lines.append(f"{p.label:<26} {p.intensity:>9.3f} {p.rate / 1e9:>8.2f} {roof / 1e9:>7.1f} {share}  {bound}")
     if loop_bound:
         lines.append(f"(no share of the roof, no ridge side: {loop_words})")
+    else:
+        ridge = compute / best_bw
+        left = [p.label for p in points if p.kind == "matmul" and p.intensity < ridge]
+        lines.append(f"matrix products left of the ridge ({ridge:.1f} FLOP/byte): {', '.join(left) or 'none'}")
     if device.type == "cpu":
         lines.append("")
         lines.append("this build has no GPU; on a CUDA machine this proof measures the same points")

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import statistics
 
 import torch
 
-from pytorch_floors.claims import claim
-from pytorch_floors.measure import human_bytes, time_call
+from pytorch_floors.claims import claim, not_applicable
+from pytorch_floors.measure import cache_sizes, fits, human_bytes, time_call
 from pytorch_floors.plot import Series, line_chart, show
 
 KIB = 1 << 10
@@ -52,30 +52,6 @@ def sizes(caches: list[tuple[str, int]]) -> tuple[int, ...]:
     return tuple(found)
 
 
-def fits(size: int, caches: list[tuple[str, int]]) -> str:
-    """The smallest cache level a buffer of `size` bytes fits in, or `main memory`."""
-    for name, capacity in sorted(caches, key=lambda cache: cache[1]):
-        if size <= capacity:
-            return name
-    return "main memory"
-
-
-def cache_sizes() -> list[tuple[str, int]]:
-    """Data and unified caches of CPU 0 as the operating system reports them (Linux sysfs), if it does."""
-    found = []
-    for index in sorted(Path("/sys/devices/system/cpu/cpu0/cache").glob("index*")):
-        try:
-            kind = (index / "type").read_text().strip()
-            level = (index / "level").read_text().strip()
-            size = (index / "size").read_text().strip()
-        except OSError:
-            continue
-        if kind == "Instruction" or not size.endswith("K"):
-            continue
-        found.append((f"L{level} {kind.lower()}", int(size[:-1]) * KIB))
-    return found
-
-
 def main() -> None:
     caches = cache_sizes()
     rows = sweep(sizes(caches))
@@ -96,6 +72,9 @@ def main() -> None:
     lines.append(
         f"{last[1]:.1f} GB/s with {human_bytes(last[0], binary=True)}{beyond}, ×{best[1] / last[1]:.1f} slower."
     )
+    found = plateaus(rows, caches)
+    if found:
+        lines.append("Median GB/s on each plateau: " + ", ".join(f"{name} {rate:.1f}" for name, rate in found.items()))
     xs = [float(size) for size, _ in rows]
     series = [Series("sum over the buffer, one thread", xs, [rate for _, rate in rows])]
     # A log scale for the rate too: a linear one squashed every step past L2 against the axis.
@@ -147,6 +126,51 @@ def state_claims(rows: list[tuple[int, float]], caches: list[tuple[str, int]], c
         + (f", L2 {human_bytes(max(private), binary=True)}" if private else ""),
         applies=bool(private) and not scalar,
         why_not=loop_bound if scalar else "this operating system does not report the cache sizes through /sys",
+    )
+    steps_claim(rows, caches, loop_bound if scalar else "")
+
+
+STEP = 1.25
+"""How much faster the private caches' plateau must be than the last-level cache's to count as a step."""
+
+
+def plateaus(rows: list[tuple[int, float]], caches: list[tuple[str, int]]) -> dict[str, float]:
+    """The median rate of the buffers on each plateau: in the private caches (up to the largest L1/L2),
+    in the last-level cache (past those, up to the largest cache), and from main memory (past it).
+    A plateau with no buffer, or caches the OS does not report, leaves that key out."""
+    private = [size for name, size in caches if name.startswith(("L1", "L2"))]
+    if not private or not caches:
+        return {}
+    edge, last = max(private), max(size for _, size in caches)
+    groups = {
+        "private caches": [rate for size, rate in rows if size <= edge],
+        "last-level cache": [rate for size, rate in rows if edge < size <= last],
+        "main memory": [rate for size, rate in rows if size > last],
+    }
+    return {name: statistics.median(rates) for name, rates in groups.items() if rates}
+
+
+def steps_claim(rows: list[tuple[int, float]], caches: list[tuple[str, int]], loop_bound: str) -> None:
+    """The steps the page tells the reader to look for: each plateau's median rate, judged against the next."""
+    found = plateaus(rows, caches)
+    statement = (
+        f"the bandwidth falls in steps: the private caches' buffers read at least {STEP}× as fast as the"
+        " last-level cache's, which read no slower than main memory's"
+    )
+    if len(found) < 3 or loop_bound:
+        why = loop_bound or (
+            "the operating system reports no private and last-level cache sizes through /sys, or the sweep"
+            " has no buffer on one of the three plateaus"
+        )
+        not_applicable(statement, why=why)
+        return
+    private, shared, memory = found["private caches"], found["last-level cache"], found["main memory"]
+    claim(
+        statement,
+        # A tenth of slack on the last step: in a virtual machine the reported last-level cache is often
+        # the host's, shared with other guests, and its buffers may come from memory at memory's rate.
+        held=private >= STEP * shared and shared >= 0.9 * memory,
+        detail=f"{private:.1f}, {shared:.1f} and {memory:.1f} GB/s",
     )
 
 

@@ -10,7 +10,14 @@ from collections.abc import Callable
 import torch
 
 from pytorch_floors.claims import claim
-from pytorch_floors.measure import human_seconds, time_call
+from pytorch_floors.measure import (
+    CoreShare,
+    cache_sizes,
+    human_seconds,
+    past_the_thread_count,
+    share_changed,
+    time_call,
+)
 
 
 def thread_counts() -> list[int]:
@@ -22,12 +29,16 @@ def thread_counts() -> list[int]:
     return list(range(1, max(available, 1) + 1))
 
 
-def timed(fn: Callable[[], object], samples: int = 5, min_sample_seconds: float = 0.02) -> tuple[float, float]:
-    """`(fastest seconds per call, cores' worth of CPU time the process got during that fastest sample)`.
+def timed(
+    fn: Callable[[], object], samples: int = 5, min_sample_seconds: float = 0.02
+) -> tuple[float, float, float | None]:
+    """`(fastest seconds per call, cores' worth of CPU time, share of a core)` of the fastest sample.
 
     The second figure is the process's CPU time (all its threads) over the sample's wall time:
     about n for n threads that each had a core to themselves, less when other work on the
-    machine took part of the cores while the sample ran.
+    machine took part of the cores while the sample ran. A thread spinning at OpenMP's barrier for
+    a descheduled one counts as busy, so the third figure says what the threads got while ready to
+    run: the smallest share of a core any of them got (`CoreShare`; `None` where Linux does not say).
     """
     fn()
     number = 1
@@ -38,15 +49,16 @@ def timed(fn: Callable[[], object], samples: int = 5, min_sample_seconds: float 
         if time.perf_counter() - start >= min_sample_seconds or number >= 1 << 16:
             break
         number *= 2
-    best, cores = float("inf"), 0.0
+    best, cores, share = float("inf"), 0.0, None
     for _ in range(samples):
-        wall, cpu = time.perf_counter(), time.process_time()
-        for _ in range(number):
-            fn()
-        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        with CoreShare() as got:
+            wall, cpu = time.perf_counter(), time.process_time()
+            for _ in range(number):
+                fn()
+            cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
         if wall / number < best:
-            best, cores = wall / number, cpu / wall
-    return best, cores
+            best, cores, share = wall / number, cpu / wall, got.share
+    return best, cores, share
 
 
 def scaling(
@@ -56,7 +68,8 @@ def scaling(
 
     The thread counts are visited in `rounds` interleaved rounds and the best sample of all rounds
     is kept, so a burst of other work on the machine does not land on one thread count only. For
-    the matmul, the cores' worth of CPU time its threads got during that best sample is kept too.
+    the matmul, the cores' worth of CPU time its threads got during that best sample is kept too, and
+    the share of a core its slowest thread got (`share`, -1 where it cannot be measured).
     The original setting is restored.
     """
     counts = counts or thread_counts()
@@ -64,15 +77,17 @@ def scaling(
     big = torch.ones(elements)
     original = torch.get_num_threads()
     inf = float("inf")
-    best: dict[int, dict[str, float]] = {n: {"matmul": inf, "sum": inf, "cores": 0.0} for n in counts}
+    # A share of -1: Linux did not say (no schedstats), and the runs are judged on their CPU time alone.
+    best: dict[int, dict[str, float]] = {n: {"matmul": inf, "sum": inf, "cores": 0.0, "share": -1.0} for n in counts}
     try:
         for _ in range(rounds):
             for n in counts:
                 torch.set_num_threads(n)
-                seconds, cores = timed(lambda: a @ b)
+                seconds, cores, share = timed(lambda: a @ b)
                 row = best[n]
                 if seconds < row["matmul"]:
                     row["matmul"], row["cores"] = seconds, cores
+                    row["share"] = -1.0 if share is None else share
                 row["sum"] = min(row["sum"], time_call(big.sum, samples=5).best)
     finally:
         torch.set_num_threads(original)
@@ -115,23 +130,45 @@ def main() -> None:
     if threads > 1:
         print(f"With {threads} threads: matmul ×{matmul_gain:.2f}, sum ×{sum_gain:.2f} (the ideal is ×{threads}).")
         print(gain_sentence(threads, matmul_gain, sum_gain))
+        caches = cache_sizes()
+        # The bytes each reads and writes: a, b and the product; the summed buffer.
+        for name, gain, total in (("matmul", matmul_gain, 3 * 4 * side**2), ("sum", sum_gain, 4 * elements)):
+            for line in past_the_thread_count(gain, threads, total, caches):
+                print(f"{name} {line}" if line.startswith("×") else f"  {line}")
     print(f"torch.get_num_threads() after the sweep: {torch.get_num_threads()} (restored)")
+    scaling_claim(base, most)
+
+
+def scaling_claim(base: dict[str, float], most: dict[str, float]) -> bool:
+    """State the thread-scaling claim on the one-thread row and the row with the most threads.
+
+    Not applicable on one CPU, where other work held the cores (the threads got under 1.5× the CPU
+    time one thread got), and where the share of a core the threads got changed between the two
+    runs: a run beside a program that started after the other run is slower for that alone.
+    """
+    threads = int(most["threads"])
+    matmul_gain = base["matmul"] / most["matmul"]
     # The model: compute-bound work divides across the cores it gets, so the matmul's speed-up should be
     # nearer the cores its threads got, over what one thread got, than 1, on a log scale: above its square root.
     one = min(1.0, base["cores"]) or 1.0
     got = min(float(threads), most["cores"]) / one
+    shares = [None if row.get("share", -1.0) < 0 else row["share"] for row in (base, most)]
+    changed = share_changed(shares[0], shares[1])
     if threads == 1:
         why = "this process may run on one CPU only: there is no second thread to add"
+    elif changed:
+        why = changed
     else:
         why = (
             f"other work held the cores: {threads} threads got {most['cores']:.2f} cores' worth of CPU time,"
             f" one thread {base['cores']:.2f}"
         )
-    claim(
+    return claim(
         "a matmul gains nearly in proportion to the cores its threads get",
         held=matmul_gain > math.sqrt(got),
-        detail=f"×{matmul_gain:.2f} on {got:.2f}× the cores one thread got",
-        applies=threads > 1 and got >= 1.5,
+        detail=f"×{matmul_gain:.2f} on {got:.2f}× the cores one thread got"
+        + (f"; {shares[0]:.0%} of a core per thread, then {shares[1]:.0%}" if None not in shares else ""),
+        applies=threads > 1 and got >= 1.5 and not changed,
         why_not=why,
     )
 

@@ -2,29 +2,45 @@
 
 from __future__ import annotations
 
+import mmap
+import os
 import statistics
+import struct
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TypeVar
 
 import torch
 
 __all__ = [
+    "CAPABILITIES",
+    "SHARE_STEADY",
+    "CoreShare",
     "Timing",
+    "cache_sizes",
     "cuda_event_seconds",
     "detect_device",
+    "dispatch_stub_slots",
+    "fits",
     "human_bytes",
     "human_seconds",
     "interleaved_rounds",
     "paired_ratio",
     "paired_ratios",
+    "past_the_thread_count",
+    "private_share_fits",
     "same_storage",
     "seconds_per_call",
+    "share_changed",
     "storage_bytes",
+    "stub_name",
     "synchronize",
     "tensor_bytes",
+    "thread_schedstats",
     "time_call",
+    "torch_cpu_library",
 ]
 
 _T = TypeVar("_T")
@@ -389,3 +405,261 @@ def paired_ratios(rounds: Mapping[str, Sequence[float | str]], against: str) -> 
         if ratio is not None:
             ratios[name] = ratio
     return ratios
+
+
+SHARE_STEADY = 0.8
+"""Two runs are compared only when the smaller share of a core they got is at least this part of the larger."""
+
+_TASKS = "/proc/self/task"
+
+
+def thread_schedstats() -> dict[str, tuple[int, int]] | None:
+    """Nanoseconds each thread of this process has run, and has waited ready to run, since it started.
+
+    Read from Linux's `/proc/self/task/<tid>/schedstat` (its first two fields). A thread that waits
+    ready to run waits for a core that other work holds; one that sleeps or blocks is not waiting.
+
+    Returns:
+        `{thread id: (running ns, waiting ns)}`, or `None` where the kernel does not say (not Linux,
+        no schedstats).
+    """
+    try:
+        tasks = os.listdir(_TASKS)
+    except OSError:
+        return None
+    stats = {}
+    for task in tasks:
+        try:
+            with open(f"{_TASKS}/{task}/schedstat", encoding="ascii") as file:
+                running, waiting = file.read().split()[:2]
+        except (OSError, ValueError):
+            continue  # the thread ended between the listing and the read
+        stats[task] = (int(running), int(waiting))
+    return stats or None
+
+
+class CoreShare:
+    """The share of a core the threads of this process got while a block of code ran.
+
+    A thread that is ready to run either runs or waits for a core that other work holds; its share is
+    the time it ran over the time it was ready. A parallel region goes at the pace of its slowest
+    thread (the others wait for it at the barrier), so `share` is the smallest share of the threads
+    that did a real part of the work (at least a quarter of the busiest one's ready time): near 1
+    on cores of its own, about 1/2 beside one other busy process on its core.
+
+        with CoreShare() as got:
+            a @ b
+        got.share  # 0.98, or None where the kernel does not say
+
+    Attributes:
+        share: The smallest share, once the block ended; `None` where it cannot be measured.
+    """
+
+    def __init__(self) -> None:
+        self.share: float | None = None
+        self._before: dict[str, tuple[int, int]] | None = None
+
+    def __enter__(self) -> CoreShare:
+        self._before = thread_schedstats()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        after = thread_schedstats()
+        if self._before is None or after is None:
+            return
+        ready: dict[str, tuple[int, int]] = {}
+        for task, (running, waiting) in after.items():
+            ran, waited = self._before.get(task, (0, 0))
+            ready[task] = (running - ran, waiting - waited)
+        busiest = max((running + waiting for running, waiting in ready.values()), default=0)
+        if busiest <= 0:
+            return
+        shares = [
+            running / (running + waiting) for running, waiting in ready.values() if running + waiting >= busiest / 4
+        ]
+        self.share = min(shares)
+
+
+def share_changed(first: float | None, second: float | None, *, within: float = SHARE_STEADY) -> str:
+    """Why two timed runs cannot be compared when other work took a different share of the cores in each.
+
+    A claim that compares two timed runs (one thread against two, a small size against a large one)
+    judges the code only if both ran on the same share of a core: a run that lost half its core to a
+    program that started between them is slower for that alone.
+
+    Args:
+        first: The share one run got (`CoreShare.share`); `None` when it was not measured.
+        second: The share the other run got.
+        within: The smaller share must be at least this part of the larger.
+
+    Returns:
+        An empty string when the shares agree or were not measured (the claim is judged as before),
+        else the reason, with both shares, for the claim's `why_not`.
+    """
+    if first is None or second is None or max(first, second) <= 0:
+        return ""
+    if min(first, second) >= within * max(first, second):
+        return ""
+    return (
+        f"the share of a core it got changed between the two runs ({first:.0%} of a core, then {second:.0%}):"
+        " other work came or went"
+    )
+
+
+CAPABILITIES = ("DEFAULT", "AVX2", "AVX512")
+"""The x86 capabilities ATen compiles its CPU kernel files for (`aten/src/ATen/native/DispatchStub.h`)."""
+_SHT_DYNSYM, _SHT_NOBITS = 11, 8
+_DECLARED = b"_DECLARE_DISPATCH_type"
+"""How `DECLARE_DISPATCH` names the type of a stub: `<stub>_DECLARE_DISPATCH_type`."""
+
+
+def torch_cpu_library() -> Path | None:
+    """Torch's CPU library, where its kernels and their `DispatchStub` slots live (an ELF file on Linux)."""
+    library = Path(torch.__file__).parent / "lib" / "libtorch_cpu.so"
+    return library if library.is_file() else None
+
+
+def stub_name(mangled: bytes) -> str | None:
+    """The `DispatchStub` a mangled symbol belongs to (`exp_stub`), or `None` when it names none.
+
+    The Itanium ABI writes each name with its length first, so the length tells `exp_stub` from
+    `frexp_stub`, whose name holds the same characters: `30exp_stub_DECLARE_DISPATCH_type`, but
+    `32frexp_stub_DECLARE_DISPATCH_type`.
+    """
+    end = mangled.find(_DECLARED)
+    if end < 0:
+        return None
+    end += len(_DECLARED)
+    for start in range(end - len(_DECLARED), 0, -1):
+        length = str(end - start).encode()
+        if mangled[start - len(length) : start] == length and not mangled[start : start + 1].isdigit():
+            return mangled[start : end - len(_DECLARED)].decode("ascii")
+    return None
+
+
+def dispatch_stub_slots(library: Path) -> dict[str, dict[str, bool]]:
+    """Which capability slots of every `DispatchStub` the library fills, read from its ELF symbol table.
+
+    Each stub has one exported pointer per capability (`DispatchStub<..., add_stub_...>::AVX512`). A
+    slot the build registered a kernel for starts as that kernel's address (a data section, with a
+    relocation); a slot left empty is a zero, so the linker puts it in `.bss`, a section with no bytes
+    in the file. `REGISTER_DISPATCH` leaves the AVX512 slot empty on purpose (DispatchStub.h), and at
+    run time `choose_cpu_impl` falls back to the AVX2 kernel.
+
+    Args:
+        library: An x86-64 ELF build of torch's CPU library (`torch_cpu_library()`).
+
+    Returns:
+        Stub -> capability -> filled, for every stub the library exports slots of, each stub named by
+        its mangled `DispatchStub<...>` type: two stubs may share a name in different namespaces
+        (`at::native::copy_stub` and `at::native::cpublas::copy_stub`); `stub_name` reads the name.
+
+    Raises:
+        ValueError: If the file is not a little-endian 64-bit ELF file.
+    """
+    found: dict[str, dict[str, bool]] = {}
+    with library.open("rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as elf:
+        if elf[:4] != b"\x7fELF" or elf[4] != 2 or elf[5] != 1:
+            raise ValueError(f"{library.name} is not a little-endian 64-bit ELF file")
+        (section_offset,) = struct.unpack_from("<Q", elf, 0x28)
+        entry_size, count = struct.unpack_from("<HH", elf, 0x3A)
+        sections = [struct.unpack_from("<IIQQQQIIQQ", elf, section_offset + i * entry_size) for i in range(count)]
+        nobits = {i for i, section in enumerate(sections) if section[1] == _SHT_NOBITS}
+        symbols = next(section for section in sections if section[1] == _SHT_DYNSYM)
+        strings = sections[symbols[6]]
+        for start in range(symbols[4], symbols[4] + symbols[5], symbols[9]):
+            name_at, _, _, index, _, _ = struct.unpack_from("<IBBHQQ", elf, start)
+            begin = strings[4] + name_at
+            name = elf[begin : elf.find(b"\0", begin)]
+            if b"DispatchStub" not in name:
+                continue
+            for capability in CAPABILITIES:
+                # The member's mangled name ends `<length><name>E`, as `6AVX512E`.
+                member = f"{len(capability)}{capability}E".encode()
+                if name.endswith(member) and stub_name(name) is not None:
+                    stub = name[: -len(member)].decode("ascii")
+                    found.setdefault(stub, {})[capability] = index not in nobits
+    return found
+
+
+_CACHES = Path("/sys/devices/system/cpu/cpu0/cache")
+
+
+def cache_sizes() -> list[tuple[str, int]]:
+    """Data and unified caches of CPU 0 as the operating system reports them (Linux sysfs), if it does.
+
+    Returns:
+        `(name, bytes)` per level, such as `("L2 unified", 1048576)`; empty where the OS does not say.
+    """
+    found = []
+    for index in sorted(_CACHES.glob("index*")):
+        try:
+            kind = (index / "type").read_text().strip()
+            level = (index / "level").read_text().strip()
+            size = (index / "size").read_text().strip()
+        except OSError:
+            continue
+        if kind == "Instruction" or not size.endswith("K"):
+            continue
+        found.append((f"L{level} {kind.lower()}", int(size[:-1]) << 10))
+    return found
+
+
+def fits(size: int, caches: list[tuple[str, int]]) -> str:
+    """The smallest cache level a buffer of `size` bytes fits in, or `main memory`."""
+    for name, capacity in sorted(caches, key=lambda cache: cache[1]):
+        if size <= capacity:
+            return name
+    return "main memory"
+
+
+def private_share_fits(total: int, threads: int, caches: list[tuple[str, int]]) -> tuple[str, int] | None:
+    """The private cache (L1 or L2, one per core) that holds one thread's share of `total` bytes but not the whole.
+
+    Split across `threads` threads on as many cores, each thread's share sits in its own core's cache,
+    so together they read from a faster cache than one thread with the whole working set can: a
+    speed-up beyond the thread count then comes from the cache. A shared cache (L3) gains nothing
+    from the split, so only the private levels count.
+
+    Returns:
+        `(name, bytes)` of the smallest such cache, or `None` when there is none (or no cache sizes).
+    """
+    share = -(-total // max(threads, 1))
+    for name, capacity in sorted(caches, key=lambda cache: cache[1]):
+        if name.startswith(("L1", "L2")) and share <= capacity < total:
+            return name, capacity
+    return None
+
+
+SUPERLINEAR = 1.1
+"""A speed-up this much past the thread count is more than the threads alone can give (noise aside)."""
+
+
+def past_the_thread_count(gain: float, threads: int, total: int, caches: list[tuple[str, int]]) -> list[str]:
+    """What a proof prints under a speed-up beyond its thread count: whether the caches explain it.
+
+    Args:
+        gain: The speed-up on `threads` threads against one.
+        threads: The threads it ran on.
+        total: The bytes of the working set (every tensor the operation reads and writes).
+        caches: `cache_sizes()`.
+
+    Returns:
+        Two lines when `gain` is past `threads` by `SUPERLINEAR`: the first names the gain, the second says
+        which private cache holds a thread's share but not the whole, or that none of the caches the
+        operating system reports does (then they do not account for it). No line otherwise.
+    """
+    if threads < 2 or gain <= SUPERLINEAR * threads:
+        return []
+    share = human_bytes(-(-total // threads), binary=True)
+    whole = human_bytes(total, binary=True)
+    found = private_share_fits(total, threads, caches)
+    if found is None:
+        because = f"no private cache the OS reports holds a thread's share, {share}, and not the whole {whole}"
+    else:
+        name, capacity = found
+        because = (
+            f"each thread's share, {share}, fits in its own core's {name} ({human_bytes(capacity, binary=True)}),"
+            f" the whole {whole} does not"
+        )
+    return [f"×{gain:.2f} on {threads} threads is more than ×{threads}:", because]

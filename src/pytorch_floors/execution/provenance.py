@@ -44,7 +44,8 @@ class Provenance:
         python_version: The Python version, such as `3.11.7`.
         platform: Operating system and architecture.
         cpu: The CPU's model name.
-        cpu_capability: The SIMD level torch's CPU kernels were dispatched to (`AVX2`, `AVX512`, ...).
+        cpu_capability: The CPU capability torch chose (`AVX2`, `AVX512`, ...): the widest build its CPU
+            kernels may use, a ceiling (a kernel without a build for it runs a narrower one).
         threads: Torch's intra-op thread count.
         cores: Logical CPUs visible to the process.
         accelerator: The accelerator in use (`cuda: NVIDIA H100 ...`, `mps`) or `none`.
@@ -70,7 +71,7 @@ class Provenance:
         threads = f"{self.threads} thread" + ("" if self.threads == 1 else "s")
         return (
             f"torch {self.torch_version} · Python {self.python_version} · {self.cpu} "
-            f"({self.cpu_capability} kernels, {threads}) · accelerator: {self.accelerator} · "
+            f"(CPU capability {self.cpu_capability}, {threads}) · accelerator: {self.accelerator} · "
             f"built {self.built}"
         )
 
