@@ -182,7 +182,7 @@ test: setup setup-properdocs browser
 	($$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1))"; \
 	if [ -n "$$failed" ]; then echo "make test: failed phases:$$failed"; exit 1; fi; echo "make test: every phase passed"
 
-## machines: build the site strictly as each of the nine tiers of pytorch_floors.tiers (TIERS="crowded avx2": some) and print the table
+## machines: build the site strictly as each of the eleven tiers of pytorch_floors.tiers (TIERS="crowded avx2": some) and print the table
 machines: setup
 	$(BIN)/python bench/machines.py $(foreach tier,$(TIERS),--tier $(tier))
 
