@@ -22,7 +22,7 @@ export NO_MKDOCS_2_WARNING := 1
 # Tools that start other tools by name (mike starts mkdocs) must find the ones in .venv.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: anchors setup serve build check patterns publish pdf record test lint typecheck patterns-and-beside pytest pytest-patterns pytest-fast pytest-rest pytest-properdocs setup-properdocs browser bench bench-suite labs-brief machines clean
+.PHONY: anchors setup serve build check patterns publish pdf record test lint typecheck patterns-and-beside pytest pytest-patterns pytest-fast pytest-rest pytest-properdocs setup-properdocs browser bench bench-suite labs-brief machines torch clean
 
 # pip shows what it installs (a line per package, a bar per download on a terminal): the first install
 # takes minutes, and a silent one looks hung.
@@ -182,7 +182,7 @@ test: setup setup-properdocs browser
 	($$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1))"; \
 	if [ -n "$$failed" ]; then echo "make test: failed phases:$$failed"; exit 1; fi; echo "make test: every phase passed"
 
-## machines: build the site strictly as each of the nine tiers of pytorch_floors.tiers (TIERS="crowded avx2": some) and print the table
+## machines: build the site strictly as each of the eleven tiers of pytorch_floors.tiers (TIERS="crowded avx2": some) and print the table
 machines: setup
 	$(BIN)/python bench/machines.py $(foreach tier,$(TIERS),--tier $(tier))
 
@@ -190,6 +190,12 @@ machines: setup
 record: setup
 	@test -n "$(TIER)" || { echo "usage: make record TIER=<name>   (e.g. ci-2core, one-core-scalar)"; exit 1; }
 	$(BIN)/python -m pytorch_floors record --tier $(TIER) $(if $(STANDS_FOR),--stands-for "$(STANDS_FOR)")
+
+## torch: move the build to torch VERSION=X: the pin where it is written, setup, the build's recordings and a strict build on X, then what changed (DRY_RUN=1 shows each step and does none)
+# Not after setup: the pin moves first, and tools/move_torch.py (stdlib only) runs `make setup` for the new one.
+torch:
+	@test -n "$(VERSION)" || { echo "usage: make torch VERSION=X [DRY_RUN=1]   (e.g. VERSION=2.15.0)"; exit 1; }
+	$(or $(SETUP_RUNNER),python3) tools/move_torch.py $(VERSION) $(if $(filter 1,$(DRY_RUN)),--dry-run)
 
 ## bench: build benchmarks (cold, warm, render-only) for bench/build.py
 bench: setup

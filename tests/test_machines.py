@@ -1,4 +1,4 @@
-"""`make machines` builds the site as nine kinds of machine and prints one table of what each did.
+"""`make machines` builds the site as eleven kinds of machine and prints one table of what each did.
 
 The tiers are defined once (`pytorch_floors.tiers`), for `make machines` and `make record` alike; these
 tests check the definitions, the neighbour's command and the table's counts, and run no build.
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 import time
@@ -41,7 +42,7 @@ def _tier(name: str) -> tiers.Tier:
     return tier
 
 
-def test_make_machines_lists_the_nine_tiers_of_issue_33() -> None:
+def test_make_machines_lists_the_tiers_of_issues_33_and_60() -> None:
     machines = _machines()
     assert [tier.name for tier in machines.TIERS] == [
         "as-is",
@@ -53,6 +54,8 @@ def test_make_machines_lists_the_nine_tiers_of_issue_33() -> None:
         "cuda-build-no-gpu",
         "python3.12",
         "python3.13",
+        "torch-2.14.1",
+        "torch-2.15.0",
     ]
     # One definition: bench/machines.py takes the package's tiers (make record's), and loads the
     # machine only through as_tier (no `yes` hogs or `taskset` of its own).
@@ -278,3 +281,57 @@ def test_a_snapshot_holds_the_tree_and_none_of_its_environments(tmp_path: Path) 
     assert (copy / "docs" / "index.md").read_text(encoding="utf-8") == "before"
     assert (copy / "src" / "pkg" / "a.py").is_file()
     assert not any((copy / name).exists() for name in (".venv", ".cache", ".git"))
+
+
+def test_the_torch_tiers_run_every_proof_on_a_newer_torch_without_a_gpu() -> None:
+    """Issue 60: the site ran torch 2.13.0 alone while readers' `pip install torch` got 2.15.0."""
+    for version, month, month_zh in (("2.14.1", "September", "9"), ("2.15.0", "October", "10")):
+        tier = _tier(f"torch-{version}")
+        assert tier.venv == tiers.TierEnvironment(f".venv-torch-{version}", torch=version)
+        assert tier.env == {"CUDA_VISIBLE_DEVICES": ""}  # PyPI's CUDA build, run on the CPU
+        assert tier.cpus is None and hog_count(tier) == 0 and not tier.neighbour
+        assert tier.stands_for == f"torch {version} (PyPI, {month} 2026)"
+        assert tier.stands_for_in("zh") == f"torch {version}（PyPI，2026 年 {month_zh} 月）"
+
+
+def test_a_torch_tiers_requirements_pin_exactly_its_release() -> None:
+    requirements = (ROOT / "requirements.txt").read_text(encoding="utf-8")
+    pinned = tier_pythons.pinned_requirements(requirements, "2.15.0")
+    assert re.findall(r"^torch\b.*$", pinned, re.M) == ["torch===2.15.0"]  # not 2.15.0+cpu from a local folder
+    others = [line for line in requirements.splitlines() if not line.startswith("torch==")]
+    assert [line for line in pinned.splitlines() if line != "torch===2.15.0"] == others
+    with pytest.raises(FloorsError, match="pins no torch"):
+        tier_pythons.pinned_requirements("numpy==2.4.6\n# torch==X in a comment\n", "2.15.0")
+
+
+# What `pip config list` prints on the dev image (the cap) under a variable that names other files.
+PIP_CONFIG_LIST = """\
+:env:.find-links='/opt/wheels'
+global.constraint='/etc/xdg/pip/constraints.txt'
+global.extra-index-url='file:///opt/pypi/simple file:///opt/pypi-more/simple'
+"""
+IMAGE_CONSTRAINTS = "# These releases lie on this machine's disk.\ntorch<=2.14.1\ntorchvision<=0.29.1\n"
+
+
+def test_a_torch_above_the_images_cap_gets_constraints_of_its_own(tmp_path: Path) -> None:
+    assert tier_pythons.constraint_files(PIP_CONFIG_LIST) == ["/etc/xdg/pip/constraints.txt"]
+    overridden = PIP_CONFIG_LIST + ":env:.constraint='/a.txt /b.txt'\n"
+    assert tier_pythons.constraint_files(overridden) == ["/a.txt", "/b.txt"]
+    assert tier_pythons.constraint_files(":env:.find-links='/opt/wheels'\n") == []
+    # 2.15.0 is above the cap: the cap alone goes, every other constraint stays.
+    lifted = tier_pythons.lifted_constraints(IMAGE_CONSTRAINTS, "2.15.0")
+    assert lifted == "# These releases lie on this machine's disk.\ntorchvision<=0.29.1\n"
+    # 2.14.1 is within it (its wheel is on this image's disk): pip's configuration serves as it is.
+    assert tier_pythons.lifted_constraints(IMAGE_CONSTRAINTS, "2.14.1") is None
+    assert tier_pythons.lifted_constraints("torch>=2.14,<2.16  # a range\n", "2.15.0") is None
+    # The environment's own file overrides the configured one; the local wheel folders are kept.
+    torch = _tier("torch-2.15.0").venv
+    assert torch is not None
+    env = tier_pythons._pip_env(torch, tmp_path / "pip-constraints.txt")
+    assert env["PIP_CONSTRAINT"] == str(tmp_path / "pip-constraints.txt")
+    assert "PIP_CONFIG_FILE" not in env or env["PIP_CONFIG_FILE"] != os.devnull
+
+
+def test_a_tiers_environment_lies_in_the_checkout_the_package_runs_from() -> None:
+    """`checkout()` looked two folders above tiers/copies.py (`src/`) once tiers.py became a package."""
+    assert tier_copies.checkout() == ROOT.resolve()

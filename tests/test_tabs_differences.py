@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from html import unescape
 
 import pytest
@@ -11,8 +12,9 @@ from playwright.sync_api import Browser, Page
 
 from conftest import Build
 from pytorch_floors.execution.provenance import Provenance
-from pytorch_floors.recordings.compare import BlockTiers, ShownTier
-from pytorch_floors.recordings.schema import RecordedBlock
+from pytorch_floors.execution.result import BlockResult
+from pytorch_floors.recordings.compare import BlockTiers, ShownTier, tiers_for
+from pytorch_floors.recordings.schema import RecordedBlock, Recording
 from pytorch_floors.recordings.tabs import OWN_LABEL, TierTab, marked_text_parts, tier_tabs_html
 from pytorch_floors.render.headings import finish_headings
 
@@ -135,3 +137,22 @@ def test_every_recorded_tab_on_floor_3_says_its_numbers_differ(built_site: Build
     )
     assert blocks, "floor 3 shows no recorded tab"
     assert all('class="floors-tiers__differs"' in block for block in blocks), len(blocks)
+
+
+def test_a_torch_tiers_tab_is_labelled_by_its_torch_version() -> None:
+    """Issue 60: a tier run on another torch is chosen by its release, in each language."""
+    newer = replace(MACHINE, torch_version="2.15.0+cu130")
+    block = RecordedBlock("floors/3-boundary.md", "b", "d", True, RECORDED, 1.0, (), newer)
+    recording = Recording(
+        "torch-2.15.0", "torch 2.15.0 (PyPI, October 2026)", "2026-12-06", newer, (block,), cpu_share=1.0
+    )
+    result = BlockResult("floors/3-boundary.md", "b", None, "ran", 1.0, OWN, provenance=MACHINE, digest="d")
+    for language, kind in (("en", "torch 2.15.0 (PyPI, October 2026)"), ("zh", "torch 2.15.0（PyPI，2026 年 10 月）")):
+        tiers = tiers_for(result, [recording], language)
+        html = tier_tabs_html(
+            TierTab(OWN_LABEL, OWN, ""), tiers, {"torch-2.15.0": (RECORDED, "", 3)}, 1, language=language
+        )
+        labels = re.findall(r"<label [^>]*>(.*?)</label>", html)
+        assert labels[1] == f'torch-2.15.0<span class="floors-tiers__kind">{kind}</span>'
+        machine = re.findall(r'<p class="floors-tiers__machine"[^>]*>(.*?)</p>', html)
+        assert "torch 2.15.0+cu130" in unescape(machine[0])

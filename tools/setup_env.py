@@ -152,7 +152,7 @@ def pick_python(named: str | None) -> str | None:
 
 
 def torch_pin(requirements: Path) -> str:
-    """The exact torch version requirements.txt pins (`2.13.0`, any `+cpu` label dropped)."""
+    """The exact torch version requirements.txt pins (`X.Y.Z`, any `+cpu` label dropped)."""
     for line in requirements.read_text(encoding="utf-8").splitlines():
         found = re.match(r"torch==([0-9][0-9A-Za-z.]*)(\+[0-9A-Za-z.]+)?\s*(;.*)?$", line.strip())
         if found:

@@ -9,6 +9,7 @@
 | `publish EDITION` | deploy a frozen edition with mike, then its handouts and the root 404 |
 | `record --tier NAME` | run every proof as the build does and write `recordings/NAME/recording.json` (no MkDocs) |
 | `merge-recordings DIR...` | merge recordings made elsewhere (downloaded artifacts) into `recordings/` |
+| `compare-recordings BEFORE AFTER` | what changed in each tier recorded in both folders (`make torch`) |
 | `translations check` or `translations stamp` | check translated pages, or record what they translate |
 
 `python -m pytorch_floors VERB --help` describes each verb's options.
@@ -95,6 +96,12 @@ def _merge_recordings(argv: list[str]) -> int:
     return merge_main(argv)
 
 
+def _compare_recordings(argv: list[str]) -> int:
+    from pytorch_floors.recordings.cli import compare_main  # noqa: PLC0415
+
+    return compare_main(argv)
+
+
 def _translations(argv: list[str]) -> int:
     from pytorch_floors.i18n.translations_command import main  # noqa: PLC0415
 
@@ -109,6 +116,7 @@ VERBS: dict[str, Callable[[list[str]], int]] = {
     "publish": _publish,
     "record": _record,
     "merge-recordings": _merge_recordings,
+    "compare-recordings": _compare_recordings,
     "translations": _translations,
 }
 """Each verb and the function that takes its arguments."""

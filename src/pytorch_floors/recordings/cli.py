@@ -1,4 +1,4 @@
-"""`python -m pytorch_floors record --tier NAME` and `python -m pytorch_floors merge-recordings DIR...`."""
+"""`python -m pytorch_floors record --tier NAME`, `merge-recordings DIR...` and `compare-recordings BEFORE AFTER`."""
 
 from __future__ import annotations
 
@@ -12,17 +12,19 @@ from pathlib import Path
 
 from pytorch_floors.claims import Claim
 from pytorch_floors.errors import FloorsError
+from pytorch_floors.recordings.changes import recording_changes
 from pytorch_floors.recordings.merge import merge_recordings
 from pytorch_floors.recordings.schema import (
     FILE_NAME,
     RecordingError,
     read_recording,
+    read_recordings,
     tier_name_problem,
     write_recording,
 )
 from pytorch_floors.tiers import TIERS, as_tier, tier_named
 
-__all__ = ["merge_main", "record_main"]
+__all__ = ["compare_main", "merge_main", "record_main"]
 
 
 @contextmanager
@@ -149,4 +151,37 @@ def merge_main(argv: list[str]) -> int:
         return 1
     for recording in merged:
         print(f"merge-recordings: {recording.tier}: {len(recording.blocks)} blocks, {recording.machine.line()}")
+    return 0
+
+
+def compare_main(argv: list[str]) -> int:
+    """Say what changed in each tier recorded in both folders: torch, outputs, every claim's verdict.
+
+    Args:
+        argv: The verb's arguments.
+
+    Returns:
+        The exit status.
+    """
+    parser = argparse.ArgumentParser(
+        prog="python -m pytorch_floors compare-recordings", description=compare_main.__doc__
+    )
+    parser.add_argument("before", type=Path, help="the recordings folder before (a copy of recordings/)")
+    parser.add_argument("after", type=Path, help="the recordings folder after")
+    args = parser.parse_args(argv)
+    try:
+        earlier = {r.tier: r for r in read_recordings(args.before)}
+        later = read_recordings(args.after)
+    except FloorsError as error:
+        print(f"compare-recordings: {error}", file=sys.stderr)
+        return 1
+    for recording in later:
+        before = earlier.get(recording.tier)
+        if before is None:
+            print(f"compare-recordings: {recording.tier}: new ({recording.machine.line()})")
+        elif before == recording:
+            print(f"compare-recordings: {recording.tier}: the same recording")
+        else:
+            for line in recording_changes(before, recording).lines():
+                print(f"compare-recordings: {line}")
     return 0

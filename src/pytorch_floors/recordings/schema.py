@@ -9,7 +9,7 @@ A recording is plain JSON, versioned by `format`, small enough to review in a pu
   "stands_for": "a two-vCPU CI runner",
   "recorded": "2026-12-01",
   "cpu_share": 0.99,
-  "machine": {"torch_version": "2.13.0", "python_version": "3.11.7", "platform": "Linux x86_64",
+  "machine": {"torch_version": "2.11.0", "python_version": "3.11.7", "platform": "Linux x86_64",
               "cpu": "...", "cpu_capability": "AVX512", "threads": 2, "cores": 2,
               "accelerator": "none", "built": "2026-12-01"},
   "blocks": [

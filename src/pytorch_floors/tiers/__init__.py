@@ -24,6 +24,11 @@ enter `as_tier`, so a tier loads the machine the same way for either.
 - `python3.12`, `python3.13`: stock Pythons; the run uses `.venv-py3.12/` or `.venv-py3.13/`, made on
   demand with that interpreter (found on PATH or under pyenv's versions). torch comes as pip finds it
   for that Python: PyTorch's CPU index when it answers, else PyPI, whose Linux wheel is the CUDA build.
+- `torch-2.14.1`, `torch-2.15.0`: the releases after the build's pin, as a reader's `pip install torch`
+  gets them; the run uses `.venv-torch-<version>/`, made on demand with requirements.txt's pins but
+  `torch===<version>` (PyPI's wheel, on Linux the CUDA build; never a local `+cpu` one), pip's
+  configuration kept but for a constraint that caps torch below the release (the dev image caps it at
+  2.14.1: the environment gets constraints of its own without that line), and `CUDA_VISIBLE_DEVICES=`.
 
 A tier's environment folder lies in the project, ignored by git (it holds a `.gitignore` of `*`, as
 Python 3.13's venv writes), and is made again when requirements.txt or pyproject.toml change.

@@ -149,9 +149,10 @@ def checkout() -> Path:
     """The project this package is checked out in (an editable install), where tiers keep their environments.
 
     Raises:
-        FloorsError: If the package is not running from a checkout (no pyproject.toml two folders up).
+        FloorsError: If the package is not running from a checkout (no pyproject.toml above `src/`).
     """
-    root = Path(__file__).resolve().parent.parent.parent
+    # src/pytorch_floors/tiers/copies.py: the project is three folders up from this file's own.
+    root = Path(__file__).resolve().parents[3]
     if not (root / "pyproject.toml").is_file() or not (root / "requirements.txt").is_file():
         raise FloorsError(f"{root}: not a checkout of PyTorch Floors (no pyproject.toml, requirements.txt)")
     return root

@@ -22,12 +22,17 @@ class TierEnvironment:
         pypi_torch: torch from PyPI only: pip's configuration (local wheels, mirrors, constraints) is
             ignored, so on Linux the pin `torch==X` is PyPI's CUDA build.
         cuda_build: The environment must hold a CUDA build of torch (checked once it is made).
+        torch: The torch release it holds in place of requirements.txt's pin (`2.15.0`), or `""` for the
+            pin itself. That release and no other is installed (`torch===X`: not a local `X+cpu` wheel,
+            which would otherwise satisfy `torch==X`), with pip's configuration as it is but for a
+            constraint that caps torch below it (`tiers.python.lifted_constraints`).
     """
 
     folder: str
     python: str = ""
     pypi_torch: bool = False
     cuda_build: bool = False
+    torch: str = ""
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,27 @@ class Tier:
     def stands_for_in(self, language: str) -> str:
         """The machines it stands for, in a language (`en`, `zh`)."""
         return self.stands_for_zh if language == "zh" and self.stands_for_zh else self.stands_for
+
+
+def torch_tier(version: str, released: str, released_zh: str) -> Tier:
+    """A tier that runs every proof on another torch release: PyPI's wheel of it, with no GPU in view.
+
+    Args:
+        version: The release (`2.15.0`); the tier is named `torch-<version>`, and its tab says so.
+        released: When it was released, in words (`October 2026`).
+        released_zh: The same in the Chinese edition's words (`2026 年 10 月`).
+
+    Returns:
+        The tier: its own environment `.venv-torch-<version>` and `CUDA_VISIBLE_DEVICES=` (on Linux
+        PyPI's wheel is the CUDA build, run on the CPU as a reader without a GPU runs it).
+    """
+    return Tier(
+        f"torch-{version}",
+        f"torch {version} (PyPI, {released})",
+        {"CUDA_VISIBLE_DEVICES": ""},
+        venv=TierEnvironment(f".venv-torch-{version}", torch=version),
+        stands_for_zh=f"torch {version}（PyPI，{released_zh}）",
+    )
 
 
 TIERS = (
@@ -109,6 +135,8 @@ TIERS = (
         venv=TierEnvironment(".venv-py3.13", "3.13"),
         stands_for_zh="系统自带的 Python 3.13（Homebrew、Debian 13）",
     ),
+    torch_tier("2.14.1", "September 2026", "2026 年 9 月"),
+    torch_tier("2.15.0", "October 2026", "2026 年 10 月"),
 )
 """Every tier, in the order `make machines` builds them."""
 
