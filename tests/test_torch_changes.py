@@ -6,11 +6,14 @@ and read back through the schema, as a build reads `recordings/`; each test chan
 
 from __future__ import annotations
 
+import platform
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from html import unescape
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -19,6 +22,7 @@ from pytorch_floors.claims import CHANNEL
 from pytorch_floors.execution.provenance import Provenance
 from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.i18n.messages import ZH
+from pytorch_floors.kernel_slots import all_stub_slots, stub_name
 from pytorch_floors.recordings.schema import RecordedBlock, Recording, read_recordings, write_recording
 from pytorch_floors.recordings.torch_changes import (
     BLOCK_ID,
@@ -250,3 +254,32 @@ def test_the_page_builds_strictly_in_both_languages_with_a_stale_release_named(f
     assert "this build's own run." in english and "make record TIER=torch-2.15.0" in english
     assert ZH["this build's own run."] in chinese and ZH["Fact"] in chinese
     assert "floors:inside-torch" not in english + chinese
+
+
+def test_a_stubs_name_is_the_one_its_length_announces() -> None:
+    # frexp_stub's symbols end as exp_stub's do; _segment_reduce_lengths_stub's name starts after "50", not "0".
+    exp = b"_ZN2at6native12DispatchStubIPFvRNS_18TensorIteratorBaseEENS0_30exp_stub_DECLARE_DISPATCH_typeEE6AVX512E"
+    assert stub_name(exp) == "exp_stub"
+    assert stub_name(exp.replace(b"30exp_stub", b"32frexp_stub")) == "frexp_stub"
+    assert stub_name(b"NS0_50_segment_reduce_lengths_stub_DECLARE_DISPATCH_typeEE6AVX512E") == (
+        "_segment_reduce_lengths_stub"
+    )
+    assert stub_name(b"_ZN2at6native16DispatchStubImpl15choose_cpu_implEPvS2_S2_") is None
+
+
+def test_the_slot_reader_agrees_with_floor_6s_and_reads_only_an_elf_file(
+    load_proof: Callable[[str], ModuleType], tmp_path: Path
+) -> None:
+    # Floor 6's proof reads three stubs' slots; the helper reads every stub's: on the same library they agree.
+    proof = load_proof("6-kernels/capability.py")
+    library = proof.torch_cpu_library()
+    if library is None or platform.machine().lower() not in {"x86_64", "amd64"}:
+        pytest.skip("not an x86-64 Linux build of torch: there are no AVX slots to read")
+    stubs = all_stub_slots(library)
+    by_name = dict(stubs)
+    assert proof.kernel_slots(library) == {stub: by_name[stub] for stub in proof.SLOT_STUBS}
+    assert len(stubs) > len(by_name), "a stub name in two namespaces (copy_stub, cpublas::copy_stub) counts twice"
+    text = tmp_path / "libnot.so"
+    text.write_text("not a library", encoding="utf-8")
+    with pytest.raises(ValueError, match="not a little-endian 64-bit ELF"):
+        all_stub_slots(text)
