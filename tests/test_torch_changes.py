@@ -36,6 +36,7 @@ from pytorch_floors.recordings.torch_changes import (
 )
 
 FACTS_TEXT = (ROOT / "tests" / "fixtures" / "inside-torch" / "facts.txt").read_text(encoding="utf-8")
+BASE = parse_facts(FACTS_TEXT, "the fixture")
 DIGEST = "sha256:" + "a" * 64
 OLDER_PROOF = "sha256:" + "b" * 64
 
@@ -86,7 +87,7 @@ def test_the_columns_are_ordered_by_release_whatever_the_tiers_are_named(tmp_pat
         ("2.15.0", "a-newest"),
     ]
     # The build's own release is its own run, not another machine's recording of the same torch.
-    assert columns[0].values is not None and columns[0].values["operators.overloads"] == "3639"
+    assert columns[0].values == BASE
 
 
 def test_a_release_recorded_only_with_an_earlier_proof_is_not_recorded_never_filled_in(tmp_path: Path) -> None:
@@ -114,17 +115,10 @@ def test_with_only_this_builds_run_the_page_says_so_and_compares_nothing(tmp_pat
 
 
 def test_a_sentence_only_where_two_releases_differ(tmp_path: Path) -> None:
-    record(
-        tmp_path, "torch-2.14.1", "2.14.1+cpu", printout("2.14.1+cpu", operators_overloads="3676", import_seconds="9.5")
-    )
-    record(
-        tmp_path,
-        "torch-2.15.0",
-        "2.15.0+cpu",
-        printout(
-            "2.15.0+cpu", operators_overloads="3676", dispatch_keys_cpu_tensor="CPU, ADInplaceOrView, AutogradCPU"
-        ),
-    )
+    more = {"operators_overloads": str(int(BASE["operators.overloads"]) + 37)}
+    record(tmp_path, "torch-2.14.1", "2.14.1+cpu", printout("2.14.1+cpu", **more, import_seconds="9.5"))
+    keys = {"dispatch_keys_cpu_tensor": "CPU, ADInplaceOrView, AutogradCPU"}
+    record(tmp_path, "torch-2.15.0", "2.15.0+cpu", printout("2.15.0+cpu", **more, **keys))
     columns = torch_columns(own_run(printout("2.13.0+cpu")), read_recordings(tmp_path), tmp_path)
     said = {row.fact.name: [d.words("en") for d in row.differences] for row in fact_rows(columns) if row.differences}
     assert said == {
@@ -142,6 +136,10 @@ def test_columns_of_different_builds_are_named_above_the_table(tmp_path: Path) -
     page = inside_torch_html([own_run(printout("2.13.0+cpu"))], read_recordings(tmp_path), tmp_path, "en")
     assert "different builds of torch (CPU only, CUDA 12.8)" in page
     assert "CPU only in 2.13.0, CUDA 12.8 in 2.14.1" in page
+    assert BASE["library.libtorch_cuda.so"] == "-"  # the fixture is a CPU build: no CUDA library
+    record(tmp_path, "torch-2.14.1", "2.14.1+cu128", printout("2.14.1+cu128", library_libtorch_cuda_so="502842281"))
+    page = inside_torch_html([own_run(printout("2.13.0+cpu"))], read_recordings(tmp_path), tmp_path, "en")
+    assert "2.14.1 has it (502.8 MB), 2.13.0 does not" in page
 
 
 @pytest.mark.parametrize(
@@ -173,7 +171,8 @@ def test_a_printout_with_an_unknown_a_repeated_or_a_missing_fact_is_refused() ->
 
 
 def test_the_chinese_page_shows_the_table_in_chinese(tmp_path: Path) -> None:
-    record(tmp_path, "torch-2.14.1", "2.14.1+cpu", printout("2.14.1+cpu", operators_overloads="3676"))
+    more = str(int(BASE["operators.overloads"]) + 37)
+    record(tmp_path, "torch-2.14.1", "2.14.1+cpu", printout("2.14.1+cpu", operators_overloads=more))
     record(tmp_path, "torch-2.15.0", "2.15.0+cpu", printout("2.15.0+cpu"), OLDER_PROOF)
     page = unescape(inside_torch_html([own_run(printout("2.13.0+cpu"))], read_recordings(tmp_path), tmp_path, "zh"))
     assert "2.14.1 比 2.13.0 多 37 个" in page

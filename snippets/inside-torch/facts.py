@@ -35,6 +35,23 @@ PROBE = (
 )
 IMPORT_RUNS = 3
 
+# The dispatcher's operators right after `import torch`, in a fresh interpreter that imports nothing else.
+OPERATORS = """
+import json
+import torch
+names = sorted(torch._C._dispatch_get_all_op_names())
+aten = [name for name in names if name.startswith("aten::")]
+has = torch._C._dispatch_has_kernel_for_dispatch_key
+print(json.dumps({
+    "overloads": len(names),
+    "namespaces": sorted({name.split("::", 1)[0] for name in names}),
+    "aten": len(aten),
+    "aten_operators": len({name.split(".", 1)[0] for name in aten}),
+    "CPU": sum(has(name, "CPU") for name in aten),
+    "Meta": sum(has(name, "Meta") for name in aten),
+}))
+"""
+
 LIBRARIES = ("libtorch_cpu.so", "libtorch_python.so", "libc10.so", "libtorch_cuda.so")
 """The libraries whose size is printed: the CPU kernels, the Python binding, c10, and the CUDA kernels."""
 
@@ -64,16 +81,21 @@ def listed(items: list[str]) -> str:
 
 
 def operators() -> dict[str, object]:
-    """What the dispatcher holds after `import torch`: overloads, namespaces, aten's, and their kernels."""
-    names = sorted(torch._C._dispatch_get_all_op_names())
-    aten = [name for name in names if name.startswith("aten::")]
+    """What the dispatcher holds after `import torch` alone: overloads, namespaces, aten's, and their kernels.
+
+    Counted in a fresh interpreter: this process has imported Dynamo, Inductor and `make_fx`, which
+    register operators of their own.
+    """
+    done = subprocess.run([sys.executable, "-c", OPERATORS], capture_output=True, text=True, check=True)
+    counts = json.loads(done.stdout)
     return {
-        "operators.overloads": len(names),
-        "operators.namespaces": len({name.split("::", 1)[0] for name in names}),
-        "operators.aten_overloads": len(aten),
-        "operators.aten_operators": len({name.split(".", 1)[0] for name in aten}),
-        "operators.aten_with_cpu_kernel": sum(torch._C._dispatch_has_kernel_for_dispatch_key(n, "CPU") for n in aten),
-        "operators.aten_with_meta_kernel": sum(torch._C._dispatch_has_kernel_for_dispatch_key(n, "Meta") for n in aten),
+        "operators.overloads": counts["overloads"],
+        "operators.namespaces": len(counts["namespaces"]),
+        "operators.namespace_names": listed(counts["namespaces"]),
+        "operators.aten_overloads": counts["aten"],
+        "operators.aten_operators": counts["aten_operators"],
+        "operators.aten_with_cpu_kernel": counts["CPU"],
+        "operators.aten_with_meta_kernel": counts["Meta"],
     }
 
 

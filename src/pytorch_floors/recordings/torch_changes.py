@@ -88,6 +88,7 @@ FACTS: tuple[Fact, ...] = (
     Fact("torch.build", "Build", "text"),
     Fact("operators.overloads", "Operator overloads registered", "count"),
     Fact("operators.namespaces", "Operator namespaces", "count"),
+    Fact("operators.namespace_names", "The namespaces", "list"),
     Fact("operators.aten_overloads", "aten overloads", "count"),
     Fact("operators.aten_operators", "aten operators (overloads merged)", "count"),
     Fact("operators.aten_with_cpu_kernel", "aten overloads with a CPU kernel", "count"),
@@ -125,8 +126,8 @@ NOT_MEASURED = "not measured ("
 ABSENT = frozenset({"-", "absent"})
 """Values that say the thing is not in that torch (a library a CPU build lacks, a setting a release dropped)."""
 
-MAX_VALUE = 600
-"""Characters a value may hold: the longest list the proof prints, with room to grow."""
+MAX_VALUE = 1000
+"""Characters a value may hold: the longest list the proof prints (the namespaces, about 300), with room to grow."""
 
 _LINE = re.compile(r"(?P<name>[a-z0-9_.]+): (?P<value>.*)")
 _COUNT = re.compile(r"\d{1,12}")
@@ -285,8 +286,11 @@ def _count(value: str) -> int | None:
     return int(value) if _COUNT.fullmatch(value) else None
 
 
-def _megabytes(count: int) -> str:
-    return f"{count / 1e6:,.1f} MB"
+def _size(count: int) -> str:
+    """A number of bytes in words: MB from a million on, kB from a thousand, else bytes."""
+    if count >= 1_000_000:
+        return f"{count / 1e6:,.1f} MB"
+    return f"{count / 1e3:.1f} kB" if count >= 1000 else f"{count} bytes"
 
 
 def _difference(fact: Fact, old: str, new: str, before: str, after: str) -> Difference | None:
@@ -294,27 +298,40 @@ def _difference(fact: Fact, old: str, new: str, before: str, after: str) -> Diff
     if before == after or not fact.compared:
         return None  # a timing differs on every run: each column was timed under its own load
     versions = {"old": old, "new": new}
+    if (before in ABSENT) != (after in ABSENT):  # one release has it (a library, a setting), the other not
+        had = before not in ABSENT
+        message = "{old} has it ({value}), {new} does not" if had else "{new} has it ({value}), {old} does not"
+        return Difference(message, {**versions, "value": _shown(fact, before if had else after, "en")})
     a, b = _count(before), _count(after)
-    if fact.kind == "count" and a is not None and b is not None:
+    if fact.kind in {"count", "bytes"} and a is not None and b is not None:
+        return _numeric(fact, versions, a, b)
+    if fact.kind == "list" and before not in ABSENT:
+        return _listed(versions, before.split(", "), after.split(", "))
+    return Difference("{before} in {old}, {after} in {new}", {**versions, "before": before, "after": after})
+
+
+def _numeric(fact: Fact, versions: dict[str, str], a: int, b: int) -> Difference:
+    """A count's or a size's change, by how much."""
+    if fact.kind == "count":
         message = "{count} more in {new} than in {old}" if b > a else "{count} fewer in {new} than in {old}"
         return Difference(message, {**versions, "count": f"{abs(b - a):,}"})
-    if fact.kind == "bytes" and a is not None and b is not None:
-        message = "{size} larger in {new} than in {old}" if b > a else "{size} smaller in {new} than in {old}"
-        return Difference(message, {**versions, "size": _megabytes(abs(b - a))})
-    if fact.kind == "list" and before not in ABSENT and after not in ABSENT:
-        first, second = before.split(", "), after.split(", ")
-        added = [item for item in second if item not in first]
-        dropped = [item for item in first if item not in second]
-        if not added and not dropped:
-            return Difference("the same items in another order in {new} than in {old}", versions)
-        if added and dropped:
-            message = "{new} adds {added} and drops {dropped}, against {old}"
-        elif added:
-            message = "{new} adds {added}, against {old}"
-        else:
-            message = "{new} drops {dropped}, against {old}"
-        return Difference(message, {**versions, "added": ", ".join(added), "dropped": ", ".join(dropped)})
-    return Difference("{before} in {old}, {after} in {new}", {**versions, "before": before, "after": after})
+    message = "{size} larger in {new} than in {old}" if b > a else "{size} smaller in {new} than in {old}"
+    return Difference(message, {**versions, "size": _size(abs(b - a))})
+
+
+def _listed(versions: dict[str, str], first: list[str], second: list[str]) -> Difference:
+    """A list's change: what the newer release adds and drops, or the same items reordered."""
+    added = [item for item in second if item not in first]
+    dropped = [item for item in first if item not in second]
+    if not added and not dropped:
+        return Difference("the same items in another order in {new} than in {old}", versions)
+    if added and dropped:
+        message = "{new} adds {added} and drops {dropped}, against {old}"
+    elif added:
+        message = "{new} adds {added}, against {old}"
+    else:
+        message = "{new} drops {dropped}, against {old}"
+    return Difference(message, {**versions, "added": ", ".join(added), "dropped": ", ".join(dropped)})
 
 
 def fact_rows(columns: Sequence[Column]) -> list[Row]:
@@ -340,7 +357,7 @@ def _shown(fact: Fact, value: str | None, language: str) -> str:
     if fact.kind == "count" and count is not None:
         return f"{count:,}"
     if fact.kind == "bytes" and count is not None:
-        return _megabytes(count)
+        return _size(count)
     return value
 
 
