@@ -282,3 +282,26 @@ def test_the_slot_reader_agrees_with_floor_6s_and_reads_only_an_elf_file(
     text.write_text("not a library", encoding="utf-8")
     with pytest.raises(ValueError, match="not a little-endian 64-bit ELF"):
         all_stub_slots(text)
+
+
+def test_a_release_recorded_without_this_proof_is_named_not_recorded(tmp_path: Path) -> None:
+    # The torch tiers recorded every proof before this page had one: their release is named, its cells empty.
+    machine = provenance("2.14.1+cu130")
+    other = RecordedBlock("floors/4-dispatcher.md", "op-count", DIGEST, False, "3598 operators\n", 1.0, (), machine)
+    write_recording(Recording("torch-2.14.1", "a torch tier", "2026-12-06", machine, (other,)), tmp_path)
+    columns = torch_columns(own_run(printout("2.13.0+cpu")), read_recordings(tmp_path), tmp_path)
+    assert [(c.version, c.values is None, c.without_tiers) for c in columns] == [
+        ("2.13.0", False, ()),
+        ("2.14.1", True, ("torch-2.14.1",)),
+    ]
+    page = unescape(inside_torch_html([own_run(printout("2.13.0+cpu"))], read_recordings(tmp_path), tmp_path, "en"))
+    assert "torch-2.14.1 holds no run of this proof; make record TIER=torch-2.14.1 adds it." in re.sub(
+        r"<[^>]+>", "", page
+    )
+    assert "Only one torch release measured these facts" in page
+
+
+def test_a_recorded_torch_version_that_is_no_version_is_refused_naming_the_file(tmp_path: Path) -> None:
+    record(tmp_path, "torch-odd", "not-a-version", printout("2.15.0+cpu"))
+    with pytest.raises(TorchFactsError, match=re.escape(str(tmp_path / "torch-odd" / "recording.json"))):
+        torch_columns(own_run(printout("2.13.0+cpu")), read_recordings(tmp_path), tmp_path)

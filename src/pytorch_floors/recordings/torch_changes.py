@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from pathlib import Path
 from typing import Literal
@@ -142,16 +142,16 @@ class TorchFactsError(FloorsError):
     """A run of the facts' proof printed what its page cannot show; the message names the file or the build."""
 
 
-def release(version: str) -> Version:
+def release(version: str, where: str) -> Version:
     """A torch version's release, without its local build label (`2.14.1+cu128` -> `2.14.1`).
 
     Raises:
-        TorchFactsError: If it is not a version.
+        TorchFactsError: If it is not a version (named with `where`, the run that says it).
     """
     try:
         parsed = Version(version)
     except InvalidVersion:
-        raise TorchFactsError(f"{version!r} is not a torch version") from None
+        raise TorchFactsError(f"{where}: {version[:80]!r} is not a torch version") from None
     return Version(parsed.public)
 
 
@@ -213,6 +213,7 @@ class Column:
         recorded: The day it was recorded (a tier's), or `None`.
         values: The facts, or `None` when this release has no current run of the proof.
         stale_tiers: Tiers of this release whose recording is of an earlier version of the proof.
+        without_tiers: Tiers of this release whose recording holds no run of the proof at all.
     """
 
     version: str
@@ -220,6 +221,7 @@ class Column:
     recorded: str | None
     values: dict[str, str] | None
     stale_tiers: tuple[str, ...] = ()
+    without_tiers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -260,25 +262,30 @@ def torch_columns(own: BlockResult | None, recordings: Sequence[Recording], reco
     """
     columns: dict[Version, Column] = {}
     if own is not None and own.provenance is not None:
-        mine = release(own.provenance.torch_version)
+        own_run = f"this build's run of {PAGE} › {BLOCK_ID}"
+        mine = release(own.provenance.torch_version, own_run)
         ran = own.status in {"ran", "cached"}
-        values = parse_facts(own.output, f"this build's run of {PAGE} › {BLOCK_ID}") if ran else None
-        columns[mine] = Column(str(mine), None, None, values)
+        columns[mine] = Column(str(mine), None, None, parse_facts(own.output, own_run) if ran else None)
         shown = tiers_for(own, recordings)
         for tier in sorted(shown.current, key=lambda tier: tier.tier):
-            version = release(tier.block.provenance.torch_version)
+            where = f"{recordings_dir / tier.tier / FILE_NAME}: {PAGE} › {BLOCK_ID}"
+            version = release(tier.block.provenance.torch_version, where)
             if version in columns and columns[version].values is not None:
                 continue
-            where = f"{recordings_dir / tier.tier / FILE_NAME}: {PAGE} › {BLOCK_ID}"
             recorded = next(r.recorded for r in recordings if r.tier == tier.tier)
             columns[version] = Column(str(version), tier.tier, recorded, parse_facts(tier.block.output, where))
-        for tier in shown.stale:
-            version = release(tier.block.provenance.torch_version)
-            if version not in columns:
-                columns[version] = Column(str(version), None, None, None)
-            if columns[version].values is None:
-                old = columns[version]
-                columns[version] = Column(old.version, old.source, old.recorded, None, (*old.stale_tiers, tier.tier))
+        # A release no current run measured is named, with the tiers that recorded it otherwise.
+        stale = {tier.tier for tier in shown.stale}
+        for recording in sorted(recordings, key=lambda recording: recording.tier):
+            where = str(recordings_dir / recording.tier / FILE_NAME)
+            version = release(recording.machine.torch_version, where)
+            column = columns.setdefault(version, Column(str(version), None, None, None))
+            if column.values is not None or column.source == recording.tier:
+                continue
+            if recording.tier in stale:
+                columns[version] = replace(column, stale_tiers=(*column.stale_tiers, recording.tier))
+            elif recording.block(PAGE, BLOCK_ID) is None:
+                columns[version] = replace(column, without_tiers=(*column.without_tiers, recording.tier))
     return [columns[version] for version in sorted(columns)]
 
 
