@@ -19,15 +19,21 @@ import pytest
 
 from conftest import ROOT, FixtureSite
 from pytorch_floors.claims import CHANNEL
+from pytorch_floors.execution.options import BlockOptions
 from pytorch_floors.execution.provenance import Provenance
 from pytorch_floors.execution.result import BlockResult
+from pytorch_floors.execution.scan import ExecBlock
+from pytorch_floors.floors import COMPILER
 from pytorch_floors.i18n.messages import ZH
 from pytorch_floors.kernel_slots import all_stub_slots, stub_name
+from pytorch_floors.plugin.pages import proofs_page
 from pytorch_floors.recordings.schema import RecordedBlock, Recording, read_recordings, write_recording
 from pytorch_floors.recordings.torch_changes import (
     BLOCK_ID,
     FACTS,
     PAGE,
+    PROOF,
+    TITLE,
     TorchFactsError,
     fact_rows,
     inside_torch_html,
@@ -305,3 +311,17 @@ def test_a_recorded_torch_version_that_is_no_version_is_refused_naming_the_file(
     record(tmp_path, "torch-odd", "not-a-version", printout("2.15.0+cpu"))
     with pytest.raises(TorchFactsError, match=re.escape(str(tmp_path / "torch-odd" / "recording.json"))):
         torch_columns(own_run(printout("2.13.0+cpu")), read_recordings(tmp_path), tmp_path)
+
+
+def test_the_page_is_in_the_navigation_and_on_the_proofs_page_by_its_title() -> None:
+    assert f"  - {TITLE}: {PAGE}\n" in (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    planned = {
+        page: [ExecBlock(page, block, 1, BlockOptions(block), proofs=[proof])]
+        for page, block, proof in [
+            (PAGE, BLOCK_ID, PROOF),
+            (COMPILER.page, "guards", "snippets/compile/guards.py"),
+        ]
+    }
+    english, chinese = proofs_page(planned, ROOT, "en"), proofs_page(planned, ROOT, "zh")
+    assert f"[{TITLE}]({PAGE})" in english and english.index(COMPILER.title) < english.index(TITLE)
+    assert f"[{ZH[TITLE]}]({PAGE})" in chinese

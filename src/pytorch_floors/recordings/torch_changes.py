@@ -36,6 +36,7 @@ __all__ = [
     "MARKER",
     "PAGE",
     "PROOF",
+    "TITLE",
     "Column",
     "Difference",
     "Fact",
@@ -50,6 +51,9 @@ __all__ = [
 
 PAGE = "inside-torch.md"
 """The page that runs the facts' proof, relative to `docs/`."""
+
+TITLE = "What changed inside PyTorch"
+"""Its title, as the navigation gives it (the catalog has its Chinese)."""
 
 BLOCK_ID = "torch-facts"
 """The id of its block: what a recording of the proof is found by."""
