@@ -20,6 +20,7 @@ import pytest
 
 from conftest import ROOT
 from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE
+from pytorch_floors.recordings import torch_changes
 
 SNIPPETS = ROOT / "snippets"
 """Where every proof lives, one folder per part of the site."""
@@ -37,14 +38,16 @@ LOADER = "load_proof"
 
 
 def proof_folders() -> list[str]:
-    """The folders a proof may live in, relative to `snippets/`: Part 0's, each floor's, the compiler page's."""
-    dirs = [*(floor.snippets_dir for floor in FLOORS), COMPILER.snippets_dir]
+    """The folders a proof may live in, relative to `snippets/`: Part 0's, each floor's, the compiler page's,
+    and What changed inside PyTorch's (`recordings.torch_changes`)."""
+    dirs = [*(floor.snippets_dir for floor in FLOORS), COMPILER.snippets_dir, str(Path(torch_changes.PROOF).parent)]
     return [MAP_FOLDER, *(Path(folder).relative_to("snippets").as_posix() for folder in dirs)]
 
 
 def proof_pages() -> list[str]:
-    """The pages that show proofs, relative to `docs/`: Part 0, each floor's page, then the `torch.compile` page."""
-    return [MAP_PAGE, *(floor.page for floor in FLOORS), COMPILER.page]
+    """The pages that show proofs, relative to `docs/`: Part 0, each floor's page, the `torch.compile` page, then
+    What changed inside PyTorch."""
+    return [MAP_PAGE, *(floor.page for floor in FLOORS), COMPILER.page, torch_changes.PAGE]
 
 
 def _order(proof: str) -> tuple[int, str]:

@@ -21,7 +21,9 @@ from pytorch_floors.execution.report import claim_rows
 from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.execution.scan import ExecBlock, ScanError, scan_markdown
 from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, MAP_TITLE, MAP_TITLE_ZH, floor_for_page
+from pytorch_floors.i18n.messages import t
 from pytorch_floors.i18n.outputs import translate_line
+from pytorch_floors.recordings import torch_changes
 from pytorch_floors.render.templates import render
 
 __all__ = [
@@ -136,7 +138,8 @@ def proofs_page(planned: Mapping[str, Sequence[ExecBlock]], project_dir: Path, l
     Raises:
         InputError: If a proof cannot be read or parsed (`first_docstring_line`).
     """
-    order = {f.page: f.number for f in FLOORS} | {COMPILER.page: len(FLOORS) + 1}
+    # What changed inside PyTorch, a page of the site with a proof, comes after the floors and the compiler.
+    order = {f.page: f.number for f in FLOORS} | {COMPILER.page: len(FLOORS) + 1, torch_changes.PAGE: len(FLOORS) + 2}
     sections = []
     for page, blocks in sorted(planned.items(), key=lambda item: (order.get(item[0], 0), item[0])):
         floor = floor_for_page(page)
@@ -147,6 +150,8 @@ def proofs_page(planned: Mapping[str, Sequence[ExecBlock]], project_dir: Path, l
             if page == MAP_PAGE
             else COMPILER.title_in(language)
             if page == COMPILER.page
+            else t(torch_changes.TITLE, language)
+            if page == torch_changes.PAGE
             else page
         )
         rows = []
@@ -166,6 +171,8 @@ def proofs_page(planned: Mapping[str, Sequence[ExecBlock]], project_dir: Path, l
             if page == MAP_PAGE
             else COMPILER.title
             if page == COMPILER.page
+            else torch_changes.TITLE
+            if page == torch_changes.PAGE
             else page
         )
         sections.append(_ProofsSection(where, page, rows, slugify(english, "-")))

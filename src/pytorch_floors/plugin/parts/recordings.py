@@ -8,10 +8,12 @@ from typing import Any
 
 from pytorch_floors.execution.engine import Engine
 from pytorch_floors.plugin.config import Settings
-from pytorch_floors.plugin.pages import MACHINES_MARKER, fill_markers
+from pytorch_floors.plugin.pages import MACHINES_MARKER, fill_markers, marker
 from pytorch_floors.recordings.report import machines_html, page_tiers, recordings_json, recordings_summary
 from pytorch_floors.recordings.schema import read_recordings
 from pytorch_floors.recordings.tabs import LazyOutputs
+from pytorch_floors.recordings.torch_changes import MARKER as INSIDE_TORCH
+from pytorch_floors.recordings.torch_changes import inside_torch_html
 
 __all__ = ["Recordings"]
 
@@ -25,7 +27,8 @@ class Recordings:
         Raises:
             FloorsError: If a recording cannot be read.
         """
-        self.recordings = read_recordings(project_dir / settings.recordings) if settings.recordings else ()
+        self.folder = project_dir / (settings.recordings or "recordings")
+        self.recordings = read_recordings(self.folder) if settings.recordings else ()
         self.lazy_outputs = LazyOutputs()
 
     def on_page_context(self, context: dict[str, Any], src_uri: str, engine: Engine) -> None:
@@ -40,10 +43,19 @@ class Recordings:
         url_of: Callable[[str], str],
         language: str,
     ) -> str:
-        """The page's HTML with the Machines table where it asks for it (`url_of`: a claim's page, in its language)."""
+        """The page's HTML with the Machines table, or the facts by torch release, where it asks for it.
+
+        `url_of` gives a claim's page, in the page's language.
+
+        Raises:
+            FloorsError: If a run of the facts' proof printed what the page cannot show.
+        """
         return fill_markers(
             content,
-            {MACHINES_MARKER: lambda: machines_html(engine.records, self.recordings, planned, url_of, language)},
+            {
+                MACHINES_MARKER: lambda: machines_html(engine.records, self.recordings, planned, url_of, language),
+                marker(INSIDE_TORCH): lambda: inside_torch_html(engine.records, self.recordings, self.folder, language),
+            },
         )
 
     def report(self, engine: Engine, planned: list[tuple[str, str]]) -> dict[str, object]:
