@@ -1,4 +1,8 @@
-"""Measurement helpers used by the proofs: sizes, storage identity, timing, devices."""
+"""Measurement helpers used by the proofs: sizes, storage identity, timing, devices.
+
+Also what a proof needs to judge its timings: the share of a core a run got (`CoreShare`), the caches
+the operating system reports, and the kernel slots in torch's CPU library (`dispatch_stub_slots`).
+"""
 
 from __future__ import annotations
 
