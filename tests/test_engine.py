@@ -202,13 +202,13 @@ def test_a_checkout_moved_elsewhere_reads_its_cache(tmp_path: Path) -> None:
     (first / "snippets").mkdir()
     (first / "snippets" / "part.py").write_text("from helpers import twice\nprint(twice(21))\n")
     page = """\
-        ```python exec="1" id="setup" session="s"
+        ```python exec="1" id="setup" session="s" workdir="."
         import sys
-        sys.path.insert(0, "src")  # as the project's own package is installed from src/
+        sys.path.insert(0, "src")  # as the project's own package is installed from src/ (relative: in the project)
         import helpers
         ```
 
-        ```python exec="1" id="included" session="s"
+        ```python exec="1" id="included" session="s" workdir="."
         --8<-- "snippets/part.py"
         ```
         """
@@ -230,7 +230,7 @@ def test_a_checkout_moved_elsewhere_reads_its_cache(tmp_path: Path) -> None:
 def test_a_failing_replay_of_a_cached_session_block_is_recorded(pages: Pages) -> None:
     (pages.root / "flag.txt").write_text("5")
     page = """\
-        ```python exec="1" id="define" session="s"
+        ```python exec="1" id="define" session="s" workdir="."
         value = int(open("flag.txt").read())
         ```
 
@@ -327,7 +327,7 @@ with open("children.txt", "w") as out:
 
 
 def test_processes_a_block_starts_end_with_the_block(pages: Pages) -> None:
-    pages.render(f'```python exec="1" id="spawn"\n{SPAWNS}print("started")\n```\n')
+    pages.render(f'```python exec="1" id="spawn" workdir="."\n{SPAWNS}print("started")\n```\n')
     assert pages.status() == {"spawn": "ran"}
     started = pids(pages.root / "children.txt")
     assert len(started) == 51
@@ -336,14 +336,14 @@ def test_processes_a_block_starts_end_with_the_block(pages: Pages) -> None:
 
 @pytest.mark.waits
 def test_processes_of_a_timed_out_block_end_with_it(pages: Pages) -> None:
-    pages.render(f'```python exec="1" id="stuck" timeout="5"\n{SPAWNS}while True:\n    pass\n```\n')
+    pages.render(f'```python exec="1" id="stuck" timeout="5" workdir="."\n{SPAWNS}while True:\n    pass\n```\n')
     assert pages.status() == {"stuck": "failed"}
     assert "time limit of 5 s" in str(pages.engine.failures[0])
     assert all(gone(pid) for pid in pids(pages.root / "children.txt"))
 
 
 def test_a_session_process_and_its_children_end_at_shutdown(pages: Pages) -> None:
-    fence = f'```python exec="1" id="a" session="s"\n{SPAWNS}```\n'
+    fence = f'```python exec="1" id="a" session="s" workdir="."\n{SPAWNS}```\n'
     pages.engine.plan("index.md", scan_markdown(fence, "index.md", pages.root))
     pages.engine.begin_page("index.md", "")
     pages.engine.run(SPAWNS.removesuffix("\n"), "a")
@@ -362,7 +362,7 @@ def test_closing_a_build_ends_its_own_processes_and_no_other_builds(tmp_path: Pa
     for name in ("ending", "running"):
         (tmp_path / name).mkdir()
         pages = make_pages(tmp_path / name)
-        fence = f'```python exec="1" id="a" session="s"\n{WRITES_PID}```\n'
+        fence = f'```python exec="1" id="a" session="s" workdir="."\n{WRITES_PID}```\n'
         pages.engine.plan("index.md", scan_markdown(fence, "index.md", pages.root))
         pages.engine.begin_page("index.md", "")
         pages.engine.run(WRITES_PID.removesuffix("\n"), "a")
@@ -551,7 +551,7 @@ def test_only_the_project_files_a_block_imports_invalidate_it(pages: Pages) -> N
     (package / "units.py").write_text("SCALE = 2\n")
     (package / "style.py").write_text("COLOUR = 'red'\n")
     page = (
-        '```python exec="1" id="scaled"\n'
+        '```python exec="1" id="scaled" workdir="."\n'
         'import sys\nsys.path.insert(0, "src")\nfrom helpers import units\nprint(units.SCALE)\n```\n'
     )
     pages.render(page)

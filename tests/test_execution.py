@@ -44,7 +44,7 @@ def test_outputs_are_cached_and_invalidated_by_content(fixture_site: FixtureSite
         """\
         # Home
 
-        ```python exec="1" id="counted"
+        ```python exec="1" id="counted" workdir="."
         --8<-- "snippets/counted.py"
         ```
 
@@ -319,7 +319,7 @@ def test_render_only_build_runs_nothing(fixture_site: FixtureSite) -> None:
     fixture_site.page(
         "index.md",
         """\
-        ```python exec="1" id="counted"
+        ```python exec="1" id="counted" workdir="."
         --8<-- "snippets/counted.py"
         ```
         """,
@@ -437,7 +437,7 @@ def test_a_misspelled_option_fails_a_real_build_naming_page_and_line(fixture_sit
 # --- processes: none outlives its block, the build or serve ---------------------------------------
 
 SLEEPER = """\
-        ```python exec="1" id="sleeper" timeout="900"
+        ```python exec="1" id="sleeper" timeout="900" workdir="."
         import subprocess, time
         child = subprocess.Popen(["sleep", "300"])
         open("child.txt", "w").write(str(child.pid))

@@ -31,6 +31,7 @@ from pytorch_floors.execution.cache import CacheError
 from pytorch_floors.execution.options import OptionError, parse_timeout
 from pytorch_floors.execution.output import PathScrubber, clean_text
 from pytorch_floors.execution.process import runner, scratch
+from pytorch_floors.execution.process.sandbox import block_environment
 from pytorch_floors.execution.scan import ScanError, included_paths, scan_markdown
 from pytorch_floors.execution.secrets import SecretFinder
 
@@ -230,7 +231,7 @@ def test_a_secret_in_a_failure_message_is_withheld(pages: Pages, monkeypatch: py
 def test_a_process_that_leaves_the_blocks_group_still_ends_with_the_block(pages: Pages) -> None:
     pages.render(
         """\
-        ```python exec="1" id="escape"
+        ```python exec="1" id="escape" workdir="."
         import pathlib, subprocess
         child = subprocess.Popen(["sleep", "6003"], start_new_session=True)
         pathlib.Path("pids").write_text(str(child.pid))
@@ -245,7 +246,7 @@ def test_a_process_that_leaves_the_blocks_group_still_ends_with_the_block(pages:
 def test_a_double_forked_daemon_ends_with_the_block(pages: Pages) -> None:
     pages.render(
         """\
-        ```python exec="1" id="daemon"
+        ```python exec="1" id="daemon" workdir="."
         import os, pathlib, subprocess
         if os.fork() == 0:
             os.setsid()
@@ -273,7 +274,7 @@ def test_a_process_that_left_the_group_ends_when_the_blocks_process_dies(pages: 
     try:
         pages.render(
             """\
-            ```python exec="1" id="dies"
+            ```python exec="1" id="dies" workdir="."
             import os, pathlib, signal, subprocess
             child = subprocess.Popen(["sleep", "6007"], start_new_session=True)
             pathlib.Path("pids").write_text(str(child.pid))
@@ -329,6 +330,11 @@ def test_output_is_bounded_while_it_is_written(tmp_path: Path, stream: str, said
     assert seconds < 30
 
 
+def _scratch_left() -> list[Path]:
+    """The scratch folders this process's blocks ran in that are still in the temporary directory."""
+    return sorted(Path(tempfile.gettempdir()).resolve().glob(f"{scratch.prefix(scratch.WORKDIR)}*"))
+
+
 @linux_only
 def test_a_file_a_block_writes_is_bounded_and_the_block_says_so(pages: Pages, monkeypatch: pytest.MonkeyPatch) -> None:
     # `timeout="6"` and a loop writing a file left 9.8 GB in the project folder. The limit is lowered
@@ -339,6 +345,7 @@ def test_a_file_a_block_writes_is_bounded_and_the_block_says_so(pages: Pages, mo
         "run",
         lambda self, request, timeout: run(self, replace(request, max_file_size=limit), timeout),
     )
+    before = _scratch_left()
     pages.render(
         """\
         ```python exec="1" id="fill"
@@ -358,8 +365,178 @@ def test_a_file_a_block_writes_is_bounded_and_the_block_says_so(pages: Pages, mo
     said = "(a block writes at most 1,048,576 bytes into a file: MAX_FILE_SIZE)"
     assert "OSError: [Errno 27] File too large" in fill and said in fill, fill
     assert "died with <Signals.SIGXFSZ: 25>" in child and said in child, child
-    assert (pages.root / "fill.bin").stat().st_size <= limit
-    assert (pages.root / "child.bin").stat().st_size <= limit
+    # Written in the blocks' scratch folders, removed with them: nothing is left in the project.
+    assert not (pages.root / "fill.bin").exists() and not (pages.root / "child.bin").exists()
+    assert _scratch_left() == before
+
+
+@linux_only
+def test_a_file_a_block_or_its_child_writes_is_gone_when_the_block_ends(pages: Pages) -> None:
+    # Blocks ran in the project folder: what they wrote stayed in the author's checkout, where it could be
+    # committed, and a later build could read what an earlier one left.
+    before = _scratch_left()
+    html = pages.render(
+        """\
+        ```python exec="1" id="wrote"
+        import os, subprocess
+        open("ran.bin", "wb").write(b"x")
+        subprocess.run(["dd", "if=/dev/zero", "of=child.bin", "bs=1k", "count=1"], check=True, capture_output=True)
+        print("in scratch", os.path.basename(os.getcwd()).startswith("floors-workdir-"), sorted(os.listdir(".")))
+        print("cwd", os.getcwd(), os.path.abspath("ran.bin"))
+        ```
+
+        ```python exec="1" id="clean"
+        import os
+        print("left by the block before", os.listdir("."))
+        ```
+
+        ```python exec="1" id="failed"
+        open("failed.bin", "wb").write(b"x")
+        raise SystemExit(3)
+        ```
+
+        ```python exec="1" id="killed"
+        import os, signal
+        open("killed.bin", "wb").write(b"x")
+        os.kill(os.getpid(), signal.SIGKILL)
+        ```
+        """
+    )
+    assert pages.status() == {"wrote": "ran", "clean": "ran", "failed": "failed", "killed": "failed"}
+    assert "in scratch True ['child.bin', 'ran.bin']" in html
+    # The folder reads as the project did: `.`, and its files relative; no machine path, no process id.
+    assert "cwd . ran.bin" in html and "floors-workdir" not in html and "&lt;tmp&gt;" not in html
+    assert "left by the block before []" in html
+    assert not list(pages.root.rglob("*.bin"))
+    assert _scratch_left() == before
+
+
+@linux_only
+@pytest.mark.waits
+def test_a_timed_out_blocks_scratch_folder_is_removed_with_its_children(pages: Pages) -> None:
+    before = _scratch_left()
+    pages.render(
+        """\
+        ```python exec="1" id="stuck" timeout="3"
+        import subprocess, time
+        open("stuck.bin", "wb").write(b"x")
+        subprocess.Popen(["sh", "-c", "while true; do echo x >> child.txt; sleep 0.05; done"])
+        time.sleep(60)
+        ```
+        """
+    )
+    assert pages.status() == {"stuck": "failed"}
+    assert "time limit of 3 s" in str(pages.engine.failures[0])
+    time.sleep(0.5)  # a child still alive would write its file again
+    assert _scratch_left() == before
+    assert not list(pages.root.rglob("*.bin")) and not list(pages.root.rglob("child.txt"))
+
+
+def test_a_block_with_workdir_runs_in_the_project_and_keeps_what_it_writes(pages: Pages) -> None:
+    # It asked for a folder of the project (to read its files by relative path): what it writes there is the
+    # author's to keep or ignore, as documented in CONTRIBUTING.
+    (pages.root / "snippets").mkdir()
+    (pages.root / "snippets" / "data.txt").write_text("project data")
+    html = pages.render(
+        """\
+        ```python exec="1" id="there" workdir="snippets"
+        import os
+        open("kept.txt", "w").write(open("data.txt").read())
+        print("cwd", os.getcwd())
+        ```
+        """
+    )
+    assert pages.status() == {"there": "ran"} and "cwd snippets" in html
+    assert (pages.root / "snippets" / "kept.txt").read_text() == "project data"
+
+
+def test_blocks_of_a_session_share_one_scratch_folder_for_the_sessions_life(pages: Pages) -> None:
+    # A session's blocks share state: a file the first writes, the next reads (in the same process, or in a
+    # new one that replays the first from the cache); a block outside the session sees none of it.
+    before = _scratch_left()
+    page = """\
+        ```python exec="1" id="first" session="s"
+        open("state.txt", "w").write("from first")
+        ```
+
+        ```python exec="1" id="outside"
+        import os
+        print("outside sees", os.listdir("."))
+        ```
+
+        ```python exec="1" id="second" session="s"
+        print("SECOND sees", open("state.txt").read())
+        ```
+        """
+    html = pages.render(page)
+    assert pages.status() == {"first": "ran", "outside": "ran", "second": "ran"}
+    assert "outside sees []" in html and "SECOND sees from first" in html
+    assert _scratch_left() == before
+    pages.engine.records.clear()
+    html = pages.render(page.replace("SECOND", "then"))
+    assert pages.status() == {"first": "cached", "outside": "cached", "second": "ran"}
+    assert "then sees from first" in html
+    assert _scratch_left() == before
+
+
+def test_a_replayed_session_block_runs_in_its_own_workdir(pages: Pages) -> None:
+    # A later block of the session replays a cached earlier one in its new process: where the earlier one ran.
+    (pages.root / "snippets").mkdir()
+    (pages.root / "snippets" / "data.txt").write_text("project data")
+    page = """\
+        ```python exec="1" id="reads" session="s" workdir="snippets"
+        data = open("data.txt").read()
+        ```
+
+        ```python exec="1" id="uses" session="s"
+        import os
+        print("USES", data, os.listdir("."))
+        ```
+        """
+    pages.render(page)
+    pages.engine.records.clear()
+    html = pages.render(page.replace("USES", "then uses"))
+    assert pages.status() == {"reads": "cached", "uses": "ran"}
+    assert "then uses project data []" in html
+
+
+def test_a_killed_builds_scratch_folder_is_swept_by_the_next_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    killed = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import os, signal\n"
+            "from pytorch_floors.execution.process import scratch\n"
+            "folder = scratch.folder(scratch.WORKDIR)\n"
+            "(folder / 'fill.bin').write_bytes(b'x')\n"
+            "print(folder, flush=True)\n"
+            "os.kill(os.getpid(), signal.SIGKILL)\n",
+        ],
+        env={**os.environ, "TMPDIR": str(temporary)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    left = Path(killed.stdout.strip())
+    assert left.parent == temporary.resolve() and (left / "fill.bin").exists()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    (tmp_path / "project").mkdir()
+    make_pages(tmp_path / "project")
+    assert not left.exists()
+
+
+def test_a_relative_pythonpath_reaches_a_block_as_absolute_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A block runs in a scratch folder: `PYTHONPATH=src`, relative to the build's directory, would name nothing.
+    monkeypatch.chdir(tmp_path)
+    env = block_environment(html=False, width=None, build_env={"PYTHONPATH": os.pathsep.join(["src", "/abs/lib"])})
+    assert env["PYTHONPATH"] == os.pathsep.join([str(tmp_path / "src"), "/abs/lib"])
 
 
 def test_a_thread_of_one_session_block_never_prints_into_the_next(pages: Pages) -> None:
@@ -645,7 +822,7 @@ def test_every_start_method_keeps_the_engines_guarantees(method_pages: Pages, mo
         --8<-- "snippets/where.py"
         ```
 
-        ```python exec="1" id="spawned"
+        ```python exec="1" id="spawned" workdir="."
         import pathlib, subprocess
         inside = subprocess.Popen(["sleep", "6005"])
         outside = subprocess.Popen(["sleep", "6006"], start_new_session=True)

@@ -792,7 +792,7 @@ def test_stopping_serve_while_the_background_runs_proofs_leaves_no_process(
     fixture_site.page(
         "index.md",
         """\
-        ```python exec="1" id="sleeper" timeout="900"
+        ```python exec="1" id="sleeper" timeout="900" workdir="."
         import subprocess, time
         child = subprocess.Popen(["sleep", "300"])
         open("child.txt", "w").write(str(child.pid))

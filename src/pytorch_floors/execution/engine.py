@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import shutil
 import tempfile
 import textwrap
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -135,14 +136,25 @@ class ProofFailure(FloorsError):
 @dataclass
 class _Session:
     history: list[str] = field(default_factory=list)
-    limits: list[tuple[str, float]] = field(default_factory=list)  # (block id, its time limit), as `history`
+    # (block id, its time limit, its `workdir`), as `history`: a replayed block runs as it ran, where it ran.
+    limits: list[tuple[str, float, str | None]] = field(default_factory=list)
     process: BlockProcess | None = None
     replayed: int = 0
+    # The scratch folder its blocks without `workdir` run in: one for the session's life, as its blocks share
+    # state (a file the first writes, the next reads); made for its first block that runs, removed with it.
+    folder: Path | None = None
 
-    def remember(self, code: str, block_id: str, timeout: float) -> None:
-        """Keep a block of the session, so a later block's process can replay it under its own limit."""
+    def remove_folder(self) -> None:
+        """Remove the session's scratch folder and what its blocks wrote there (its processes have ended)."""
+        if self.folder is not None:
+            # A file the block made unremovable stays for the next build's sweep, rather than failing this one.
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None
+
+    def remember(self, code: str, block_id: str, timeout: float, workdir: str | None) -> None:
+        """Keep a block of the session, so a later block's process can replay it under its own limit, in its folder."""
         self.history.append(code)
-        self.limits.append((block_id, timeout))
+        self.limits.append((block_id, timeout, workdir))
 
 
 @dataclass(frozen=True)
@@ -199,7 +211,7 @@ class Engine:
         """Create an engine for one build.
 
         Args:
-            project_dir: The project root: blocks run there, and its path is kept out of pages.
+            project_dir: The project root: a block's `workdir` is inside it, and its path is kept out of pages.
             cache: Where outputs are stored.
             execute: `False` renders every block without running it (the render-only build).
             default_timeout: Seconds a block may run unless its fence sets `timeout`.
@@ -243,6 +255,7 @@ class Engine:
         self._sessions: dict[str, _Session] = {}
         self._processes: set[BlockProcess] = set()  # this engine's, alive: what `close` ends
         scratch.sweep("claims")  # what a killed build left behind
+        scratch.sweep(scratch.WORKDIR)  # and the folders its blocks ran in
 
     def plan(self, page: str, blocks: Iterable[ExecBlock]) -> None:
         """Plan a page's executed blocks, as its scan found them (before any page renders).
@@ -325,10 +338,11 @@ class Engine:
             self.twin_shown[page] = []
 
     def end_page(self) -> None:
-        """Close the current page's session processes."""
+        """Close the current page's session processes and remove their scratch folders."""
         for session in self._sessions.values():
             if session.process is not None:
                 session.process.close()
+            session.remove_folder()
         self._sessions = {}
 
     def sanitize(self, text: str) -> str:
@@ -582,7 +596,7 @@ class Engine:
 
         It runs again once its code or what it imports changes (a new cache key), or in a new session.
         """
-        job.session.remember(job.code, job.block.block_id, job.timeout)
+        job.session.remember(job.code, job.block.block_id, job.timeout, job.options.workdir)
         summary = f"{known.summary} (in the background build; it runs again once its code or inputs change)"
         failure = ProofFailure(
             self.page, job.block.block_id, known.location, summary, known.details, output=known.output
@@ -635,7 +649,7 @@ class Engine:
 
     def _use_cached(self, job: _Job, cached: CachedOutput) -> str:
         """Show a block's stored output, with the provenance and claims of the run that produced it."""
-        job.session.remember(job.code, job.block.block_id, job.timeout)
+        job.session.remember(job.code, job.block.block_id, job.timeout, job.options.workdir)
         result = BlockResult(
             self.page,
             job.block.block_id,
@@ -662,7 +676,7 @@ class Engine:
 
     def _skip(self, job: _Job) -> str:
         """Record a block this build does not run."""
-        job.session.remember(job.code, job.block.block_id, job.timeout)
+        job.session.remember(job.code, job.block.block_id, job.timeout, job.options.workdir)
         self.record(BlockResult(self.page, job.block.block_id, job.proof, "skipped", None, digest=job.digest))
         return SKIPPED_OUTPUT
 
@@ -674,12 +688,16 @@ class Engine:
         """
         log.info("proof %d/%d %s: running (limit %g s)", job.number, self.total, job.where, job.timeout)
         self._progress(job, "running", f"limit {job.timeout:g} s")
-        workdir = self._workdir(job)
-        with _claims_channel() as channel:
-            request = self._request(job, workdir, channel)
-            reply = self._execute(job, request, channel)
-            claims = self._claims(channel.read_text(encoding="utf-8"), request.filename, job.block, job.proof)
-        job.session.remember(job.code, job.block.block_id, job.timeout)
+        try:
+            workdir = self._workdir(job.session, job.options.workdir, job.block.block_id)
+            with _claims_channel() as channel:
+                request = self._request(job, workdir, channel)
+                reply = self._execute(job, request, channel)
+                claims = self._claims(channel.read_text(encoding="utf-8"), request.filename, job.block, job.proof)
+        finally:
+            if not job.options.session:
+                job.session.remove_folder()  # ran, failed or timed out: its process has ended (`_execute`)
+        job.session.remember(job.code, job.block.block_id, job.timeout, job.options.workdir)
         job.session.replayed = len(job.session.history)
         return self._ran(job, reply, claims)
 
@@ -736,16 +754,29 @@ class Engine:
         self._judge(result)
         return output
 
-    def _workdir(self, job: _Job) -> Path:
-        """The directory a block runs in.
+    def _workdir(self, session: _Session, workdir: str | None, block_id: str) -> Path:
+        """The directory a block runs in: its session's scratch folder, or the project's `workdir` it asks for.
+
+        A block that writes `open("out.bin", "wb")` leaves nothing in the author's checkout, and no
+        build reads what an earlier one left. A block that asks for `workdir` runs in the project
+        (it reads project files by relative path), and what it writes there stays, as it asked.
+
+        Args:
+            session: The block's session (a fresh, unnamed one outside a session).
+            workdir: Its `workdir` option, if any.
+            block_id: Its id, for the failure.
 
         Raises:
-            ProofFailure: If it is not a directory of the project.
+            ProofFailure: If `workdir` is not a directory of the project.
         """
-        workdir = self.project_dir / (job.options.workdir or ".")
-        if not workdir.is_dir():
-            raise self._refuse(job.block.block_id, f"workdir {job.options.workdir!r} is not a directory of the project")
-        return workdir
+        if workdir is None:
+            if session.folder is None:
+                session.folder = scratch.folder(scratch.WORKDIR)
+            return session.folder
+        folder = self.project_dir / workdir
+        if not folder.is_dir():
+            raise self._refuse(block_id, f"workdir {workdir!r} is not a directory of the project")
+        return folder
 
     def _claims(self, text: str, filename: str, block: ExecBlock, proof: str | None) -> tuple[Claim, ...]:
         """The claims a run wrote to its channel, each pointing at its proof's file and line."""
@@ -836,9 +867,15 @@ class Engine:
         """
         session = job.session
         pending = zip(session.history[session.replayed :], session.limits[session.replayed :], strict=True)
-        for earlier, (earlier_id, earlier_limit) in pending:
+        for earlier, (earlier_id, earlier_limit, earlier_workdir) in pending:
             # Its own limit, in the request too: the worker waits for a block's threads until the limit it is told.
-            replay = replace(request, code=earlier, filename=request.filename + " (earlier block)", limit=earlier_limit)
+            replay = replace(
+                request,
+                code=earlier,
+                filename=request.filename + " (earlier block)",
+                limit=earlier_limit,
+                cwd=str(self._workdir(session, earlier_workdir, earlier_id)),
+            )
             try:
                 reply = process.run(replay, earlier_limit)
             except BlockTimeout:

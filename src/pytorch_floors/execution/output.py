@@ -9,6 +9,8 @@ import unicodedata
 from html.parser import HTMLParser
 from pathlib import Path
 
+from pytorch_floors.execution.process.scratch import WORKDIR
+
 __all__ = [
     "MAX_OUTPUT",
     "TAIL_CHARACTERS",
@@ -47,6 +49,8 @@ class PathScrubber:
     The project becomes relative (`snippets/x.py`), the virtual environment `<env>`, the
     interpreter's installation `<python>`, the temporary directory `<tmp>` and the home `~`,
     longest first, so a reader sees where a file is without seeing whose machine built the page.
+    The scratch folder a block runs in (`<tmp>/floors-workdir-<pid>-<random>`) reads as `.` and its
+    files as relative paths, as the project did: a page never shows the build's process id.
     A path is replaced only where it ends (at `/`, a space, a quote, the end): `/tmp` in
     `/tmpcyw16_ex` and the project's path in a sibling `<project>X` are other paths, left alone.
     """
@@ -71,6 +75,10 @@ class PathScrubber:
         choices = [(re.escape(path) + _PATH_END, short, len(path)) for path, short in usable.items()]
         choices.append((re.escape(project + "/") + r"(?=[^/\s])", "", len(project) + 1))
         choices.sort(key=lambda choice: -choice[2])
+        # A block's scratch folder first: inside the temporary directory, it would otherwise read as `<tmp>/...`.
+        for temporary in sorted({tempfile.gettempdir(), str(Path(tempfile.gettempdir()).resolve())}):
+            folder = re.escape(temporary.rstrip("/")) + rf"/floors-{WORKDIR}-\d+-\w+"
+            choices[:0] = [(folder + r"/(?=[^/\s])", "", 0), (folder + _PATH_END, ".", 0)]
         self._shorts = [short for _, short, _ in choices]
         self._pattern = re.compile("|".join(f"({pattern})" for pattern, _, _ in choices))
 

@@ -51,6 +51,8 @@ def block_environment(*, html: bool, width: int | None, build_env: Mapping[str, 
     if "PYTHONPATH" in source:
         # A process the block starts (`sys.executable -c ...`) must import what the block imports: on a
         # box where this package is a checkout on the path, not installed, it would not find it. A
-        # search path is no secret.
-        env["PYTHONPATH"] = source["PYTHONPATH"]
+        # search path is no secret. Each entry made absolute: a block runs in a scratch folder, where
+        # `PYTHONPATH=src` (relative to the build's directory) would name nothing.
+        entries = source["PYTHONPATH"].split(os.pathsep)
+        env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(entry) for entry in entries if entry)
     return env

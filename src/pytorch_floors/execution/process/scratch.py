@@ -14,7 +14,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
-__all__ = ["prefix", "sweep"]
+__all__ = ["WORKDIR", "folder", "prefix", "sweep"]
+
+WORKDIR = "workdir"
+"""The kind of the folder a block runs in (its working directory, unless it asks for `workdir=`)."""
 
 
 def prefix(kind: str) -> str:
@@ -27,6 +30,18 @@ def prefix(kind: str) -> str:
         The prefix to give `tempfile`.
     """
     return f"floors-{kind}-{os.getpid()}-"
+
+
+def folder(kind: str) -> Path:
+    """Make a scratch folder of one kind in the temporary directory, named with `prefix`.
+
+    Args:
+        kind: As given to `prefix`.
+
+    Returns:
+        Its real path (the one `os.getcwd()` returns in it, which the output scrubber looks for).
+    """
+    return Path(tempfile.mkdtemp(prefix=prefix(kind))).resolve()
 
 
 def _alive(pid: int) -> bool:

@@ -384,7 +384,7 @@ def _limit_files(size: int) -> None:
 
     Both limits pass to every process the block starts. The hard limit goes down too, so a child
     cannot lift it again; a core file (a segfault) of a process that imported torch is gigabytes,
-    written into the project folder, which the file size limit does not bound.
+    written into the folder it runs in, which the file size limit does not bound.
     """
     import resource  # noqa: PLC0415  (POSIX only; the build imports this module for `BlockRequest` anywhere)
 
