@@ -1040,3 +1040,27 @@ def test_a_failure_comes_back_typed_under_every_start_method(method_pages: Pages
     [failure] = method_pages.engine.failures
     assert str(failure) == "docs/index.md › block 'bad' (docs/index.md:7): NameError: name 'x0' is not defined"
     assert 'File "docs/index.md", line 7' in failure.details
+
+
+def test_a_scratch_folder_a_block_made_unremovable_never_stops_the_next_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Root removes anything, so the refusal a non-root owner meets (`chmod 0` on a folder a block wrote) is
+    # played by rmtree itself: once (permissions given back, then it goes), and for good (it stays, quietly).
+    def left(name: str) -> Path:
+        folder = tmp_path / f"floors-{scratch.WORKDIR}-999999999-{name}"
+        (folder / "inner").mkdir(parents=True)
+        return folder
+
+    once, always = left("once"), left("always")
+    real, refused = scratch.shutil.rmtree, set[Path]()
+
+    def rmtree(path: Any, *args: Any, **kwargs: Any) -> None:
+        if Path(path) == always or Path(path) not in refused:
+            refused.add(Path(path))
+            raise PermissionError(13, "Permission denied", str(path))
+        real(path, *args, **kwargs)
+
+    monkeypatch.setattr(scratch.shutil, "rmtree", rmtree)
+    assert scratch.sweep(scratch.WORKDIR, tmp_path) == [once]
+    assert not once.exists() and always.exists()

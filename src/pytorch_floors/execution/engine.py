@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-import shutil
 import tempfile
 import textwrap
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -147,8 +146,9 @@ class _Session:
     def remove_folder(self) -> None:
         """Remove the session's scratch folder and what its blocks wrote there (its processes have ended)."""
         if self.folder is not None:
-            # A file the block made unremovable stays for the next build's sweep, rather than failing this one.
-            shutil.rmtree(self.folder, ignore_errors=True)
+            # What the block made unremovable even after `remove` gives permissions back stays for the next
+            # build's sweep, rather than failing this one.
+            scratch.remove(self.folder)
             self.folder = None
 
     def remember(self, code: str, block_id: str, timeout: float, workdir: str | None) -> None:

@@ -14,7 +14,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-__all__ = ["WORKDIR", "folder", "prefix", "sweep"]
+__all__ = ["WORKDIR", "folder", "prefix", "remove", "sweep"]
 
 WORKDIR = "workdir"
 """The kind of the folder a block runs in (its working directory, unless it asks for `workdir=`)."""
@@ -44,6 +44,43 @@ def folder(kind: str) -> Path:
     return Path(tempfile.mkdtemp(prefix=prefix(kind))).resolve()
 
 
+def _writable_again(path: Path) -> None:
+    """Give the owner back write and search permission on a folder tree (a block may have taken it away)."""
+    for root, folders, _ in os.walk(path):
+        for name in [".", *folders]:
+            with contextlib.suppress(OSError):
+                os.chmod(os.path.join(root, name), 0o700)
+
+
+def remove(path: Path) -> bool:
+    """Remove a scratch file or folder and everything in it; never raise.
+
+    A block can make what it wrote unremovable by its owner (`chmod 0` on a folder): permissions are given
+    back and the removal tried once more. What still resists stays, for the next sweep, and is not an error
+    of the build that finds it.
+
+    Args:
+        path: The file or folder.
+
+    Returns:
+        Whether it is gone.
+    """
+    for attempt in range(2):
+        try:
+            shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+        except FileNotFoundError:
+            return True  # another sweeper was first
+        except OSError:
+            if attempt == 0 and path.is_dir():
+                with contextlib.suppress(OSError):
+                    os.chmod(path, 0o700)
+                _writable_again(path)
+                continue
+            return False
+        return True
+    return False
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -71,7 +108,6 @@ def sweep(kind: str, directory: Path | None = None) -> list[Path]:
         match = pattern.match(path.name)
         if match is None or _alive(int(match[1])):
             continue
-        with contextlib.suppress(FileNotFoundError):  # another sweeper was first
-            shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+        if remove(path):
             removed.append(path)
     return removed
