@@ -10,6 +10,7 @@ import contextlib
 import gc
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -1053,7 +1054,7 @@ def test_a_scratch_folder_a_block_made_unremovable_never_stops_the_next_build(
         return folder
 
     once, always = left("once"), left("always")
-    real, refused = scratch.shutil.rmtree, set[Path]()
+    real, refused = shutil.rmtree, set[Path]()
 
     def rmtree(path: Any, *args: Any, **kwargs: Any) -> None:
         if Path(path) == always or Path(path) not in refused:
@@ -1061,6 +1062,6 @@ def test_a_scratch_folder_a_block_made_unremovable_never_stops_the_next_build(
             raise PermissionError(13, "Permission denied", str(path))
         real(path, *args, **kwargs)
 
-    monkeypatch.setattr(scratch.shutil, "rmtree", rmtree)
+    monkeypatch.setattr(shutil, "rmtree", rmtree)
     assert scratch.sweep(scratch.WORKDIR, tmp_path) == [once]
     assert not once.exists() and always.exists()
