@@ -190,6 +190,86 @@ WIDE_OUTPUTS_JS = """
   .map(c => c.textContent.split('\\n')[0].slice(0, 60))
 """
 
+OUTPUT_WIDTHS_JS = """
+() => [...document.querySelectorAll('.floors-proof__output pre > code')].filter(c => c.getClientRects().length)
+  .map(c => {
+    const pre = c.parentElement;
+    const sign = getComputedStyle(pre, '::before');
+    const edge = c.getBoundingClientRect().left + c.clientWidth - parseFloat(getComputedStyle(c).paddingRight);
+    const past = (line) => { const r = document.createRange(); r.selectNodeContents(line);
+                             return r.getBoundingClientRect().right > edge + 1; };
+    return {
+      first: c.textContent.split('\\n')[0].slice(0, 50),
+      ratio: c.scrollWidth / c.clientWidth,
+      wide: c.scrollWidth > c.clientWidth + 1,
+      sign: pre.getAttribute('data-floors-scrolls'),
+      drawn: sign.content !== 'none' && sign.display !== 'none' && sign.visibility !== 'hidden'
+        && parseFloat(sign.fontSize) >= 9,
+      tier: pre.closest('.tabbed-block[data-tier]')?.dataset.tier || null,
+      marked_past: [...c.querySelectorAll('.hll')].some(past),
+    };
+  })
+"""
+"""Each proof output shown now: its width over the column's (`ratio`), whether it scrolls, the sign over it (its
+words, and whether it is drawn legibly), the machine's tab it is in, and whether a line marked as differing runs
+past the column's edge."""
+
+CHOOSE_TAB_JS = """
+async (label) => {
+  const chosen = [...document.querySelectorAll('.floors-tiers > .tabbed-labels > label')]
+    .find(l => (l.dataset.tier || '') === label);
+  if (!chosen) return false;
+  chosen.click();
+  await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 50))));
+  return true;
+}
+"""
+"""Choose a machine's tab (its tier; '' for this build) on every block of the page (Material links them)."""
+
+
+SIGN_OF_JS = """
+async (lines) => {
+  // A made-up output of `lines` ([text, marked]) added to the page's first proof: the sign the page's script gives it.
+  const output = document.createElement('div');
+  output.className = 'floors-proof__output';
+  output.innerHTML = '<div class="highlight"><pre><code></code></pre></div>';
+  const code = output.querySelector('code');
+  for (const [text, marked] of lines) {
+    const line = document.createElement('span');
+    if (marked) line.className = 'hll';
+    line.textContent = text + '\\n';
+    code.append(marked ? line : line.textContent);
+  }
+  document.querySelector('article .floors-proof').append(output);
+  await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 50))));
+  const sign = output.querySelector('pre').getAttribute('data-floors-scrolls');
+  output.remove();
+  return sign;
+}
+"""
+
+SIGN_CASES = {
+    "fits": [["a short line", False], ["a short marked line", True]],
+    "wide": [["a short marked line", True], ["x" * 200, False]],
+    "wide_marked": [["a short line", False], ["x" * 200, True]],
+}
+"""Made-up outputs: one that fits, one whose unmarked line runs past the edge, one whose marked line does."""
+
+
+def output_widths(tab: Page) -> list[dict[str, Any]]:
+    """The proof outputs `tab` shows now, each as `OUTPUT_WIDTHS_JS` reads it."""
+    found: list[dict[str, Any]] = tab.evaluate(OUTPUT_WIDTHS_JS)
+    return found
+
+
+def wide_share(outputs: list[dict[str, Any]]) -> tuple[float, float]:
+    """The share of `outputs` wider than the column, and the median of their widths over the column's."""
+    ratios = sorted(output["ratio"] for output in outputs)
+    middle = len(ratios) // 2
+    median = ratios[middle] if len(ratios) % 2 else (ratios[middle - 1] + ratios[middle]) / 2
+    return sum(output["wide"] for output in outputs) / len(outputs), median
+
+
 NAMES_JS = """
 () => [...document.querySelectorAll('[aria-label], [title]')]
   .map(e => (e.getAttribute('aria-label') || '') + ' ' + (e.getAttribute('title') || ''))
@@ -345,6 +425,10 @@ MEASURED_NOTHING = ["cite/", "what-changed/", "proofs/", "reference/", "referenc
 CHART_PAGES = ["", *FLOOR_PAGES, *LAB_PAGES]
 CODE_PAGES = [FLOOR_PAGES[3], FLOOR_PAGES[6], LAB_PAGES[2], LAB_PAGES[3]]
 CODE_LINK_PAGES = ["proofs/", FLOOR_PAGES[3]]
+OUTPUT_PAGES = [
+    f"{language}floors/{floor.key}/" for language in ("", "zh/") for floor in FLOORS if floor.number in (3, 4, 6, 7, 8)
+]
+"""The floors whose proofs print the widest outputs, in both languages: their widths on a phone are measured."""
 
 
 def pages_with_tables(site: Path) -> list[str]:
@@ -460,6 +544,23 @@ def _depth_bar(visit: Visit) -> Any:
     return found
 
 
+def _output_widths(visit: Visit) -> Any:
+    """The outputs as the page opens, then with each recorded machine's tab chosen (its output fetched when lazy)."""
+    tab = visit.tab
+    found = {"": output_widths(tab)}
+    tiers = tab.locator(".floors-tiers > .tabbed-labels > label[data-tier]").evaluate_all(
+        "labels => [...new Set(labels.map(l => l.dataset.tier))]"
+    )
+    for tier in tiers:
+        tab.evaluate(CHOOSE_TAB_JS, tier)
+        tab.wait_for_load_state("networkidle")
+        tab.wait_for_function("!document.querySelector('[data-floors-tier-state=loading]')", timeout=5000)
+        tab.evaluate(CHOOSE_TAB_JS, tier)  # measured once drawn
+        found[tier] = output_widths(tab)
+    tab.evaluate(CHOOSE_TAB_JS, "")  # this build again: Material remembers the choice for the next page
+    return {"shown": found, "signs": {case: tab.evaluate(SIGN_OF_JS, lines) for case, lines in SIGN_CASES.items()}}
+
+
 def _provenance(visit: Visit) -> Any:
     return {
         "shown": visit.tab.locator(".floors-provenance-fold > summary").is_visible(),
@@ -510,6 +611,7 @@ PROBES = (
         dict.fromkeys(("desktop-default", "phone-default"), _listed(CODE_LINK_PAGES)),
         lambda v: v.tab.evaluate(CODE_LINKS_JS),
     ),
+    Probe("output_widths", {"phone-default": _listed(OUTPUT_PAGES)}, _output_widths, late=True),
     # Last on a page: these open folds (the depth bar's by a tap, then every fold of the article).
     Probe("depth_bar", {"phone-default": _listed(FLOOR_PAGES)}, _depth_bar, late=True),
     Probe(

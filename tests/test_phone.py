@@ -26,6 +26,7 @@ from page_tour import (
     MEASURED,
     MEASURED_NOTHING,
     MOBILE,
+    OUTPUT_PAGES,
     PHONE_AXE_DARK,
     PHONE_AXE_EVERY,
     Toured,
@@ -33,12 +34,14 @@ from page_tour import (
     screenshot_name,
     set_palette,
     site_pages,
+    wide_share,
 )
 from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from conftest import Build
 from pytorch_floors.editions.anchors import CITABLE_PAGES, page_url
 from pytorch_floors.floors import FLOORS, MAP_PAGE
+from pytorch_floors.i18n.messages import t
 
 pytestmark = pytest.mark.browser
 
@@ -454,6 +457,54 @@ def test_code_on_a_phone_scrolls_sideways_instead_of_breaking_names(toured: Call
                     f"{path} {block['text']!r}: {len(wrapped)} lines wrapped, right edge {block['right']:.0f}"
                 )
     assert broken == [], "\n".join(broken[:10])
+
+
+# Floor 4's outputs on a phone. At 390 px 48 columns of output fit (floors.css) and the proofs print for 46
+# where they can; five outputs still hold a line that no printing makes that narrow, and scroll: a generated
+# file name of 52 characters (RegisterCompositeExplicitAutogradNonFunctional_0.cpp), a grad_fn class name of 53,
+# two quoted errors and a source address of 89. So at most half may be wider than the column; and the median
+# output, at most 1.3 times the column, is a few words from fitting (at most about 62 columns), where it was
+# 2.5 times (10 of 10 scrolled, two thirds of each line off-screen).
+FLOOR_4_WIDE_AT_MOST = 0.5
+FLOOR_4_MEDIAN_BELOW = 1.3
+
+
+def test_floor_4s_outputs_fit_a_phone_or_nearly(toured: Callable[[str], Toured]) -> None:
+    facts = toured("phone-default").facts("output_widths")
+    for path in (FLOOR_PAGES[3], "zh/" + FLOOR_PAGES[3]):
+        shown = facts[path]["shown"][""]
+        assert len(shown) >= 8, f"{path}: {len(shown)} outputs shown: the measure measured too little"
+        share, median = wide_share(shown)
+        widths = "\n".join(f"  {output['ratio']:.2f}  {output['first']}" for output in shown)
+        assert share <= FLOOR_4_WIDE_AT_MOST, f"{path}: {share:.0%} of the outputs are wider than a phone:\n{widths}"
+        assert median < FLOOR_4_MEDIAN_BELOW, f"{path}: the median output is {median:.2f} times the column:\n{widths}"
+
+
+def test_every_output_wider_than_a_phone_says_it_scrolls_in_the_pages_language(
+    toured: Callable[[str], Toured],
+) -> None:
+    """The sign is words (not only the edge's shadow), drawn legibly, in the page's language, on this build's outputs
+    and every recorded machine's; it says when a line marked as differing from this build's runs past the edge."""
+    facts = toured("phone-default").facts("output_widths")
+    missing, checked, tabs = [], 0, 0
+    for path in OUTPUT_PAGES:
+        language = "zh" if path.startswith("zh/") else "en"
+        plain = t("scroll →", language)
+        marked = t("scroll →: a marked line runs past the edge", language)
+        assert plain != marked
+        for tier, outputs in facts[path]["shown"].items():
+            tabs += bool(tier)
+            for output in outputs:
+                wanted = (marked if output["marked_past"] else plain) if output["wide"] else None
+                checked += output["wide"]
+                if output["sign"] != wanted or (wanted and not output["drawn"]):
+                    where = f"{path} [{tier or 'this build'}] {output['first']!r}"
+                    drawn = "" if output["drawn"] else " (not drawn)"
+                    missing.append(f"{where}: sign {output['sign']!r}, wanted {wanted!r}{drawn}")
+        signs = facts[path]["signs"]
+        assert signs == {"fits": None, "wide": plain, "wide_marked": marked}, f"{path}: {signs}"
+    assert checked > 20 and tabs >= len(OUTPUT_PAGES), f"{checked} wide outputs, {tabs} tabs: too few to check"
+    assert missing == [], "\n".join(missing[:20])
 
 
 def test_code_on_the_desktop_wraps_under_its_line(toured: Callable[[str], Toured]) -> None:

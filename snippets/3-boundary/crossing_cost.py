@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import textwrap
 
 import torch
 
@@ -85,38 +84,40 @@ def main() -> None:
     into = sweep(reuse_output=True)
     floor = plain[0][1]
     cross = crossover(plain)
-    lines = [f"torch {torch.__version__}, 1 CPU thread, float32, fastest of several samples per size", ""]
-    lines.append(f"{'elements':>12}  {'a + b':>10}  {'x floor':>8}  {'add(out=c)':>10}  {'per element':>11}")
-    for (n, t), (_, t_out) in zip(plain, into, strict=True):
-        lines.append(
-            f"{n:>12,}  {human_seconds(t):>10}  {t / floor:>8.1f}  {human_seconds(t_out):>10}  "
-            f"{human_seconds(t_out / n):>11}"
-        )
+    # Printed for a phone's 46 columns: the table split in two (a + b against the floor, then add(out=c) and
+    # its time per element), each note broken into lines where it reads on.
+    lines = [f"torch {torch.__version__}, 1 CPU thread, float32,", "fastest of several samples per size", ""]
+    lines.append(f"{'elements':>10} {'a + b':>8} {'x floor':>8}")
+    lines += [f"{n:>10,} {human_seconds(t):>8} {t / floor:>8.1f}" for n, t in plain]
+    lines += ["", f"{'elements':>10} {'add(out=c)':>10} {'per element':>11}"]
+    lines += [f"{n:>10,} {human_seconds(t_out):>10} {human_seconds(t_out / n):>11}" for n, t_out in into]
     lines.append("")
-    notes: list[str] = []
     flat = max(t for n, t in plain if n <= 256) / floor
-    notes.append(
-        f"Floor: one call on 1 element costs {human_seconds(floor)}; up to 256 elements the time stays "
-        f"within {(flat - 1) * 100:.0f} % of it. That is the fixed cost of crossing into torch and back."
-    )
-    notes.append(
-        f"Crossover: the time reaches twice the floor at about {cross:,.0f} elements. Below that a call is "
-        "overhead-bound (the data hardly matters); above it the time grows with the data."
-    )
+    lines += [
+        f"Floor: one call on 1 element costs {human_seconds(floor)};",
+        "up to 256 elements the time stays within",
+        f"{(flat - 1) * 100:.0f} % of it.",
+        "That is the fixed cost of crossing",
+        "into torch and back.",
+        "Crossover: the time reaches twice the floor",
+        f"at about {cross:,.0f} elements. Below that a call",
+        "is overhead-bound (the data hardly matters);",
+        "above it the time grows with the data.",
+    ]
     (n_a, t_a), (n_b, t_b) = into[-2], into[-1]
-    notes.append(
-        f"Linear regime: from {n_a:,} to {n_b:,} elements ({n_b // n_a}x the data) add(out=c) takes "
-        f"{t_b / t_a:.1f}x the time."
-    )
+    lines += [
+        f"Linear regime: from {n_a:,} to {n_b:,}",
+        f"elements ({n_b // n_a}x the data) add(out=c) takes",
+        f"{t_b / t_a:.1f}x the time.",
+    ]
     faults = page_faults_per_call(SIZES[-1])
     if faults is not None:
-        notes.append(
-            f"At {SIZES[-1]:,} elements a + b asks the OS for a fresh {human_bytes(SIZES[-1] * 4)} result each "
-            f"call ({faults:,.0f} page faults per call), so it costs {plain[-1][1] / into[-1][1]:.1f}x "
-            "add(out=c) there."
-        )
-    for note in notes:
-        lines.extend(textwrap.wrap(note, width=88))
+        lines += [
+            f"At {SIZES[-1]:,} elements a + b asks the OS",
+            f"for a fresh {human_bytes(SIZES[-1] * 4)} result each call",
+            f"({faults:,.0f} page faults per call),",
+            f"so it costs {plain[-1][1] / into[-1][1]:.1f}x add(out=c) there.",
+        ]
     text = "\n".join(lines)
 
     chart = line_chart(

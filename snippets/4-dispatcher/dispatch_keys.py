@@ -50,29 +50,41 @@ def tls_sets() -> tuple[str, str]:
 
 
 def main() -> None:
-    print(f"torch {torch.__version__}: torch._C._dispatch_keys(t) for")
+    # Printed for a phone's 46 columns: each tensor's keys on the lines under it.
+    print(f"torch {torch.__version__}:")
+    print("torch._C._dispatch_keys(t) for")
     rows = list(examples().items())
     extra = accelerator_example()
     if extra is not None:
         rows.append(extra)
     for label, tensor in rows:
-        print(f"  {label:<36} {', '.join(keys(tensor))}")
-    if extra is None:
-        note = (
-            f"(no CUDA or MPS device here: torch.cuda.is_available() = {torch.cuda.is_available()}, "
-            f"torch.version.cuda = {torch.version.cuda}; on a CUDA machine the same script adds a row whose "
-            "keys name CUDA where these name CPU)"
+        print(f"  {label}")
+        print(
+            textwrap.fill(
+                ", ".join(keys(tensor)),
+                width=46,
+                initial_indent="    ",
+                subsequent_indent="    ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
         )
-        print(textwrap.fill(note, width=88, initial_indent="  ", subsequent_indent="   "))
+    if extra is None:
+        print("  (no CUDA or MPS device here:")
+        print(f"   torch.cuda.is_available() = {torch.cuda.is_available()},")
+        print(f"   torch.version.cuda = {torch.version.cuda};")
+        print("   on a CUDA machine this script adds a row")
+        print("   whose keys name CUDA where these name CPU)")
     plain, grad = keys(torch.ones(3)), keys(torch.ones(3, requires_grad=True))
     print()
     print(f"requires_grad changes the key set: {plain != grad}")
     include, exclude = tls_sets()
     print()
-    print("Thread-local sets, applied to every call on this thread:")
+    print("Thread-local sets (every call on this thread):")
     for label, keyset in (("included", include), ("excluded", exclude)):
-        print(textwrap.fill(f"{label}: {keyset}", width=88, initial_indent="  ", subsequent_indent="    "))
-    print("  (each call's keys = the tensors' keys, plus the included set, minus the excluded set)")
+        print(textwrap.fill(f"{label}: {keyset}", width=46, initial_indent="  ", subsequent_indent="    "))
+    print("  (each call's keys = the tensors' keys")
+    print("   + the included set - the excluded set)")
     table = {label: keys(tensor) for label, tensor in examples().items()}
     claim("a tensor's keys include autograd's", held=any(key.startswith("Autograd") for key in plain))
     claim("requires_grad does not change the key set", held=plain == grad)

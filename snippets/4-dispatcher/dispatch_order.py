@@ -85,9 +85,12 @@ def main() -> None:
         with context():
             rows = walk(op, a)
         walks[label] = rows
-        print(f"{label}  ->  {op}")
+        # Printed for a phone's 46 columns: the operator under the call, each kernel's file under its row.
+        print(label)
+        print(f"  -> {op}")
         for key, kind, path in rows:
-            print(f"  {key:<18} {kind:<17} {path}")
+            print(f"  {key:<18} {kind}")
+            print(f"      {path}")
         print(f"  first kernel to run: {first_kernel(rows)}")
         print()
     add, linear, autocast, inference, moded = walks.values()

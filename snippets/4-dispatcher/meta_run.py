@@ -52,17 +52,18 @@ def big_model(width: int = WIDTH, depth: int = 32) -> torch.nn.Module:
 
 def main() -> None:
     real, meta = program_shapes("cpu"), program_shapes("meta")
-    print("The one-page program on the CPU and on the meta device:")
+    # Printed for a phone's 46 columns: the shapes as a table, then each comparison in the table's order.
+    print("The one-page program, on cpu and on meta:")
+    print(f"  {'':<12} {'cpu':<10} meta")
     for name in real:
-        r, m = real[name], meta[name]
-        print(
-            f"  {name:<12} cpu {tuple(r.shape)!s:<10} meta {tuple(m.shape)!s:<10} "
-            f"same shape: {r.shape == m.shape}   meta data_ptr: {m.untyped_storage().data_ptr()}"
-        )
+        print(f"  {name:<12} {tuple(real[name].shape)!s:<10} {tuple(meta[name].shape)}")
+    print(f"  same shape: {', '.join(str(real[n].shape == meta[n].shape) for n in real)}")
+    print(f"  meta data_ptr: {', '.join(str(meta[n].untyped_storage().data_ptr()) for n in real)}")
     try:
         meta["loss"].item()
     except RuntimeError as error:
-        print(f"  meta loss.item() -> RuntimeError: {error}")
+        print("  meta loss.item() ->")
+        print(f"  RuntimeError: {error}")
     print()
 
     memory = machine_memory()
@@ -78,9 +79,12 @@ def main() -> None:
     would_take = sum(tensor_bytes(p) for p in params)
     allocated = sum(1 for p in params if p.untyped_storage().data_ptr() != 0)
     if memory is not None:
-        print(f"This machine's memory: {human_bytes(memory, binary=True)} (os.sysconf); a model twice that size:")
-    print(f"A {depth}-layer stack of Linear({WIDTH}, {WIDTH}) on the meta device: {count:,} parameters")
-    print(f"  they would take {human_bytes(would_take, binary=True)} as float32; tensors with real memory: {allocated}")
+        print(f"This machine's memory: {human_bytes(memory, binary=True)} (os.sysconf);")
+        print("a model twice that size:")
+    print(f"A {depth}-layer stack of Linear({WIDTH}, {WIDTH})")
+    print(f"on the meta device: {count:,} parameters")
+    print(f"  they would take {human_bytes(would_take, binary=True)} as float32;")
+    print(f"  tensors with real memory: {allocated}")
     print(f"  built in {built * 1e3:.1f} ms, forward pass in {ran * 1e3:.1f} ms")
     print(f"  output {tuple(out.shape)} on {out.device}")
     claim(

@@ -45,13 +45,14 @@ def main() -> None:
     lines = [
         f"torch {torch.__version__}, right after import torch:",
         f"  {len(names):,} operator overloads in {len(spaces)} namespaces",
-        f"  {len(base_names(names)):,} distinct operator names once overloads are merged",
-        f"  aten alone: {len(aten):,} overloads of {len(base_names(aten)):,} operators",
+        f"  {len(base_names(names)):,} operator names, overloads merged",
+        f"  aten: {len(aten):,} overloads of {len(base_names(aten)):,} operators",
         "",
         "aten overloads that have ...",
     ]
     for key, meaning in KERNEL_KEYS.items():
-        lines.append(f"  {meaning:<34} ({key}): {with_kernel(aten, key):>5,}")
+        # The meaning, then the key and the count under it: a phone's 46 columns.
+        lines += [f"  {meaning}", f"    {key:<26} {with_kernel(aten, key):>5,}"]
     lines += ["", "Overloads per namespace:"]
     top = spaces.most_common(8)
     rest = sum(spaces.values()) - sum(count for _, count in top)

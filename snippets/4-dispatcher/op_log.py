@@ -83,14 +83,21 @@ def main() -> None:
     for phase, (above, below) in log.items():
         print(phase)
         for mode, names in (("TorchFunctionMode", above), ("TorchDispatchMode", below)):
-            print(f"  {mode} sees {len(names)}:")
-            print(textwrap.fill(compress(names), width=88, initial_indent="    ", subsequent_indent="    "))
+            # Printed for a phone's 46 columns: one space of indent a level, the longest name fits.
+            print(f" {mode} sees {len(names)}:")
+            names_shown = compress(names)
+            print(
+                textwrap.fill(
+                    names_shown, width=46, initial_indent="  ", subsequent_indent="  ", break_long_words=False
+                )
+            )
         print()
     above_total = sum(len(above) for above, _ in log.values())
     below_total = sum(len(below) for _, below in log.values())
     aten = sum(op.startswith("aten.") for _, below in log.values() for op in below)
     print(f"In all: {above_total} torch calls seen from Python;")
-    print(f"        {below_total} operator calls at the dispatcher, {aten} of them in the aten namespace.")
+    print(f"{below_total} operator calls at the dispatcher,")
+    print(f"{aten} of them in the aten namespace.")
     (f_above, f_below), (b_above, b_below), (_, u_below) = (log[p] for p in (FORWARD, BACKWARD, UPDATE))
     claim(
         "Python sees linear and cross_entropy; the dispatcher sees what they decompose into",

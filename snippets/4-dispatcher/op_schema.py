@@ -23,27 +23,47 @@ def overload_schemas(packet: str = "add") -> list[tuple[str, str, bool]]:
     return rows
 
 
+def fold(text: str, first: str, rest: str, width: int = 46) -> str:
+    """`text` broken after its commas into lines of `width` columns at most where it can (a phone's 46)."""
+    parts = text.split(", ")
+    lines = [first + parts[0]]
+    for index, part in enumerate(parts[1:], 2):
+        comma = 1 if index < len(parts) else 0
+        if len(lines[-1]) + 2 + len(part) + comma <= width:
+            lines[-1] += ", " + part
+        else:
+            lines[-1] += ","
+            lines.append(rest + part)
+    return "\n".join(lines)
+
+
 def main() -> None:
     op = torch.ops.aten.add.Tensor
     schema = op._schema
-    print(f"torch.ops.aten.add.Tensor is an {type(op).__name__}; its schema:")
-    print(f"  {schema}")
+    print(f"torch.ops.aten.add.Tensor is an {type(op).__name__};")
+    print("its schema:")
+    print(fold(str(schema), "  ", "    "))
     for argument in schema.arguments:
         default = "" if argument.default_value is None else f" = {argument.default_value}"
         kind = "keyword-only" if argument.kwarg_only else "positional"
         print(f"    {argument.name:<6} {argument.type!s:<7} {kind}{default}")
     print(f"  tags: {', '.join(tag.name for tag in op.tags)}")
     a = torch.ones(2)
-    print(f"  called directly: torch.ops.aten.add.Tensor(ones(2), ones(2), alpha=3) = {op(a, a, alpha=3).tolist()}")
+    print("  called directly:")
+    print(
+        fold(f"torch.ops.aten.add.Tensor(ones(2), ones(2), alpha=3) = {op(a, a, alpha=3).tolist()}", "    ", "      ")
+    )
     print()
     rows = overload_schemas("add")
     on_dispatcher = [row for row in rows if row[2]]
-    print(f"torch.ops.aten.add has {len(rows)} overloads; {len(on_dispatcher)} are dispatcher operators:")
+    print(f"torch.ops.aten.add has {len(rows)} overloads;")
+    print(f"{len(on_dispatcher)} are dispatcher operators:")
     for overload, text, _ in on_dispatcher:
-        print(f"  {overload:<11} {text}")
-    print(f"the other {len(rows) - len(on_dispatcher)} are TorchScript built-ins on plain Python values, e.g.:")
+        print(fold(text, f"  {overload:<10} ", " " * 15))
+    print(f"the other {len(rows) - len(on_dispatcher)} are TorchScript built-ins")
+    print("on plain Python values, e.g.:")
     for overload, text, _ in [row for row in rows if not row[2]][:4]:
-        print(f"  {overload:<11} {text}")
+        print(fold(text, f"  {overload:<10} ", " " * 15))
     print()
     table = {overload: (text, registered) for overload, text, registered in rows}
     claim(
@@ -57,7 +77,7 @@ def main() -> None:
         and not table["str"][1],
     )
     print("What model(x) lands on (see the op log below):")
-    print(f"  {torch.ops.aten.addmm.default._schema}")
+    print(fold(str(torch.ops.aten.addmm.default._schema), "  ", "    "))
 
 
 if __name__ == "__main__":

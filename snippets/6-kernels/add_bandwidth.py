@@ -37,19 +37,24 @@ def main() -> None:
     sizes = GPU_SIZES if device.type == "cuda" else CPU_SIZES
     rows = sweep(sizes, device)
     threads = f", {torch.get_num_threads()} thread" if device.type == "cpu" else ""
-    lines = [f"torch.add(a, b, out=c), float32, on {device.type}{threads}; bytes moved = 3 x n x 4", ""]
-    lines.append(f"{'n':>12}  {'bytes moved':>12}  {'time per call':>13}  {'GB/s':>7}")
+    # Printed for a phone's 46 columns: narrower columns, a sentence broken where it reads on.
+    lines = ["torch.add(a, b, out=c), float32,", f"on {device.type}{threads}; bytes moved = 3 x n x 4", ""]
+    lines.append(f"{'n':>10} {'bytes moved':>11} {'time per call':>13} {'GB/s':>6}")
     for n, seconds, rate in rows:
-        lines.append(f"{n:>12,}  {human_bytes(3 * n * 4):>12}  {human_seconds(seconds):>13}  {rate / 1e9:>7.1f}")
+        lines.append(f"{n:>10,} {human_bytes(3 * n * 4):>11} {human_seconds(seconds):>13} {rate / 1e9:>6.1f}")
     best = max(rows, key=lambda row: row[2])
     last = rows[-1]
     lines.append("")
-    lines.append(f"best: {best[2] / 1e9:.1f} GB/s at n = {best[0]:,} ({human_bytes(3 * best[0] * 4)} per call)")
-    lines.append(f"arithmetic intensity at every size: 1 FLOP per 12 bytes = {1 / 12:.3f} FLOP/byte")
-    lines.append(f"largest: {last[2] / 1e9:.1f} GB/s at n = {last[0]:,} ({human_bytes(3 * last[0] * 4)} per call)")
+    lines.append(f"best: {best[2] / 1e9:.1f} GB/s at n = {best[0]:,}")
+    lines.append(f"  ({human_bytes(3 * best[0] * 4)} per call)")
+    lines.append("arithmetic intensity at every size:")
+    lines.append(f"  1 FLOP per 12 bytes = {1 / 12:.3f} FLOP/byte")
+    lines.append(f"largest: {last[2] / 1e9:.1f} GB/s at n = {last[0]:,}")
+    lines.append(f"  ({human_bytes(3 * last[0] * 4)} per call)")
     if device.type == "cpu":
-        lines.append("this build has no GPU; on a CUDA machine this proof measures device-memory")
-        lines.append("bandwidth up to 2^28 elements, timed with CUDA events")
+        lines.append("this build has no GPU; on a CUDA machine")
+        lines.append("this proof measures device-memory bandwidth")
+        lines.append("up to 2^28 elements, timed with CUDA events")
     chart = line_chart(
         [Series(f"torch.add(a, b, out=c), float32 ({device.type})", [r[0] for r in rows], [r[2] / 1e9 for r in rows])],
         title=f"Elementwise add bandwidth on {device.type} (float32)",

@@ -94,21 +94,25 @@ def sums(values: torch.Tensor) -> dict[str, float]:
 
 
 def main() -> None:
-    print(f"sum of {N:,} float32 values; errors relative to their float64 total")
-    print(f"{'values':<10} {'how':<22} {'total':>12} {'rel. error':>10}")
+    # Printed for a phone's 46 columns: each set of values heads its rows, a sentence broken where it reads on.
+    print(f"sum of {N:,} float32 values;")
+    print("errors relative to their float64 total")
+    print(f"  {'how':<21} {'total':>10}  rel. error")
     results = {}
     for name, values in inputs().items():
         found = results[name] = sums(values)
         exact = found["exact"]
-        print(f"{name:<10} {'float64 (reference)':<22} {exact:>12.1f}")
+        print(f"values: {name}")
+        print(f"  {'float64 (reference)':<21} {exact:>10.1f}")
         for key, how in (
             ("1 thread", "torch.sum, 1 thread"),
             ("2 threads", "torch.sum, 2 threads"),
             ("running", "running float32 total"),
         ):
-            print(f"{'':<10} {how:<22} {found[key]:>12.1f} {relative_error(found[key], exact):>10.1e}")
+            print(f"  {how:<21} {found[key]:>10.1f}  {relative_error(found[key], exact):>10.1e}")
     same = {name: found["1 thread"] == found["2 threads"] for name, found in results.items()}
-    print("\none and two threads bit-identical: " + ", ".join(f"{k} {v}" for k, v in same.items()))
+    print("\none and two threads bit-identical:")
+    print("  " + ", ".join(f"{k} {v}" for k, v in same.items()))
 
     gains = {
         name: relative_error(found["running"], found["exact"])

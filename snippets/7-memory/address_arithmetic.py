@@ -53,26 +53,32 @@ def rebuild_with_as_strided(t: torch.Tensor, base: torch.Tensor) -> bool:
 def main() -> None:
     views = layouts()
     base = views["base"]
-    print(f"storage of base: {base.untyped_storage().nbytes()} bytes = 24 float32 elements, 0.0 ... 23.0")
+    # Printed for a phone's 46 columns: the table split in two, a sentence broken where it reads on.
+    print(f"storage of base: {base.untyped_storage().nbytes()} bytes =")
+    print("24 float32 elements, 0.0 ... 23.0")
     print()
-    print(f"{'tensor':<19} {'shape':<8} {'stride':<8} {'offset':>6}  contiguous  checked")
+    layout, checks = [], []
     for name, t in views.items():
         n = check_addresses(t)
         assert rebuild_with_as_strided(t, base)
         shape = "×".join(map(str, t.shape))
-        print(f"{name:<19} {shape:<8} {t.stride()!s:<8} {t.storage_offset():>6}  {t.is_contiguous()!s:<10}  {n}")
+        layout.append(f"{name:<18} {shape:<5} {t.stride()!s:<7} {t.storage_offset():>6}")
+        checks.append(f"{name:<18} {t.is_contiguous()!s:<10}  {n}")
+    print(f"{'tensor':<18} {'shape':<5} {'stride':<7} {'offset':>6}", *layout, sep="\n")
+    print()
+    print(f"{'tensor':<18} contiguous  checked", *checks, sep="\n")
     v = views["base[1:, ::2]"]
     i, j = 2, 1
     position = element_offset(v, (i, j))
     print()
-    print(f"v = base[1:, ::2]; v[{i}, {j}] lives at offset + i×stride[0] + j×stride[1]")
+    print(f"v = base[1:, ::2]; v[{i}, {j}] lives at")
+    print("  offset + i×stride[0] + j×stride[1]")
     print(f"  = {v.storage_offset()} + {i}×{v.stride(0)} + {j}×{v.stride(1)} = element {position} of the storage")
     print(f"  v[{i}, {j}] = {v[i, j].item()}, storage[{position}] = {base.flatten()[position].item()}")
-    print(
-        f"  byte address: v[{i}, {j}].data_ptr() - storage start = {v[i, j].data_ptr() - base.data_ptr()}"
-        f" = {position} × {v.element_size()}"
-    )
-    print("Every element of every tensor above passed both checks (value and byte address).")
+    print(f"  byte address: v[{i}, {j}].data_ptr()")
+    print(f"    - storage start = {v[i, j].data_ptr() - base.data_ptr()} = {position} × {v.element_size()}")
+    print("Every element of every tensor above passed")
+    print("both checks (value and byte address).")
     claim(
         "offset + Σ index × stride finds every element of every view",
         held=all(check_addresses(t) == t.numel() for t in views.values())

@@ -52,16 +52,21 @@ def slice_versus_storage() -> tuple[int, int]:
 
 def main() -> None:
     x = torch.randn(64, 784)
-    print(f"x = torch.randn(64, 784): {x.numel()} elements × {x.element_size()} bytes = {tensor_bytes(x)} bytes")
+    # Printed for a phone's 46 columns: a value under its line, the table as bytes/element × elements.
+    print("x = torch.randn(64, 784):")
+    print(f"  {x.numel()} elements × {x.element_size()} bytes = {tensor_bytes(x)} bytes")
     print(f"  x.nbytes                     = {x.nbytes}")
-    print(f"  x.untyped_storage().nbytes() = {storage_bytes(x)}  ({human_bytes(storage_bytes(x))})")
+    print(f"  x.untyped_storage().nbytes() = {storage_bytes(x)}")
+    print(f"  {'':<31}({human_bytes(storage_bytes(x))})")
     print()
-    print(f"{'dtype':<24} {'bytes/element':>13} {'a 64×784 tensor':>18}")
+    print("a 64×784 tensor, by dtype:")
+    print("  (bytes/element × elements = bytes)")
     for name, size, total in element_sizes():
-        print(f"{'torch.' + name:<24} {size:>13} {total:>12} bytes")
+        print(f"{'torch.' + name:<22} {size:>2} × {x.numel()} = {total:>6} bytes")
     print()
     seen, held = slice_versus_storage()
-    print(f"x[:8] sees {seen} bytes but keeps alive a storage of {held} bytes (the whole of x).")
+    print(f"x[:8] sees {seen} bytes but keeps alive")
+    print(f"a storage of {held} bytes (the whole of x).")
     rows = element_sizes()
     sizes = {name: size for name, size, _ in rows}
     claim(

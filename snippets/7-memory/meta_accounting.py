@@ -82,9 +82,12 @@ def account(blocks: int, d_model: int = D_MODEL, hidden: int = HIDDEN) -> dict[s
 def main() -> None:
     w = big_matrix()
     print(f"w = torch.empty({D_MODEL}, {HIDDEN}, device='meta')")
-    print(f"  numel × element_size = {w.numel()} × {w.element_size()} = {tensor_bytes(w)} bytes")
+    # Printed for a phone's 46 columns: a value or an aside on its own line where the line would run on.
+    print("  numel × element_size")
+    print(f"  = {w.numel()} × {w.element_size()} = {tensor_bytes(w)} bytes")
     print(f"  = {human_bytes(tensor_bytes(w))} = {human_bytes(tensor_bytes(w), binary=True)}")
-    print(f"  storage nbytes {storage_bytes(w)}, data_ptr {w.data_ptr()} (no address: nothing was allocated)")
+    print(f"  storage nbytes {storage_bytes(w)}, data_ptr {w.data_ptr()}")
+    print("  (no address: nothing was allocated)")
     half = big_matrix(torch.bfloat16)
     print(f"  the same matrix in bfloat16: {human_bytes(tensor_bytes(half))}")
     print()
@@ -92,12 +95,18 @@ def main() -> None:
     blocks = blocks_for(memory)
     result = account(blocks)
     if memory is not None:
-        print(f"This machine's memory (os.sysconf): {human_bytes(memory)}; a model over twice that size:")
-    print(f"A stack of {blocks} feed-forward blocks, Linear({D_MODEL}, {HIDDEN}) + GELU + Linear({HIDDEN}, {D_MODEL}):")
-    print(f"  parameters counted on meta: {result['parameters']}  (formula: {result['formula']})")
-    print(f"  float32 bytes accounted:    {result['bytes']} = {human_bytes(result['bytes'])}")
+        print(f"This machine's memory (os.sysconf): {human_bytes(memory)};")
+        print("a model over twice that size:")
+    print(f"A stack of {blocks} feed-forward blocks,")
+    print(f"  Linear({D_MODEL}, {HIDDEN}) + GELU")
+    print(f"  + Linear({HIDDEN}, {D_MODEL}):")
+    print(f"  parameters counted on meta: {result['parameters']}")
+    print(f"  (formula: {result['formula']})")
+    print(f"  float32 bytes accounted:    {result['bytes']}")
+    print(f"  = {human_bytes(result['bytes'])}")
     print(f"  process RSS growth while building it: {human_bytes(result['rss_growth'])}")
-    print(f"  GPT-3 has 96 such blocks: {human_bytes(96 * result['bytes'] / blocks)} of float32 feed-forward weights")
+    print("  GPT-3 has 96 such blocks:")
+    print(f"  {human_bytes(96 * result['bytes'] / blocks)} of float32 feed-forward weights")
     claim("a meta tensor has a size but no memory", held=w.device.type == "meta" and w.data_ptr() == 0)
     claim(
         "counting parameters on meta gives the formula's count, 4 bytes each",

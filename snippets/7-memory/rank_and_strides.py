@@ -54,8 +54,10 @@ def main() -> None:
     shape = (2, 3, 4)
     rule = row_major_strides(shape)
     actual = torch.zeros(shape).stride()
-    print(f"zeros{shape}: by the rule, strides = ({shape[1]}*{shape[2]}, {shape[2]}, 1) = {rule}")
-    print(f"zeros{shape}.stride()               = {actual}   same: {rule == actual}")
+    print(f"zeros{shape}: by the rule, strides")
+    print(f"  = ({shape[1]}*{shape[2]}, {shape[2]}, 1) = {rule}")
+    print(f"zeros{shape}.stride()")
+    print(f"  = {actual}   same: {rule == actual}")
     claim("zeros(2, 3, 4) has strides (12, 4, 1), as the row-major rule says", held=rule == actual == (12, 4, 1))
     claim(
         "the rule gives torch's strides for other shapes too",
@@ -65,15 +67,16 @@ def main() -> None:
     print()
     dims = ", ".join(f"{k}={v}" for k, v in ATTENTION.items())
     elements = math.prod(ATTENTION.values())
-    print(f"attention Q (or K, or V): ({dims})")
-    print(
-        f"  rank {attention_tensor(torch.float32).dim()}, {elements:,} elements, "
-        f"strides {attention_tensor(torch.float32).stride()}"
-    )
+    # Printed for a phone's 46 columns: a value on its own line where the line would run on.
+    print("attention Q (or K, or V):")
+    print(f"  ({dims})")
+    print(f"  rank {attention_tensor(torch.float32).dim()}, {elements:,} elements,")
+    print(f"  strides {attention_tensor(torch.float32).stride()}")
     for dtype in (torch.float32, torch.bfloat16):
         count = tensor_bytes(attention_tensor(dtype))
         name = str(dtype).removeprefix("torch.")
-        print(f"  {name:<9} {count:>13,} bytes = {human_bytes(count):>8} = {human_bytes(count, binary=True):>8}")
+        print(f"  {name:<9} {count:>13,} bytes")
+        print(f"  {'':<9} = {human_bytes(count)} = {human_bytes(count, binary=True)}")
     print()
     gaps = unit_gaps()
     for decimal, binary, gap in gaps:

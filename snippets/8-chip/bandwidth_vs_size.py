@@ -58,23 +58,24 @@ def main() -> None:
     lines = [f"{'buffer':>12} {'read GB/s':>10}"]
     lines += [f"{human_bytes(size, binary=True):>12} {rate:>10.1f}" for size, rate in rows]
     if caches:
-        lines.append(
-            "Caches of CPU 0 (from the operating system): "
-            + ", ".join(f"{name} {human_bytes(size, binary=True)}" for name, size in caches)
-        )
+        # Printed for a phone's 46 columns: a cache a line, a sentence broken at its commas.
+        lines.append("Caches of CPU 0 (from the operating system):")
+        lines += [f"  {name} {human_bytes(size, binary=True)}" for name, size in caches]
     else:
         lines.append("(this operating system does not report cache sizes through /sys)")
     best = max(rows, key=lambda r: r[1])
     last = rows[-1]
-    where = f", which fits in {fits(best[0], caches)}" if caches else ""
-    lines.append(f"Fastest: {best[1]:.1f} GB/s with a {human_bytes(best[0], binary=True)} buffer{where};")
+    fastest = f"Fastest: {best[1]:.1f} GB/s with a {human_bytes(best[0], binary=True)} buffer"
+    lines += [f"{fastest},", f"which fits in {fits(best[0], caches)};"] if caches else [f"{fastest};"]
     beyond = f" ({fits(last[0], caches)})" if caches else ""
-    lines.append(
-        f"{last[1]:.1f} GB/s with {human_bytes(last[0], binary=True)}{beyond}, ×{best[1] / last[1]:.1f} slower."
-    )
+    lines += [
+        f"{last[1]:.1f} GB/s with {human_bytes(last[0], binary=True)}{beyond},",
+        f"×{best[1] / last[1]:.1f} slower.",
+    ]
     found = plateaus(rows, caches)
     if found:
-        lines.append("Median GB/s on each plateau: " + ", ".join(f"{name} {rate:.1f}" for name, rate in found.items()))
+        lines.append("Median GB/s on each plateau:")
+        lines.append(", ".join(f"{name} {rate:.1f}" for name, rate in found.items()))
     xs = [float(size) for size, _ in rows]
     series = [Series("sum over the buffer, one thread", xs, [rate for _, rate in rows])]
     # A log scale for the rate too: a linear one squashed every step past L2 against the axis.

@@ -222,15 +222,22 @@ NOTES = (
 def main() -> None:
     device = detect_device()
     rows = record(device)
-    lines = [f"device: {device}", f"{'op':<14} {'host: call .. return':>28} {'device: start .. end':>28}"]
+    # Printed for a phone's 46 columns: the host's lane and the device's as two tables, the notes broken into lines.
+    hosts, devices = [], []
     for row in rows:
         host = f"{human_seconds(row['host'][0])} .. {human_seconds(row['host'][1])}"
         dev = row["device"]
         dev_text = f"{human_seconds(dev[0])} .. {human_seconds(dev[1])}" if dev else "(copy to host)"
-        lines.append(f"{row['op']:<14} {host:>28} {dev_text:>28}")
+        hosts.append(f"{row['op']:<14} {host:>22}")
+        devices.append(f"{row['op']:<14} {dev_text:>22}")
+    lines = [f"device: {device}", f"{'op':<14} {'host: call .. return':>22}", *hosts]
+    lines += ["", f"{'op':<14} {'device: start .. end':>22}", *devices]
     if device.type == "cpu":
-        lines.append("On the CPU the two lanes are the same intervals: each op ran inside its call.")
-        lines.append("The lower drawing is the CUDA model, explained in the text; it carries no measured numbers.")
+        lines.append("On the CPU the two lanes are the same intervals:")
+        lines.append("each op ran inside its call.")
+        lines.append("The lower drawing is the CUDA model,")
+        lines.append("explained in the text;")
+        lines.append("it carries no measured numbers.")
     keys = [Key(row["op"], index % 6) for index, row in enumerate(rows)]
     chart = chart_figure(
         draw(rows, device),

@@ -65,16 +65,23 @@ def main() -> None:
     device = detect_device()
     result = measure(device)
     side = int(result["side"])
-    print(f"device: {device}; c = a @ b with a, b of {side} × {side} float32")
-    print(f"  time until the call returned         {human_seconds(result['returned']):>10}")
-    print(f"  time until synchronize() returned    {human_seconds(result['finished']):>10}")
+    # Printed for a phone's 46 columns: labels of 34, values of 10, a sentence broken at its commas.
+    print(f"device: {device};")
+    print(f"c = a @ b with a, b of {side} × {side} float32")
+    print(f"  {'time until the call returned':<34}{human_seconds(result['returned']):>10}")
+    print(f"  {'time until synchronize() returned':<34}{human_seconds(result['finished']):>10}")
     if device.type == "cpu":
-        print("  device events                           (none: the CPU has no separate device clock)")
-        print(f"  ratio finished / returned            {result['finished'] / result['returned']:>10.3f}")
-        print("On the CPU the kernel runs inside the call, on the calling thread (and its helper threads),")
-        print("so the call returns only when the work is done, and synchronize() has nothing to wait for.")
-        print("On a CUDA or MPS build the same code prints a short 'returned' and a long 'finished':")
-        print("the call only enqueues the kernel on a stream and returns at once.")
+        print(f"  {'device events':<34}{'(none)':>10}")
+        print("  (the CPU has no separate device clock)")
+        print(f"  {'ratio finished / returned':<34}{result['finished'] / result['returned']:>10.3f}")
+        print("On the CPU the kernel runs inside the call,")
+        print("on the calling thread (and its helper threads),")
+        print("so the call returns only when the work is done,")
+        print("and synchronize() has nothing to wait for.")
+        print("On a CUDA or MPS build the same code prints")
+        print("a short 'returned' and a long 'finished':")
+        print("the call only enqueues the kernel on a stream")
+        print("and returns at once.")
         ratio = result["finished"] / result["returned"]
         claim(
             "on the CPU the work ends inside the call: synchronize() adds almost nothing",
@@ -82,7 +89,7 @@ def main() -> None:
             detail=f"ratio {ratio:.3f}",
         )
     else:
-        print(f"  time between two device events       {human_seconds(result['events']):>10}")
+        print(f"  {'time between two device events':<34}{human_seconds(result['events']):>10}")
         share = 100 * result["returned"] / result["finished"]
         print(f"  the call returned after {share:.1f} % of the time the work took:")
         print("  the host enqueued the kernel and went on; synchronize() waited for the device to finish.")
