@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import jupytext
 import pytest
 from mkdocs.structure.files import File, Files
 from test_labs import _lab_fixture
@@ -27,6 +28,8 @@ from pytorch_floors.i18n.outputs import catalog
 from pytorch_floors.i18n.sections import join_chinese_lines, page_text, raw_digest, sections
 from pytorch_floors.i18n.translation import LOCK_FILE, Staleness, behind, read_lock, staleness, stamp, write_lock
 from pytorch_floors.i18n.translations_command import main as translations_main
+from pytorch_floors.labs.cells import with_checker
+from pytorch_floors.labs.kernel import code_key
 from pytorch_floors.plugin.languages import split_search_index, stale_markdown, untranslated_links
 from pytorch_floors.recordings.recorder import planned_blocks
 from pytorch_floors.render.templates import render
@@ -679,3 +682,25 @@ def test_a_lab_stamped_before_wrapping_was_ignored_is_not_behind() -> None:
     assert behind(sections(wrapped), recorded) == []
     changed = behind(sections(wrapped.replace("More", "Other")), recorded)
     assert [(b.anchor, b.how) for b in changed] == [("two", "changed")]
+
+
+def test_a_translated_lab_translates_its_comments_and_nothing_else_of_its_code() -> None:
+    """`# YOUR ANSWER: the dtype you expect…` stayed English on the Chinese lab: its code was compared byte for byte."""
+    lab = "zh/labs/1-program.py"
+    english = (ROOT / "docs" / english_source(lab)).read_text(encoding="utf-8")
+    chinese = (ROOT / "docs" / lab).read_text(encoding="utf-8")
+    assert "# YOUR ANSWER：你预期每一对得到的数据类型" in chinese
+    assert problems(lab, english, chinese) == []
+    for code, edited in (
+        ("torch.manual_seed(0)", "torch.manual_seed(1)"),  # a number
+        ('"int64 tensor + float32 tensor": None', '"int64 张量 + float32 张量": None'),  # a string the code reads
+        ("MY_GUESS = None  #", "MY_GUESS = 0  #"),  # code before a comment
+    ):
+        assert chinese.count(code) >= 1, code
+        found = problems(lab, english, chinese.replace(code, edited, 1))
+        assert any(p.startswith("code blocks differ") for p in found), (code, found)
+    # The run is the English lab's: neither the comments nor the helpers' language change what identifies it.
+    english_lab, chinese_lab = (with_checker(jupytext.reads(s, fmt="py:percent"), lab) for s in (english, chinese))
+    assert code_key(english_lab) == code_key(chinese_lab)
+    chinese_lab.cells[-2 if chinese_lab.cells[-1].cell_type != "code" else -1].source += "\nx = 1"
+    assert code_key(english_lab) != code_key(chinese_lab)

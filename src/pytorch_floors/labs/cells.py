@@ -40,6 +40,7 @@ __all__ = [
     "Exercise",
     "checker_source",
     "exercises",
+    "lab_language",
     "lab_name",
     "lab_text",
     "read_lab",
@@ -140,9 +141,33 @@ def with_answers(notebook: Any, answers: dict[str, str]) -> Any:
     return planted
 
 
-def checker_source() -> str:
-    """The self-check helpers, as the cell that holds them shows them (`checker.py`, without its last newline)."""
-    return _CHECKER_FILE.read_text(encoding="utf-8").rstrip("\n")
+_CHECKER_LANGUAGE = 'LANGUAGE = "en"'
+"""The line of `checker.py` that names the language its messages are in."""
+
+
+def checker_source(language: str = "en") -> str:
+    """The self-check helpers, as the cell that holds them shows them (`checker.py`, without its last newline).
+
+    Args:
+        language: The language of the lab they go into: their messages speak it (`LANGUAGE`).
+    """
+    source = _CHECKER_FILE.read_text(encoding="utf-8").rstrip("\n")
+    if source.count(_CHECKER_LANGUAGE) != 1:
+        raise FloorsError(
+            f"{_CHECKER_FILE.name}: it must set {_CHECKER_LANGUAGE} once, the line a lab's language replaces"
+        )
+    return source.replace(_CHECKER_LANGUAGE, f"LANGUAGE = {language!r}".replace("'", '"'))
+
+
+def lab_language(notebook: Any) -> str:
+    """The language a lab is written in, as its notebook metadata states it (`floors: {language: zh}`); English if none.
+
+    A translated lab says so in its jupytext header, which is metadata, not code: its code cells stay
+    its English lab's, and so does their run (`labs.kernel.code_key`).
+    """
+    floors = notebook.metadata.get("floors", {})
+    language = floors.get("language", "en") if isinstance(floors, dict) else "en"
+    return str(language)
 
 
 def lab_name(notebook: Any) -> str:
@@ -179,7 +204,7 @@ def with_checker(notebook: Any, lab: str) -> Any:
         FloorsError: The lab has no code cell tagged `checker`, more than one, or one that holds
             code, which the helpers would silently replace.
     """
-    helpers = checker_source()
+    helpers = checker_source(lab_language(notebook))
     marked = [cell for cell in notebook.cells if cell.cell_type == "code" and CHECKER in _tags(cell)]
     if len(marked) != 1:
         raise FloorsError(

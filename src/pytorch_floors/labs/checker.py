@@ -16,6 +16,42 @@ from dataclasses import dataclass, field
 
 import torch
 
+LANGUAGE = "en"
+"""The language the self-checks speak: a Chinese lab's copy of these helpers says "zh" here (`cells.with_checker`)."""
+
+_SAID = {
+    "zh": {
+        "fill in {missing} in the answer cell above, run it, then run this check again": (
+            "请在上面的答案单元格中填写 {missing}，运行它，然后再运行这个自检"
+        ),
+        "{name} should be {wanted}, not the {kind} {value}": "{name} 应当是{wanted}，而不是 {kind} {value}",
+        "string": "字符串",
+        # What the labs' timed ratios are (`unclear`'s `what`).
+        "the ratio": "这个比值",
+        "the factor": "这个倍数",
+        "the refused call's cost in accepted calls": "被拒绝调用的开销（以被接受的调用计）",
+        "Python's own share of the refused call": "Python 自身在被拒绝调用中所占的份额",
+        "the speed-up": "加速比",
+        "the best rate over the smallest size's": "最高速率与最小规模速率之比",
+        "the two timers' disagreement": "两种计时的差异",
+        "the fastest rate over the tiny add's": "最快速率与最小加法速率之比",
+        "the launches' share": "启动所占的份额",
+        "not graded on this machine: {what}, {measured}, is within {reach} times of {line}, too close to call when"
+        " this process got {share} of a core while it measured": (
+            "本机不评分：{what}为 {measured}，与 {line} 相差不到 {reach} 倍；测量时本进程只得到一个核的 {share}，"
+            "无法判断"
+        ),
+    }
+}
+"""What the helpers say, in each language other than English: the English words are the key."""
+
+
+def _say(english: str, **fields: object) -> str:
+    """`english` in the lab's `LANGUAGE`, its `{fields}` filled in (English where no translation is known)."""
+    said = _SAID.get(LANGUAGE, {}).get(english, english)
+    return said.format(**fields) if fields else said  # a lab's own words (`what`) may hold braces
+
+
 try:
     import resource  # the CPU time of finished child processes (not on Windows)
 except ImportError:  # Windows
@@ -51,7 +87,10 @@ def require(**answers: object) -> None:
     """Stop, naming every answer that is still a placeholder."""
     missing = [p for name, value in answers.items() for p in _placeholders(name, value)]
     if missing:
-        raise NotFilled(f"fill in {', '.join(missing)} in the answer cell above, run it, then run this check again")
+        missing_names = ", ".join(missing)
+        raise NotFilled(
+            _say("fill in {missing} in the answer cell above, run it, then run this check again", missing=missing_names)
+        )
 
 
 def expect(ok: object, message: str) -> None:
@@ -68,8 +107,12 @@ def expect_type(name: str, value: object, types: type | tuple[type, ...], wanted
     types = types if isinstance(types, tuple) else (types,)
     if isinstance(value, types) and (bool in types or not isinstance(value, bool)):
         return
-    kind = "string" if isinstance(value, str) else type(value).__name__
-    raise WrongAnswer(f"{name} should be {wanted}, not the {kind} {value!r}")
+    kind = _say("string") if isinstance(value, str) else type(value).__name__
+    raise WrongAnswer(
+        _say(
+            "{name} should be {wanted}, not the {kind} {value}", name=name, wanted=wanted, kind=kind, value=repr(value)
+        )
+    )
 
 
 def within(predicted: object, measured: float, factor: float) -> bool:
@@ -164,9 +207,14 @@ def unclear(measured: float, line: float, core: CoreShare, margin: float = 2.0, 
     reach = margin / share if share > 0 else float("inf")
     if measured > 0 and max(measured, line) / min(measured, line) > reach:
         return ""
-    return (
-        f"not graded on this machine: {what}, {measured:,.3g}, is within {reach:,.3g} times of {line:,.3g},"
-        f" too close to call when this process got {core.share:.0%} of a core while it measured"
+    return _say(
+        "not graded on this machine: {what}, {measured}, is within {reach} times of {line}, too close to call when"
+        " this process got {share} of a core while it measured",
+        what=_say(what),
+        measured=f"{measured:,.3g}",
+        reach=f"{reach:,.3g}",
+        line=f"{line:,.3g}",
+        share=f"{core.share:.0%}",
     )
 
 
