@@ -353,9 +353,29 @@ def test_a_claim_shows_in_the_pages_language_and_an_untranslated_one_is_counted(
 def test_a_translated_pages_link_to_a_page_without_twin_goes_to_the_english_page() -> None:
     exists = {"zh/floors/2-python.md", "floors/2-python.md", "reference/plot.md"}.__contains__
     markdown = "[a](2-python.md#x) [b](../reference/plot.md#y) [c](https://example.org/a.md)"
-    assert untranslated_links(markdown, "zh/floors/1-program.md", exists) == (
-        "[a](2-python.md#x) [b](../../reference/plot.md#y) [c](https://example.org/a.md)"
+    # It says where it leads: hreflang for the browser and the reader's tools, "（英文）" for the reader.
+    assert untranslated_links(markdown, "zh/floors/1-program.md", exists, "zh") == (
+        '[a](2-python.md#x) [b](../../reference/plot.md#y){ hreflang="en" }（英文） [c](https://example.org/a.md)'
     )
+    written = "[b](../reference/plot.md){ .x }"
+    assert untranslated_links(written, "zh/floors/1-program.md", exists, "zh") == "[b](../../reference/plot.md){ .x }"
+
+
+def test_the_chinese_navigation_leads_to_the_english_api_reference_and_says_so(fixture_site: FixtureSite) -> None:
+    # The Chinese menu kept only pages with a twin: the API reference, English only, had no entry in it.
+    config = fixture_site.root.joinpath("mkdocs.yml").read_text(encoding="utf-8")
+    nav = "nav:\n  - Home: index.md\n  - Reference:\n      - reference/index.md\n"
+    theme = f"  font: false\n  custom_dir: {ROOT / 'overrides'}\n"  # the menu of a page's own language
+    fixture_site.write("mkdocs.yml", config.replace("  font: false\n", theme) + nav)
+    fixture_site.page("index.md", TWIN_ENGLISH)
+    fixture_site.write("docs/zh/index.md", TWIN_CHINESE)
+    fixture_site.page("reference/index.md", "# Reference\n\nThe package's API.\n")
+    build = fixture_site.build(strict=True)
+    assert build.returncode == 0, build.log[-3000:]
+    chinese, english = build.page("zh"), build.page(".")
+    link = re.search(r'<a href="([^"]+)"[^>]*>\s*(?:<span[^>]*>\s*)?API 参考（英文）', chinese)
+    assert link is not None and link[1] == "../reference/", "an entry of the Chinese menu, to the English page"
+    assert "API 参考（英文）" not in english
 
 
 def test_each_language_gets_its_own_search_index(tmp_path: Path) -> None:
