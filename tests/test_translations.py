@@ -20,6 +20,7 @@ from test_labs import _lab_fixture
 from conftest import LAB_CONFIG, Build, FixtureSite
 from pytorch_floors.claims import Claim
 from pytorch_floors.editions.what_changed import what_changed_markdown
+from pytorch_floors.execution.engine import SKIPPED_OUTPUT
 from pytorch_floors.i18n.check import CHINESE_SHARE, chinese_share, front_matter, problems
 from pytorch_floors.i18n.glossary import glossary, off_glossary
 from pytorch_floors.i18n.languages import LANGUAGES, english_source, language_of, twin_uri
@@ -724,3 +725,22 @@ def test_a_translated_lab_translates_its_comments_and_nothing_else_of_its_code()
     assert code_key(english_lab) == code_key(chinese_lab)
     chinese_lab.cells[-2 if chinese_lab.cells[-1].cell_type != "code" else -1].source += "\nx = 1"
     assert code_key(english_lab) != code_key(chinese_lab)
+
+
+def test_a_render_only_build_says_in_chinese_that_it_ran_nothing(fixture_site: FixtureSite) -> None:
+    # zh pages of a build without execution showed the engine's "(execution disabled for this build)".
+    fixture_site.page("index.md", TWIN_ENGLISH)
+    fixture_site.write("docs/zh/index.md", TWIN_CHINESE)
+    build = fixture_site.build(strict=True, env={"FLOORS_EXEC": "off", "FLOORS_EXEC_CACHE": "off"})
+    assert build.returncode == 0, build.log[-3000:]
+    assert SKIPPED_OUTPUT in build.page(".")
+    chinese = build.page("zh")
+    assert ZH[SKIPPED_OUTPUT] in chinese and SKIPPED_OUTPUT not in chinese
+
+
+def test_the_404_page_says_in_chinese_what_it_says_in_english() -> None:
+    # One 404 page answers both languages; its "Search the site … (press /), or pick a floor" had no Chinese.
+    page = (ROOT / "overrides" / "404.html").read_text(encoding="utf-8")
+    page += (ROOT / "overrides" / "partials" / "not-found.html").read_text(encoding="utf-8")
+    chinese = " ".join(text for _, text in re.findall(r'<(\w+)[^>]*\blang="zh"[^>]*>(.*?)</\1>', page, re.S))
+    assert "<kbd>/</kbd>" in chinese and "搜索" in chinese, "the way to search, in Chinese too"
