@@ -656,6 +656,7 @@ def test_a_chinese_labs_self_checks_speak_chinese() -> None:
     chinese = jupytext.read(ROOT / "docs" / "zh" / FLOORS[0].lab)
     assert chinese.metadata["floors"]["language"] == "zh", "the Chinese lab states its language once, in its header"
     zh, en = _helpers("zh"), _helpers("en")
+    assert "本机不评分" not in checker_source(), "an English lab page carries no other language's words"
     with pytest.raises(zh["NotFilled"], match=r"^请在上面的答案单元格中填写 GUESS，运行它，然后再运行这个自检$"):
         zh["require"](GUESS=None)
     with pytest.raises(en["NotFilled"], match=r"^fill in GUESS in the answer cell above"):

@@ -19,31 +19,8 @@ import torch
 LANGUAGE = "en"
 """The language the self-checks speak: a Chinese lab's copy of these helpers says "zh" here (`cells.with_checker`)."""
 
-_SAID = {
-    "zh": {
-        "fill in {missing} in the answer cell above, run it, then run this check again": (
-            "请在上面的答案单元格中填写 {missing}，运行它，然后再运行这个自检"
-        ),
-        "{name} should be {wanted}, not the {kind} {value}": "{name} 应当是{wanted}，而不是 {kind} {value}",
-        "string": "字符串",
-        # What the labs' timed ratios are (`unclear`'s `what`).
-        "the ratio": "这个比值",
-        "the factor": "这个倍数",
-        "the refused call's cost in accepted calls": "被拒绝调用的开销（以被接受的调用计）",
-        "Python's own share of the refused call": "Python 自身在被拒绝调用中所占的份额",
-        "the speed-up": "加速比",
-        "the best rate over the smallest size's": "最高速率与最小规模速率之比",
-        "the two timers' disagreement": "两种计时的差异",
-        "the fastest rate over the tiny add's": "最快速率与最小加法速率之比",
-        "the launches' share": "启动所占的份额",
-        "not graded on this machine: {what}, {measured}, is within {reach} times of {line}, too close to call when"
-        " this process got {share} of a core while it measured": (
-            "本机不评分：{what}为 {measured}，与 {line} 相差不到 {reach} 倍；测量时本进程只得到一个核的 {share}，"
-            "无法判断"
-        ),
-    }
-}
-"""What the helpers say, in each language other than English: the English words are the key."""
+_SAID: dict[str, dict[str, str]] = {}
+"""What the helpers say in `LANGUAGE`, by their English words: a translated lab's copy holds its language's."""
 
 
 def _say(english: str, **fields: object) -> str:
