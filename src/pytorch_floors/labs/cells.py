@@ -146,7 +146,7 @@ def with_answers(notebook: Any, answers: dict[str, str]) -> Any:
 _CHECKER_LANGUAGE = 'LANGUAGE = "en"'
 """The line of `checker.py` that names the language its messages are in."""
 
-_CHECKER_WORDS = "_SAID: dict[str, dict[str, str]] = {}"
+_CHECKER_WORDS = "_SAID: dict[str, str] = {}"
 """The line of `checker.py` holding its messages in other languages: none in English (English labs carry none)."""
 
 _CHECKER_CATALOG = "checker.{language}.yml"
@@ -173,9 +173,9 @@ def checker_source(language: str = "en") -> str:
     words = read_yaml(catalog) if catalog.is_file() else {}
     if not isinstance(words, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in words.items()):
         raise FloorsError(f"{catalog.name}: each English message maps to its translation")
-    said = json.dumps({language: words}, ensure_ascii=False, indent=4)  # a dict of strings: Python as JSON writes it
+    said = json.dumps(words, ensure_ascii=False, indent=4)  # a dict of strings: Python, as JSON writes it
     source = source.replace(_CHECKER_LANGUAGE, f"LANGUAGE = {json.dumps(language)}")
-    return source.replace(_CHECKER_WORDS, f"_SAID: dict[str, dict[str, str]] = {said}")
+    return source.replace(_CHECKER_WORDS, f"_SAID: dict[str, str] = {said}")
 
 
 def lab_language(notebook: Any) -> str:

@@ -16,17 +16,12 @@ from dataclasses import dataclass, field
 
 import torch
 
-LANGUAGE = "en"
-"""The language the self-checks speak: a Chinese lab's copy of these helpers says "zh" here (`cells.with_checker`)."""
-
-_SAID: dict[str, dict[str, str]] = {}
-"""What the helpers say in `LANGUAGE`, by their English words: a translated lab's copy holds its language's."""
+LANGUAGE = "en"  # a translated lab's copy names its own, and its words for these messages (`cells.with_checker`)
+_SAID: dict[str, str] = {}
 
 
 def _say(english: str, **fields: object) -> str:
-    """`english` in the lab's `LANGUAGE`, its `{fields}` filled in (English where no translation is known)."""
-    said = _SAID.get(LANGUAGE, {}).get(english, english)
-    return said.format(**fields) if fields else said  # a lab's own words (`what`) may hold braces
+    return _SAID.get(english, english).format(**fields)
 
 
 try:
@@ -64,10 +59,8 @@ def require(**answers: object) -> None:
     """Stop, naming every answer that is still a placeholder."""
     missing = [p for name, value in answers.items() for p in _placeholders(name, value)]
     if missing:
-        missing_names = ", ".join(missing)
-        raise NotFilled(
-            _say("fill in {missing} in the answer cell above, run it, then run this check again", missing=missing_names)
-        )
+        said = "fill in {names} in the answer cell above, run it, then run this check again"
+        raise NotFilled(_say(said, names=", ".join(missing)))
 
 
 def expect(ok: object, message: str) -> None:
@@ -84,11 +77,9 @@ def expect_type(name: str, value: object, types: type | tuple[type, ...], wanted
     types = types if isinstance(types, tuple) else (types,)
     if isinstance(value, types) and (bool in types or not isinstance(value, bool)):
         return
-    kind = _say("string") if isinstance(value, str) else type(value).__name__
+    kind = "string" if isinstance(value, str) else type(value).__name__
     raise WrongAnswer(
-        _say(
-            "{name} should be {wanted}, not the {kind} {value}", name=name, wanted=wanted, kind=kind, value=repr(value)
-        )
+        _say("{name} should be {wanted}, not the {kind} {value!r}", name=name, wanted=wanted, kind=kind, value=value)
     )
 
 
@@ -184,15 +175,9 @@ def unclear(measured: float, line: float, core: CoreShare, margin: float = 2.0, 
     reach = margin / share if share > 0 else float("inf")
     if measured > 0 and max(measured, line) / min(measured, line) > reach:
         return ""
-    return _say(
-        "not graded on this machine: {what}, {measured}, is within {reach} times of {line}, too close to call when"
-        " this process got {share} of a core while it measured",
-        what=_say(what),
-        measured=f"{measured:,.3g}",
-        reach=f"{reach:,.3g}",
-        line=f"{line:,.3g}",
-        share=f"{core.share:.0%}",
-    )
+    said = "not graded on this machine: {what}, {measured:,.3g}, is within {reach:,.3g} times of {line:,.3g}, too close"
+    said += " to call when this process got {share:.0%} of a core while it measured"
+    return _say(said, what=_SAID.get(what, what), measured=measured, reach=reach, line=line, share=core.share)
 
 
 def _turn() -> tuple[float, float] | None:
