@@ -785,7 +785,7 @@ def _dict_keys(notebook: Any) -> list[str]:
 def _page_text(html: str) -> list[str]:
     """The lines of text a lab page's outputs and folds' labels show (its code and prose left out)."""
     shown = [unescape(m) for m in re.findall(r"<summary[^>]*>(.*?)</summary>", html, re.S)]
-    for output in re.findall(r'jp-OutputArea-output[^"]*"[^>]*>\s*<pre>(.*?)</pre>', html, re.S):
+    for output in re.findall(r'jp-OutputArea-output[^"]*"[^>]*>\s*<pre\b[^>]*>(.*?)</pre>', html, re.S):
         shown += unescape(re.sub(r"<[^>]+>", "", output)).split("\n")
     return shown
 

@@ -238,7 +238,7 @@ def _download_box(floor: Floor, source: Path, launch: Launch, site_folder: str, 
     return download_box(floor, install, lab, launch.published, launch, site_folder=site_folder, language=language)
 
 
-_OUTPUT = re.compile(r'(<div class="[^"]*\bjp-OutputArea-output\b[^"]*"[^>]*>\s*<pre>)(.*?)(</pre>)', re.S)
+_OUTPUT = re.compile(r'(<div class="[^"]*\bjp-OutputArea-output\b[^"]*"[^>]*>\s*<pre\b[^>]*>)(.*?)(</pre>)', re.S)
 """A cell's printed output in mkdocs-jupyter's HTML: its `<pre>`, whose text (and ANSI colour spans) the run wrote."""
 
 
