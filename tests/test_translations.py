@@ -19,6 +19,7 @@ from test_labs import _lab_fixture
 
 from conftest import LAB_CONFIG, Build, FixtureSite
 from pytorch_floors.claims import Claim
+from pytorch_floors.editions.root404 import layout_from, render_root_404
 from pytorch_floors.editions.what_changed import what_changed_markdown
 from pytorch_floors.execution.engine import SKIPPED_OUTPUT
 from pytorch_floors.i18n.check import CHINESE_SHARE, chinese_share, front_matter, problems
@@ -744,3 +745,20 @@ def test_the_404_page_says_in_chinese_what_it_says_in_english() -> None:
     page += (ROOT / "overrides" / "partials" / "not-found.html").read_text(encoding="utf-8")
     chinese = " ".join(text for _, text in re.findall(r'<(\w+)[^>]*\blang="zh"[^>]*>(.*?)</\1>', page, re.S))
     assert "<kbd>/</kbd>" in chinese and "搜索" in chinese, "the way to search, in Chinese too"
+
+
+def test_the_published_root_404_says_in_chinese_what_it_says_in_english() -> None:
+    # gh-pages' root 404 answers every language's missing address; its own lines were English only.
+    versions = [{"version": "2026.12", "aliases": ["latest"]}, {"version": "2026.11", "aliases": []}]
+    layout = layout_from(
+        site_name="S", site_url="https://x.org/r/", latest="latest", versions_json=versions, redirects={}
+    )
+    html = render_root_404(layout, ROOT / "overrides")
+    english_lines = ("Taking you to this address", "The same address in the latest edition", "Or pick a floor")
+    sections = re.findall(r"<(section|p)\b[^>]*>(.*?)</\1>", html, re.S)
+    for line in english_lines:
+        assert any(line in text for _, text in sections), line
+    chinese = " ".join(re.findall(r'<(?:p|span)\b[^>]*\blang="zh"[^>]*>(.*?)</(?:p|span)>', html, re.S))
+    for words in ("正在带你前往", "最新版次中的同一地址", "选最新版次的一层", "2026.12、2026.11"):
+        assert words in chinese, words
+    assert "没有 ${route.unknownEdition} 这个版次" in html, "the script's note, in both languages"
