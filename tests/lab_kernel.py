@@ -211,6 +211,11 @@ class LabKernel:
         self.solved = graded(self._base, time.perf_counter() - start)
         self._held = holders(self._base, [i for i, c in enumerate(self._base.cells) if c.cell_type == "code"])
 
+    @property
+    def ran(self) -> Any:
+        """The solved run's notebook, every cell's outputs in it (a copy)."""
+        return copy.deepcopy(self._base)
+
     def close(self) -> None:
         self._kernel.close()
 

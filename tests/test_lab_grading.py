@@ -26,22 +26,30 @@ to a lab without a tested change fails.
 
 from __future__ import annotations
 
+import ast
 import copy
 import functools
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from html import unescape
+from pathlib import Path
 from typing import Any
 
 import nbclient
+import nbformat
 import pytest
 import torch
 from lab_answers import CHANGES, MISTYPED, PLANTED, PLANTED_ALONE, Change, Wrong
 from lab_kernel import Graded, LabKernel, cell_outcome, names, run_fresh
+from mkdocs_jupyter.nbconvert2 import nb2html  # type: ignore[import-untyped]
 
 from conftest import ROOT
 from pytorch_floors.floors import FLOORS, Floor
+from pytorch_floors.i18n.outputs import english_runs
 from pytorch_floors.labs.cells import SELF_CHECK, exercises, read_lab, student_notebook, with_answers
+from pytorch_floors.labs.kernel import LabExecutePreprocessor, LabRuns, bind, code_key, unbind
+from pytorch_floors.labs.notebooks import jupyter_environment, translate_lab_outputs
 
 
 def read(floor: Floor) -> Any:
@@ -68,6 +76,10 @@ class LabKernels:
     def solved(self, floor: Floor) -> Graded:
         """The lab as written, run whole in a fresh kernel (the one its variants are then graded in)."""
         return self._kernel(floor).solved
+
+    def ran(self, floor: Floor) -> Any:
+        """The lab as written, after its solved run: every cell with its outputs."""
+        return self._kernel(floor).ran
 
     def graded(self, floor: Floor, variant: Any) -> Graded:
         """The variant's outcomes from its lab's kernel; a kernel that fails to come back is closed and dropped."""
@@ -737,3 +749,95 @@ def test_the_batching_check_grades_the_changes_expected_answer() -> None:
     assert [outcome for outcome, _ in outcomes] == ["passed"] * 3 + ["WrongAnswer"] * 2 + ["passed"], outcomes
     assert not any("not graded" in text for _, text in outcomes[:3]), outcomes
     assert "not graded on this machine" in outcomes[5][1], "3.4 times at a third of a core is too close to call"
+
+
+# --- the Chinese lab page: what the English run printed, its folds, in Chinese ---
+
+_QUOTED_ERRORS = {
+    # A quoted error message, after the lab's own row label or wrapped by the lab: the reader searches for it as is.
+    "x.t().view(-N): view size is not compatible with input tensor's size and stride",
+    "torch.add(aN, \"two\") add(): argument 'other' (position N) must be Tensor, not str",
+    "backward 抛出错误: one of the variables needed for gradient computation has been modified by an inplace "
+    "operation: [torch.FloatTensor [N]],...",
+}
+
+
+QUOTED_ERROR = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Warning)\b:? .*")
+"""A quoted error message (`TypeError: add(): argument ...`): the program's own words, as the reader searches them."""
+
+
+def english_line(line: str) -> str:
+    """A line as `_QUOTED_ERRORS` spells it: every number N, its spaces collapsed."""
+    return " ".join(re.sub(r"\d+(?:\.\d+)?", "N", line).split())
+
+
+def _dict_keys(notebook: Any) -> list[str]:
+    """The string keys of the dicts a lab's code writes (`"a square layer used twice": ...`): names its tables show."""
+    keys: set[str] = set()
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            for node in ast.walk(ast.parse(cell.source)):
+                if isinstance(node, ast.Dict):
+                    keys |= {k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+    return sorted(keys, key=len, reverse=True)
+
+
+def _page_text(html: str) -> list[str]:
+    """The lines of text a lab page's outputs and folds' labels show (its code and prose left out)."""
+    shown = [unescape(m) for m in re.findall(r"<summary[^>]*>(.*?)</summary>", html, re.S)]
+    for output in re.findall(r'jp-OutputArea-output[^"]*"[^>]*>\s*<pre\b[^>]*>(.*?)</pre>', html, re.S):
+        shown += unescape(re.sub(r"<[^>]+>", "", output)).split("\n")
+    return shown
+
+
+def english_on_a_chinese_lab_page(html: str, keys: list[str]) -> list[str]:
+    """Each line with a run of three English words that is not a key of the lab's code or a quoted error."""
+    left = []
+    for line in _page_text(html):
+        plain = line
+        for key in keys:
+            plain = plain.replace(key, " ")
+        flat = english_line(line)
+        if english_runs(QUOTED_ERROR.sub("", plain)) and flat not in _QUOTED_ERRORS:
+            left.append(flat)
+    return left
+
+
+def test_english_on_a_chinese_lab_page_is_found() -> None:
+    html = (
+        '<summary>Output: open it after you have predicted</summary><div class="jp-OutputArea-output">'
+        "<pre>a square layer used twice   14 nodes\nself-check passed: you know which lines scale</pre></div>"
+    )
+    assert english_on_a_chinese_lab_page(html, ["a square layer used twice"]) == [
+        "Output: open it after you have predicted",
+        "self-check passed: you know which lines scale",
+    ]
+
+
+@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
+def test_a_chinese_lab_page_shows_its_english_labs_run_in_chinese(
+    floor: Floor, lab_kernels: LabKernels, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Its outputs, its folds' labels: the checker's and the lab's words, shown as the build shows them.
+
+    The build's path: the executor gives the Chinese lab its English lab's outputs (the same code), the
+    project's template writes the folds in the lab's language, and the page translates what was printed.
+    """
+    english = lab_kernels.ran(floor)
+    chinese = read_lab(ROOT / "docs" / "zh", floor)
+    runs = LabRuns()
+    runs.executed[code_key(english)] = [
+        (c.outputs, c.get("execution_count")) for c in english.cells if c.cell_type == "code"
+    ]
+    bind(runs)
+    try:
+        shown, _ = LabExecutePreprocessor().preprocess(chinese, {})  # type: ignore[no-untyped-call]
+    finally:
+        unbind(runs)
+    for name, value in jupyter_environment(ROOT / "jupyter", {}).items():
+        monkeypatch.setenv(name, value)
+    path = tmp_path / f"{floor.key}.ipynb"
+    path.write_text(nbformat.writes(shown), encoding="utf-8")  # type: ignore[no-untyped-call]
+    html = translate_lab_outputs(nb2html(str(path), execute=False, no_prompt=True), "zh")
+    assert "自检通过" in html and "参考答案" in html
+    assert english_on_a_chinese_lab_page(html, _dict_keys(english)) == []

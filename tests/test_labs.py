@@ -24,6 +24,7 @@ from test_hardening import ANCESTOR_WALK
 from conftest import LAB_CONFIG, ROOT, Build, FixtureSite, run_mkdocs
 from pytorch_floors.errors import FloorsError
 from pytorch_floors.floors import FLOORS, Floor
+from pytorch_floors.i18n.outputs import translate_line
 from pytorch_floors.labs import checker, notebooks
 from pytorch_floors.labs.cells import CHECKER, checker_source, lab_name, lab_text, with_checker
 from pytorch_floors.labs.cells import read_lab as read_checked_lab
@@ -638,3 +639,33 @@ def test_the_instructors_page_quotes_what_the_labs_print_when_they_do_not_grade(
         text = " ".join(page.read_text(encoding="utf-8").split())
         quoted = set(re.findall(r"[\"“](not (?:graded|applicable)[^\"”]*)[\"”]", text))
         assert quoted == printed, f"{page.relative_to(ROOT)} quotes {sorted(quoted)}; the labs print {sorted(printed)}"
+
+
+def _helpers(language: str) -> dict[str, Any]:
+    """The self-check helpers as a lab in `language` holds them (`with_checker`), run on their own."""
+    notebook = read_lab(FLOORS[0])
+    notebook.metadata["floors"] = {"language": language}
+    cell = next(c for c in with_checker(notebook, FLOORS[0].lab).cells if CHECKER in c.metadata.get("tags", []))
+    namespace: dict[str, Any] = {}
+    exec(compile(cell.source, "checker", "exec"), namespace)
+    return namespace
+
+
+def test_a_chinese_labs_self_checks_speak_chinese() -> None:
+    """A Chinese lab's notebook said "fill in ... in the answer cell above" and "not graded on this machine"."""
+    chinese = jupytext.read(ROOT / "docs" / "zh" / FLOORS[0].lab)
+    assert chinese.metadata["floors"]["language"] == "zh", "the Chinese lab states its language once, in its header"
+    zh, en = _helpers("zh"), _helpers("en")
+    assert "本机不评分" not in checker_source(), "an English lab page carries no other language's words"
+    with pytest.raises(zh["NotFilled"], match=r"^请在上面的答案单元格中填写 GUESS，运行它，然后再运行这个自检$"):
+        zh["require"](GUESS=None)
+    with pytest.raises(en["NotFilled"], match=r"^fill in GUESS in the answer cell above"):
+        en["require"](GUESS=None)
+    with pytest.raises(zh["WrongAnswer"], match=r"^GUESS 应当是一个数，而不是 '3'$"):
+        zh["expect_type"]("GUESS", "3", int, "一个数")
+    # What the page shows of the English run (`outputs.zh.yml`) is what the Chinese notebook prints itself.
+    for what in ("the speed-up", "the ratio", "the factor"):
+        core = en["CoreShare"](cpu=0.5, wall=1.0)
+        english, chinese_line = en["unclear"](3.0, 5, core, what=what), zh["unclear"](3.0, 5, core, what=what)
+        assert english.startswith("not graded on this machine") and "本机不评分" in chinese_line
+        assert translate_line(english, "zh") == chinese_line

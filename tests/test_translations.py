@@ -12,13 +12,16 @@ import re
 from pathlib import Path
 from typing import Any
 
+import jupytext
 import pytest
 from mkdocs.structure.files import File, Files
 from test_labs import _lab_fixture
 
 from conftest import LAB_CONFIG, Build, FixtureSite
 from pytorch_floors.claims import Claim
+from pytorch_floors.editions.root404 import layout_from, render_root_404
 from pytorch_floors.editions.what_changed import what_changed_markdown
+from pytorch_floors.execution.engine import SKIPPED_OUTPUT
 from pytorch_floors.i18n.check import CHINESE_SHARE, chinese_share, front_matter, problems
 from pytorch_floors.i18n.glossary import glossary, off_glossary
 from pytorch_floors.i18n.languages import LANGUAGES, english_source, language_of, twin_uri
@@ -27,6 +30,8 @@ from pytorch_floors.i18n.outputs import catalog
 from pytorch_floors.i18n.sections import join_chinese_lines, page_text, raw_digest, sections
 from pytorch_floors.i18n.translation import LOCK_FILE, Staleness, behind, read_lock, staleness, stamp, write_lock
 from pytorch_floors.i18n.translations_command import main as translations_main
+from pytorch_floors.labs.cells import with_checker
+from pytorch_floors.labs.kernel import code_key
 from pytorch_floors.plugin.languages import split_search_index, stale_markdown, untranslated_links
 from pytorch_floors.recordings.recorder import planned_blocks
 from pytorch_floors.render.templates import render
@@ -352,9 +357,29 @@ def test_a_claim_shows_in_the_pages_language_and_an_untranslated_one_is_counted(
 def test_a_translated_pages_link_to_a_page_without_twin_goes_to_the_english_page() -> None:
     exists = {"zh/floors/2-python.md", "floors/2-python.md", "reference/plot.md"}.__contains__
     markdown = "[a](2-python.md#x) [b](../reference/plot.md#y) [c](https://example.org/a.md)"
-    assert untranslated_links(markdown, "zh/floors/1-program.md", exists) == (
-        "[a](2-python.md#x) [b](../../reference/plot.md#y) [c](https://example.org/a.md)"
+    # It says where it leads: hreflang for the browser and the reader's tools, "（英文）" for the reader.
+    assert untranslated_links(markdown, "zh/floors/1-program.md", exists, "zh") == (
+        '[a](2-python.md#x) [b](../../reference/plot.md#y){ hreflang="en" }（英文） [c](https://example.org/a.md)'
     )
+    written = "[b](../reference/plot.md){ .x }"
+    assert untranslated_links(written, "zh/floors/1-program.md", exists, "zh") == "[b](../../reference/plot.md){ .x }"
+
+
+def test_the_chinese_navigation_leads_to_the_english_api_reference_and_says_so(fixture_site: FixtureSite) -> None:
+    # The Chinese menu kept only pages with a twin: the API reference, English only, had no entry in it.
+    config = fixture_site.root.joinpath("mkdocs.yml").read_text(encoding="utf-8")
+    nav = "nav:\n  - Home: index.md\n  - Reference:\n      - reference/index.md\n"
+    theme = f"  font: false\n  custom_dir: {ROOT / 'overrides'}\n"  # the menu of a page's own language
+    fixture_site.write("mkdocs.yml", config.replace("  font: false\n", theme) + nav)
+    fixture_site.page("index.md", TWIN_ENGLISH)
+    fixture_site.write("docs/zh/index.md", TWIN_CHINESE)
+    fixture_site.page("reference/index.md", "# Reference\n\nThe package's API.\n")
+    build = fixture_site.build(strict=True)
+    assert build.returncode == 0, build.log[-3000:]
+    chinese, english = build.page("zh"), build.page(".")
+    link = re.search(r'<a href="([^"]+)"[^>]*>\s*(?:<span[^>]*>\s*)?API 参考（英文）', chinese)
+    assert link is not None and link[1] == "../reference/", "an entry of the Chinese menu, to the English page"
+    assert "API 参考（英文）" not in english
 
 
 def test_each_language_gets_its_own_search_index(tmp_path: Path) -> None:
@@ -681,3 +706,61 @@ def test_a_lab_stamped_before_wrapping_was_ignored_is_not_behind() -> None:
     assert behind(sections(wrapped), recorded) == []
     changed = behind(sections(wrapped.replace("More", "Other")), recorded)
     assert [(b.anchor, b.how) for b in changed] == [("two", "changed")]
+
+
+def test_a_translated_lab_translates_its_comments_and_nothing_else_of_its_code() -> None:
+    """`# YOUR ANSWER: the dtype you expect…` stayed English on the Chinese lab: its code was compared byte for byte."""
+    lab = "zh/labs/1-program.py"
+    english = (ROOT / "docs" / english_source(lab)).read_text(encoding="utf-8")
+    chinese = (ROOT / "docs" / lab).read_text(encoding="utf-8")
+    assert "# YOUR ANSWER：你预期每一对得到的数据类型" in chinese
+    assert problems(lab, english, chinese) == []
+    for code, edited in (
+        ("torch.manual_seed(0)", "torch.manual_seed(1)"),  # a number
+        ('"int64 tensor + float32 tensor": None', '"int64 张量 + float32 张量": None'),  # a string the code reads
+        ("MY_GUESS = None  #", "MY_GUESS = 0  #"),  # code before a comment
+    ):
+        assert chinese.count(code) >= 1, code
+        found = problems(lab, english, chinese.replace(code, edited, 1))
+        assert any(p.startswith("code blocks differ") for p in found), (code, found)
+    # The run is the English lab's: neither the comments nor the helpers' language change what identifies it.
+    english_lab, chinese_lab = (with_checker(jupytext.reads(s, fmt="py:percent"), lab) for s in (english, chinese))
+    assert code_key(english_lab) == code_key(chinese_lab)
+    chinese_lab.cells[-2 if chinese_lab.cells[-1].cell_type != "code" else -1].source += "\nx = 1"
+    assert code_key(english_lab) != code_key(chinese_lab)
+
+
+def test_a_render_only_build_says_in_chinese_that_it_ran_nothing(fixture_site: FixtureSite) -> None:
+    # zh pages of a build without execution showed the engine's "(execution disabled for this build)".
+    fixture_site.page("index.md", TWIN_ENGLISH)
+    fixture_site.write("docs/zh/index.md", TWIN_CHINESE)
+    build = fixture_site.build(strict=True, env={"FLOORS_EXEC": "off", "FLOORS_EXEC_CACHE": "off"})
+    assert build.returncode == 0, build.log[-3000:]
+    assert SKIPPED_OUTPUT in build.page(".")
+    chinese = build.page("zh")
+    assert ZH[SKIPPED_OUTPUT] in chinese and SKIPPED_OUTPUT not in chinese
+
+
+def test_the_404_page_says_in_chinese_what_it_says_in_english() -> None:
+    # One 404 page answers both languages; its "Search the site … (press /), or pick a floor" had no Chinese.
+    page = (ROOT / "overrides" / "404.html").read_text(encoding="utf-8")
+    page += (ROOT / "overrides" / "partials" / "not-found.html").read_text(encoding="utf-8")
+    chinese = " ".join(text for _, text in re.findall(r'<(\w+)[^>]*\blang="zh"[^>]*>(.*?)</\1>', page, re.S))
+    assert "<kbd>/</kbd>" in chinese and "搜索" in chinese, "the way to search, in Chinese too"
+
+
+def test_the_published_root_404_says_in_chinese_what_it_says_in_english() -> None:
+    # gh-pages' root 404 answers every language's missing address; its own lines were English only.
+    versions = [{"version": "2026.12", "aliases": ["latest"]}, {"version": "2026.11", "aliases": []}]
+    layout = layout_from(
+        site_name="S", site_url="https://x.org/r/", latest="latest", versions_json=versions, redirects={}
+    )
+    html = render_root_404(layout, ROOT / "overrides")
+    english_lines = ("Taking you to this address", "The same address in the latest edition", "Or pick a floor")
+    sections = re.findall(r"<(section|p)\b[^>]*>(.*?)</\1>", html, re.S)
+    for line in english_lines:
+        assert any(line in text for _, text in sections), line
+    chinese = " ".join(re.findall(r'<(?:p|span)\b[^>]*\blang="zh"[^>]*>(.*?)</(?:p|span)>', html, re.S))
+    for words in ("正在带你前往", "最新版次中的同一地址", "选最新版次的一层", "2026.12、2026.11"):
+        assert words in chinese, words
+    assert "没有 ${route.unknownEdition} 这个版次" in html, "the script's note, in both languages"

@@ -73,3 +73,15 @@ def test_a_build_renders_the_page_from_its_own_manifest(fixture_site: FixtureSit
     assert "Sections added (1)" in html
     without = fixture_site.build(strict=True)
     assert "no earlier edition to compare with" in without.page("what-changed")
+
+
+def test_a_chinese_page_names_each_section_by_its_chinese_heading() -> None:
+    # zh/what-changed/ listed "Floor 3 · The boundary › The fixed cost of an eager op": the manifest's English titles.
+    page = what_changed_markdown(manifest("2026.11"), manifest("2026.12"), "zh", ROOT / "docs")
+    assert page.startswith("# 自 2026.11 版次以来的变化")
+    assert "[边界 › eager 算子的固定开销](floors/3-boundary.md#crossing-cost)" in page
+    assert "The fixed cost of an eager op" not in page and "The boundary" not in page
+    # A section the Chinese pages do not have keeps the manifest's label, and English pages keep theirs.
+    assert "(`floors/5-autograd/#old-diagram`)" in page
+    english = what_changed_markdown(manifest("2026.11"), manifest("2026.12"), "en", ROOT / "docs")
+    assert "[Floor 3 · The boundary › The fixed cost of an eager op](floors/3-boundary.md#crossing-cost)" in english

@@ -1,5 +1,7 @@
 # ---
 # jupyter:
+#   floors:
+#     language: zh
 #   jupytext:
 #     text_representation:
 #       extension: .py
@@ -106,7 +108,7 @@ print(f"self-check passed: your formula matches all {len(sizes)} dtypes you meas
 # **修改** `PAIRS`：加入 `int8` 张量加 Python `int`、`bool` 张量加 `float16` 张量、零维 `float64` 张量加 `float32` 张量，并同样在 `PREDICTED` 中为每一项写下预测：自检要求每一对都有预测。
 
 # %% tags=["answer"]
-# YOUR ANSWER: the dtype you expect for each pair
+# YOUR ANSWER：你预期每一对得到的数据类型
 PREDICTED = {
     "int64 tensor + float32 tensor": None,
     "float16 tensor + float32 tensor": None,
@@ -161,7 +163,7 @@ print(f"self-check passed: all {len(results)} predictions right")
 # **修改** `ROWS` 为 `[10, 1_000]`，运行测量和检查；再改为 `[10, 1_000, 1_000_000]`，重新运行。哪些时间随行数增长？
 
 # %% tags=["answer"]
-# YOUR ANSWER: True if the tensor shares the array's memory, False if it is a copy
+# YOUR ANSWER：张量与数组共享内存填 True，是副本填 False
 SHARES = {
     "torch.as_tensor(big)": None,
     "torch.as_tensor(big, dtype=torch.float64)": None,
@@ -235,7 +237,7 @@ print(f"self-check passed: you know which of the {len(shares)} conversions share
 # **修改** `LARGE` 为 `1024`，重新运行测量和检查。下面的各层会解释这些行为何不同。
 
 # %% tags=["answer"]
-# YOUR ANSWER: True if the line's time grows with the batch, False if it stays put
+# YOUR ANSWER：这一行的耗时随批量增长填 True，保持不变填 False
 GROWS = {
     "x = torch.randn(...)": None,
     "model = nn.Linear(...)": None,

@@ -1,5 +1,7 @@
 # ---
 # jupyter:
+#   floors:
+#     language: zh
 #   jupytext:
 #     text_representation:
 #       extension: .py
@@ -109,7 +111,7 @@ print(f"self-check passed: Python is {share:.1f} % of torch; the largest file is
 # **修改** `NAMES`：加入 `torch.softmax`、`torch.nn.functional.softmax`、`torch.Tensor.__repr__`、`torch.Tensor.to`，并为它们写下预测：自检要求每个名字都有预测。
 
 # %% tags=["answer"]
-# YOUR ANSWER: "Python" or "compiled" for each function
+# YOUR ANSWER：每个函数填 "Python" 或 "compiled"
 PREDICTED_KIND = {
     "torch.relu": None,
     "torch.nn.functional.relu": None,
@@ -226,7 +228,7 @@ print(f"self-check passed: the first import costs {factor:,.0f} times the second
 # **修改**损失为 `torch.nn.functional.mse_loss(model(x), torch.nn.functional.one_hot(y, 10).float())`，再预测一次：会出现哪些调用？然后在 `with` 块内、`loss.backward()` 之后再加上 `optimizer.step()`，再预测一次：`step` 不是 torch 函数，那么模式能看到它的什么？
 
 # %% tags=["answer"]
-# YOUR ANSWER: the public names the mode records, in order, as a list of strings
+# YOUR ANSWER：该模式依次记录的公开名称，写成字符串列表
 PREDICTED_CALLS = None
 
 # %% tags=["solution"]

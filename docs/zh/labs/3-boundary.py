@@ -1,5 +1,7 @@
 # ---
 # jupyter:
+#   floors:
+#     language: zh
 #   jupytext:
 #     text_representation:
 #       extension: .py
@@ -107,7 +109,7 @@ print(f"self-check passed: the crossing costs about {calls:.0f} Python calls")
 # **修改** `WRONG_CALLS`：加入 `torch.add(a1, [1, 2])`（一个列表）、`torch.add(a1, b1, alpha=None)` 和 `torch.add(a1, b1, scale=2)`（一个不存在的关键字），预测每条信息点出的名字，并看看这些信息有何不同。
 
 # %% tags=["answer"]
-# YOUR ANSWER: for each wrong call, the argument you expect its message to name, as a string
+# YOUR ANSWER：对每个错误的调用，写出你预期其报错信息点名的参数（字符串）
 PREDICTED_WORD = {'torch.add(a1, "two")': None}
 
 # %% tags=["solution"]

@@ -1,5 +1,7 @@
 # ---
 # jupyter:
+#   floors:
+#     language: zh
 #   jupytext:
 #     text_representation:
 #       extension: .py
@@ -53,7 +55,7 @@ print(f"torch {torch.__version__}")
 # **修改** `TENSORS`：加入 `torch.ones(3, dtype=torch.cfloat).conj().imag` 和 `torch.ones(3, dtype=torch.float16)`，并为它们写下预测。
 
 # %% tags=["answer"]
-# YOUR ANSWER: True if the tensor's key set differs from a plain CPU float tensor's, else False
+# YOUR ANSWER：张量的分发键集合与普通 CPU 浮点张量的不同填 True，否则填 False
 DIFFERS = {
     "sparse": None,
     "bool": None,
@@ -107,7 +109,7 @@ print(f"self-check passed: all {len(key_sets)} key sets predicted")
 # **修改** `OPTIMIZER` 为 `torch.optim.Adam`，再预测一次 step 阶段。
 
 # %% tags=["answer"]
-# YOUR ANSWER: the number of operators each phase dispatches
+# YOUR ANSWER：每个阶段分发的算子个数
 PREDICTED_OPS = {"forward": None, "backward": None, "step": None}
 
 # %% tags=["solution"]
@@ -279,7 +281,7 @@ print(f"self-check passed: {described / 1e9:.1f} GB described, none allocated")
 # **修改** `SECOND_SHAPE` 为 `(5, 7)`（第二次编译调用会得到一个新形状的输入），再预测一次这次调用。
 
 # %% tags=["answer"]
-# YOUR ANSWER: for each call, the set of functions that run, such as {"kernel"}
+# YOUR ANSWER：每次调用所运行的函数集合，例如 {"kernel"}
 RUNS = {
     "a CPU tensor": None,
     "a meta tensor": None,

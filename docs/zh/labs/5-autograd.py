@@ -1,5 +1,7 @@
 # ---
 # jupyter:
+#   floors:
+#     language: zh
 #   jupytext:
 #     text_representation:
 #       extension: .py
@@ -70,7 +72,7 @@ print(f"torch {torch.__version__}")
 # 把 `X_REQUIRES_GRAD` **改为** `True`（输入也要求梯度，就像计算显著图时那样），再预测一次。
 
 # %% tags=["answer"]
-# YOUR ANSWER: the number of AccumulateGrad nodes in each model's graph
+# YOUR ANSWER：每个模型的计算图中 AccumulateGrad 节点的个数
 PREDICTED_LEAVES = {"one layer": None, "a square layer used twice": None, "first layer frozen": None}
 
 # %% tags=["solution"]

@@ -1,5 +1,7 @@
 # ---
 # jupyter:
+#   floors:
+#     language: zh
 #   jupytext:
 #     text_representation:
 #       extension: .py

@@ -1,5 +1,7 @@
 # ---
 # jupyter:
+#   floors:
+#     language: zh
 #   jupytext:
 #     text_representation:
 #       extension: .py
@@ -52,7 +54,7 @@ print(f"torch {torch.__version__}")
 # **修改** `VIEWS`：加入 `base[::2, 1::3]`、`base.t()[1:]` 和 `base.unsqueeze(0).expand(3, 4, 6)`，也对它们做出预测；扩展出来的维度，步长会出人意料。
 
 # %% tags=["answer"]
-# YOUR ANSWER: the stride of each view, as a tuple
+# YOUR ANSWER：每个视图的步长，写成元组
 PREDICTED_STRIDES = {"base": None, "base.t()": None, "base[1:, ::2]": None, "base[2]": None}
 
 # %% tags=["solution"]
@@ -100,7 +102,7 @@ print(f"self-check passed: all {len(VIEWS)} strides predicted; offset + sum(inde
 # **修改** `OPS`：加入 `x[::2].flatten()` 和 `x.unsqueeze(0).expand(4, -1, -1)`，也对它们做出预测。
 
 # %% tags=["answer"]
-# YOUR ANSWER: True for a view (shares storage), False for a copy
+# YOUR ANSWER：视图（共享存储）填 True，副本填 False
 IS_VIEW = {"x.diagonal()": None, "x.flatten()": None, "x.t().flatten()": None, "x[x > 0]": None}
 
 # %% tags=["solution"]

@@ -1,5 +1,7 @@
 # ---
 # jupyter:
+#   floors:
+#     language: zh
 #   jupytext:
 #     text_representation:
 #       extension: .py
@@ -128,7 +130,7 @@ else:
 # 把 `MATMUL_THREADS` **改为** `1`，再预测一次。
 
 # %% tags=["answer"]
-# YOUR ANSWER: CPU time / wall time
+# YOUR ANSWER：CPU 时间 / 墙钟时间
 PREDICTED_CPU_PER_WALL = {"sleep": None, "matmul, at most": None}
 
 # %% tags=["solution"]

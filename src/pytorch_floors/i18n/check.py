@@ -2,9 +2,9 @@
 
 `python -m pytorch_floors.i18n.check docs/zh/floors/4-dispatcher.md` prints every problem of one
 translation: a heading (its id, level or place) that differs, a code block that is not the English one
-byte for byte, a link whose target changed, front matter `claims` that is not a map of statements to
-their Chinese, a ruled-out glossary word, a section heading that is not the glossary's words for its id, a
-term not glossed at its first use, or prose that is mostly not Chinese.
+byte for byte (a lab's, its comments left out), a link whose target changed, front matter `claims` that is not
+a map of statements to their Chinese, a ruled-out glossary word, a section heading that is not the glossary's
+words for its id, a term not glossed at its first use, or prose that is mostly not Chinese.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pytorch_floors.errors import InputError
 from pytorch_floors.i18n.catch_up import catch_up
 from pytorch_floors.i18n.glossary import glossary, off_glossary, unglossed
 from pytorch_floors.i18n.languages import english_source
-from pytorch_floors.i18n.sections import code_blocks, heading_ids, page_text, sections
+from pytorch_floors.i18n.sections import code_blocks, heading_ids, lab_code_blocks, page_text, sections
 from pytorch_floors.i18n.translation import LOCK_FILE, read_lock
 from pytorch_floors.i18n.yaml_files import parse_yaml
 
@@ -144,7 +144,9 @@ def problems(src_uri: str, english: str, translated: str, recorded: Mapping[str,
             + (f"; missing: {', '.join(missing)}" if missing else "")
             + (f"; not in English: {', '.join(extra)}" if extra else "")
         )
-    en_blocks, zh_blocks = code_blocks(en_text), code_blocks(zh_text)
+    # A lab's comments are prose (`# YOUR ANSWER: 每一对...`): its code, with comments left out, is the English lab's.
+    blocks = lab_code_blocks if src_uri.endswith(".py") else code_blocks
+    en_blocks, zh_blocks = blocks(en_text), blocks(zh_text)
     if en_blocks != zh_blocks:
         differing = next((i for i, (a, b) in enumerate(zip(en_blocks, zh_blocks, strict=False)) if a != b), None)
         where = (

@@ -9,8 +9,10 @@ Text above the first heading is the section `TOP`. Fenced code is never read for
 from __future__ import annotations
 
 import hashlib
+import io
 import itertools
 import re
+import tokenize
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -24,10 +26,12 @@ __all__ = [
     "heading_anchor",
     "heading_ids",
     "join_chinese_lines",
+    "lab_code_blocks",
     "lab_markdown",
     "page_text",
     "raw_digest",
     "sections",
+    "without_comments",
 ]
 
 TOP = "top"
@@ -119,6 +123,41 @@ def lab_markdown(source: str) -> str:
             tags = cell.metadata.get("tags", [])
             parts.append(f"```python tags={tags}\n{cell.source}\n```")
     return "\n\n".join(parts) + "\n"
+
+
+def without_comments(code: str) -> str:
+    """Python code without its comments: what runs, whatever language its comments are written in.
+
+    A translated lab translates the comments of its code cells (`# YOUR ANSWER: 每一对...`) and nothing
+    else of them; the code compares, and runs, as its English lab's. Code that does not tokenize (a
+    cell's magics) is returned as it is, so it still has to match byte for byte.
+
+    Args:
+        code: A code cell's source.
+
+    Returns:
+        The source with each comment removed, and each line's trailing spaces dropped.
+    """
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return code
+    lines = code.splitlines(keepends=True)
+    for token in reversed([t for t in tokens if t.type == tokenize.COMMENT]):
+        row, start = token.start
+        line = lines[row - 1]
+        lines[row - 1] = line[:start] + line[token.end[1] :]
+    return "\n".join(line.rstrip() for line in "".join(lines).splitlines())
+
+
+def lab_code_blocks(markdown: str) -> list[str]:
+    """A lab's code blocks (`code_blocks` of its `lab_markdown`), each without its comments (`without_comments`)."""
+    found = []
+    for block in code_blocks(markdown):
+        fence, _, rest = block.partition("\n")
+        body, _, end = rest.rpartition("\n")
+        found.append("\n".join((fence, without_comments(body), end)))
+    return found
 
 
 def page_text(src_uri: str, source: str) -> str:

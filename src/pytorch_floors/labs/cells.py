@@ -22,6 +22,7 @@ and the grading tests all read the lab through it.
 from __future__ import annotations
 
 import copy
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,7 @@ import jupytext
 
 from pytorch_floors.errors import FloorsError, InputError
 from pytorch_floors.floors import FLOORS, Floor
+from pytorch_floors.i18n.yaml_files import read_yaml
 
 __all__ = [
     "ANSWER",
@@ -40,6 +42,7 @@ __all__ = [
     "Exercise",
     "checker_source",
     "exercises",
+    "lab_language",
     "lab_name",
     "lab_text",
     "read_lab",
@@ -140,9 +143,50 @@ def with_answers(notebook: Any, answers: dict[str, str]) -> Any:
     return planted
 
 
-def checker_source() -> str:
-    """The self-check helpers, as the cell that holds them shows them (`checker.py`, without its last newline)."""
-    return _CHECKER_FILE.read_text(encoding="utf-8").rstrip("\n")
+_CHECKER_LANGUAGE = 'LANGUAGE = "en"'
+"""The line of `checker.py` that names the language its messages are in."""
+
+_CHECKER_WORDS = "_SAID: dict[str, str] = {}"
+"""The line of `checker.py` holding its messages in other languages: none in English (English labs carry none)."""
+
+_CHECKER_CATALOG = "checker.{language}.yml"
+"""Each language's words for the helpers' messages, beside the interface's catalogs (`i18n/checker.zh.yml`)."""
+
+
+def checker_source(language: str = "en") -> str:
+    """The self-check helpers, as the cell that holds them shows them (`checker.py`, without its last newline).
+
+    Args:
+        language: The language of the lab they go into: their messages speak it (`LANGUAGE`), from its
+            catalog (`i18n/checker.<language>.yml`), which only that language's labs carry.
+
+    Raises:
+        FloorsError: `checker.py` lacks a line a language replaces, or a catalog is not a map of strings.
+    """
+    source = _CHECKER_FILE.read_text(encoding="utf-8").rstrip("\n")
+    for line in (_CHECKER_LANGUAGE, _CHECKER_WORDS):
+        if source.count(line) != 1:
+            raise FloorsError(f"{_CHECKER_FILE.name}: write `{line}` once (a lab's language replaces the line)")
+    if language == "en":
+        return source
+    catalog = _CHECKER_FILE.parents[1] / "i18n" / _CHECKER_CATALOG.format(language=language)
+    words = read_yaml(catalog) if catalog.is_file() else {}
+    if not isinstance(words, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in words.items()):
+        raise FloorsError(f"{catalog.name}: each English message maps to its translation")
+    said = json.dumps(words, ensure_ascii=False, indent=4)  # a dict of strings: Python, as JSON writes it
+    source = source.replace(_CHECKER_LANGUAGE, f"LANGUAGE = {json.dumps(language)}")
+    return source.replace(_CHECKER_WORDS, f"_SAID: dict[str, str] = {said}")
+
+
+def lab_language(notebook: Any) -> str:
+    """The language a lab is written in, as its notebook metadata states it (`floors: {language: zh}`); English if none.
+
+    A translated lab says so in its jupytext header, which is metadata, not code: its code cells stay
+    its English lab's, and so does their run (`labs.kernel.code_key`).
+    """
+    floors = notebook.metadata.get("floors", {})
+    language = floors.get("language", "en") if isinstance(floors, dict) else "en"
+    return str(language)
 
 
 def lab_name(notebook: Any) -> str:
@@ -179,7 +223,7 @@ def with_checker(notebook: Any, lab: str) -> Any:
         FloorsError: The lab has no code cell tagged `checker`, more than one, or one that holds
             code, which the helpers would silently replace.
     """
-    helpers = checker_source()
+    helpers = checker_source(lab_language(notebook))
     marked = [cell for cell in notebook.cells if cell.cell_type == "code" and CHECKER in _tags(cell)]
     if len(marked) != 1:
         raise FloorsError(

@@ -16,6 +16,14 @@ from dataclasses import dataclass, field
 
 import torch
 
+LANGUAGE = "en"  # a translated lab's copy names its own, and its words for these messages (`cells.with_checker`)
+_SAID: dict[str, str] = {}
+
+
+def _say(english: str, **fields: object) -> str:
+    return _SAID.get(english, english).format(**fields)
+
+
 try:
     import resource  # the CPU time of finished child processes (not on Windows)
 except ImportError:  # Windows
@@ -51,7 +59,8 @@ def require(**answers: object) -> None:
     """Stop, naming every answer that is still a placeholder."""
     missing = [p for name, value in answers.items() for p in _placeholders(name, value)]
     if missing:
-        raise NotFilled(f"fill in {', '.join(missing)} in the answer cell above, run it, then run this check again")
+        said = "fill in {names} in the answer cell above, run it, then run this check again"
+        raise NotFilled(_say(said, names=", ".join(missing)))
 
 
 def expect(ok: object, message: str) -> None:
@@ -69,7 +78,9 @@ def expect_type(name: str, value: object, types: type | tuple[type, ...], wanted
     if isinstance(value, types) and (bool in types or not isinstance(value, bool)):
         return
     kind = "string" if isinstance(value, str) else type(value).__name__
-    raise WrongAnswer(f"{name} should be {wanted}, not the {kind} {value!r}")
+    raise WrongAnswer(
+        _say("{name} should be {wanted}, not the {kind} {value!r}", name=name, wanted=wanted, kind=kind, value=value)
+    )
 
 
 def within(predicted: object, measured: float, factor: float) -> bool:
@@ -164,10 +175,9 @@ def unclear(measured: float, line: float, core: CoreShare, margin: float = 2.0, 
     reach = margin / share if share > 0 else float("inf")
     if measured > 0 and max(measured, line) / min(measured, line) > reach:
         return ""
-    return (
-        f"not graded on this machine: {what}, {measured:,.3g}, is within {reach:,.3g} times of {line:,.3g},"
-        f" too close to call when this process got {core.share:.0%} of a core while it measured"
-    )
+    said = "not graded on this machine: {what}, {measured:,.3g}, is within {reach:,.3g} times of {line:,.3g}, too close"
+    said += " to call when this process got {share:.0%} of a core while it measured"
+    return _say(said, what=_SAID.get(what, what), measured=measured, reach=reach, line=line, share=core.share)
 
 
 def _turn() -> tuple[float, float] | None:

@@ -48,9 +48,12 @@ from pytorch_floors.execution.process.confine import hide_this_process
 from pytorch_floors.execution.process.sandbox import PASSED_THROUGH
 from pytorch_floors.execution.progress import Progress
 from pytorch_floors.execution.secrets import SecretFinder
-from pytorch_floors.labs.cells import lab_name, with_checker
+from pytorch_floors.i18n.messages import t
+from pytorch_floors.i18n.sections import without_comments
+from pytorch_floors.labs.cells import CHECKER, lab_language, lab_name, with_checker
 
 __all__ = [
+    "FOLDS",
     "PROJECT_DIR",
     "CellError",
     "LabCheckerPreprocessor",
@@ -60,6 +63,7 @@ __all__ = [
     "NarrowKernelManager",
     "bind",
     "code_key",
+    "fold_labels",
     "kernel_environment",
     "quiet_kernel_stderr",
     "scrub_outputs",
@@ -262,8 +266,17 @@ def _running() -> LabRuns:
 
 
 def code_key(nb: Any) -> str:
-    """What identifies a lab's code: its code cells' sources, in order (a translation's are the same)."""
-    code = "\n\0".join(cell.source for cell in nb.cells if cell.cell_type == "code")
+    """What identifies a lab's code: its code cells' sources, in order (a translation's are the same).
+
+    A translation's comments are its own language's (`i18n.sections.without_comments`), and so is the
+    language its self-check helpers speak (`cells.with_checker`): neither is part of the key, so a
+    translated lab shows its English lab's run.
+    """
+    code = "\n\0".join(
+        CHECKER if CHECKER in cell.metadata.get("tags", []) else without_comments(cell.source)
+        for cell in nb.cells
+        if cell.cell_type == "code"
+    )
     return hashlib.sha256(code.encode("utf-8")).hexdigest()
 
 
@@ -431,8 +444,26 @@ def secret_in_outputs(cell: Any, secrets: SecretFinder) -> str | None:
     return None
 
 
+FOLDS = "floors_folds"
+"""The resources' entry holding the words of the lab page's folds (`fold_labels`), which its template shows."""
+
+
+def fold_labels(language: str) -> dict[str, str]:
+    """The labels of a lab page's folds in a language: `solution` (a reference answer) and `output` (a cell's output).
+
+    nbconvert's template has no `t`: the lab's language (`cells.lab_language`, its notebook's metadata)
+    picks these words before it renders, and they reach it as `resources.floors_folds`.
+    """
+    return {
+        "solution": t("Solution", language),
+        "output": t("Output: open it after you have predicted", language),
+    }
+
+
 class LabCheckerPreprocessor(Preprocessor):
     """Put the self-check helpers into the lab's `checker` cell, whether or not the lab then executes.
+
+    It also gives the template the words of the page's folds in the lab's language (`fold_labels`).
 
     Named before `LabExecutePreprocessor` in `jupyter/jupyter_nbconvert_config.json`; enabled
     unless the configuration says otherwise, so a render-only build shows the helpers too.
@@ -453,6 +484,7 @@ class LabCheckerPreprocessor(Preprocessor):
         Raises:
             FloorsError: The lab does not mark where the helpers go (`cells.with_checker`).
         """
+        resources[FOLDS] = fold_labels(lab_language(nb))  # nbconvert's own dict, which answers None for a missing key
         return with_checker(nb, lab_name(nb)), resources
 
 

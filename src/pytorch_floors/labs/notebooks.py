@@ -18,9 +18,11 @@ from pytorch_floors.execution.cache import machine_fingerprint
 from pytorch_floors.execution.facts import TorchFacts
 from pytorch_floors.execution.imports import local_imports, sources_digest
 from pytorch_floors.floors import FLOORS, Floor, floor_for_page
+from pytorch_floors.i18n.languages import LANGUAGES
+from pytorch_floors.i18n.outputs import translate_output
 from pytorch_floors.labs.cells import checker_source, lab_text, read_lab, student_notebook
 from pytorch_floors.labs.install import install_line
-from pytorch_floors.labs.kernel import PROJECT_DIR
+from pytorch_floors.labs.kernel import PROJECT_DIR, fold_labels
 from pytorch_floors.labs.launch import Launch, download_box, notebook_names, with_install_cell
 from pytorch_floors.render.proof_frame import failure_banner
 from pytorch_floors.render.splice import (
@@ -44,6 +46,7 @@ __all__ = [
     "lab_inputs",
     "labs_fingerprint",
     "publish_notebooks",
+    "translate_lab_outputs",
 ]
 
 PLUGIN = "mkdocs-jupyter"
@@ -151,7 +154,8 @@ def jupyter_cache_dir(
     `jupyter/jupyter_nbconvert_config.json`, which nbconvert reads through `JUPYTER_CONFIG_DIR`.
     The notebook markup comes from the project's templates under `jupyter/nbconvert/templates/`,
     which nbconvert finds before mkdocs-jupyter's own because `jupyter/` is put first on
-    `JUPYTER_PATH`; the rendered pages are cached, so the cache is keyed on that folder too.
+    `JUPYTER_PATH`; the rendered pages are cached, so the cache is keyed on that folder too, and on the
+    words of the folds in each language (`kernel.fold_labels`).
 
     Args:
         project_dir: The project root.
@@ -167,6 +171,8 @@ def jupyter_cache_dir(
     key = hashlib.sha256(json.dumps(fingerprint, sort_keys=True).encode())
     for path in sorted(p for p in jupyter_dir.rglob("*") if p.is_file()):
         key.update(path.relative_to(jupyter_dir).as_posix().encode() + b"\0" + path.read_bytes())
+    # The template shows the folds' words, which come from the interface's catalog, not from that folder.
+    key.update(json.dumps([fold_labels(language.code) for language in LANGUAGES]).encode())
     return cache_root / "mkdocs-jupyter" / key.hexdigest()[:16]
 
 
@@ -277,6 +283,37 @@ def _download_box(floor: Floor, source: Path, launch: Launch, site_folder: str, 
     # What the lab imports includes what its self-check helpers import; the run time is kept under the source's key.
     install = _install_line(floor.lab, lab_text(source.parents[floor.lab.count("/")], floor), launch)
     return download_box(floor, install, lab, launch.published, launch, site_folder=site_folder, language=language)
+
+
+def translate_lab_outputs(html: str, language: str) -> str:
+    """A translated lab's page with what its cells printed shown in its language, line by line.
+
+    A translated lab shows its English lab's run (`kernel.code_key`: the same code), which printed English;
+    as a proof's output is (`i18n.outputs`), each line the catalog (`outputs.zh.yml`) has is translated where
+    the page renders, and the rest (a table row, a tensor, a quoted error) is shown as printed. A cell's
+    printed output is the `<pre>` of an `jp-OutputArea-output` element, found by the HTML parser.
+
+    Args:
+        html: The page's content, as mkdocs-jupyter converted the lab.
+        language: The page's language.
+
+    Returns:
+        The content, its outputs in `language`.
+    """
+    changes: list[tuple[int, int, str]] = []
+    for tag, around in start_tags_in_place(html):
+        if tag.name != "pre" or not around or "jp-OutputArea-output" not in _classes(around[-1]):
+            continue
+        closing = find_end_tag(html, "pre", start=tag.end)
+        if closing is not None:
+            changes.append((tag.end, closing.start, translate_output(html[tag.end : closing.start], language, html=True)))
+    for start, end, fragment in sorted(changes, reverse=True):
+        html = replace_span(html, start, end, fragment)
+    return html
+
+
+def _classes(tag: Tag) -> list[str]:
+    return (tag.attributes.get("class") or "").split()
 
 
 NOTEBOOK_WRAPPER = ("div", "jupyter-wrapper")

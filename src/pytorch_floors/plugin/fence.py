@@ -31,11 +31,11 @@ from mkdocs.utils import get_relative_url
 from pytorch_floors.editions.anchors import page_url
 from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.duration import format_seconds
-from pytorch_floors.execution.engine import Engine, ProofFailure, Ran, shown_marker
+from pytorch_floors.execution.engine import SKIPPED_OUTPUT, Engine, ProofFailure, Ran, shown_marker
 from pytorch_floors.execution.options import BlockOptions
 from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.execution.scan import executes
-from pytorch_floors.i18n.messages import PageLanguage
+from pytorch_floors.i18n.messages import PageLanguage, t
 from pytorch_floors.i18n.outputs import translate_output
 from pytorch_floors.recordings.compare import tiers_for
 from pytorch_floors.recordings.html import UntrustedHTML, allowed_html
@@ -233,7 +233,10 @@ def _format(  # noqa: PLR0917  (the formatter's arguments, passed on)
         # Output is never Markdown of the page: its extensions read files (`--8<--`). Text becomes HTML here,
         # through a converter that can only fence it; base_format then takes it as HTML, as it is.
         # Shown in the page's language (a Chinese twin shows the English run's lines translated, line for line).
-        output = translate_output(output, words.code, html=typed.html)
+        if output == SKIPPED_OUTPUT:  # the engine's placeholder for a block it did not run: the site's own words
+            output = t(SKIPPED_OUTPUT, words.code)
+        else:
+            output = translate_output(output, words.code, html=typed.html)
         return text_html(md, fenced(result_language, output, marked)) if result_language and output else output
 
     ran: list[Ran] = []  # markdown-exec's `run` returns text; the typed result is kept here

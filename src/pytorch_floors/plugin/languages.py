@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs.structure.files import Files
-from mkdocs.structure.nav import Navigation, Section
+from mkdocs.structure.nav import Link, Navigation, Section
 
 from pytorch_floors.floors import COMPILER, FLOORS, MAP_TITLE, MAP_TITLE_ZH
 from pytorch_floors.i18n.languages import DEFAULT, LANGUAGES, Language, english_source, language_of
@@ -32,6 +32,7 @@ __all__ = [
     "LANGUAGE_SECTION",
     "STALE_MARKER",
     "lab_behind_note",
+    "link_english_reference",
     "link_languages",
     "nav_items",
     "split_search_index",
@@ -92,6 +93,26 @@ def translated_nav(nav: Sequence[Any], docs_dir: Path, language: Language) -> li
     return found
 
 
+REFERENCE_PAGE = "reference/index.md"
+"""The API reference's first page. Written from the package's English docstrings, the reference has no twin."""
+
+
+def link_english_reference(nav: Navigation, language: Language) -> None:
+    """Give a language's navigation an entry for the API reference, which leads to English and says so.
+
+    `translated_nav` keeps only the pages with a twin, so a Chinese reader's menu had no way to it. The
+    entry is a link (not the page itself, whose place in the menu stays the English one's), added
+    after MkDocs checked the navigation's links.
+    """
+    reference = next((page for page in nav.pages if page.file.src_uri == REFERENCE_PAGE), None)
+    section = next((item for item in nav.items if isinstance(item, Section) and item.title == LANGUAGE_SECTION), None)
+    if language == DEFAULT or reference is None or section is None:
+        return
+    link = Link(t("API reference (in English)", language.code), reference.url)
+    link.parent = section
+    section.children.append(link)
+
+
 def nav_items(nav: Navigation, language: Language) -> list[Any]:
     """The top of the navigation a page in `language` shows: its language's section's items, or all but it."""
     if language == DEFAULT:
@@ -116,13 +137,22 @@ def link_languages(nav: Navigation) -> None:
 _LINK = re.compile(r"(\]\()([^)\s#]+\.(?:md|py))((?:#[^)\s]*)?\))")
 
 
-def untranslated_links(markdown: str, src_uri: str, exists: Callable[[str], bool]) -> str:
-    """A translated page's links to pages that have no twin, pointed at the English page instead.
+def untranslated_links(markdown: str, src_uri: str, exists: Callable[[str], bool], language: str) -> str:
+    """A translated page's links to pages that have no twin, pointed at the English page instead, and marked so.
 
     A translation keeps its links' targets (`i18n.check`): they resolve to the twins beside it, except
-    where no twin exists (the API reference, written from the package's English docstrings).
+    where no twin exists (the API reference, written from the package's English docstrings). Such a link
+    says, in the page's language, that it leads to English: `hreflang="en"` (attr_list) and a visible
+    "(in English)" after it.
+
+    Args:
+        markdown: The translated page's Markdown.
+        src_uri: Its source path, relative to `docs/`.
+        exists: Whether a page's source path is part of the build.
+        language: The page's language (the mark's words).
     """
     folder = posixpath.dirname(src_uri)
+    mark = t("(in English)", language)
 
     def point(match: re.Match[str]) -> str:
         target = match.group(2)
@@ -135,7 +165,10 @@ def untranslated_links(markdown: str, src_uri: str, exists: Callable[[str], bool
         if english == resolved or not exists(english):
             return match.group(0)
         relative = posixpath.relpath(english, folder or ".")
-        return f"{match.group(1)}{relative}{match.group(3)}"
+        # An attribute list the author wrote after the link stays the only one (attr_list reads one).
+        written = match.string.startswith("{", match.end())
+        attributes = "" if written else '{ hreflang="en" }'
+        return f"{match.group(1)}{relative}{match.group(3)}{attributes}{'' if written else mark}"
 
     return _LINK.sub(point, markdown)
 

@@ -67,6 +67,7 @@ class Editions:
             self.settings.edition,
             previous=self.settings.previous_manifest,
             language=facts.language.code,
+            docs_dir=Path(config.docs_dir),
         )
         return fill_markers(
             markdown,

@@ -37,6 +37,7 @@ from pytorch_floors.labs.notebooks import (
     lab_failure_banner,
     lab_inputs,
     publish_notebooks,
+    translate_lab_outputs,
 )
 from pytorch_floors.page_facts import PageFacts
 from pytorch_floors.plugin.config import Settings
@@ -158,9 +159,12 @@ class Labs:
             self.runs.defer_labs(runs_later(run_key, defer=self.serve.defer, known_failures=self.engine.known_failures))
 
     def on_page_content(self, html: str, page: Page, facts: PageFacts, config: MkDocsConfig) -> str:
-        """Record an English lab page's run and give the page what it shows."""
-        if facts.floor is None or facts.kind != "lab" or facts.translated:
+        """Record an English lab page's run and give the page what it shows; show a translated one's in its language."""
+        if facts.floor is None or facts.kind != "lab":
             return html
+        if facts.translated:
+            # Its English lab's run, shown once more (the same code): its printed lines are translated here.
+            return translate_lab_outputs(html, facts.language.code)
         html = self._lab_page(html, page, config, facts.floor, facts.language.code)
         self.runs.defer_labs(self.serve.defer)
         return html

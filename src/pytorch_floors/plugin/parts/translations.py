@@ -34,6 +34,7 @@ from pytorch_floors.plugin.languages import (
     LANGUAGE_SECTION,
     STALE_MARKER,
     lab_behind_note,
+    link_english_reference,
     link_languages,
     nav_items,
     split_search_index,
@@ -96,6 +97,8 @@ class Translations:
     def on_nav(self, nav: Navigation) -> None:
         """Link each page to its twins; keep the navigation for each language's menu."""
         link_languages(nav)
+        for language in LANGUAGES[1:]:
+            link_english_reference(nav, language)
         self.nav = nav
 
     def on_env(self, env: Environment) -> None:
@@ -121,7 +124,10 @@ class Translations:
         )
         if facts.language != DEFAULT:
             markdown = untranslated_links(
-                markdown, page.file.src_uri, lambda src: files.get_file_from_path(src) is not None
+                markdown,
+                page.file.src_uri,
+                lambda src: files.get_file_from_path(src) is not None,
+                facts.language.code,
             )
         return markdown
 
