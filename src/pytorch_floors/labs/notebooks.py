@@ -306,7 +306,8 @@ def translate_lab_outputs(html: str, language: str) -> str:
             continue
         closing = find_end_tag(html, "pre", start=tag.end)
         if closing is not None:
-            changes.append((tag.end, closing.start, translate_output(html[tag.end : closing.start], language, html=True)))
+            printed = html[tag.end : closing.start]
+            changes.append((tag.end, closing.start, translate_output(printed, language, html=True)))
     for start, end, fragment in sorted(changes, reverse=True):
         html = replace_span(html, start, end, fragment)
     return html
