@@ -50,7 +50,7 @@ from pytorch_floors.execution.progress import Progress
 from pytorch_floors.execution.secrets import SecretFinder
 from pytorch_floors.i18n.messages import t
 from pytorch_floors.i18n.sections import without_comments
-from pytorch_floors.labs.cells import CHECKER, lab_language, lab_name, with_checker
+from pytorch_floors.labs.cells import CHECKER, checker_source, lab_language, lab_name, with_checker
 
 __all__ = [
     "FOLDS",
@@ -448,15 +448,32 @@ FOLDS = "floors_folds"
 """The resources' entry holding the words of the lab page's folds (`fold_labels`), which its template shows."""
 
 
-def fold_labels(language: str) -> dict[str, str]:
-    """The labels of a lab page's folds in a language: `solution` (a reference answer) and `output` (a cell's output).
+CHECKER_FILE = "checker.py"
+"""The self-check helpers as one file per language, beside the lab pages (`labs/checker.py`): the pages link it."""
 
-    nbconvert's template has no `t`: the lab's language (`cells.lab_language`, its notebook's metadata)
-    picks these words before it renders, and they reach it as `resources.floors_folds`.
+
+def fold_labels(language: str) -> dict[str, str]:
+    """The words of a lab page that its template shows, in a language.
+
+    `solution` and `output` label its folds (a reference answer, a cell's output); `helpers` and `read`
+    stand for the self-check helpers' cell, whose source every lab carries in its downloads but its page
+    shows once for all labs, as `CHECKER_FILE` beside them (`notebooks.publish_notebooks`): inlined and
+    highlighted, it weighed 44 KB of each lab page. nbconvert's template has no `t`: the lab's language
+    (`cells.lab_language`, its notebook's metadata) picks these words before it renders, and they reach it
+    as `resources.floors_folds`.
     """
+    lines = checker_source(language).count("\n") + 1
     return {
         "solution": t("Solution", language),
         "output": t("Output: open it after you have predicted", language),
+        "helpers": t(
+            "This cell defines the self-check helpers: {lines} lines of Python, the same in every lab, in full in"
+            " the notebooks and the script above.",
+            language,
+            lines=lines,
+        ),
+        "read": t("Read them", language),
+        "href": f"../{CHECKER_FILE}",
     }
 
 

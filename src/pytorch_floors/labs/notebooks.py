@@ -20,9 +20,9 @@ from pytorch_floors.execution.imports import local_imports, sources_digest
 from pytorch_floors.floors import FLOORS, Floor, floor_for_page
 from pytorch_floors.i18n.languages import LANGUAGES
 from pytorch_floors.i18n.outputs import translate_output
-from pytorch_floors.labs.cells import checker_source, lab_text, read_lab, student_notebook
+from pytorch_floors.labs.cells import checker_source, lab_language, lab_text, read_lab, student_notebook
 from pytorch_floors.labs.install import install_line
-from pytorch_floors.labs.kernel import PROJECT_DIR, fold_labels
+from pytorch_floors.labs.kernel import CHECKER_FILE, PROJECT_DIR, fold_labels
 from pytorch_floors.labs.launch import Launch, download_box, notebook_names, with_install_cell
 from pytorch_floors.render.proof_frame import failure_banner
 from pytorch_floors.render.splice import (
@@ -407,6 +407,7 @@ def publish_notebooks(site_dir: Path, docs_dir: Path, launch: Launch) -> None:
     Raises:
         FloorsError: A lab that does not mark where the helpers go (`cells.with_checker`).
     """
+    language: str | None = None
     for floor in FLOORS:
         source = docs_dir / floor.lab
         if not source.is_file():
@@ -421,3 +422,7 @@ def publish_notebooks(site_dir: Path, docs_dir: Path, launch: Launch) -> None:
         copied = folder / Path(floor.lab).name
         if copied.is_file():  # mkdocs-jupyter copied the source (`include_source`): the text version replaces it
             copied.write_text(text, encoding="utf-8")
+        language = lab_language(lab)
+    if language is not None:
+        # The helpers once for the language's labs, which their pages link instead of showing (`kernel.fold_labels`).
+        (site_dir / "labs" / CHECKER_FILE).write_text(checker_source(language) + "\n", encoding="utf-8")
