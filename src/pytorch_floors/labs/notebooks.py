@@ -236,7 +236,7 @@ def _stable_heading_ids(html: str) -> str:
     renamed: dict[str, str] = {}
     changes: list[tuple[int, int, str]] = []
     for heading, _ in tags:
-        if heading.name not in {"h2", "h3", "h4"} or not heading.attributes.get("id"):
+        if heading.name not in {"h2", "h3", "h4"} or "id" not in heading.attributes:  # a Chinese heading's is empty
             continue
         inner = _inside(tags, heading)
         anchor = next((t for t in inner if t.name == "a" and t.attributes.get("id")), None)
