@@ -191,3 +191,37 @@ def test_a_function_no_rank_can_import_is_refused_before_any_starts() -> None:
 
     with pytest.raises(ValueError, match="top level of a file"):
         run_ranks(lambda rank, world_size: rank, 2)
+
+
+PROOF = """
+import torch
+import torch.distributed as dist
+
+from pytorch_floors.ranks import run_ranks
+
+
+def total(rank, world_size):
+    x = torch.ones(2) * (rank + 1)
+    dist.all_reduce(x)
+    return x.tolist()
+
+
+if __name__ == "__main__":
+    print("ranks returned", run_ranks(total, 2, timeout=60))
+"""
+
+
+@pytest.mark.waits
+def test_a_block_of_the_build_starts_ranks_and_shows_what_they_returned(tmp_path: Path) -> None:
+    # A block's process is a daemonic multiprocessing process: multiprocessing refused it children.
+    from test_engine import make_pages  # noqa: PLC0415  (the engine's throw-away project, as its tests use it)
+
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "ranks_proof.py").write_text(PROOF, encoding="utf-8")
+    pages = make_pages(tmp_path)
+    try:
+        html = pages.render('```python exec="1" id="ranks"\n--8<-- "snippets/ranks_proof.py"\n```\n')
+    finally:
+        pages.engine.close()
+    assert pages.status() == {"ranks": "ran"}, html
+    assert "ranks returned [[3.0, 3.0], [3.0, 3.0]]" in html

@@ -245,7 +245,7 @@ def test_the_elevator_bar_has_a_segment_per_floor_with_the_stops_marked() -> Non
 
 @pytest.mark.parametrize("floor", FLOORS, ids=floor_id)
 def test_a_floor_the_elevator_stops_at_links_its_page_and_no_other_floor_does(floor: Floor) -> None:
-    html = render_gauge(floor, href, elevator_href="/compile/", language="en")
+    html = render_gauge(floor, href, elevators=[(COMPILER, "/compile/")], language="en")
     stop = COMPILER.stop_at(floor)
     if stop is None:
         assert "/compile/" not in html
@@ -269,7 +269,7 @@ def test_a_chinese_gauge_says_in_chinese_what_each_compiler_stage_does() -> None
     # "Dynamo: captures Python frames as FX graphs" on the Chinese page.
     for stop in COMPILER.stops:
         floor = FLOORS[stop.floor - 1]
-        html = render_gauge(floor, lambda f: f"../{f.key}/", elevator_href="../../compile/", language="zh")
+        html = render_gauge(floor, lambda f: f"../{f.key}/", elevators=[(COMPILER, "../../compile/")], language="zh")
         assert f"直达电梯：{stop.stage} {stop.work_zh}" in html and stop.work not in html
     stops = render_elevator(COMPILER, lambda f: f"floors/{f.key}/", lambda s: f"#{s.section}", language="zh")
     assert all(f"{stop.stage}：{stop.work_zh}" in stops and stop.work not in stops for stop in COMPILER.stops)

@@ -881,6 +881,7 @@ def test_the_page_facts_check_sees_a_call() -> None:
         ("zh/floors/4-dispatcher.md", "floors/4-dispatcher.md", "zh", 4, "floor"),
         ("zh/labs/7-memory.py", "labs/7-memory.py", "zh", 7, "lab"),
         ("compile.md", "compile.md", "en", None, "annex"),
+        ("zh/distributed.md", "distributed.md", "zh", None, "annex"),
         ("reference/floors.md", "reference/floors.md", "en", None, "reference"),
         ("zh/cite.md", "cite.md", "zh", None, "site"),
     ],

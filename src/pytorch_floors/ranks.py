@@ -52,7 +52,7 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from multiprocessing.connection import Connection, wait
@@ -202,7 +202,7 @@ def run_ranks(
     store = _open_store(port, world_size, timeout)
     processes: list[Any] = []
     pipes: dict[Connection, int] = {}
-    with tempfile.TemporaryDirectory(prefix="floors-ranks-") as folder:
+    with tempfile.TemporaryDirectory(prefix="floors-ranks-") as folder, _may_start_processes():
         try:
             for rank in range(world_size):
                 ours, theirs = context.Pipe(duplex=False)
@@ -219,6 +219,22 @@ def run_ranks(
             for pipe in pipes:
                 pipe.close()
             del store  # closes the listening socket: no port is left behind
+
+
+@contextlib.contextmanager
+def _may_start_processes() -> Iterator[None]:
+    """Let a daemonic process (a build's block runs in one) start the ranks, which it ends itself.
+
+    multiprocessing refuses children to a daemonic process, which it would kill without waiting for them;
+    this call kills and waits for every rank it starts, so the refusal protects nothing here.
+    """
+    me = multiprocessing.current_process()
+    daemonic = me.daemon
+    me.daemon = False
+    try:
+        yield
+    finally:
+        me.daemon = daemonic
 
 
 def _collect(

@@ -20,7 +20,7 @@ from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.report import claim_rows
 from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.execution.scan import ExecBlock, ScanError, scan_markdown
-from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, MAP_TITLE, MAP_TITLE_ZH, floor_for_page
+from pytorch_floors.floors import ANNEXES, FLOORS, MAP_PAGE, MAP_TITLE, MAP_TITLE_ZH, annex_for_page, floor_for_page
 from pytorch_floors.i18n.outputs import translate_line
 from pytorch_floors.render.templates import render
 
@@ -136,17 +136,17 @@ def proofs_page(planned: Mapping[str, Sequence[ExecBlock]], project_dir: Path, l
     Raises:
         InputError: If a proof cannot be read or parsed (`first_docstring_line`).
     """
-    order = {f.page: f.number for f in FLOORS} | {COMPILER.page: len(FLOORS) + 1}
+    order = {f.page: f.number for f in FLOORS} | {a.page: len(FLOORS) + 1 + i for i, a in enumerate(ANNEXES)}
     sections = []
     for page, blocks in sorted(planned.items(), key=lambda item: (order.get(item[0], 0), item[0])):
-        floor = floor_for_page(page)
+        floor, annex = floor_for_page(page), annex_for_page(page)
         where = (
             floor.heading_in(language)
             if floor
             else (MAP_TITLE_ZH if language == "zh" else MAP_TITLE)
             if page == MAP_PAGE
-            else COMPILER.title_in(language)
-            if page == COMPILER.page
+            else annex.title_in(language)
+            if annex is not None
             else page
         )
         rows = []
@@ -160,13 +160,7 @@ def proofs_page(planned: Mapping[str, Sequence[ExecBlock]], project_dir: Path, l
                 rows.append(_ProofRow(Path(proof).name, None if missing else proof, block.block_id, summary))
         # The English heading's slug is the section's anchor in every language (a Chinese heading's is a number).
         english = (
-            floor.heading
-            if floor
-            else MAP_TITLE
-            if page == MAP_PAGE
-            else COMPILER.title
-            if page == COMPILER.page
-            else page
+            floor.heading if floor else MAP_TITLE if page == MAP_PAGE else annex.title if annex is not None else page
         )
         sections.append(_ProofsSection(where, page, rows, slugify(english, "-")))
     return render("proofs_page.md", language, sections=sections)
