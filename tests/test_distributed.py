@@ -225,3 +225,30 @@ def test_a_block_of_the_build_starts_ranks_and_shows_what_they_returned(tmp_path
         pages.engine.close()
     assert pages.status() == {"ranks": "ran"}, html
     assert "ranks returned [[3.0, 3.0], [3.0, 3.0]]" in html
+
+
+@pytest.mark.waits
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="pins the proof to one core with sched_setaffinity")
+def test_on_one_core_the_overlap_claim_says_not_applicable_and_the_others_still_judge(tmp_path: Path) -> None:
+    from pytorch_floors.claims import parse_claims  # noqa: PLC0415
+
+    channel = tmp_path / "claims.jsonl"
+    channel.write_text("", encoding="utf-8")
+    environment = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "FLOORS_CLAIMS_FILE": str(channel)}
+    environment.pop("FLOORS_RANKS_START_METHOD", None)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "snippets" / "distributed" / "ddp_buckets.py")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=environment,
+        cwd=ROOT,
+        check=False,
+        preexec_fn=lambda: os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}),
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    outcomes = {claim.statement: claim.outcome for claim in parse_claims(channel.read_text(encoding="utf-8"))}
+    overlap = next(statement for statement in outcomes if "overlaps backward" in statement)
+    assert outcomes.pop(overlap) == "not applicable"
+    # The order of the buckets and the equal gradients do not depend on a second core.
+    assert set(outcomes.values()) == {"held"}, outcomes

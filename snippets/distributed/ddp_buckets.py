@@ -12,8 +12,9 @@ from torch.nn.parallel import DistributedDataParallel
 from pytorch_floors.claims import claim
 from pytorch_floors.ranks import run_ranks
 
-LAYERS = 6
+LAYERS = 8
 WIDTH = 256  # one weight: 256 x 256 float32 = 256 KiB
+INPUT = 16 * WIDTH  # the first layer's inputs: its weight gradient is backward's last and largest piece of work
 BUCKET_MB = 0.3  # about one layer's weight and bias per bucket
 
 
@@ -37,24 +38,30 @@ class Timeline:
         return future.then(done)
 
 
+def layers() -> nn.Sequential:
+    """The model: a wide first layer, whose gradient backward computes last, then narrow ones."""
+    return nn.Sequential(nn.Linear(INPUT, WIDTH), *[nn.Linear(WIDTH, WIDTH) for _ in range(LAYERS - 1)])
+
+
 def train(rank: int, world_size: int) -> dict[str, object]:
     torch.manual_seed(0)
-    model = nn.Sequential(*[nn.Linear(WIDTH, WIDTH) for _ in range(LAYERS)])
+    model = layers()
     layer_of = {id(p): i for i, layer in enumerate(model) for p in layer.parameters()}
     ddp = DistributedDataParallel(model, bucket_cap_mb=BUCKET_MB)
     timeline = Timeline(layer_of)
     ddp.register_comm_hook(None, timeline.hook)
-    x = torch.randn(128, WIDTH)
+    x = torch.randn(512, INPUT)
     ddp(x).square().mean().backward()  # the first step: DDP rebuilds its buckets in the order gradients came
     timeline.events.clear()
     ddp(x + rank).square().mean().backward()
     # backward() returns once every bucket's reduction is done; its own timings come from a second, plain model.
-    plain = nn.Sequential(*[nn.Linear(WIDTH, WIDTH) for _ in range(LAYERS)])
+    plain = layers()
     start = time.perf_counter()
     plain(x).square().mean().backward()
     alone = time.perf_counter() - start
-    start = time.perf_counter()
     timeline.events.clear()
+    dist.barrier()  # both ranks start the step together: a bucket's all-reduce waits for the slower rank
+    start = time.perf_counter()
     ddp(x + rank).square().mean().backward()
     end = time.perf_counter()
     same = all(torch.allclose(p.grad, q) for p, q in zip(ddp.parameters(), _gathered(ddp), strict=True))
@@ -79,7 +86,8 @@ def main() -> None:
     ranks = run_ranks(train, 2)
     run = ranks[0]
     events = run["events"]
-    print(f"{LAYERS} Linear layers of {WIDTH}x{WIDTH}, bucket_cap_mb={BUCKET_MB}: rank 0's step, ms from its start")
+    print(f"Linear layers {INPUT}x{WIDTH}, then {LAYERS - 1} of {WIDTH}x{WIDTH}, bucket_cap_mb={BUCKET_MB}:")
+    print("rank 0's step, ms from its start")
     print(f"{'ms':>7}  {'event':<8} {'bucket':>6}  layers")
     for t, kind, index, layers in events:
         print(f"{1e3 * t:7.2f}  {kind:<8} {index:>6}  {', '.join(map(str, layers))}")
@@ -98,7 +106,13 @@ def main() -> None:
         detail=f"last layer of each bucket, in the order ready: {order}",
     )
     first_reduced = min(t for t, kind, _, _ in events if kind == "reduced")
+    first_ready = min(t for t, kind, _, _ in events if kind == "ready")
     last_ready = max(t for t, kind, _, _ in events if kind == "ready")
+    claim(
+        "the first bucket's all-reduce starts while backward is still running, before the last bucket is ready",
+        held=first_ready < last_ready,
+        detail=f"first started at {1e3 * first_ready:.2f} ms, last bucket ready at {1e3 * last_ready:.2f} ms",
+    )
     claim(
         "the first bucket's all-reduce is done before the last bucket is ready: communication overlaps backward",
         held=first_reduced < last_ready,
