@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from torch_only import TorchOnly
 
 from conftest import ROOT
+from pytorch_floors.execution.bundle import bundle
 
 SCRIPT = """
 import json, os, socket, sys, time
@@ -252,3 +254,28 @@ def test_on_one_core_the_overlap_claim_says_not_applicable_and_the_others_still_
     assert outcomes.pop(overlap) == "not applicable"
     # The order of the buckets and the equal gradients do not depend on a second core.
     assert set(outcomes.values()) == {"held"}, outcomes
+
+
+@pytest.mark.waits
+@pytest.mark.parametrize("method", ["forkserver", "spawn"])
+def test_a_downloaded_proof_starts_its_own_ranks_with_torch_alone(
+    torch_only: TorchOnly, tmp_path: Path, method: str
+) -> None:
+    # The ranks import the download itself: the helpers it carries must reach them, under either start method.
+    from test_standalone import bare_environment  # noqa: PLC0415  (the reader's Python, as the download tests use it)
+
+    proof = ROOT / "snippets" / "distributed" / "dtensor_redistribute.py"
+    download = tmp_path / proof.name
+    download.write_text(bundle(proof.read_text(encoding="utf-8"), proof.name, ROOT / "src" / "pytorch_floors"))
+    done = subprocess.run(
+        [str(torch_only.python), str(download)],
+        cwd=tmp_path,
+        env={**bare_environment(torch_only), "FLOORS_RANKS_START_METHOD": method},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "claim held: Shard to Replicate is an all-gather" in done.stdout
+    assert "did not hold" not in done.stdout
