@@ -457,6 +457,47 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+PROOF_HELPERS = {
+    "claims": "claim and not_applicable: the patterns a page states",
+    "measure": "timing and byte counts, the same on every page",
+    "plot": "the SVG charts",
+    "compiling": "a compiler's presence, and a fresh Inductor cache",
+    "ranks": "run_ranks: several processes of a torch.distributed job, with a limit, killed as a group",
+}
+"""The package's modules a proof may import (standard library and torch only, each carried inside a download)."""
+
+PROOF_IMPORTS_ELSEWHERE = {
+    "0-map/building.py:floors": "Part 0's building draws the registry's floors",
+}
+"""A proof that imports another module of the package, and why."""
+
+
+def test_proofs_import_only_the_documented_helpers() -> None:
+    found = set()
+    for proof in sorted((ROOT / "snippets").rglob("*.py")):
+        tree = ast.parse(proof.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = [node.module] if isinstance(node, ast.ImportFrom) and node.module else []
+            names += [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+            for name in names:
+                parts = name.split(".")
+                if parts[0] == "pytorch_floors" and (len(parts) < 2 or parts[1] not in PROOF_HELPERS):
+                    found.add(f"{proof.relative_to(ROOT / 'snippets').as_posix()}:{'.'.join(parts[1:])}")
+    assert found - set(PROOF_IMPORTS_ELSEWHERE) == set(), f"import a helper of PROOF_HELPERS, or say why: {found}"
+
+
+def test_every_proof_helper_imports_only_the_standard_library_and_torch() -> None:
+    modules = dict(_modules())
+    for helper in PROOF_HELPERS:
+        tree = modules[f"{helper}.py"]
+        for node in ast.walk(tree):
+            names = [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else []
+            names += [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+            for name in names:
+                top = name.split(".")[0]
+                assert top in sys.stdlib_module_names or top in ("torch", "__future__"), f"{helper}.py imports {name}"
+
+
 def test_the_packages_are_layered_without_a_cycle() -> None:
     """`render` knows nothing of `editions` or `recordings`; a type the renderer needs lives below it."""
     graph = package_graph()
