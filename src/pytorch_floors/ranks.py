@@ -160,7 +160,7 @@ def run_ranks(
     world_size: int = 2,
     *,
     args: Sequence[Any] = (),
-    timeout: float = 60.0,
+    timeout: float = 120.0,
     init: bool = True,
     backend: str = "gloo",
     threads: int = 1,
@@ -174,7 +174,8 @@ def run_ranks(
             under the name `RANK_MODULE` and calls the function by name).
         world_size: How many ranks.
         args: More arguments for `fn` (sent to each rank with pickle).
-        timeout: Seconds the whole call may take, ranks' start included.
+        timeout: Seconds the whole call may take, ranks' start included: wall time, as long as a block's
+            default limit (which, unlike this one, stretches while a crowded machine has no core free).
         init: Join the default process group (`backend`) before `fn`, and leave it after; with
             False, `fn` meets the others itself (`MASTER_ADDR`/`MASTER_PORT` name the store).
         backend: The process group's backend (`gloo` runs on any CPU).
@@ -242,7 +243,9 @@ def _collect(
 ) -> list[Any]:
     """Wait for every rank's report; raise `RankFailed` for the earliest failure."""
     results: dict[int, Any] = {}
-    failures: list[tuple[float, int, str]] = []
+    # (waited, when, rank, cause): a rank that failed inside torch.distributed, waiting on its peers, is named
+    # only when no rank failed otherwise (raised in its own code, or died), whatever the clocks say.
+    failures: list[tuple[bool, float, int, str]] = []
     pending = {rank: connection for connection, rank in pipes.items()}
     failed_at: float | None = None
     while pending:
@@ -266,10 +269,10 @@ def _collect(
             if kind == "gone":
                 processes[rank].join(1.0)
                 value = _exit_cause(processes[rank].exitcode)
-            failures.append((when, rank, value))
+            failures.append((kind == "waited", when, rank, value))
             failed_at = failed_at or time.monotonic()
     if failures:
-        _, rank, cause = min(failures)
+        _, _, rank, cause = min(failures)
         raise RankFailed(rank, cause)
     if pending:
         hung = sorted(pending)
@@ -286,7 +289,7 @@ def _collect(
 
 
 def _receive(connection: Connection) -> tuple[str, float, Any]:
-    """One rank's report: `("ok", time, value)` or `("error", time, cause)`."""
+    """One rank's report: `("ok", time, value)`, `("error", time, cause)` or `("waited", time, cause)`."""
     try:
         kind, when, payload = connection.recv()
     except EOFError:
@@ -296,7 +299,7 @@ def _receive(connection: Connection) -> tuple[str, float, Any]:
             return "ok", when, pickle.loads(payload)
         except Exception as error:  # any unpickling error is this rank's, in words
             return "error", when, f"returned a value that could not be read back: {error!r}"
-    return "error", when, payload
+    return kind, when, payload
 
 
 def _exit_cause(code: int | None) -> str:
@@ -393,7 +396,9 @@ def _rank_main(job: _Job, pipe: Connection) -> None:
         report: tuple[str, float, Any] = ("ok", time.time(), pickle.dumps(fn(job.rank, job.world_size, *job.args)))
     except BaseException as error:  # SystemExit too: an early exit, in words
         # Timed now, before the group is destroyed below: closing it fails the peers, which must come later.
-        report = ("error", time.time(), _described(error))
+        innermost = traceback.extract_tb(error.__traceback__)[-1:]
+        waited = bool(innermost) and _COLLECTIVE in innermost[0].filename
+        report = ("waited" if waited else "error", time.time(), _described(error))
     finally:
         distributed = sys.modules.get("torch.distributed")
         with contextlib.suppress(Exception):
