@@ -5,7 +5,8 @@ from html.parser import HTMLParser
 import pytest
 
 from conftest import Build
-from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, Floor, Stop
+from pytorch_floors.floors import ANNEXES, COMPILER, FLOORS, MAP_PAGE, Elevator, Floor, Stop
+from pytorch_floors.i18n.messages import t
 from pytorch_floors.render.gauge import (
     page_gauges,
     render_depth_bar,
@@ -262,6 +263,20 @@ def test_the_elevator_page_gets_its_gauge_in_place_of_the_floors_and_a_phone_bar
     stop_floor = next(f for f in FLOORS if COMPILER.stop_at(f))
     assert f'href="/{COMPILER.page}#' in (page_gauges(stop_floor.page, url_of)["floors_gauge"] or "")
     assert f"/{COMPILER.page}" not in (page_gauges(stop_floor.lab, url_of)["floors_gauge"] or "")
+
+
+@pytest.mark.parametrize("annex", ANNEXES, ids=lambda annex: annex.slug)
+def test_a_floor_page_links_each_annex_that_stops_there_and_only_those(annex: Elevator) -> None:
+    gauges = page_gauges(annex.page, url_of)
+    assert "floors-gauge--elevator" in (gauges["floors_gauge"] or "")
+    for floor in FLOORS:
+        stop = annex.stop_at(floor)
+        gauge = page_gauges(floor.page, url_of)["floors_gauge"] or ""
+        if stop is None:
+            assert f"/{annex.page}#" not in gauge, floor.number
+        else:
+            assert f'href="/{annex.page}#{stop.section}"' in gauge, floor.number
+            assert escape(t(annex.link, "en", stage=stop.stage, work=stop.work)) in gauge
 
 
 def test_a_chinese_gauge_says_in_chinese_what_each_compiler_stage_does() -> None:

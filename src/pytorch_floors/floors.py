@@ -267,7 +267,13 @@ DISTRIBUTED = Elevator(
         Stop(4, "c10d", "collectives are dispatcher operators", "process-groups", "集合通信是分发器里的算子"),
         Stop(5, "DDP", "all-reduces gradient buckets during backward", "ddp", "在反向传播途中对梯度桶做 all-reduce"),
         Stop(7, "FSDP2", "keeps 1/p of the parameters and state per rank", "fsdp", "每个 rank 只保存 1/p 的参数和状态"),
-        Stop(8, "gloo", "a collective's latency and bandwidth", "collective-cost", "集合通信的延迟与带宽"),
+        Stop(
+            8,
+            "gloo",
+            "prices a collective: latency, plus bytes over bandwidth",
+            "collective-cost",
+            "给集合通信计价：延迟加上字节数除以带宽",
+        ),
     ),
     link="Annex: {stage} {work}",
 )
