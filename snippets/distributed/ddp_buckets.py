@@ -16,6 +16,7 @@ LAYERS = 8
 WIDTH = 256  # one weight: 256 x 256 float32 = 256 KiB
 INPUT = 16 * WIDTH  # the first layer's inputs: its weight gradient is backward's last and largest piece of work
 BUCKET_MB = 0.3  # about one layer's weight and bias per bucket
+WORLD_SIZE = 2
 
 
 class Timeline:
@@ -83,7 +84,7 @@ def _gathered(ddp: DistributedDataParallel) -> list[torch.Tensor]:
 
 def main() -> None:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    ranks = run_ranks(train, 2)
+    ranks = run_ranks(train, WORLD_SIZE)
     run = ranks[0]
     events = run["events"]
     print(f"Linear layers {INPUT}x{WIDTH}, then {LAYERS - 1} of {WIDTH}x{WIDTH}, bucket_cap_mb={BUCKET_MB}:")
@@ -117,8 +118,10 @@ def main() -> None:
         "the first bucket's all-reduce is done before the last bucket is ready: communication overlaps backward",
         held=first_reduced < last_ready,
         detail=f"first reduced at {1e3 * first_reduced:.2f} ms, last ready at {1e3 * last_ready:.2f} ms",
-        applies=cores > 1,
-        why_not="one core: the ranks and gloo's threads take turns on it, so nothing runs beside backward",
+        # Each rank's backward keeps a core busy: the all-reduce runs beside it only on a core left over.
+        applies=cores > WORLD_SIZE,
+        why_not=f"{cores} core(s) for {WORLD_SIZE} ranks: backward keeps every core busy, none is left for the "
+        "all-reduce to run beside it",
     )
     claim(
         "after the step every rank holds the same gradients",
