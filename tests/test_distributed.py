@@ -279,3 +279,23 @@ def test_a_downloaded_proof_starts_its_own_ranks_with_torch_alone(
     assert done.returncode == 0, done.stderr[-3000:]
     assert "claim held: Shard to Replicate is an all-gather" in done.stdout
     assert "did not hold" not in done.stdout
+
+
+@pytest.mark.waits
+def test_a_block_of_the_build_starts_ranks_under_spawn_too(tmp_path: Path) -> None:
+    # The engine's start method is chosen once per process: the block test above runs again, in a pytest of its own.
+    if os.environ.get("FLOORS_START_METHOD") == "spawn":
+        pytest.skip("already under spawn: the test above is this case")
+    environment = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "FLOORS_START_METHOD": "spawn"}
+    test = f"{Path(__file__).resolve()}::test_a_block_of_the_build_starts_ranks_and_shows_what_they_returned"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(ROOT), test],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=environment,
+        cwd=ROOT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "1 passed" in done.stdout
