@@ -1,7 +1,7 @@
 """The proofs under `snippets/`, found on disk, and the pattern tests' own checks of them, found in the tests.
 
 No test lists the proofs or counts the floors. The folders proofs live in are Part 0's, each
-registry floor's (`Floor.snippets_dir`) and the `torch.compile` page's (`COMPILER.snippets_dir`);
+registry floor's (`Floor.snippets_dir`) and each annex's (`COMPILER`, `DISTRIBUTED`: `Elevator.snippets_dir`);
 the proofs are the `.py` files there, and `tests/test_floor_proofs.py` runs every one of them and
 requires its claims to hold. What a pattern test checks beyond a proof's claims
 (`tests/test_floor_N.py`) names the proof it imports with `load_proof("<folder>/<file>.py")`;
@@ -19,7 +19,7 @@ from types import ModuleType
 import pytest
 
 from conftest import ROOT
-from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE
+from pytorch_floors.floors import ANNEXES, FLOORS, MAP_PAGE
 from pytorch_floors.recordings import torch_changes
 
 SNIPPETS = ROOT / "snippets"
@@ -38,16 +38,20 @@ LOADER = "load_proof"
 
 
 def proof_folders() -> list[str]:
-    """The folders a proof may live in, relative to `snippets/`: Part 0's, each floor's, the compiler page's,
-    and What changed inside PyTorch's (`recordings.torch_changes`)."""
-    dirs = [*(floor.snippets_dir for floor in FLOORS), COMPILER.snippets_dir, str(Path(torch_changes.PROOF).parent)]
+    """The folders a proof may live in, relative to `snippets/`: Part 0's, each floor's, each annex's, and What
+    changed inside PyTorch's (`recordings.torch_changes`)."""
+    dirs = [
+        *(floor.snippets_dir for floor in FLOORS),
+        *(annex.snippets_dir for annex in ANNEXES),
+        str(Path(torch_changes.PROOF).parent),
+    ]
     return [MAP_FOLDER, *(Path(folder).relative_to("snippets").as_posix() for folder in dirs)]
 
 
 def proof_pages() -> list[str]:
-    """The pages that show proofs, relative to `docs/`: Part 0, each floor's page, the `torch.compile` page, then
-    What changed inside PyTorch."""
-    return [MAP_PAGE, *(floor.page for floor in FLOORS), COMPILER.page, torch_changes.PAGE]
+    """The pages that show proofs, relative to `docs/`: Part 0, each floor's page, each annex's page, then What
+    changed inside PyTorch."""
+    return [MAP_PAGE, *(floor.page for floor in FLOORS), *(annex.page for annex in ANNEXES), torch_changes.PAGE]
 
 
 def _order(proof: str) -> tuple[int, str]:

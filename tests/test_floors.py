@@ -6,7 +6,16 @@ import test_floor_proofs
 from floor_proofs import MAP_FOLDER, SNIPPETS, proof_folders, proof_pages, proofs, specific_checks
 
 from pytorch_floors.execution.scan import scan_markdown
-from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, Floor, floor_by_number, floor_for_page
+from pytorch_floors.floors import (
+    ANNEXES,
+    FLOORS,
+    MAP_PAGE,
+    Elevator,
+    Floor,
+    annex_for_page,
+    floor_by_number,
+    floor_for_page,
+)
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
@@ -50,29 +59,33 @@ def test_lookup_of_what_is_no_floor() -> None:
         floor_by_number(len(FLOORS) + 1)
 
 
-def test_the_elevator_is_no_floor_and_stops_only_at_floors_of_the_registry() -> None:
-    """`torch.compile` rides through the building: its stops are floors, top to bottom, and it is none of them."""
-    stops = [stop.floor for stop in COMPILER.stops]
+@pytest.mark.parametrize("annex", ANNEXES, ids=lambda annex: annex.slug)
+def test_an_annex_is_no_floor_and_stops_only_at_floors_of_the_registry(annex: Elevator) -> None:
+    """`torch.compile` and `torch.distributed` ride through the building: their stops are floors, top to bottom."""
+    stops = [stop.floor for stop in annex.stops]
     assert stops == sorted(set(stops)) and set(stops) <= {f.number for f in FLOORS}
-    assert len({stop.section for stop in COMPILER.stops}) == len(stops)
-    assert floor_for_page(COMPILER.page) is None
-    assert all(COMPILER.stop_at(f) == next((s for s in COMPILER.stops if s.floor == f.number), None) for f in FLOORS)
-    assert (DOCS / COMPILER.page).is_file() and (DOCS.parent / COMPILER.snippets_dir).is_dir()
+    assert len({stop.section for stop in annex.stops}) == len(stops)
+    assert floor_for_page(annex.page) is None
+    assert all(annex.stop_at(f) == next((s for s in annex.stops if s.floor == f.number), None) for f in FLOORS)
+    assert (DOCS / annex.page).is_file() and (DOCS.parent / annex.snippets_dir).is_dir()
+    assert annex_for_page(annex.page) is annex and len({a.slug for a in ANNEXES}) == len(ANNEXES)
 
 
-def test_the_elevator_page_has_the_registrys_title_and_a_section_per_stop_linking_its_floor() -> None:
-    text = (DOCS / COMPILER.page).read_text(encoding="utf-8")
+@pytest.mark.parametrize("annex", ANNEXES, ids=lambda annex: annex.slug)
+def test_an_annex_page_has_the_registrys_title_and_a_section_per_stop_linking_its_floor(annex: Elevator) -> None:
+    text = (DOCS / annex.page).read_text(encoding="utf-8")
     titles = [line for line in text.splitlines() if line.startswith("# ")]
-    assert len(titles) == 1 and titles[0].startswith(f"# {COMPILER.title} {{ #")
-    assert f"description: {COMPILER.summary}" in text
-    for stop in COMPILER.stops:
+    assert len(titles) == 1 and titles[0].startswith(f"# {annex.title} {{ #")
+    assert f"description: {annex.summary}" in text
+    for stop in annex.stops:
         assert f"{{ #{stop.section} }}" in text, stop.section
         assert f"]({floor_by_number(stop.floor).page})" in text, stop.floor
 
 
-def test_the_navigation_lists_the_elevator_by_the_registrys_title() -> None:
+@pytest.mark.parametrize("annex", ANNEXES, ids=lambda annex: annex.slug)
+def test_the_navigation_lists_each_annex_by_the_registrys_title(annex: Elevator) -> None:
     config = (DOCS.parent / "mkdocs.yml").read_text(encoding="utf-8")
-    assert f'- "{COMPILER.title}": {COMPILER.page}' in config
+    assert f'- "{annex.title}": {annex.page}' in config
 
 
 def test_every_proof_lives_in_part_0s_folder_or_a_floors() -> None:

@@ -5,7 +5,8 @@ from html.parser import HTMLParser
 import pytest
 
 from conftest import Build
-from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, Floor, Stop
+from pytorch_floors.floors import ANNEXES, COMPILER, FLOORS, MAP_PAGE, Elevator, Floor, Stop
+from pytorch_floors.i18n.messages import t
 from pytorch_floors.render.gauge import (
     page_gauges,
     render_depth_bar,
@@ -245,7 +246,7 @@ def test_the_elevator_bar_has_a_segment_per_floor_with_the_stops_marked() -> Non
 
 @pytest.mark.parametrize("floor", FLOORS, ids=floor_id)
 def test_a_floor_the_elevator_stops_at_links_its_page_and_no_other_floor_does(floor: Floor) -> None:
-    html = render_gauge(floor, href, elevator_href="/compile/", language="en")
+    html = render_gauge(floor, href, elevators=[(COMPILER, "/compile/")], language="en")
     stop = COMPILER.stop_at(floor)
     if stop is None:
         assert "/compile/" not in html
@@ -264,12 +265,26 @@ def test_the_elevator_page_gets_its_gauge_in_place_of_the_floors_and_a_phone_bar
     assert f"/{COMPILER.page}" not in (page_gauges(stop_floor.lab, url_of)["floors_gauge"] or "")
 
 
+@pytest.mark.parametrize("annex", ANNEXES, ids=lambda annex: annex.slug)
+def test_a_floor_page_links_each_annex_that_stops_there_and_only_those(annex: Elevator) -> None:
+    gauges = page_gauges(annex.page, url_of)
+    assert "floors-gauge--elevator" in (gauges["floors_gauge"] or "")
+    for floor in FLOORS:
+        stop = annex.stop_at(floor)
+        gauge = page_gauges(floor.page, url_of)["floors_gauge"] or ""
+        if stop is None:
+            assert f"/{annex.page}#" not in gauge, floor.number
+        else:
+            assert f'href="/{annex.page}#{stop.section}"' in gauge, floor.number
+            assert escape(t(annex.link, "en", stage=stop.stage, work=stop.work)) in gauge
+
+
 def test_a_chinese_gauge_says_in_chinese_what_each_compiler_stage_does() -> None:
     # The zh message dropped {work} ("直达电梯：Dynamo"), and the compile page's stops read
     # "Dynamo: captures Python frames as FX graphs" on the Chinese page.
     for stop in COMPILER.stops:
         floor = FLOORS[stop.floor - 1]
-        html = render_gauge(floor, lambda f: f"../{f.key}/", elevator_href="../../compile/", language="zh")
+        html = render_gauge(floor, lambda f: f"../{f.key}/", elevators=[(COMPILER, "../../compile/")], language="zh")
         assert f"直达电梯：{stop.stage} {stop.work_zh}" in html and stop.work not in html
     stops = render_elevator(COMPILER, lambda f: f"floors/{f.key}/", lambda s: f"#{s.section}", language="zh")
     assert all(f"{stop.stage}：{stop.work_zh}" in stops and stop.work not in stops for stop in COMPILER.stops)

@@ -75,7 +75,7 @@ def odd_registry(monkeypatch: pytest.MonkeyPatch) -> tuple[tuple[Floor, ...], El
     stops = tuple(Stop(s.floor, ODD, ODD, s.section, ODD) for s in COMPILER.stops)
     elevator = Elevator(COMPILER.slug, ODD, COMPILER.summary, ODD, COMPILER.summary_zh, stops)
     monkeypatch.setattr(gauge, "FLOORS", odd)
-    monkeypatch.setattr(gauge, "COMPILER", elevator)
+    monkeypatch.setattr(gauge, "ANNEXES", (elevator,))
     return odd, elevator
 
 
@@ -90,7 +90,7 @@ def test_the_gauge_escapes_a_title_once(odd_registry: tuple[tuple[Floor, ...], E
         return f"#{stop.section}"
 
     pages = {
-        "on floor 2": render_gauge(second, href, map_href="../", elevator_href="../compile/", language="en"),
+        "on floor 2": render_gauge(second, href, map_href="../", elevators=[(elevator, "../compile/")], language="en"),
         "below floor 2": render_gauge(odd_floors[2], href, language="en"),
         "the whole building": render_gauge(None, href, language="en"),
         "lab": render_gauge(second, href, kind="lab", language="en"),

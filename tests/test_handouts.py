@@ -27,7 +27,7 @@ from pytorch_floors.editions.handouts import (
     handout_context,
     handouts,
 )
-from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE
+from pytorch_floors.floors import ANNEXES, FLOORS, MAP_PAGE
 from pytorch_floors.i18n.languages import LANGUAGES
 
 ITEMS = handouts()
@@ -55,7 +55,7 @@ def printed_in(line: str, text: str) -> bool:
 
 def test_handouts_follow_the_registry() -> None:
     assert [item.src for item in ITEMS] == list(CITABLE_PAGES)
-    assert [item.src for item in ITEMS] == [MAP_PAGE, *(f.page for f in FLOORS), COMPILER.page]
+    assert [item.src for item in ITEMS] == [MAP_PAGE, *(f.page for f in FLOORS), *(a.page for a in ANNEXES)]
     assert len({item.filename for item in ITEMS}) == len(ITEMS)
     assert ITEMS[3].marker == f"Floor 3 of {len(FLOORS)}"
 

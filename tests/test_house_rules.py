@@ -30,6 +30,8 @@ PACKAGE = ROOT / "src" / "pytorch_floors"
 CHANNELS = {
     "FLOORS_CLAIMS_FILE": "claims.py: where a proof appends its claims; a downloaded proof carries claims.py alone",
     "FLOORS_OUTPUT": "plot.py: whether a proof's chart is wanted as HTML; downloaded proofs carry plot.py alone",
+    "FLOORS_RANKS_START_METHOD": "ranks.py: how a block's ranks start (the build's start method), set by the engine "
+    "for each block; a downloaded proof carries ranks.py alone",
     "FLOORS_PROJECT_DIR": "labs/kernel.py: the project a lab's kernel runs in, set by the build for its kernel",
     "FLOORS_SERVE_BACKGROUND": "plugin/serve/background.py: marks the session's background build, set by the session",
     "FLOORS_SERVE_SIGNALS": "plugin/serve/background.py: the session's signal folder, set by the session for its build",
@@ -43,6 +45,8 @@ OWN_EXCEPTIONS = {
     "WrongAnswer": "labs/checker.py: a student's wrong answer; an AssertionError, as notebooks report",
     "_OutputLimitReached": "execution/process/worker.py: a BaseException so that a proof's `except Exception` "
     "cannot swallow the output limit",
+    "RankFailed": "ranks.py travels alone inside a downloaded proof that starts ranks (standard library and torch "
+    "only); a rank's failure is the proof's own error, as a raised exception in a block is",
     "_Found": "render/splice.py: ends the HTML parser's pass at the first match; never raised past the module",
 }
 """Exception classes that are deliberately not refusals of the site's rules, and why."""
@@ -180,6 +184,7 @@ ENVIRONMENT_USERS = {
     "claims.py": "the FLOORS_CLAIMS_FILE channel (CHANNELS)",
     "plot.py": "the FLOORS_OUTPUT channel (CHANNELS)",
     "compiling.py": "sets Inductor's cache folder for one compile in a proof's process, and puts it back",
+    "ranks.py": "the FLOORS_RANKS_START_METHOD channel (CHANNELS); a rank's own MASTER_ADDR, RANK, ... as torchrun's",
     "editions/publish.py": "hands mike's build the environment, with the edition's settings added",
     "execution/cache.py": "OMP_NUM_THREADS and MKL_NUM_THREADS are part of the machine a result was measured on",
     "execution/process/runner.py": "starts the fork server with a block's environment instead of the build's; "
@@ -379,6 +384,7 @@ BUILTIN_RAISES = {
     "plot.py": "a proof's helper, carried alone in downloads: a wrong argument is the caller's bug",
     "kernel_slots.py": "a proof's helper, carried alone in downloads: a file that is no ELF library is the caller's",
     "claims.py": "carried alone in downloads; its readers raise its errors on as FloorsErrors",
+    "ranks.py": "a proof's helper, carried alone in downloads: a wrong argument is the caller's bug",
     "floors.py": "a lookup by floor number: a wrong number is the caller's bug (KeyError)",
     "labs/cells.py": "a lookup by exercise anchor (KeyError), for tests and the build that pass a known one",
     "execution/cache.py": "its entry parser's ValueError becomes a CacheError or a rerun where it is read",
@@ -445,6 +451,47 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
         if found := visit(start, [start]):
             return found
     return None
+
+
+PROOF_HELPERS = {
+    "claims": "claim and not_applicable: the patterns a page states",
+    "measure": "timing and byte counts, the same on every page",
+    "plot": "the SVG charts",
+    "compiling": "a compiler's presence, and a fresh Inductor cache",
+    "ranks": "run_ranks: several processes of a torch.distributed job, with a limit, killed as a group",
+}
+"""The package's modules a proof may import (standard library and torch only, each carried inside a download)."""
+
+PROOF_IMPORTS_ELSEWHERE = {
+    "0-map/building.py:floors": "Part 0's building draws the registry's floors",
+}
+"""A proof that imports another module of the package, and why."""
+
+
+def test_proofs_import_only_the_documented_helpers() -> None:
+    found = set()
+    for proof in sorted((ROOT / "snippets").rglob("*.py")):
+        tree = ast.parse(proof.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = [node.module] if isinstance(node, ast.ImportFrom) and node.module else []
+            names += [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+            for name in names:
+                parts = name.split(".")
+                if parts[0] == "pytorch_floors" and (len(parts) < 2 or parts[1] not in PROOF_HELPERS):
+                    found.add(f"{proof.relative_to(ROOT / 'snippets').as_posix()}:{'.'.join(parts[1:])}")
+    assert found - set(PROOF_IMPORTS_ELSEWHERE) == set(), f"import a helper of PROOF_HELPERS, or say why: {found}"
+
+
+def test_every_proof_helper_imports_only_the_standard_library_and_torch() -> None:
+    modules = dict(_modules())
+    for helper in PROOF_HELPERS:
+        tree = modules[f"{helper}.py"]
+        for node in ast.walk(tree):
+            names = [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else []
+            names += [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+            for name in names:
+                top = name.split(".")[0]
+                assert top in sys.stdlib_module_names or top in ("torch", "__future__"), f"{helper}.py imports {name}"
 
 
 def test_the_packages_are_layered_without_a_cycle() -> None:
@@ -648,6 +695,7 @@ PRIVATE_NAMES = {
     "claims.py:sys._getframe": "documented in the sys module's reference: the frame of the proof line a claim is on",
     "execution/process/worker.py:os._exit": "documented in the os module's reference: a child ends without cleanup",
     "plugin/serve/background.py:os._exit": "documented in the os module's reference: a child ends without cleanup",
+    "ranks.py:os._exit": "documented in the os module's reference: a rank ends without cleanup once it reported",
     "compiling.py:torch._inductor.cpp_builder.get_cpp_compiler": "the compiler Inductor itself would use; no public "
     "way names it (guarded below)",
     "execution/process/runner.py:forkserver._forkserver": "the process's fork server, to stop it after an edit of the "
@@ -870,6 +918,7 @@ def test_the_page_facts_check_sees_a_call() -> None:
         ("zh/floors/4-dispatcher.md", "floors/4-dispatcher.md", "zh", 4, "floor"),
         ("zh/labs/7-memory.py", "labs/7-memory.py", "zh", 7, "lab"),
         ("compile.md", "compile.md", "en", None, "annex"),
+        ("zh/distributed.md", "distributed.md", "zh", None, "annex"),
         ("reference/floors.md", "reference/floors.md", "en", None, "reference"),
         ("zh/cite.md", "cite.md", "zh", None, "site"),
     ],

@@ -3,8 +3,9 @@
 The gauge, the navigation, the page titles, the labs and the tests all read
 the floors from here. Nothing else in the project lists them.
 
-It also holds `COMPILER`, the one page that is no floor but rides through several
-(`torch.compile`), and the floors it stops at: the gauge marks them from here.
+It also holds the annexes (`ANNEXES`), the pages that are no floor but ride through several:
+`COMPILER` (`torch.compile`) and `DISTRIBUTED` (`torch.distributed`), and the floors each stops at:
+the gauge marks them from here.
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
+    "ANNEXES",
     "CITABLE_PAGES",
     "COMPILER",
+    "DISTRIBUTED",
     "FLOORS",
     "MAP_PAGE",
     "MAP_TITLE",
@@ -21,6 +24,7 @@ __all__ = [
     "Elevator",
     "Floor",
     "Stop",
+    "annex_for_page",
     "floor_by_number",
     "floor_for_page",
 ]
@@ -203,6 +207,8 @@ class Elevator:
         title_zh: The title in the Chinese edition.
         summary_zh: The summary in the Chinese edition.
         stops: The floors it stops at, top to bottom.
+        link: What a floor page's gauge says in its link to the stop's section, with the `{stage}` and its
+            `{work}` (a message of `i18n/messages.zh.yml`).
     """
 
     slug: str
@@ -211,6 +217,7 @@ class Elevator:
     title_zh: str
     summary_zh: str
     stops: tuple[Stop, ...]
+    link: str = "Express elevator: {stage} {work}"
 
     def title_in(self, language: str) -> str:
         """The title in a language (`en`, `zh`)."""
@@ -248,8 +255,47 @@ COMPILER = Elevator(
 )
 """`torch.compile`: not a floor of its own, but an express ride that stops only at the floors its stages work on."""
 
-CITABLE_PAGES: tuple[str, ...] = (MAP_PAGE, *(floor.page for floor in FLOORS), COMPILER.page)
+DISTRIBUTED = Elevator(
+    "distributed",
+    "Many chips: torch.distributed",
+    "How ranks meet, what a collective costs, and how DDP, FSDP2 and DTensor split a model's work and memory, "
+    "proved with several processes on one CPU.",
+    "多芯片：torch.distributed",
+    "rank 如何会合、一次集合通信的代价，以及 DDP、FSDP2 和 DTensor 如何切分模型的计算与内存；"
+    "全部在一台 CPU 上用多个进程证明。",
+    (
+        Stop(4, "c10d", "collectives are dispatcher operators", "process-groups", "集合通信是分发器里的算子"),
+        Stop(5, "DDP", "all-reduces gradient buckets during backward", "ddp", "在反向传播途中对梯度桶做 all-reduce"),
+        Stop(7, "FSDP2", "keeps 1/p of the parameters and state per rank", "fsdp", "每个 rank 只保存 1/p 的参数和状态"),
+        Stop(
+            8,
+            "gloo",
+            "prices a collective: latency, plus bytes over bandwidth",
+            "collective-cost",
+            "给集合通信计价：延迟加上字节数除以带宽",
+        ),
+    ),
+    link="Annex: {stage} {work}",
+)
+"""`torch.distributed`: an annex beside the building, reached from the floors its parts stand on."""
+
+ANNEXES: tuple[Elevator, ...] = (COMPILER, DISTRIBUTED)
+"""The pages that are no floor, in reading order after the floors: each stands on some of them."""
+
+CITABLE_PAGES: tuple[str, ...] = (MAP_PAGE, *(floor.page for floor in FLOORS), *(annex.page for annex in ANNEXES))
 """Source paths of the pages whose sections are citable (every h2–h4 has an explicit id)."""
+
+
+def annex_for_page(src_path: str) -> Elevator | None:
+    """Return the annex (`ANNEXES`) whose page is `src_path`, or `None`.
+
+    Args:
+        src_path: A page's source path relative to `docs/`, with `/` separators.
+
+    Returns:
+        The annex, or `None` for any other page.
+    """
+    return next((annex for annex in ANNEXES if annex.page == src_path), None)
 
 
 def floor_by_number(number: int) -> Floor:

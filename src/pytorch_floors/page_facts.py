@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from pytorch_floors.floors import COMPILER, Floor, floor_for_page
+from pytorch_floors.floors import Floor, annex_for_page, floor_for_page
 from pytorch_floors.i18n.languages import DEFAULT, Language, english_source, language_of, twin_uri
 
 __all__ = ["PageFacts", "PageKind", "page_facts"]
@@ -61,7 +61,7 @@ def page_facts(src_uri: str) -> PageFacts:
     kind: PageKind
     if floor is not None:
         kind = "floor" if source == floor.page else "lab"
-    elif source == COMPILER.page:
+    elif annex_for_page(source) is not None:
         kind = "annex"
     elif source.startswith("reference/"):
         kind = "reference"

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from pytorch_floors.editions.anchors import page_url
 from pytorch_floors.editions.course_pack import PACK_DIR, pack_filename, write_packs
 from pytorch_floors.errors import ToolError
-from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, MAP_TITLE, MAP_TITLE_ZH, floor_for_page
+from pytorch_floors.floors import ANNEXES, FLOORS, MAP_PAGE, MAP_TITLE, MAP_TITLE_ZH, floor_for_page
 from pytorch_floors.i18n.languages import DEFAULT, LANGUAGES, Language, english_source, language_of
 from pytorch_floors.i18n.messages import t
 from pytorch_floors.render.citation import edition as current_edition
@@ -108,9 +108,10 @@ def handouts(language: Language = DEFAULT) -> list[Handout]:
         )
         for f in FLOORS
     ]
-    stops = ", ".join(str(stop.floor) for stop in COMPILER.stops)
-    marker = t("Stops at floors {listed} of {total}", code, listed=stops, total=len(FLOORS))
-    items.append(Handout(prefix + COMPILER.page, COMPILER.title_in(code), marker, f"{COMPILER.slug}.pdf"))
+    for annex in ANNEXES:
+        stops = ", ".join(str(stop.floor) for stop in annex.stops)
+        marker = t("Stops at floors {listed} of {total}", code, listed=stops, total=len(FLOORS))
+        items.append(Handout(prefix + annex.page, annex.title_in(code), marker, f"{annex.slug}.pdf"))
     return items
 
 

@@ -30,6 +30,7 @@ from pytorch_floors.execution.process.runner import (
     BlockTimeout,
     WorkerDied,
     end,
+    fork_server,
 )
 from pytorch_floors.execution.process.sandbox import block_environment
 from pytorch_floors.execution.progress import Progress
@@ -37,6 +38,7 @@ from pytorch_floors.execution.provenance import Provenance
 from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.execution.scan import ExecBlock
 from pytorch_floors.execution.secrets import SecretFinder
+from pytorch_floors.ranks import START_CHANNEL
 
 __all__ = ["SKIPPED_OUTPUT", "Engine", "ProofFailure", "Ran", "shown_marker"]
 
@@ -706,7 +708,12 @@ class Engine:
         return BlockRequest(
             code=job.code,
             filename=f"<proof {self.page}#{job.block.block_id}>",
-            env={**block_environment(html=job.options.html, width=job.options.width), CHANNEL: str(channel)},
+            env={
+                **block_environment(html=job.options.html, width=job.options.width),
+                CHANNEL: str(channel),
+                # The ranks a block starts (`pytorch_floors.ranks`) start as the block's own process did.
+                START_CHANNEL: fork_server().get_start_method(),
+            },
             cwd=str(workdir),
             file=str(self.project_dir / job.proof) if job.proof else None,
             max_output=self.max_output,

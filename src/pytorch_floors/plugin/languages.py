@@ -18,7 +18,7 @@ from typing import Any
 from mkdocs.structure.files import Files
 from mkdocs.structure.nav import Link, Navigation, Section
 
-from pytorch_floors.floors import COMPILER, FLOORS, MAP_TITLE, MAP_TITLE_ZH
+from pytorch_floors.floors import ANNEXES, FLOORS, MAP_TITLE, MAP_TITLE_ZH
 from pytorch_floors.i18n.languages import DEFAULT, LANGUAGES, Language, english_source, language_of
 from pytorch_floors.i18n.messages import ZH, t
 from pytorch_floors.i18n.sections import TOP, heading_anchor, lab_markdown, page_text, sections
@@ -49,7 +49,7 @@ LANGUAGE_SECTION = "中文"
 CHINESE_SEPARATOR = r"[\s\u200b\u3000\-、。，．？！；：（）“”]+"
 """Where the Chinese index splits words: Material's segmenter marks jieba's words with zero-width spaces."""
 
-_TITLES = {MAP_TITLE: MAP_TITLE_ZH, COMPILER.title: COMPILER.title_zh}
+_TITLES = {MAP_TITLE: MAP_TITLE_ZH, **{annex.title: annex.title_zh for annex in ANNEXES}}
 
 STALE_MARKER = "<!-- floors:stale-translations -->"
 """Where What changed and the build report list the translated sections that are behind the English."""
@@ -239,8 +239,8 @@ def split_search_index(site_dir: Path) -> dict[str, int]:
         return page.read_text(encoding="utf-8") if page.is_file() else None
 
     # Anchors as the pages were written: a lab's headings take their stable ids after it was indexed.
-    # The express elevator explains at a floor's depth: it weighs as a floor's page does (plugin.build sets 4).
-    annex = {f"{language.prefix}{COMPILER.page.removesuffix('.md')}/": 4.0 for language in LANGUAGES}
+    # The annexes explain at a floor's depth: they weigh as a floor's page does (plugin.build sets 4).
+    annex = {f"{language.prefix}{page.page.removesuffix('.md')}/": 4.0 for page in ANNEXES for language in LANGUAGES}
     data["docs"] = weigh_entries(land_on_headings(data["docs"], written), annex)
     counts = {}
     for language in LANGUAGES:

@@ -20,7 +20,7 @@ from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.report import claim_rows
 from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.execution.scan import ExecBlock, ScanError, scan_markdown
-from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, MAP_TITLE, MAP_TITLE_ZH, floor_for_page
+from pytorch_floors.floors import ANNEXES, FLOORS, MAP_PAGE, MAP_TITLE, MAP_TITLE_ZH, annex_for_page, floor_for_page
 from pytorch_floors.i18n.messages import t
 from pytorch_floors.i18n.outputs import translate_line
 from pytorch_floors.recordings import torch_changes
@@ -138,18 +138,19 @@ def proofs_page(planned: Mapping[str, Sequence[ExecBlock]], project_dir: Path, l
     Raises:
         InputError: If a proof cannot be read or parsed (`first_docstring_line`).
     """
-    # What changed inside PyTorch, a page of the site with a proof, comes after the floors and the compiler.
-    order = {f.page: f.number for f in FLOORS} | {COMPILER.page: len(FLOORS) + 1, torch_changes.PAGE: len(FLOORS) + 2}
+    # What changed inside PyTorch, a page of the site with a proof, comes after the floors and the annexes.
+    order = {f.page: f.number for f in FLOORS} | {a.page: len(FLOORS) + 1 + i for i, a in enumerate(ANNEXES)}
+    order[torch_changes.PAGE] = len(FLOORS) + 1 + len(ANNEXES)
     sections = []
     for page, blocks in sorted(planned.items(), key=lambda item: (order.get(item[0], 0), item[0])):
-        floor = floor_for_page(page)
+        floor, annex = floor_for_page(page), annex_for_page(page)
         where = (
             floor.heading_in(language)
             if floor
             else (MAP_TITLE_ZH if language == "zh" else MAP_TITLE)
             if page == MAP_PAGE
-            else COMPILER.title_in(language)
-            if page == COMPILER.page
+            else annex.title_in(language)
+            if annex is not None
             else t(torch_changes.TITLE, language)
             if page == torch_changes.PAGE
             else page
@@ -169,8 +170,8 @@ def proofs_page(planned: Mapping[str, Sequence[ExecBlock]], project_dir: Path, l
             if floor
             else MAP_TITLE
             if page == MAP_PAGE
-            else COMPILER.title
-            if page == COMPILER.page
+            else annex.title
+            if annex is not None
             else torch_changes.TITLE
             if page == torch_changes.PAGE
             else page

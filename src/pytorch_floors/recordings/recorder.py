@@ -20,7 +20,7 @@ from pytorch_floors.execution.engine import Engine, ProofFailure
 from pytorch_floors.execution.facts import torch_facts
 from pytorch_floors.execution.provenance import collect
 from pytorch_floors.execution.scan import ExecBlock, ScanError, scan_markdown
-from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE
+from pytorch_floors.floors import ANNEXES, FLOORS, MAP_PAGE
 from pytorch_floors.i18n.languages import english_source
 from pytorch_floors.recordings.contention import cpu_share
 from pytorch_floors.recordings.schema import RecordedBlock, Recording, RecordingError, read_recordings, write_recording
@@ -31,8 +31,9 @@ log = logging.getLogger("mkdocs.plugins.pytorch_floors")
 
 
 def _reading_order(page: str) -> tuple[int, str]:
-    """Part 0 first, then the floors from the top, the compiler's page, then every other page by path."""
-    order = {MAP_PAGE: 0, **{floor.page: floor.number for floor in FLOORS}, COMPILER.page: len(FLOORS) + 1}
+    """Part 0 first, then the floors from the top, the annexes, then every other page by path."""
+    order = {MAP_PAGE: 0, **{floor.page: floor.number for floor in FLOORS}}
+    order |= {annex.page: len(FLOORS) + 1 + i for i, annex in enumerate(ANNEXES)}
     return (order.get(page, len(order) + 1), page)
 
 

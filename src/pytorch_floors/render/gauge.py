@@ -9,7 +9,7 @@ Two renderings of one registry, never on the same screen:
 - `render_depth_bar`: on a phone, where the sidebar is a drawer, a compact bar of one
   segment per floor with the current floor named; it opens on tap into the same links.
   It is a `<details>` element, so it works without JavaScript.
-- `render_elevator` and `render_elevator_bar`: the same two on an elevator's page (`torch.compile`),
+- `render_elevator` and `render_elevator_bar`: the same two on an annex's page (`torch.compile`, `torch.distributed`),
   which is no floor: every floor is listed, and the floors the elevator stops at are marked, each with
   the stage that works there linked to its section. A floor page the elevator stops at links the
   elevator's page from its gauge.
@@ -22,11 +22,11 @@ properties (`docs/stylesheets/floors.css`), so they follow the light and dark pa
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from pytorch_floors.floors import COMPILER, FLOORS, MAP_PAGE, Elevator, Floor, Stop, floor_for_page
+from pytorch_floors.floors import ANNEXES, FLOORS, MAP_PAGE, Elevator, Floor, Stop, annex_for_page, floor_for_page
 from pytorch_floors.i18n.languages import english_source, language_of, twin_uri
 from pytorch_floors.i18n.messages import t
 from pytorch_floors.render.templates import render
@@ -136,7 +136,7 @@ def render_gauge(
     *,
     map_href: str | None = None,
     kind: GaugeKind = "floor",
-    elevator_href: str | None = None,
+    elevators: Sequence[tuple[Elevator, str]] = (),
     language: str,
 ) -> str:
     """Render the depth gauge as HTML.
@@ -149,8 +149,8 @@ def render_gauge(
             relative to the current page.
         map_href: Link to Part 0 (the map), used as "up" from floor 1.
         kind: `"floor"` for the floor pages, `"lab"` for a gauge of the labs.
-        elevator_href: Link to the `torch.compile` page; given, a floor the compiler stops at links it,
-            naming the stage that works on the floor.
+        elevators: Each annex (`ANNEXES`) with the link to its page; a floor an annex stops at links the
+            stop's section, naming the stage that works on the floor.
         language: The page's language (`en`, `zh`).
 
     Returns:
@@ -188,13 +188,13 @@ def render_gauge(
             below = FLOORS[index + 1]
             text = t("Down: {name}", language, name=_name(below, kind, language))
             steps.append(_Step(href_for(below), "↓", text, rel="next", css="floors-gauge__down"))
-    stop = COMPILER.stop_at(current) if current is not None and elevator_href is not None else None
-    elevator = None
-    if stop is not None and elevator_href is not None:
-        elevator = _ElevatorLink(
-            href=f"{elevator_href}#{stop.section}",
-            text=t("Express elevator: {stage} {work}", language, stage=stop.stage, work=stop.work_in(language)),
-        )
+    links = []
+    for annex, annex_href in elevators:
+        stop = annex.stop_at(current) if current is not None else None
+        if stop is not None:
+            # The annex's own words: "Express elevator: {stage} {work}", "Annex: {stage} {work}" (messages.zh.yml).
+            text = t(annex.link, language, stage=stop.stage, work=stop.work_in(language))
+            links.append(_ElevatorLink(href=f"{annex_href}#{stop.section}", text=text))
     return render(
         "gauge.html",
         language,
@@ -203,7 +203,7 @@ def render_gauge(
         caption=caption,
         items=_items(current, href_for, kind, language),
         steps=steps,
-        elevator=elevator,
+        elevators=links,
     )
 
 
@@ -280,7 +280,7 @@ def render_elevator(
     """Render the gauge of an elevator's page: every floor, the floors it stops at marked with their stage.
 
     Args:
-        elevator: The elevator (`COMPILER`).
+        elevator: The annex (`COMPILER`, `DISTRIBUTED`).
         href_for: Returns the link to a floor's page, relative to the elevator's page.
         section_href: Returns the link to a stop's section on the elevator's page (`#graph-capture`).
         language: The page's language (`en`, `zh`).
@@ -299,7 +299,7 @@ def render_elevator(
         caption=caption,
         items=_elevator_items(elevator, href_for, section_href, language),
         steps=[],
-        elevator=None,
+        elevators=[],
     )
 
 
@@ -313,7 +313,7 @@ def render_elevator_bar(
     """Render the phone's bar on an elevator's page: one segment per floor, the stops marked; opens into the gauge.
 
     Args:
-        elevator: The elevator (`COMPILER`).
+        elevator: The annex (`COMPILER`, `DISTRIBUTED`).
         href_for: Returns the link to a floor's page, relative to the elevator's page.
         section_href: Returns the link to a stop's section on the elevator's page.
         language: The page's language (`en`, `zh`).
@@ -367,13 +367,13 @@ def page_gauges(src_uri: str, url_of: Callable[[str], str]) -> dict[str, str | N
         def href(f: Floor) -> str:
             return url(f.page if kind == "floor" else f.lab)
 
-        elevator = url(COMPILER.page) if kind == "floor" else None
+        elevators = [(annex, url(annex.page)) for annex in ANNEXES] if kind == "floor" else []
         gauges["floors_gauge"] = render_gauge(
-            floor, href, map_href=url(MAP_PAGE), kind=kind, elevator_href=elevator, language=language
+            floor, href, map_href=url(MAP_PAGE), kind=kind, elevators=elevators, language=language
         )
         gauges["floors_gauge_replaces"] = t("Floors", language) if kind == "floor" else t("Labs", language)
         gauges["floors_depth_bar"] = render_depth_bar(floor, href, kind=kind, language=language)
-    elif src_uri == COMPILER.page:
+    elif (annex := annex_for_page(src_uri)) is not None:
 
         def floor_href(f: Floor) -> str:
             return url(f.page)
@@ -381,9 +381,9 @@ def page_gauges(src_uri: str, url_of: Callable[[str], str]) -> dict[str, str | N
         def section(stop: Stop) -> str:
             return f"#{stop.section}"
 
-        gauges["floors_gauge"] = render_elevator(COMPILER, floor_href, section, language=language)
+        gauges["floors_gauge"] = render_elevator(annex, floor_href, section, language=language)
         gauges["floors_gauge_replaces"] = t("Floors", language)
-        gauges["floors_depth_bar"] = render_elevator_bar(COMPILER, floor_href, section, language=language)
+        gauges["floors_depth_bar"] = render_elevator_bar(annex, floor_href, section, language=language)
     elif src_uri == MAP_PAGE:
         # Part 0 opens with the building, the gauge at full size: the sidebar points to it instead of
         # listing the floors a second time on the same screen.

@@ -22,7 +22,7 @@ from html import unescape
 from jinja2 import Template
 
 from pytorch_floors.errors import InputError
-from pytorch_floors.floors import CITABLE_PAGES, COMPILER, MAP_PAGE, MAP_TITLE, MAP_TITLE_ZH, floor_for_page
+from pytorch_floors.floors import CITABLE_PAGES, MAP_PAGE, MAP_TITLE, MAP_TITLE_ZH, annex_for_page, floor_for_page
 from pytorch_floors.i18n.languages import DEFAULT, english_source, language_of
 from pytorch_floors.i18n.messages import t
 from pytorch_floors.render.citation import SITE_TITLE, edition_url
@@ -101,8 +101,9 @@ def cited_part(src_uri: str, language: str = "en") -> tuple[str, str]:
         return floor.heading_in(language), f"floor{floor.number}"
     if src_uri == MAP_PAGE:
         return (MAP_TITLE_ZH if language == "zh" else MAP_TITLE), "part0"
-    if src_uri == COMPILER.page:
-        return COMPILER.title_in(language), COMPILER.slug
+    annex = annex_for_page(src_uri)
+    if annex is not None:
+        return annex.title_in(language), annex.slug
     raise InputError(f"{src_uri} is not a page whose sections are citable")
 
 

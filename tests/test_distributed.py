@@ -1,0 +1,301 @@
+"""`pytorch_floors.ranks`: several ranks of a torch.distributed job, and what a rank that fails leaves behind.
+
+Each case runs a small script in a Python of its own (as a proof runs, and so that the fork server a
+launch starts is never this test session's): the script defines its rank functions at the top level,
+launches them under `if __name__ == "__main__":`, and prints one JSON line: what the call returned or
+raised, how long it took, and which of the ranks' processes and the store's port are still there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from torch_only import TorchOnly
+
+from conftest import ROOT
+from pytorch_floors.execution.bundle import bundle
+
+SCRIPT = """
+import json, os, socket, sys, time
+from pathlib import Path
+
+import torch
+import torch.distributed as dist
+
+from pytorch_floors.ranks import RankFailed, run_ranks
+
+FOLDER = Path(sys.argv[1])
+
+
+def note(rank):
+    (FOLDER / f"pid-{{rank}}").write_text(str(os.getpid()))
+    (FOLDER / f"port").write_text(os.environ["MASTER_PORT"])
+
+
+def sums(rank, world_size):
+    note(rank)
+    x = torch.full((4,), float(rank + 1))
+    dist.all_reduce(x)
+    return float(x[0]), dist.get_backend(), torch.get_num_threads()
+
+
+def raises(rank, world_size):
+    note(rank)
+    if rank == 1:
+        raise ValueError("planted in rank 1")
+    dist.barrier()
+
+
+def hangs(rank, world_size):
+    note(rank)
+    if rank == 1:
+        time.sleep(600)  # the line the failure names
+    dist.barrier()
+
+
+def exits(rank, world_size):
+    note(rank)
+    if rank == 1:
+        os._exit(7)
+    dist.barrier()
+
+
+def listening(port):
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+if __name__ == "__main__":
+    start = time.monotonic()
+    try:
+        result = {{"returned": run_ranks({function}, {world_size}, {options})}}
+    except RankFailed as error:
+        result = {{"rank": error.rank, "error": str(error)}}
+    result["seconds"] = time.monotonic() - start
+    pids = [int(p.read_text()) for p in sorted(FOLDER.glob("pid-*"))]
+    result["ranks"] = len(pids)
+    result["alive"] = [pid for pid in pids if Path(f"/proc/{{pid}}").exists()]
+    port = int((FOLDER / "port").read_text())
+    result["port"] = port
+    result["listening"] = listening(port)
+    print(json.dumps(result))
+"""
+
+
+def _launch(tmp_path: Path, function: str, options: str = "", world_size: int = 2, **env: str) -> dict[str, Any]:
+    """Run `function` as `world_size` ranks in a Python of its own; what it returned or raised, and what is left."""
+    script = tmp_path / "ranks_case.py"
+    script.write_text(textwrap.dedent(SCRIPT.format(function=function, world_size=world_size, options=options)))
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    environment = {**os.environ, "PYTHONPATH": str(ROOT / "src"), **env}
+    environment.pop("FLOORS_RANKS_START_METHOD", None)
+    done = subprocess.run(
+        [sys.executable, str(script), str(folder)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environment,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["ranks"] == world_size, "every rank started and wrote its pid"
+    assert result["alive"] == [], "no rank outlives the call"
+    assert not result["listening"], "the store's port is closed after the call"
+    return result
+
+
+def test_ranks_meet_reduce_and_return_in_rank_order(tmp_path: Path) -> None:
+    result = _launch(tmp_path, "sums", world_size=3)
+    assert result["returned"] == [[6.0, "gloo", 1]] * 3
+
+
+@pytest.mark.waits
+def test_a_rank_that_raises_is_named_with_its_traceback(tmp_path: Path) -> None:
+    result = _launch(tmp_path, "raises", "timeout=60")
+    assert result["rank"] == 1, "the rank that raised, not its peer that lost the connection after it"
+    assert "rank 1 raised ValueError: planted in rank 1" in result["error"]
+    assert 'in raises\n    raise ValueError("planted in rank 1")' in result["error"]
+    assert result["seconds"] < 30, "a failure ends the call at once, not at its limit"
+
+
+@pytest.mark.waits
+def test_a_rank_that_hangs_fails_at_the_limit_naming_the_line_it_hung_on(tmp_path: Path) -> None:
+    result = _launch(tmp_path, "hangs", "timeout=4")
+    assert result["rank"] == 1, "the rank that hung, not its peer waiting in the barrier"
+    assert "rank 1 did not finish within the limit of 4 s" in result["error"]
+    assert "rank(s) 0 waited for it" in result["error"] and "in barrier" in result["error"]
+    line = textwrap.dedent(SCRIPT).splitlines().index("        time.sleep(600)  # the line the failure names") + 1
+    assert f'ranks_case.py", line {line} in hangs' in result["error"]
+    assert 4 <= result["seconds"] < 20
+
+
+@pytest.mark.waits
+def test_a_rank_that_exits_early_is_named_with_its_exit_code(tmp_path: Path) -> None:
+    result = _launch(tmp_path, "exits", "timeout=60")
+    assert result["rank"] == 1
+    assert "rank 1 exited with code 7 before it returned" in result["error"]
+    assert result["seconds"] < 30
+
+
+def test_a_port_already_in_use_is_not_a_failure(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = taken.getsockname()[1]
+        result = _launch(tmp_path, "sums", f"port={busy}")
+    assert result["returned"][0][0] == 3.0
+    assert result["port"] != busy, "the store went to a free port"
+
+
+@pytest.mark.waits
+def test_ranks_start_under_spawn_as_under_the_fork_server(tmp_path: Path) -> None:
+    (tmp_path / "spawn").mkdir()
+    (tmp_path / "forkserver").mkdir()
+    spawned = _launch(tmp_path / "spawn", "sums", 'start_method="spawn"')
+    told = _launch(tmp_path / "forkserver", "sums", 'start_method="forkserver"')
+    assert spawned["returned"] == told["returned"] == [[3.0, "gloo", 1]] * 2
+
+
+@pytest.mark.waits
+def test_the_build_channel_chooses_spawn(tmp_path: Path) -> None:
+    script = tmp_path / "which.py"
+    script.write_text(
+        "import multiprocessing\n"
+        "from pytorch_floors import ranks\n"
+        "seen = []\n"
+        "real = multiprocessing.get_context\n"
+        "multiprocessing.get_context = lambda method=None: seen.append(method) or real(method)\n"
+        "def one(rank, world_size):\n    return rank\n"
+        "if __name__ == '__main__':\n"
+        "    print(ranks.run_ranks(one, 2), seen)\n"
+    )
+    environment = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "FLOORS_RANKS_START_METHOD": "spawn"}
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=environment, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[0, 1] ['spawn']"
+
+
+def test_a_function_no_rank_can_import_is_refused_before_any_starts() -> None:
+    from pytorch_floors.ranks import run_ranks  # noqa: PLC0415  (torch.distributed only where a test needs it)
+
+    with pytest.raises(ValueError, match="top level of a file"):
+        run_ranks(lambda rank, world_size: rank, 2)
+
+
+PROOF = """
+import torch
+import torch.distributed as dist
+
+from pytorch_floors.ranks import run_ranks
+
+
+def total(rank, world_size):
+    x = torch.ones(2) * (rank + 1)
+    dist.all_reduce(x)
+    return x.tolist()
+
+
+if __name__ == "__main__":
+    print("ranks returned", run_ranks(total, 2, timeout=60))
+"""
+
+
+@pytest.mark.waits
+def test_a_block_of_the_build_starts_ranks_and_shows_what_they_returned(tmp_path: Path) -> None:
+    # A block's process is a daemonic multiprocessing process: multiprocessing refused it children.
+    from test_engine import make_pages  # noqa: PLC0415  (the engine's throw-away project, as its tests use it)
+
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "ranks_proof.py").write_text(PROOF, encoding="utf-8")
+    pages = make_pages(tmp_path)
+    try:
+        html = pages.render('```python exec="1" id="ranks"\n--8<-- "snippets/ranks_proof.py"\n```\n')
+    finally:
+        pages.engine.close()
+    assert pages.status() == {"ranks": "ran"}, html
+    assert "ranks returned [[3.0, 3.0], [3.0, 3.0]]" in html
+
+
+@pytest.mark.waits
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="pins the proof to one core with sched_setaffinity")
+def test_on_one_core_the_overlap_claim_says_not_applicable_and_the_others_still_judge(tmp_path: Path) -> None:
+    from pytorch_floors.claims import parse_claims  # noqa: PLC0415
+
+    channel = tmp_path / "claims.jsonl"
+    channel.write_text("", encoding="utf-8")
+    environment = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "FLOORS_CLAIMS_FILE": str(channel)}
+    environment.pop("FLOORS_RANKS_START_METHOD", None)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "snippets" / "distributed" / "ddp_buckets.py")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=environment,
+        cwd=ROOT,
+        check=False,
+        preexec_fn=lambda: os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}),
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    outcomes = {claim.statement: claim.outcome for claim in parse_claims(channel.read_text(encoding="utf-8"))}
+    overlap = next(statement for statement in outcomes if "overlaps backward" in statement)
+    assert outcomes.pop(overlap) == "not applicable"
+    # The order of the buckets and the equal gradients do not depend on a second core.
+    assert set(outcomes.values()) == {"held"}, outcomes
+
+
+@pytest.mark.waits
+@pytest.mark.parametrize("method", ["forkserver", "spawn"])
+def test_a_downloaded_proof_starts_its_own_ranks_with_torch_alone(
+    torch_only: TorchOnly, tmp_path: Path, method: str
+) -> None:
+    # The ranks import the download itself: the helpers it carries must reach them, under either start method.
+    from test_standalone import bare_environment  # noqa: PLC0415  (the reader's Python, as the download tests use it)
+
+    proof = ROOT / "snippets" / "distributed" / "dtensor_redistribute.py"
+    download = tmp_path / proof.name
+    download.write_text(bundle(proof.read_text(encoding="utf-8"), proof.name, ROOT / "src" / "pytorch_floors"))
+    done = subprocess.run(
+        [str(torch_only.python), str(download)],
+        cwd=tmp_path,
+        env={**bare_environment(torch_only), "FLOORS_RANKS_START_METHOD": method},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "claim held: Shard to Replicate is an all-gather" in done.stdout
+    assert "did not hold" not in done.stdout
+
+
+@pytest.mark.waits
+def test_a_block_of_the_build_starts_ranks_under_spawn_too(tmp_path: Path) -> None:
+    # The engine's start method is chosen once per process: the block test above runs again, in a pytest of its own.
+    if os.environ.get("FLOORS_START_METHOD") == "spawn":
+        pytest.skip("already under spawn: the test above is this case")
+    environment = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "FLOORS_START_METHOD": "spawn"}
+    test = f"{Path(__file__).resolve()}::test_a_block_of_the_build_starts_ranks_and_shows_what_they_returned"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(ROOT), test],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=environment,
+        cwd=ROOT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "1 passed" in done.stdout
