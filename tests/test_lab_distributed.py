@@ -16,7 +16,12 @@ import jupytext
 import pytest
 
 from conftest import ROOT
-from pytorch_floors.floors import DISTRIBUTED_LAB, LABS, lab_for_page
+from pytorch_floors.floors import DISTRIBUTED_LAB, FLOORS, LABS, lab_for_page
+from pytorch_floors.i18n.languages import LANGUAGES
+from pytorch_floors.labs.cells import lab_name
+from pytorch_floors.page_facts import page_facts
+from pytorch_floors.plugin.languages import translated_nav
+from pytorch_floors.plugin.pages import fill_nav
 
 # Rank 1 starts a child that sleeps too (in the rank's session: it must go when its rank goes), writes its
 # pid down, then hangs; rank 0 answers at once. No collective: the limit alone must stop rank 1.
@@ -64,6 +69,24 @@ def test_the_annex_lab_is_a_lab_of_the_registry_and_no_floors() -> None:
     assert DISTRIBUTED_LAB in LABS and DISTRIBUTED_LAB.floor is None
     assert lab_for_page("labs/distributed.py") is DISTRIBUTED_LAB
     assert (ROOT / "docs" / DISTRIBUTED_LAB.lab).is_file() and (ROOT / "docs/zh" / DISTRIBUTED_LAB.lab).is_file()
+    for src_uri in ("labs/distributed.py", "zh/labs/distributed.py"):
+        facts = page_facts(src_uri)
+        assert (facts.kind, facts.lab, facts.floor) == ("lab", DISTRIBUTED_LAB, None), src_uri
+
+
+def test_the_labs_navigation_lists_the_annex_lab_after_the_floors_labs_in_both_languages() -> None:
+    nav: list[Any] = [{"Labs": []}]
+    fill_nav(nav, ROOT / "docs")
+    labs = nav[0]["Labs"]
+    assert len(labs) == len(FLOORS) + 1 and labs[-1] == {DISTRIBUTED_LAB.title: DISTRIBUTED_LAB.lab}
+    chinese = translated_nav(nav, ROOT / "docs", LANGUAGES[1])
+    assert chinese[0]["实验"][-1] == {DISTRIBUTED_LAB.title_zh: "zh/" + DISTRIBUTED_LAB.lab}
+
+
+def test_the_annex_labs_title_names_its_file_in_both_languages() -> None:
+    """nbconvert's preprocessors know a lab by its title alone: the annex lab's is no floor's "Lab N"."""
+    for docs in (ROOT / "docs", ROOT / "docs/zh"):
+        assert lab_name(jupytext.read(docs / DISTRIBUTED_LAB.lab)) == f"docs/{DISTRIBUTED_LAB.lab}"
 
 
 @pytest.mark.waits

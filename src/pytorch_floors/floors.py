@@ -300,8 +300,8 @@ DISTRIBUTED_LAB = Lab(
     "distributed",
     "Annex lab · Many chips: torch.distributed",
     "附篇实验 · 多芯片：torch.distributed",
-    "Many chips: torch.distributed",
-    "多芯片：torch.distributed",
+    "Many chips (torch.distributed)",
+    "多芯片（torch.distributed）",
     annex="distributed.md",
 )
 """The lab of the annex on `torch.distributed`: ranks started as processes on one machine (gloo, CPU)."""
