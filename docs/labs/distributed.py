@@ -38,8 +38,9 @@
 # seconds, and returns what each rank printed; a rank that fails stops the others and is named,
 # and so is a rank still running at the limit, which is stopped: a collective waits for every rank,
 # so one missing rank would make the others wait forever. Each rank times itself and reads how much
-# of a core it got when it wanted one (`core_share`); `CoreShare` and `unclear` use that to say
-# when a busy machine stretched a timing too much to grade a ratio.
+# of a core it got when it wanted one (its threads' time on a core against their time on a core or
+# waiting for one, on Linux); `CoreShare` and `unclear` use that to say when a busy machine stretched
+# a timing too much to grade a ratio.
 
 # %%
 import json
@@ -149,7 +150,8 @@ if __name__ == "__main__":
         dist.destroy_process_group()
     print(json.dumps({"rank": int(os.environ["RANK"]), **result}))
 '''
-RANKS_FILE = Path(tempfile.mkdtemp(prefix="floors-ranks-")) / "lab_ranks.py"
+RANKS_DIR = tempfile.TemporaryDirectory(prefix="floors-ranks-")  # removed when the notebook's Python exits
+RANKS_FILE = Path(RANKS_DIR.name) / "lab_ranks.py"
 RANKS_FILE.write_text(RANKS_CODE, encoding="utf-8")
 
 
@@ -375,9 +377,9 @@ print(f"self-check passed: each of {SHARDS} ranks keeps about 1/{SHARDS} of {mod
 # gradients and the optimizer's state, which follow the parameters' shape: floor 7's accounting of
 # a training step, divided by the world size. What it costs is communication: before each layer's
 # forward (and again in backward) the ranks `all_gather` the layer's full parameters, and after
-# backward they `reduce_scatter` its gradients, so each rank ends with the summed gradient of its
+# backward they `reduce_scatter` its gradients, so each rank ends with the averaged gradient of its
 # own slice only. A first dimension that does not divide by the world size leaves the last ranks
-# a row shorter (`torch.chunk`'s rule); the gathered copy is padded.
+# a row shorter (`torch.chunk`'s rule), and their slices are padded to one size for the `all_gather`.
 #
 # </details>
 

@@ -299,7 +299,7 @@ def _floor_lab(floor: Floor) -> Lab:
 DISTRIBUTED_LAB = Lab(
     "distributed",
     "Annex lab · Many chips: torch.distributed",
-    "附篇实验 · 多芯片：torch.distributed",
+    "附楼实验 · 多芯片：torch.distributed",
     "Many chips (torch.distributed)",
     "多芯片（torch.distributed）",
     annex="distributed.md",

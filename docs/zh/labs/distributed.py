@@ -11,18 +11,18 @@
 # ---
 
 # %% [markdown]
-# # 附篇实验 · 多芯片：torch.distributed
+# # 附楼实验 · 多芯片：torch.distributed
 #
 # ## 目标 <a id="goal"></a>
 #
-# `torch.distributed` 为每块芯片运行一个进程，即一个 *rank*；各个 rank 在*集合通信*（collective）中会合：每个 rank 都要发起、并在 rank 之间搬运张量的调用。`gloo` 后端在 CPU 上运行它们，所以在你自己的机器上开几个进程，就能看清它们如何工作。在这个实验里，你将亲手启动 rank，并预测：一次 `all_reduce` 在每个 rank 上留下什么，它的耗时如何随消息大小增长，`fully_shard`（FSDP2）之后每个 rank 保留模型的多少字节，以及一次环形 `all_reduce` 发送多少字节。
+# `torch.distributed` 为每块芯片运行一个进程，即一个 *rank*；各个 rank 在*集合通信*（collective）中相遇：每个 rank 都要发起、并在 rank 之间搬运张量的调用。`gloo` 后端在 CPU 上运行它们，所以在你自己的机器上开几个进程，就能看清它们如何工作。在这个实验里，你将亲手启动 rank，并预测：一次 `all_reduce` 在每个 rank 上留下什么，它的耗时如何随消息大小增长，`fully_shard`（FSDP2）之后每个 rank 保留模型的多少字节，以及一次环形 `all_reduce` 发送多少字节。
 #
 # 每道练习都能在只装了 `torch` 的纯 CPU 机器上运行。每道练习都要求你先**预测**，把答案写进标有 `YOUR ANSWER`（你的答案）的单元格，再**运行**测量，然后**修改**某处并重新测量。`SELF-CHECK`（自检）单元格把你的答案与各个 rank 实测的结果相比较：在你作答之前，它会失败并提示你该填什么；答案与测量不一致时，它也会失败并说明原因。参考答案折叠在每道练习的下方。
 
 # %% [markdown]
 # ## 准备 <a id="setup"></a>
 #
-# 请先运行这一格。各个 rank 的代码被写进一个单独文件夹里的文件 `RANKS_FILE`：每个 rank 都是一个运行它的进程（`python lab_ranks.py TASK`），它的 rank、world size（进程总数）以及会合地点（`MASTER_ADDR`、`MASTER_PORT`，取一个空闲端口）都通过环境变量告诉它，与 `torchrun` 的做法相同。`run_ranks(task, world_size)` 启动这些进程，最多等待 `timeout` 秒，并返回每个 rank 打印的结果；某个 rank 失败时，其余 rank 会被停止，失败的 rank 会被点名；到时限仍在运行的 rank 同样会被点名并停止：集合通信要等齐所有 rank，少一个 rank，其余的就会永远等下去。每个 rank 自己计时，并读出它在需要核心时分到了多少核心算力（`core_share`）；`CoreShare` 和 `unclear` 据此在繁忙的机器把计时拉长到无法评判某个比值时给出说明。
+# 请先运行这一格。各个 rank 的代码被写进一个单独文件夹里的文件 `RANKS_FILE`：每个 rank 都是一个运行它的进程（`python lab_ranks.py TASK`），它的 rank、world size（进程总数）以及会合（rendezvous）的地点（`MASTER_ADDR`、`MASTER_PORT`，取一个空闲端口）都通过环境变量告诉它，与 `torchrun` 的做法相同。`run_ranks(task, world_size)` 启动这些进程，最多等待 `timeout` 秒，并返回每个 rank 打印的结果；某个 rank 失败时，其余 rank 会被停止，失败的 rank 会被点名；到时限仍在运行的 rank 同样会被点名并停止：集合通信要等齐所有 rank，少一个 rank，其余的就会永远等下去。每个 rank 自己计时，并读出它在需要核心时分到了多少核心算力（在 Linux 上，是它的线程在核心上运行的时间，占运行时间与等待核心时间之和的比例）；`CoreShare` 和 `unclear` 据此在繁忙的机器把计时拉长到无法评判某个比值时给出说明。
 
 # %%
 import json
@@ -132,7 +132,8 @@ if __name__ == "__main__":
         dist.destroy_process_group()
     print(json.dumps({"rank": int(os.environ["RANK"]), **result}))
 '''
-RANKS_FILE = Path(tempfile.mkdtemp(prefix="floors-ranks-")) / "lab_ranks.py"
+RANKS_DIR = tempfile.TemporaryDirectory(prefix="floors-ranks-")  # removed when the notebook's Python exits
+RANKS_FILE = Path(RANKS_DIR.name) / "lab_ranks.py"
 RANKS_FILE.write_text(RANKS_CODE, encoding="utf-8")
 
 
@@ -282,7 +283,7 @@ print(f"self-check passed: 16 times the bytes took {growth:.1f} times the time")
 # %% [markdown]
 # <details class="success"><summary>观察要点</summary>
 #
-# 一次集合通信的时间接近于固定的延迟加上字节数除以带宽。在 1 KB 时，延迟几乎就是全部，十六倍的字节也多花不了多少时间；到了以 MB 计的大小，字节占了主导，时间几乎按比例增长。这就是 DDP 不在每个梯度就绪时单独发送它，而是把梯度装进约 25 MB 的桶（`bucket_cap_mb`）的原因：一条大消息只付一次延迟。这里的"网络"是你机器的内存和回环接口，gloo 的归约在 CPU 上运行；在机器之间，带宽就是链路的带宽。
+# 一次集合通信的时间接近于固定的延迟加上字节数除以带宽。在 1 KB 时，延迟几乎就是全部，十六倍的字节也多花不了多少时间；到了以 MB 计的大小，字节占了主导，时间几乎按比例增长。这就是 DDP 不在每个梯度就绪时单独发送它，而是把梯度装进约 25 MB 的梯度桶（gradient bucket，`bucket_cap_mb`）的原因：一条大消息只付一次延迟。这里的"网络"是你机器的内存和回环接口，gloo 的归约在 CPU 上运行；在机器之间，带宽就是链路的带宽。
 #
 # </details>
 
@@ -332,7 +333,7 @@ print(f"self-check passed: each of {SHARDS} ranks keeps about 1/{SHARDS} of {mod
 # %% [markdown]
 # <details class="success"><summary>观察要点</summary>
 #
-# 分片把参数的内存除以 rank 的个数，参数的梯度和优化器状态也随之被除，因为它们与参数的形状相同：这就是第 7 层对一个训练步的内存账目，再除以 world size。它的代价是通信：每个网络层前向传播之前（反向传播中还要再来一次），各个 rank 用 `all_gather` 收集这个网络层的完整参数；反向传播之后，它们用 `reduce_scatter` 处理梯度，于是每个 rank 最终只得到自己那一片的梯度之和。第一维不能被 world size 整除时，最后几个 rank 会少一行（`torch.chunk` 的规则）；收集起来的副本会被填充补齐。
+# 分片把参数的内存除以 rank 的个数，参数的梯度和优化器状态也随之被除，因为它们与参数的形状相同：这就是第 7 层对一个训练步的内存账目，再除以 world size。它的代价是通信：每个网络层前向传播之前（反向传播中还要再来一次），各个 rank 用 `all_gather` 收集这个网络层的完整参数；反向传播之后，它们用 `reduce_scatter` 处理梯度，于是每个 rank 最终只得到自己那一片的平均梯度。第一维不能被 world size 整除时，最后几个 rank 会少一行（`torch.chunk` 的规则），它们的分片在 `all_gather` 时会被填充到相同大小。
 #
 # </details>
 
