@@ -8,6 +8,7 @@ torch alone); the ranks it starts are scripts written by the test, so that a ran
 from __future__ import annotations
 
 import os
+import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,16 @@ dist.init_process_group("gloo")
 if int(os.environ["RANK"]) == 1:
     raise ValueError("rank 1 broke on purpose")
 dist.barrier()
+"""
+
+# Both ranks meet and answer.
+MEETS = """
+import json, os
+import torch.distributed as dist
+dist.init_process_group("gloo")
+dist.barrier()
+print(json.dumps({"rank": dist.get_rank()}))
+dist.destroy_process_group()
 """
 
 
@@ -117,3 +128,25 @@ def test_a_failing_rank_is_named_and_the_rank_waiting_for_it_is_stopped(tmp_path
         run_ranks("barrier", 2, timeout=300, script=script)
     took = time.monotonic() - start
     assert took < 120, f"rank 0, waiting at a barrier for the failed rank, was not stopped ({took:.0f} s)"
+
+
+@pytest.mark.waits
+def test_a_port_another_program_took_is_no_failure(tmp_path: Path) -> None:
+    """The free port is free when asked for; another program may listen on it before rank 0 does."""
+    script = tmp_path / "meets.py"
+    script.write_text(MEETS, encoding="utf-8")
+    namespace = launcher()
+    ports: list[int] = []
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        free = namespace["free_port"]
+
+        def taken_first() -> int:
+            ports.append(taken.getsockname()[1] if not ports else free())
+            return ports[-1]
+
+        namespace["free_port"] = taken_first  # the launcher looks it up where the notebook defined it
+        results = namespace["run_ranks"]("meet", 2, timeout=120, script=script)
+    assert [r["rank"] for r in results] == [0, 1]
+    assert len(ports) == 2, f"the ranks did not start again on another port: {ports}"

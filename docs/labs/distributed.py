@@ -37,10 +37,11 @@
 # `torchrun` would tell it. `run_ranks(task, world_size)` starts them, waits at most `timeout`
 # seconds, and returns what each rank printed; a rank that fails stops the others and is named,
 # and so is a rank still running at the limit, which is stopped: a collective waits for every rank,
-# so one missing rank would make the others wait forever. Each rank times itself and reads how much
-# of a core it got when it wanted one (its threads' time on a core against their time on a core or
-# waiting for one, on Linux); `CoreShare` and `unclear` use that to say when a busy machine stretched
-# a timing too much to grade a ratio.
+# so one missing rank would make the others wait forever. A port that another program takes before
+# rank 0 listens on it is no failure: the ranks start again on another. Each rank times itself and
+# reads how much of a core it got when it wanted one (its threads' time on a core against their time
+# on a core or waiting for one, on Linux); `CoreShare` and `unclear` use that to say when a busy
+# machine stretched a timing too much to grade a ratio.
 
 # %%
 import json
@@ -170,12 +171,26 @@ def _stop(process):
     process.wait()
 
 
+class PortTaken(RuntimeError):
+    """Another program took the free port before rank 0 listened on it."""
+
+
 def run_ranks(task, world_size, timeout=120, script=RANKS_FILE, **args):
     """Start `world_size` ranks running `task` of `script`; what each printed last, as a dict, in rank order.
 
     A rank that fails or is still running after `timeout` seconds stops every rank, and the error names it.
+    A port another program took in the meantime is no failure: the ranks start again on another one.
     """
-    port, ranks, logs = free_port(), [], []
+    for _ in range(3):
+        try:
+            return _launch(task, world_size, timeout, script, args, free_port())
+        except PortTaken as taken:
+            last = taken
+    raise last
+
+
+def _launch(task, world_size, timeout, script, args, port):
+    ranks, logs = [], []
     for rank in range(world_size):
         env = {**os.environ, "RANK": str(rank), "WORLD_SIZE": str(world_size), "LOCAL_RANK": str(rank),
                "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "OMP_NUM_THREADS": "1"}
@@ -189,7 +204,8 @@ def run_ranks(task, world_size, timeout=120, script=RANKS_FILE, **args):
             if failed:
                 logs[failed[0]].seek(0)
                 tail = logs[failed[0]].read().strip().splitlines()[-1:]
-                raise RuntimeError(f"rank {failed[0]} of {world_size} failed ({task}): {' '.join(tail)}")
+                error = PortTaken if "EADDRINUSE" in " ".join(tail) else RuntimeError
+                raise error(f"rank {failed[0]} of {world_size} failed ({task}): {' '.join(tail)}")
             if time.monotonic() > deadline:
                 late = [r for r, p in enumerate(ranks) if p.poll() is None]
                 raise RuntimeError(f"rank {', '.join(map(str, late))} of {world_size} still running ({task}) after"

@@ -22,7 +22,7 @@
 # %% [markdown]
 # ## 准备 <a id="setup"></a>
 #
-# 请先运行这一格。各个 rank 的代码被写进一个单独文件夹里的文件 `RANKS_FILE`：每个 rank 都是一个运行它的进程（`python lab_ranks.py TASK`），它的 rank、world size（进程总数）以及会合（rendezvous）的地点（`MASTER_ADDR`、`MASTER_PORT`，取一个空闲端口）都通过环境变量告诉它，与 `torchrun` 的做法相同。`run_ranks(task, world_size)` 启动这些进程，最多等待 `timeout` 秒，并返回每个 rank 打印的结果；某个 rank 失败时，其余 rank 会被停止，失败的 rank 会被点名；到时限仍在运行的 rank 同样会被点名并停止：集合通信要等齐所有 rank，少一个 rank，其余的就会永远等下去。每个 rank 自己计时，并读出它在需要核心时分到了多少核心算力（在 Linux 上，是它的线程在核心上运行的时间，占运行时间与等待核心时间之和的比例）；`CoreShare` 和 `unclear` 据此在繁忙的机器把计时拉长到无法评判某个比值时给出说明。
+# 请先运行这一格。各个 rank 的代码被写进一个单独文件夹里的文件 `RANKS_FILE`：每个 rank 都是一个运行它的进程（`python lab_ranks.py TASK`），它的 rank、world size（进程总数）以及会合（rendezvous）的地点（`MASTER_ADDR`、`MASTER_PORT`，取一个空闲端口）都通过环境变量告诉它，与 `torchrun` 的做法相同。`run_ranks(task, world_size)` 启动这些进程，最多等待 `timeout` 秒，并返回每个 rank 打印的结果；某个 rank 失败时，其余 rank 会被停止，失败的 rank 会被点名；到时限仍在运行的 rank 同样会被点名并停止：集合通信要等齐所有 rank，少一个 rank，其余的就会永远等下去。如果在 rank 0 开始监听之前，这个端口被别的程序占用了，这不算失败：各个 rank 会换一个端口重新启动。每个 rank 自己计时，并读出它在需要核心时分到了多少核心算力（在 Linux 上，是它的线程在核心上运行的时间，占运行时间与等待核心时间之和的比例）；`CoreShare` 和 `unclear` 据此在繁忙的机器把计时拉长到无法评判某个比值时给出说明。
 
 # %%
 import json
@@ -152,12 +152,26 @@ def _stop(process):
     process.wait()
 
 
+class PortTaken(RuntimeError):
+    """Another program took the free port before rank 0 listened on it."""
+
+
 def run_ranks(task, world_size, timeout=120, script=RANKS_FILE, **args):
     """Start `world_size` ranks running `task` of `script`; what each printed last, as a dict, in rank order.
 
     A rank that fails or is still running after `timeout` seconds stops every rank, and the error names it.
+    A port another program took in the meantime is no failure: the ranks start again on another one.
     """
-    port, ranks, logs = free_port(), [], []
+    for _ in range(3):
+        try:
+            return _launch(task, world_size, timeout, script, args, free_port())
+        except PortTaken as taken:
+            last = taken
+    raise last
+
+
+def _launch(task, world_size, timeout, script, args, port):
+    ranks, logs = [], []
     for rank in range(world_size):
         env = {**os.environ, "RANK": str(rank), "WORLD_SIZE": str(world_size), "LOCAL_RANK": str(rank),
                "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "OMP_NUM_THREADS": "1"}
@@ -171,7 +185,8 @@ def run_ranks(task, world_size, timeout=120, script=RANKS_FILE, **args):
             if failed:
                 logs[failed[0]].seek(0)
                 tail = logs[failed[0]].read().strip().splitlines()[-1:]
-                raise RuntimeError(f"rank {failed[0]} of {world_size} failed ({task}): {' '.join(tail)}")
+                error = PortTaken if "EADDRINUSE" in " ".join(tail) else RuntimeError
+                raise error(f"rank {failed[0]} of {world_size} failed ({task}): {' '.join(tail)}")
             if time.monotonic() > deadline:
                 late = [r for r, p in enumerate(ranks) if p.poll() is None]
                 raise RuntimeError(f"rank {', '.join(map(str, late))} of {world_size} still running ({task}) after"
