@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from lab_answers import PLANTED, PLANTED_ALONE, Wrong  # noqa: E402  (the tests' known-wrong answers)
 from lab_kernel import Graded, LabKernel  # noqa: E402  (the tests' lab kernel: one run, variants graded in it)
 
-from pytorch_floors.floors import FLOORS, Floor  # noqa: E402
+from pytorch_floors.floors import LABS, Lab  # noqa: E402
 from pytorch_floors.labs.cells import read_lab, with_answers  # noqa: E402
 from pytorch_floors.tiers import Tier, as_tier, tier_named  # noqa: E402
 
@@ -96,7 +96,7 @@ def _grade_planted(outcome: LabOutcome, anchor: str, wrong: Wrong, status: str, 
         outcome.planted_missed.append(f"{name}: {status}: {text.strip()[:200]}")
 
 
-def grade_lab(floor: Floor) -> LabOutcome:
+def grade_lab(floor: Lab) -> LabOutcome:
     """Run one lab as written and grade every planted answer of it, in this process's condition."""
     notebook = read_lab(ROOT / "docs", floor)
     started = time.perf_counter()
@@ -130,7 +130,7 @@ def _cpu() -> str:
 
 def brief(names: list[str], labs: list[str]) -> dict[str, list[LabOutcome]]:
     """Every chosen lab graded in every chosen condition, the conditions one after the other."""
-    chosen = [floor for floor in FLOORS if not labs or floor.key in labs]
+    chosen = [lab for lab in LABS if not labs or lab.key in labs]
     table: dict[str, list[LabOutcome]] = {}
     for name in names:
         tier = conditions()[name]

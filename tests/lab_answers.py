@@ -1023,3 +1023,77 @@ MISTYPED["8-chip"] = {
         "max_speedup(1) should be a number",
     ),
 }
+
+PLANTED["distributed"] = {
+    "all-reduce": Wrong(
+        "all_reduce counts the ranks instead of summing their values",
+        "def reduced_value(world_size):\n    return world_size\n",
+        "your formula gives 2",
+    ),
+    "all-reduce-cost": Wrong(
+        "a collective's time is its fixed cost at any size",
+        "GROWS_PAST_4X = False\n",
+        "more than 4 times",
+        ungraded=("not graded on this machine",),
+    ),
+    "fully-shard": Wrong(
+        "every rank keeps the whole model, as DDP does",
+        "def bytes_per_rank(model_bytes, world_size):\n    return model_bytes\n",
+        "your formula gives 1,597,480",
+    ),
+    "ring": Wrong(
+        "each rank sends its tensor once",
+        "def ring_bytes_sent(nbytes, world_size):\n    return nbytes\n",
+        "your formula gives 49,152",
+    ),
+}
+PLANTED_ALONE += [
+    (
+        "distributed",
+        "ring",
+        Wrong(
+            "each rank sends its whole tensor to every other rank",
+            "def ring_bytes_sent(nbytes, world_size):\n    return (world_size - 1) * nbytes\n",
+            "your formula gives 98,304",
+        ),
+    ),
+]
+CHANGES["distributed"] = {
+    "all-reduce": [
+        Change(
+            "**Change** `WORLD_SIZE` to `3` and run again",
+            edits={"WORLD_SIZE = 2\n": "WORLD_SIZE = 3\n"},
+        )
+    ],
+    "all-reduce-cost": [
+        Change(
+            "**Change** `SMALLER` to `256` (1 KB against 16 KB) and predict again",
+            edits={"SMALLER = 2**18  # floats: 1 MB": "SMALLER = 256  # floats: 1 KB"},
+            answers={"all-reduce-cost": "GROWS_PAST_4X = False\n"},
+        )
+    ],
+    "fully-shard": [Change("**Change** `SHARDS` to `3` and run again", edits={"SHARDS = 2\n": "SHARDS = 3\n"})],
+    "ring": [Change("**Change** `RING_SIZE` to `4` and run again", edits={"RING_SIZE = 3\n": "RING_SIZE = 4\n"})],
+}
+MISTYPED["distributed"] = {
+    "all-reduce": Wrong(
+        "the value written as text",
+        'def reduced_value(world_size):\n    return "3"\n',
+        "reduced_value(2) should be a number, not the string '3'",
+    ),
+    "all-reduce-cost": Wrong(
+        "True and False written as strings",
+        'GROWS_PAST_4X = "True"\n',
+        "GROWS_PAST_4X should be True or False (without quotes), not the string 'True'",
+    ),
+    "fully-shard": Wrong(
+        "the formula written as text",
+        'def bytes_per_rank(model_bytes, world_size):\n    return "model_bytes / world_size"\n',
+        "bytes_per_rank(model_bytes, 2) should be a number of bytes",
+    ),
+    "ring": Wrong(
+        "the formula written as text",
+        'def ring_bytes_sent(nbytes, world_size):\n    return "2 (p - 1) / p"\n',
+        "ring_bytes_sent(nbytes, 3) should be a number of bytes",
+    ),
+}

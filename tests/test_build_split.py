@@ -17,7 +17,7 @@ from pytorch_floors.execution.engine import ProofFailure
 from pytorch_floors.execution.options import BlockOptions
 from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.execution.scan import ExecBlock
-from pytorch_floors.floors import floor_for_page
+from pytorch_floors.floors import lab_for_page
 from pytorch_floors.labs.accounting import (
     LabOutcome,
     keep_lab_time,
@@ -142,7 +142,7 @@ def launch_for(tmp_path: Path, records: list[BlockResult]) -> Launch:
 
 
 def test_a_lab_that_ran_keeps_its_time_and_a_cached_one_finds_it(tmp_path: Path) -> None:
-    floor = floor_for_page(LAB)
+    floor = lab_for_page(LAB)
     assert floor is not None
     source = tmp_path / "lab.py"
     source.write_text("# the lab\n", encoding="utf-8")
@@ -159,7 +159,7 @@ def test_a_lab_that_ran_keeps_its_time_and_a_cached_one_finds_it(tmp_path: Path)
 
 
 def test_a_cached_labs_time_is_read_through_its_record(tmp_path: Path) -> None:
-    floor = floor_for_page(LAB)
+    floor = lab_for_page(LAB)
     assert floor is not None
     source = tmp_path / "lab.py"
     source.write_text("# the lab\n", encoding="utf-8")

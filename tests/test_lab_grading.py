@@ -45,14 +45,14 @@ from lab_kernel import Graded, LabKernel, cell_outcome, names, run_fresh
 from mkdocs_jupyter.nbconvert2 import nb2html  # type: ignore[import-untyped]
 
 from conftest import ROOT
-from pytorch_floors.floors import FLOORS, Floor
+from pytorch_floors.floors import LABS, Lab
 from pytorch_floors.i18n.outputs import english_runs
 from pytorch_floors.labs.cells import SELF_CHECK, exercises, read_lab, student_notebook, with_answers
 from pytorch_floors.labs.kernel import LabExecutePreprocessor, LabRuns, bind, code_key, unbind
 from pytorch_floors.labs.notebooks import jupyter_environment, translate_lab_outputs
 
 
-def read(floor: Floor) -> Any:
+def read(floor: Lab) -> Any:
     """The lab as the site runs it and publishes it: the self-check helpers in its `checker` cell."""
     return read_lab(ROOT / "docs", floor)
 
@@ -65,7 +65,7 @@ class LabKernels:
     def __init__(self) -> None:
         self._kernels: OrderedDict[str, LabKernel] = OrderedDict()
 
-    def _kernel(self, floor: Floor) -> LabKernel:
+    def _kernel(self, floor: Lab) -> LabKernel:
         if floor.key not in self._kernels:
             while len(self._kernels) >= self.KEPT:
                 self._kernels.popitem(last=False)[1].close()
@@ -73,15 +73,15 @@ class LabKernels:
         self._kernels.move_to_end(floor.key)
         return self._kernels[floor.key]
 
-    def solved(self, floor: Floor) -> Graded:
+    def solved(self, floor: Lab) -> Graded:
         """The lab as written, run whole in a fresh kernel (the one its variants are then graded in)."""
         return self._kernel(floor).solved
 
-    def ran(self, floor: Floor) -> Any:
+    def ran(self, floor: Lab) -> Any:
         """The lab as written, after its solved run: every cell with its outputs."""
         return self._kernel(floor).ran
 
-    def graded(self, floor: Floor, variant: Any) -> Graded:
+    def graded(self, floor: Lab, variant: Any) -> Graded:
         """The variant's outcomes from its lab's kernel; a kernel that fails to come back is closed and dropped."""
         kernel = self._kernel(floor)
         try:
@@ -112,7 +112,7 @@ def apply(notebook: Any, change: Change) -> Any:
     return changed
 
 
-def anchors(floor: Floor) -> list[str]:
+def anchors(floor: Lab) -> list[str]:
     return [e.anchor for e in exercises(read(floor))]
 
 
@@ -142,8 +142,8 @@ def changed_runs() -> list[tuple[str, int]]:
     return [(key, n) for key, parts in CHANGES.items() for n in range(max(len(p) for p in parts.values()))]
 
 
-@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
-def test_every_exercise_has_an_answer_a_solution_and_a_check(floor: Floor) -> None:
+@pytest.mark.parametrize("floor", LABS, ids=lambda f: f.key)
+def test_every_exercise_has_an_answer_a_solution_and_a_check(floor: Lab) -> None:
     notebook = read(floor)
     for exercise in exercises(notebook):
         assert exercise.answers and len(exercise.solutions) == 1 and len(exercise.checks) == 1, exercise
@@ -154,8 +154,8 @@ def test_every_exercise_has_an_answer_a_solution_and_a_check(floor: Floor) -> No
     assert set(MISTYPED[floor.key]) == set(anchors(floor)), "every exercise's check is given an answer of a wrong type"
 
 
-@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
-def test_every_change_prompt_is_tried(floor: Floor) -> None:
+@pytest.mark.parametrize("floor", LABS, ids=lambda f: f.key)
+def test_every_change_prompt_is_tried(floor: Lab) -> None:
     """Each **Change** prompt is carried out, part by part: every code span it names is in a tested change."""
     notebook = read(floor)
     prompts = change_prompts(notebook)
@@ -173,8 +173,8 @@ def test_every_change_prompt_is_tried(floor: Floor) -> None:
         assert not untried, f"{anchor}: the prompt asks for {untried}, which no tested change carries out"
 
 
-@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
-def test_an_exercise_run_again_after_the_whole_lab_reads_what_it_measured(floor: Floor) -> None:
+@pytest.mark.parametrize("floor", LABS, ids=lambda f: f.key)
+def test_an_exercise_run_again_after_the_whole_lab_reads_what_it_measured(floor: Lab) -> None:
     """A student may run an exercise's cells again after finishing the lab: they must grade the same.
 
     So no cell of an exercise reads a name that a later cell binds (lab 3's two exercises both
@@ -190,19 +190,19 @@ def test_an_exercise_run_again_after_the_whole_lab_reads_what_it_measured(floor:
 
 
 @pytest.fixture(scope="module")
-def shipped_runs() -> Callable[[Floor], Graded]:
+def shipped_runs() -> Callable[[Lab], Graded]:
     """Each lab as shipped to a student, run whole in a fresh kernel once per worker (two tests read it)."""
 
     @functools.cache
-    def run(floor: Floor) -> Graded:
+    def run(floor: Lab) -> Graded:
         return run_fresh(student_notebook(read(floor)))
 
     return run
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
-def test_as_shipped_every_check_asks_for_the_answer(shipped_runs: Callable[[Floor], Graded], floor: Floor) -> None:
+@pytest.mark.parametrize("floor", LABS, ids=lambda f: f.key)
+def test_as_shipped_every_check_asks_for_the_answer(shipped_runs: Callable[[Lab], Graded], floor: Lab) -> None:
     graded = shipped_runs(floor)
     print(f"{floor.key} shipped: {graded.seconds:.1f} s")
     assert not graded.other_errors, "only self-checks may fail before the answers are filled in"
@@ -213,8 +213,8 @@ def test_as_shipped_every_check_asks_for_the_answer(shipped_runs: Callable[[Floo
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
-def test_with_the_solutions_every_check_passes(lab_kernels: LabKernels, floor: Floor) -> None:
+@pytest.mark.parametrize("floor", LABS, ids=lambda f: f.key)
+def test_with_the_solutions_every_check_passes(lab_kernels: LabKernels, floor: Lab) -> None:
     graded = lab_kernels.solved(floor)
     print(f"{floor.key} solved: {graded.seconds:.1f} s")
     assert not graded.other_errors
@@ -236,8 +236,8 @@ def assert_caught(anchor: str, wrong: Wrong, outcome: str, message: str) -> None
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
-def test_planted_wrong_answers_are_caught(lab_kernels: LabKernels, floor: Floor) -> None:
+@pytest.mark.parametrize("floor", LABS, ids=lambda f: f.key)
+def test_planted_wrong_answers_are_caught(lab_kernels: LabKernels, floor: Lab) -> None:
     planted = PLANTED[floor.key]
     assert planted, f"{floor.lab}: plant at least one known-wrong answer"
     variant = with_answers(read(floor), {anchor: wrong.source for anchor, wrong in planted.items()})
@@ -252,8 +252,8 @@ def test_planted_wrong_answers_are_caught(lab_kernels: LabKernels, floor: Floor)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
-def test_answers_of_a_wrong_type_are_named_by_the_type_expected(lab_kernels: LabKernels, floor: Floor) -> None:
+@pytest.mark.parametrize("floor", LABS, ids=lambda f: f.key)
+def test_answers_of_a_wrong_type_are_named_by_the_type_expected(lab_kernels: LabKernels, floor: Lab) -> None:
     """A number written as a string, a dtype as its name: the check says which type it wants, not a TypeError."""
     mistyped = MISTYPED[floor.key]
     variant = with_answers(read(floor), {anchor: wrong.source for anchor, wrong in mistyped.items()})
@@ -272,7 +272,7 @@ def test_answers_of_a_wrong_type_are_named_by_the_type_expected(lab_kernels: Lab
 def test_more_wrong_answers_are_caught_one_at_a_time(
     lab_kernels: LabKernels, key: str, anchor: str, wrong: Wrong
 ) -> None:
-    floor = next(floor for floor in FLOORS if floor.key == key)
+    floor = next(floor for floor in LABS if floor.key == key)
     graded = lab_kernels.graded(floor, with_answers(read(floor), {anchor: wrong.source}))
     outcome, message = graded.checks[anchor]
     assert_caught(anchor, wrong, outcome, message)
@@ -281,7 +281,7 @@ def test_more_wrong_answers_are_caught_one_at_a_time(
 @pytest.mark.slow
 @pytest.mark.parametrize(("key", "run_index"), changed_runs(), ids=lambda v: str(v + 1) if isinstance(v, int) else v)
 def test_the_suggested_changes_keep_the_checks_valid(lab_kernels: LabKernels, key: str, run_index: int) -> None:
-    floor = next(floor for floor in FLOORS if floor.key == key)
+    floor = next(floor for floor in LABS if floor.key == key)
     notebook = read(floor)
     parts = [parts[run_index] for parts in CHANGES[key].values() if run_index < len(parts)]
     for part in parts:
@@ -295,9 +295,9 @@ def test_the_suggested_changes_keep_the_checks_valid(lab_kernels: LabKernels, ke
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
+@pytest.mark.parametrize("floor", LABS, ids=lambda f: f.key)
 def test_a_variant_grades_the_same_in_its_lab_kernel_as_in_a_fresh_one(
-    lab_kernels: LabKernels, shipped_runs: Callable[[Floor], Graded], floor: Floor
+    lab_kernels: LabKernels, shipped_runs: Callable[[Lab], Graded], floor: Lab
 ) -> None:
     """The lab kernel's shortcut (tests/lab_kernel.py) against a whole run in a fresh kernel: the lab as shipped.
 
@@ -322,8 +322,8 @@ def test_a_variant_grades_the_same_in_its_lab_kernel_as_in_a_fresh_one(
 GPU_ONLY = re.compile(r'^if (torch\.cuda\.is_available\(\)|DEVICE\.type == "cuda"):\n')
 
 
-@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
-def test_gpu_only_cells_are_marked_and_say_why_they_are_skipped(floor: Floor) -> None:
+@pytest.mark.parametrize("floor", LABS, ids=lambda f: f.key)
+def test_gpu_only_cells_are_marked_and_say_why_they_are_skipped(floor: Lab) -> None:
     """A cell that needs CUDA is announced as *GPU only*, prints why it skips on a CPU, and grades nothing."""
     cells = read(floor).cells
     for index, cell in enumerate(cells):
@@ -345,7 +345,7 @@ def test_gpu_only_cells_are_marked_and_say_why_they_are_skipped(floor: Floor) ->
         assert "cuda" not in check.lower(), f"{exercise.anchor}: a self-check must not depend on a GPU"
 
 
-def _graded_with_measured(floor: Floor, anchor: str, cases: list[tuple[str, str]]) -> list[tuple[str, str]]:
+def _graded_with_measured(floor: Lab, anchor: str, cases: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """Run `anchor`'s self-check once per (answer cell source, measured-values source) case, in one kernel.
 
     The lab's setup cells run first; then, for each case, the answer and the stand-in for the
@@ -375,7 +375,7 @@ def test_the_launch_share_check_grades_only_a_clear_measurement() -> None:
     a tenth of a core can have had its timings stretched ten times: a share of 0.01 then says
     nothing, one of 0.002 still does.
     """
-    chip = next(floor for floor in FLOORS if floor.key == "8-chip")
+    chip = next(floor for floor in LABS if floor.key == "8-chip")
     solution, launch_bound = "LAUNCH_BOUND = False", "LAUNCH_BOUND = True"
     idle, starved = "core = CoreShare(cpu=1.0, wall=1.0)", "core = CoreShare(cpu=0.1, wall=1.0)"
     outcomes = _graded_with_measured(
@@ -400,11 +400,11 @@ def test_the_launch_share_check_grades_only_a_clear_measurement() -> None:
     assert not any("not graded" in text for _, text in outcomes[4:7]), "a clear share is graded"
 
 
-def _floor(key: str) -> Floor:
-    return next(floor for floor in FLOORS if floor.key == key)
+def _floor(key: str) -> Lab:
+    return next(floor for floor in LABS if floor.key == key)
 
 
-def _solution(floor: Floor, anchor: str) -> str:
+def _solution(floor: Lab, anchor: str) -> str:
     notebook = read(floor)
     exercise = next(e for e in exercises(notebook) if e.anchor == anchor)
     return str(notebook.cells[exercise.solutions[0]].source)
@@ -628,7 +628,7 @@ def test_the_largest_file_is_the_one_your_install_lists() -> None:
     assert [outcome for outcome, _ in outcomes] == ["passed"] * 3 + ["WrongAnswer"] * 3, outcomes
 
 
-def _exercise_names(floor: Floor, anchor: str) -> dict[str, Any]:
+def _exercise_names(floor: Lab, anchor: str) -> dict[str, Any]:
     """Run, in this process, the lab's setup and one exercise's solution and measurement (not its check)."""
     notebook = read(floor)
     listed = exercises(notebook)
@@ -686,7 +686,7 @@ def test_the_micro_batch_check_holds_however_many_micro_batches() -> None:
 NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four"}
 
 
-def _prompt(floor: Floor, anchor: str) -> str:
+def _prompt(floor: Lab, anchor: str) -> str:
     notebook = read(floor)
     exercise = next(e for e in exercises(notebook) if e.anchor == anchor)
     return _words(notebook.cells[exercise.heading].source)
@@ -814,9 +814,9 @@ def test_english_on_a_chinese_lab_page_is_found() -> None:
     ]
 
 
-@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
+@pytest.mark.parametrize("floor", LABS, ids=lambda f: f.key)
 def test_a_chinese_lab_page_shows_its_english_labs_run_in_chinese(
-    floor: Floor, lab_kernels: LabKernels, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    floor: Lab, lab_kernels: LabKernels, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """Its outputs, its folds' labels: the checker's and the lab's words, shown as the build shows them.
 

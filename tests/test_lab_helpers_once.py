@@ -9,13 +9,13 @@ import pytest
 from mkdocs_jupyter.nbconvert2 import nb2html  # type: ignore[import-untyped]
 
 from conftest import ROOT
-from pytorch_floors.floors import FLOORS
+from pytorch_floors.floors import LABS
 from pytorch_floors.labs.cells import checker_source, read_lab
 from pytorch_floors.labs.kernel import CHECKER_FILE
 from pytorch_floors.labs.launch import Launch
 from pytorch_floors.labs.notebooks import jupyter_environment, publish_notebooks
 
-LAB = FLOORS[0]
+LAB = LABS[0]
 
 
 def _page(language_folder: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:

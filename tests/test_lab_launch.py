@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT
 from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.result import BlockResult, Status
-from pytorch_floors.floors import FLOORS
+from pytorch_floors.floors import LABS
 from pytorch_floors.labs.launch import (
     COLAB,
     INSTALL_CELL_TAG,
@@ -47,7 +47,7 @@ def test_a_repository_colab_cannot_open_is_refused(url: str) -> None:
 
 
 def test_colab_opens_the_editions_copy_on_the_publishing_branch() -> None:
-    floor = FLOORS[2]
+    floor = LABS[2]
     links = lab_links(floor, f"{REPO}.git", "2026.12")
     folder = floor.lab.removesuffix(".py")
     assert (
@@ -61,19 +61,19 @@ def test_colab_opens_the_editions_copy_on_the_publishing_branch() -> None:
 
 
 def test_a_build_that_is_not_an_edition_links_no_colab_copy() -> None:
-    links = lab_links(FLOORS[0], REPO, None)
+    links = lab_links(LABS[0], REPO, None)
     assert links.colab_student is None and links.colab_full is None
 
 
 def test_each_lab_has_a_student_and_a_full_notebook_next_to_its_page() -> None:
-    names = {name for floor in FLOORS for name in notebook_names(floor)}
-    assert len(names) == 2 * len(FLOORS)
-    student, full = notebook_names(FLOORS[4])
-    assert (student, full) == (f"{FLOORS[4].key}.ipynb", f"{FLOORS[4].key}-solutions.ipynb")
+    names = {name for floor in LABS for name in notebook_names(floor)}
+    assert len(names) == 2 * len(LABS)
+    student, full = notebook_names(LABS[4])
+    assert (student, full) == (f"{LABS[4].key}.ipynb", f"{LABS[4].key}-solutions.ipynb")
 
 
 def test_the_install_cell_comes_first_and_leaves_the_lab_untouched() -> None:
-    lab = jupytext.read(ROOT / "docs" / FLOORS[0].lab)
+    lab = jupytext.read(ROOT / "docs" / LABS[0].lab)
     before = [cell.source for cell in lab.cells]
     launched = with_install_cell(lab, "pip install torch==2.13.0")
     assert launched.cells[0].source == "%pip install torch==2.13.0"
@@ -83,22 +83,22 @@ def test_the_install_cell_comes_first_and_leaves_the_lab_untouched() -> None:
 
 def _build(cache_dir: Path, status: Status, seconds: float | None) -> Launch:
     """One build's launch settings as `run_seconds` reads them: the settings and the lab's record."""
-    record = BlockResult(FLOORS[0].lab, "notebook", FLOORS[0].lab, status, seconds)
+    record = BlockResult(LABS[0].lab, "notebook", LABS[0].lab, status, seconds)
     return configure_launch(REPO, run_times_file(cache_dir.parent.parent, cache_dir), ROOT, [record])
 
 
 def test_a_cached_lab_states_the_run_time_of_the_run_that_filled_the_cache(tmp_path: Path) -> None:
     cache_dir = tmp_path / "mkdocs-jupyter" / "digest"
     first = _build(cache_dir, "ran", 12.34)
-    keep_run_time(FLOORS[0], "lab source", 12.34, first)  # as the build does the moment the lab has run
-    assert run_seconds(FLOORS[0], "lab source", first) == 12.34
+    keep_run_time(LABS[0], "lab source", 12.34, first)  # as the build does the moment the lab has run
+    assert run_seconds(LABS[0], "lab source", first) == 12.34
     # The times are the build's own records: mkdocs-jupyter's folder holds only what that tool wrote.
     assert not cache_dir.exists()
     assert first.times is not None and first.times.is_file() and cache_dir.parent not in first.times.parents
     cached = _build(cache_dir, "cached", None)
-    assert run_seconds(FLOORS[0], "lab source", cached) == 12.3
+    assert run_seconds(LABS[0], "lab source", cached) == 12.3
     with pytest.raises(FloorsError, match="has no run time for it"):
-        run_seconds(FLOORS[0], "edited lab source", cached)
+        run_seconds(LABS[0], "edited lab source", cached)
 
 
 def test_a_build_that_fails_after_a_lab_ran_still_keeps_its_run_time(tmp_path: Path) -> None:
@@ -106,17 +106,17 @@ def test_a_build_that_fails_after_a_lab_ran_still_keeps_its_run_time(tmp_path: P
     that failed in between (another page's proof) left the executed notebook in mkdocs-jupyter's cache
     without a time, and the next build stopped, asking to delete the cache."""
     cache_dir = tmp_path / "mkdocs-jupyter" / "digest"
-    keep_run_time(FLOORS[0], "lab source", 7.0, _build(cache_dir, "ran", 7.0))
+    keep_run_time(LABS[0], "lab source", 7.0, _build(cache_dir, "ran", 7.0))
     # ... and the build stops here, before any page is finished. The next build takes the lab from the cache:
-    assert run_seconds(FLOORS[0], "lab source", _build(cache_dir, "cached", None)) == 7.0
+    assert run_seconds(LABS[0], "lab source", _build(cache_dir, "cached", None)) == 7.0
 
 
 def test_a_lab_this_build_did_not_execute_states_no_run_time(tmp_path: Path) -> None:
-    assert run_seconds(FLOORS[0], "lab source", _build(tmp_path, "skipped", None)) is None
+    assert run_seconds(LABS[0], "lab source", _build(tmp_path, "skipped", None)) is None
 
 
 def test_colab_opens_a_translated_labs_own_notebook() -> None:
-    floor = FLOORS[2]
+    floor = LABS[2]
     chinese = lab_links(floor, REPO, "2026.12", "zh/")
     english = lab_links(floor, REPO, "2026.12")
     folder = floor.lab.removesuffix(".py")
@@ -138,7 +138,7 @@ def test_an_edition_links_colab_only_to_the_repository_it_was_given(
     """The links took `repo_url`, a placeholder organisation (issue 59); they take the `FLOORS_REPOSITORY`
     setting, and an edition built without it says so where they would be (publish refuses it)."""
     launch = Launch(repository, None, [], ROOT / "requirements.txt")
-    html = download_box(FLOORS[2], "pip install torch", "source", edition, launch, language="en")
+    html = download_box(LABS[2], "pip install torch", "source", edition, launch, language="en")
     assert shown in html
     assert ("colab.research.google.com" in html) == (repository is not None and edition is not None)
 
@@ -147,7 +147,7 @@ def test_a_lab_page_without_its_notebook_gets_no_download_box(tmp_path: Path) ->
     # The theme's script names `.jupyter-wrapper` on every page: a serve session's placeholder for a lab not
     # converted yet got the download box (and its first build spent a second on sixteen install lines).
     launch = _build(tmp_path / "mkdocs-jupyter" / "digest", "ran", 1.0)
-    lab = FLOORS[0].lab
+    lab = LABS[0].lab
     page = (
         '<html><head></head><body><script>const code = ".jupyter-wrapper .highlight > pre";</script>'
         '<article><h1>Lab</h1><p class="floors-converting">Converting</p></article></body></html>'

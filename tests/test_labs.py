@@ -23,7 +23,7 @@ from test_hardening import ANCESTOR_WALK
 
 from conftest import LAB_CONFIG, ROOT, Build, FixtureSite, run_mkdocs
 from pytorch_floors.errors import FloorsError
-from pytorch_floors.floors import FLOORS, Floor
+from pytorch_floors.floors import LABS, Lab
 from pytorch_floors.i18n.outputs import translate_line
 from pytorch_floors.labs import checker, notebooks
 from pytorch_floors.labs.cells import CHECKER, checker_source, lab_name, lab_text, with_checker
@@ -54,11 +54,11 @@ keeps their labels out of the search index)."""
 MAX_PAGE_BYTES = 140_000
 
 
-def lab_path(floor: Floor) -> Path:
+def lab_path(floor: Lab) -> Path:
     return DOCS / floor.lab
 
 
-def read_lab(floor: Floor) -> Any:
+def read_lab(floor: Lab) -> Any:
     return jupytext.read(lab_path(floor))
 
 
@@ -67,22 +67,22 @@ def markdown_lines(notebook: Any) -> list[str]:
 
 
 def test_one_lab_per_floor_named_by_the_registry() -> None:
-    expected = {floor.lab for floor in FLOORS}
+    expected = {floor.lab for floor in LABS}
     present = {f"labs/{path.name}" for path in (DOCS / "labs").glob("*.py")}
     assert present == expected
 
 
-@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
-def test_lab_title_comes_from_the_registry(floor: Floor) -> None:
+@pytest.mark.parametrize("floor", LABS, ids=lambda f: f.key)
+def test_lab_title_comes_from_the_registry(floor: Lab) -> None:
     notebook = read_lab(floor)
     first = notebook.cells[0]
     assert first.cell_type == "markdown"
-    assert first.source.splitlines()[0] == f"# Lab {floor.number} · {floor.title}"
+    assert first.source.splitlines()[0] == f"# {floor.title}"
     assert notebook.metadata["kernelspec"]["name"] == "python3"
 
 
-@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
-def test_every_heading_has_a_stable_unique_id(floor: Floor) -> None:
+@pytest.mark.parametrize("floor", LABS, ids=lambda f: f.key)
+def test_every_heading_has_a_stable_unique_id(floor: Lab) -> None:
     ids: list[str] = []
     for line in markdown_lines(read_lab(floor)):
         if re.match(r"^#{2,4} ", line):
@@ -94,8 +94,8 @@ def test_every_heading_has_a_stable_unique_id(floor: Floor) -> None:
     assert ids[:2] == ["goal", "setup"]
 
 
-@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
-def test_exercises_have_self_checks_and_folded_explanations(floor: Floor) -> None:
+@pytest.mark.parametrize("floor", LABS, ids=lambda f: f.key)
+def test_exercises_have_self_checks_and_folded_explanations(floor: Lab) -> None:
     notebook = read_lab(floor)
     exercises = [i for i, c in enumerate(notebook.cells) if c.cell_type == "markdown" and "## Exercise" in c.source]
     assert 3 <= len(exercises) <= 6, (
@@ -133,7 +133,7 @@ def test_the_checker_is_one_file_that_no_lab_copies() -> None:
     for name in CHECKER_NAMES:
         assert re.search(rf"^(def|class) {name}\b", helpers, re.M), name
         assert callable(getattr(checker, name))
-    for floor in FLOORS:
+    for floor in LABS:
         notebook = read_lab(floor)
         source = lab_path(floor).read_text(encoding="utf-8")
         defined = [name for name in CHECKER_NAMES if re.search(rf"^(def|class) {name}\b", source, re.M)]
@@ -174,25 +174,25 @@ def test_the_checker_helpers_grade_as_the_labs_need() -> None:
 
 
 def _lab_without_a_marker() -> Any:
-    notebook = read_lab(FLOORS[0])
+    notebook = read_lab(LABS[0])
     notebook.cells = [c for c in notebook.cells if CHECKER not in c.metadata.get("tags", [])]
     return notebook
 
 
 def test_a_lab_that_does_not_mark_the_checker_cell_is_refused_by_name() -> None:
     unmarked = _lab_without_a_marker()
-    assert lab_name(unmarked) == f"docs/{FLOORS[0].lab}", "the title names the file"
-    with pytest.raises(FloorsError, match=rf"^docs/{FLOORS[0].lab}: 0 code cells tagged 'checker'"):
+    assert lab_name(unmarked) == f"docs/{LABS[0].lab}", "the title names the file"
+    with pytest.raises(FloorsError, match=rf"^docs/{LABS[0].lab}: 0 code cells tagged 'checker'"):
         with_checker(unmarked, lab_name(unmarked))
-    twice = read_lab(FLOORS[0])
+    twice = read_lab(LABS[0])
     twice.cells.append(copy.deepcopy(next(c for c in twice.cells if CHECKER in c.metadata.get("tags", []))))
     with pytest.raises(FloorsError, match="2 code cells tagged 'checker'"):
         with_checker(twice, "docs/labs/1-program.py")
-    code = read_lab(FLOORS[0])
+    code = read_lab(LABS[0])
     next(c for c in code.cells if CHECKER in c.metadata.get("tags", [])).source = "x = 1  # not only a comment"
     with pytest.raises(FloorsError, match="must hold only a comment"):
         with_checker(code, "docs/labs/1-program.py")
-    checked = with_checker(read_lab(FLOORS[0]), "docs/labs/1-program.py")
+    checked = with_checker(read_lab(LABS[0]), "docs/labs/1-program.py")
     assert with_checker(checked, "docs/labs/1-program.py").cells == checked.cells, "a second pass changes nothing"
 
 
@@ -202,13 +202,13 @@ def test_the_executor_shows_the_checker_even_where_nothing_executes(
     """The nbconvert configuration puts the helpers in before the executor, so a render-only page shows them too."""
     for name, value in jupyter_environment(Path(ROOT) / "jupyter", {}).items():
         monkeypatch.setenv(name, value)
-    html: str = nb2html(str(lab_path(FLOORS[0])), execute=False, no_prompt=True)
+    html: str = nb2html(str(lab_path(LABS[0])), execute=False, no_prompt=True)
     assert "NotFilled" in html and "_placeholders" in html and "celltag_checker" in html
-    marker = next(c.source for c in read_lab(FLOORS[0]).cells if CHECKER in c.metadata.get("tags", []))
+    marker = next(c.source for c in read_lab(LABS[0]).cells if CHECKER in c.metadata.get("tags", []))
     assert unescape(re.sub(r"<[^>]+>", "", html)).count(marker) == 0, "the marker's comment is replaced"
     unmarked = tmp_path / "1-program.py"
     unmarked.write_text(jupytext.writes(_lab_without_a_marker(), fmt="py:percent"), encoding="utf-8")
-    with pytest.raises(FloorsError, match=rf"^docs/{FLOORS[0].lab}: 0 code cells tagged 'checker'"):
+    with pytest.raises(FloorsError, match=rf"^docs/{LABS[0].lab}: 0 code cells tagged 'checker'"):
         nb2html(str(unmarked), execute=False, no_prompt=True)
 
 
@@ -229,13 +229,13 @@ def lab_site(built_site: Build) -> Build:
     return built_site
 
 
-def lab_page(build: Build, floor: Floor) -> str:
+def lab_page(build: Build, floor: Lab) -> str:
     return build.page(floor.lab.removesuffix(".py"))
 
 
 @pytest.mark.slow
 def test_built_lab_pages_are_clean(lab_site: Build) -> None:
-    for floor in FLOORS:
+    for floor in LABS:
         html = lab_page(lab_site, floor)
         assert "application/vnd.jupyter.stderr" not in html, f"{floor.lab}: stderr output on the page"
         assert "application/vnd.jupyter.error" not in html and "Traceback" not in html, floor.lab
@@ -255,14 +255,14 @@ def test_built_lab_pages_are_clean(lab_site: Build) -> None:
 
 @pytest.mark.slow
 def test_built_headings_keep_their_ids_and_the_toc_points_at_them(lab_site: Build) -> None:
-    for floor in FLOORS:
+    for floor in LABS:
         html = lab_page(lab_site, floor)
         wanted = [m["id"] for line in markdown_lines(read_lab(floor)) if (m := HEADING.match(line))]
         built = re.findall(r'<h[2-4] id="([^"]+)"', html)
         assert built == wanted, floor.lab
         toc = re.findall(r'<a href="#([^"]+)" class="md-nav__link">', html)
         assert toc and set(toc) == set(wanted), f"{floor.lab}: table of contents links"
-        assert f"<title>Lab {floor.number} · {floor.title} - PyTorch Floors</title>" in html
+        assert f"<title>{floor.title} - PyTorch Floors</title>" in html
 
 
 def _solutions_pasted_back(student: Any, full: Any) -> list[tuple[str, str]]:
@@ -280,7 +280,7 @@ def _solutions_pasted_back(student: Any, full: Any) -> list[tuple[str, str]]:
 
 @pytest.mark.slow
 def test_each_lab_offers_the_student_and_the_full_notebook(lab_site: Build) -> None:
-    for floor in FLOORS:
+    for floor in LABS:
         html = lab_page(lab_site, floor)
         student_name, full_name = notebook_names(floor)
         assert re.search(rf'<a class="md-button md-button--primary" href="{student_name}" download>Download', html)
@@ -296,7 +296,7 @@ def test_each_lab_offers_the_student_and_the_full_notebook(lab_site: Build) -> N
             nbformat.validate(notebook)
             # The first cell installs what the page ran with; then the lab itself, its helpers in its checker cell.
             assert notebook.cells[0].source == f"%{unescape(install[1])}", name
-            assert notebook.cells[1].source.startswith(f"# Lab {floor.number} · {floor.title}")
+            assert notebook.cells[1].source.startswith(f"# {floor.title}")
             helpers = [c for c in notebook.cells if CHECKER in c.metadata.get("tags", [])]
             assert [c.source for c in helpers] == [checker_source()], name
             assert all(not cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code"), "un-executed"
@@ -321,7 +321,7 @@ def test_each_lab_offers_the_student_and_the_full_notebook(lab_site: Build) -> N
 @pytest.mark.slow
 def test_the_text_version_runs_on_its_own(lab_site: Build, tmp_path: Path) -> None:
     """The lab page's `.py` download runs as a plain script, solutions and checks included, in a clean folder."""
-    floor = next(floor for floor in FLOORS if floor.key == "5-autograd")
+    floor = next(floor for floor in LABS if floor.key == "5-autograd")
     script = lab_site.site / floor.lab.removesuffix(".py") / Path(floor.lab).name
     ran = subprocess.run(
         [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False
@@ -342,7 +342,7 @@ def test_the_text_version_runs_on_its_own(lab_site: Build, tmp_path: Path) -> No
 def test_each_lab_page_states_its_measured_run_time(lab_site: Build) -> None:
     report = json.loads((lab_site.site / "build-report.json").read_text(encoding="utf-8"))
     rows = {row["page"]: row for row in report["blocks"] if row["block_id"] == "notebook"}
-    for floor in FLOORS:
+    for floor in LABS:
         html = lab_page(lab_site, floor)
         stated = re.search(r"executed the whole lab in\s+<strong>([\d.]+) s</strong>", html)
         assert stated is not None, floor.lab
@@ -352,7 +352,7 @@ def test_each_lab_page_states_its_measured_run_time(lab_site: Build) -> None:
 
 @pytest.mark.slow
 def test_lab_pages_fold_what_answers_a_prediction_and_show_the_install_line(lab_site: Build) -> None:
-    for floor in FLOORS:
+    for floor in LABS:
         html = lab_page(lab_site, floor)
         assert re.search(r'<pre class="floors-lab-install"><code>pip install [^<]*torch==2\.13\.0', html), floor.lab
         tags = [cell.metadata.get("tags", []) for cell in read_lab(floor).cells]
@@ -364,7 +364,7 @@ def test_lab_pages_fold_what_answers_a_prediction_and_show_the_install_line(lab_
 @pytest.mark.slow
 def test_lab_pages_are_light_and_link_only_the_project_stylesheet(lab_site: Build) -> None:
     assert not (lab_site.site / "assets" / "labs").exists(), "no stylesheet or script extracted from the notebooks"
-    for floor in FLOORS:
+    for floor in LABS:
         html = lab_page(lab_site, floor)
         assert len(html.encode()) < MAX_PAGE_BYTES, f"{floor.lab}: {len(html.encode())} bytes"
         assert html.count("stylesheets/labs.css") == 1, floor.lab
@@ -434,8 +434,8 @@ def test_pins_are_read_as_pip_reads_a_requirements_file() -> None:
     assert pins((Path(ROOT) / "requirements.txt").read_text(encoding="utf-8"))["packaging"] == "packaging==26.4"
 
 
-@pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
-def test_every_lab_import_is_pinned(floor: Floor) -> None:
+@pytest.mark.parametrize("floor", LABS, ids=lambda f: f.key)
+def test_every_lab_import_is_pinned(floor: Lab) -> None:
     line = install_line(lab_path(floor).read_text(encoding="utf-8"), (Path(ROOT) / "requirements.txt").read_text())
     assert "torch==2.13.0" in line.split()
 
@@ -486,11 +486,11 @@ def test_the_project_template_renders_valid_material_markup(monkeypatch: pytest.
     """
     for name, value in jupyter_environment(Path(ROOT) / "jupyter", {}).items():
         monkeypatch.setenv(name, value)
-    html: str = nb2html(str(lab_path(FLOORS[0])), execute=False, no_prompt=True)
+    html: str = nb2html(str(lab_path(LABS[0])), execute=False, no_prompt=True)
     assert html.startswith('<div class="jupyter-wrapper"><div class="jp-Notebook">')
     for absent in ("<style", "<script", "clipboard-copy", 'aria-label="Copy', 'id="cell-', "mathjax", "mermaid"):
         assert absent not in html.lower(), absent
-    cells = len([cell for cell in read_lab(FLOORS[0]).cells if cell.cell_type == "code"])
+    cells = len([cell for cell in read_lab(LABS[0]).cells if cell.cell_type == "code"])
     blocks = re.findall(r'<div class="highlight hl-python"><pre><span></span><code>', html)
     assert len(blocks) == cells, "each code cell is one Material code block (<pre><code>)"
 
@@ -499,7 +499,7 @@ def test_the_project_template_renders_valid_material_markup(monkeypatch: pytest.
 def test_lab_section_titles_in_the_search_index_carry_no_permalink_mark(lab_site: Build) -> None:
     index = json.loads((lab_site.site / "search" / "search_index.json").read_text(encoding="utf-8"))
     titles = [entry["title"] for entry in index["docs"] if entry["location"].startswith("labs/")]
-    assert len(titles) >= 2 * len(FLOORS), "the labs' sections should be in the index"
+    assert len(titles) >= 2 * len(LABS), "the labs' sections should be in the index"
     marked = [title for title in titles if "¶" in title]
     assert marked == [], marked[:5]
 
@@ -631,7 +631,7 @@ def test_the_instructors_page_quotes_what_the_labs_print_when_they_do_not_grade(
     """docs/instructors.md told teachers that one core gets "not graded on this machine"; the labs print
     "not applicable: one core" there (issue 59). The page, in both languages (the labs print English
     in both), quotes each phrase the labs and their helpers print, and no other."""
-    sources = [lab_path(floor).read_text(encoding="utf-8") for floor in FLOORS]
+    sources = [lab_path(floor).read_text(encoding="utf-8") for floor in LABS]
     sources.append(Path(checker.__file__).read_text(encoding="utf-8"))
     printed = {match for text in sources for match in UNGRADED.findall(text)}
     assert printed == {"not graded on this machine", "not applicable: one core"}, printed
@@ -643,9 +643,9 @@ def test_the_instructors_page_quotes_what_the_labs_print_when_they_do_not_grade(
 
 def _helpers(language: str) -> dict[str, Any]:
     """The self-check helpers as a lab in `language` holds them (`with_checker`), run on their own."""
-    notebook = read_lab(FLOORS[0])
+    notebook = read_lab(LABS[0])
     notebook.metadata["floors"] = {"language": language}
-    cell = next(c for c in with_checker(notebook, FLOORS[0].lab).cells if CHECKER in c.metadata.get("tags", []))
+    cell = next(c for c in with_checker(notebook, LABS[0].lab).cells if CHECKER in c.metadata.get("tags", []))
     namespace: dict[str, Any] = {}
     exec(compile(cell.source, "checker", "exec"), namespace)
     return namespace
@@ -653,7 +653,7 @@ def _helpers(language: str) -> dict[str, Any]:
 
 def test_a_chinese_labs_self_checks_speak_chinese() -> None:
     """A Chinese lab's notebook said "fill in ... in the answer cell above" and "not graded on this machine"."""
-    chinese = jupytext.read(ROOT / "docs" / "zh" / FLOORS[0].lab)
+    chinese = jupytext.read(ROOT / "docs" / "zh" / LABS[0].lab)
     assert chinese.metadata["floors"]["language"] == "zh", "the Chinese lab states its language once, in its header"
     zh, en = _helpers("zh"), _helpers("en")
     assert "本机不评分" not in checker_source(), "an English lab page carries no other language's words"

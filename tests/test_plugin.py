@@ -27,7 +27,7 @@ from conftest import FIXTURE_CONFIG, ROOT, FixtureSite
 from pytorch_floors.errors import InputError
 from pytorch_floors.execution.facts import FactsError
 from pytorch_floors.execution.options import BlockOptions
-from pytorch_floors.floors import FLOORS
+from pytorch_floors.floors import FLOORS, LABS
 from pytorch_floors.plugin.config import Settings
 from pytorch_floors.plugin.fence import formatter
 from pytorch_floors.plugin.pages import first_docstring_line
@@ -411,7 +411,7 @@ def test_the_labs_follow_the_execute_and_only_options(clean_env: pytest.MonkeyPa
     config: Any = SimpleNamespace(plugins={"mkdocs-jupyter": jupyter})
     labs_follow(config, Settings(only="labs/3-*"))
     assert jupyter.config["execute"] is True
-    assert sorted(jupyter.config["execute_ignore"]) == sorted(f.lab for f in FLOORS if not f.lab.startswith("labs/3-"))
+    assert sorted(jupyter.config["execute_ignore"]) == sorted(f.lab for f in LABS if not f.lab.startswith("labs/3-"))
     labs_follow(config, Settings(execute=False))
     assert jupyter.config["execute"] is False
 

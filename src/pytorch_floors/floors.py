@@ -17,16 +17,20 @@ __all__ = [
     "CITABLE_PAGES",
     "COMPILER",
     "DISTRIBUTED",
+    "DISTRIBUTED_LAB",
     "FLOORS",
+    "LABS",
     "MAP_PAGE",
     "MAP_TITLE",
     "MAP_TITLE_ZH",
     "Elevator",
     "Floor",
+    "Lab",
     "Stop",
     "annex_for_page",
     "floor_by_number",
     "floor_for_page",
+    "lab_for_page",
 ]
 
 MAP_PAGE = "index.md"
@@ -282,6 +286,64 @@ DISTRIBUTED = Elevator(
 ANNEXES: tuple[Elevator, ...] = (COMPILER, DISTRIBUTED)
 """The pages that are no floor, in reading order after the floors: each stands on some of them."""
 
+
+@dataclass(frozen=True)
+class Lab:
+    """A lab notebook: a floor's (`labs/3-boundary.py`) or an annex's (`labs/distributed.py`).
+
+    A floor's lab is numbered as its floor; an annex's lab is no floor's, so the build's labs are
+    this list, not the floors (`LABS`).
+
+    Attributes:
+        key: The lab's path stem (`3-boundary`, `distributed`).
+        title: The lab's title, as its heading and the navigation show it (`Lab 3 · The boundary`).
+        title_zh: The title in the Chinese edition.
+        subject: What it practises, as its description names it (the floor's or the annex's title).
+        subject_zh: The subject in the Chinese edition.
+        floor: The floor it practises, or `None` for an annex's lab.
+        annex: The annex page it practises (`distributed.md`), or `None` for a floor's lab.
+    """
+
+    key: str
+    title: str
+    title_zh: str
+    subject: str
+    subject_zh: str
+    floor: Floor | None = None
+    annex: str | None = None
+
+    @property
+    def lab(self) -> str:
+        """Source path of the lab notebook (percent-format `.py`), relative to `docs/`."""
+        return f"labs/{self.key}.py"
+
+    def lab_title_in(self, language: str) -> str:
+        """The lab's title in a language (`en`, `zh`)."""
+        return self.title_zh if language == "zh" else self.title
+
+    def title_in(self, language: str) -> str:
+        """What the lab practises, in a language (`en`, `zh`)."""
+        return self.subject_zh if language == "zh" else self.subject
+
+
+def _floor_lab(floor: Floor) -> Lab:
+    return Lab(floor.key, floor.lab_title_in("en"), floor.lab_title_in("zh"), floor.title, floor.title_zh, floor=floor)
+
+
+DISTRIBUTED_LAB = Lab(
+    "distributed",
+    "Annex lab · Many chips: torch.distributed",
+    "附楼实验 · 多芯片：torch.distributed",
+    "Many chips (torch.distributed)",
+    "多芯片（torch.distributed）",
+    annex="distributed.md",
+)
+"""The lab of the annex on `torch.distributed`: ranks started as processes on one machine (gloo, CPU)."""
+
+LABS: tuple[Lab, ...] = (*(_floor_lab(floor) for floor in FLOORS), DISTRIBUTED_LAB)
+"""Every lab the site builds, in the navigation's order: the floors' labs, then the annexes'."""
+
+
 CITABLE_PAGES: tuple[str, ...] = (MAP_PAGE, *(floor.page for floor in FLOORS), *(annex.page for annex in ANNEXES))
 """Source paths of the pages whose sections are citable (every h2–h4 has an explicit id)."""
 
@@ -329,3 +391,15 @@ def floor_for_page(src_path: str) -> Floor | None:
         if src_path in (floor.page, floor.lab):
             return floor
     return None
+
+
+def lab_for_page(src_path: str) -> Lab | None:
+    """Return the lab whose notebook is `src_path`, or `None` for any other page.
+
+    Args:
+        src_path: A page's source path relative to `docs/`, with `/` separators.
+
+    Returns:
+        The lab (a floor's or an annex's), or `None`.
+    """
+    return next((lab for lab in LABS if lab.lab == src_path), None)

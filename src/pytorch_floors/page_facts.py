@@ -9,13 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from pytorch_floors.floors import Floor, annex_for_page, floor_for_page
+from pytorch_floors.floors import Floor, Lab, annex_for_page, floor_for_page, lab_for_page
 from pytorch_floors.i18n.languages import DEFAULT, Language, english_source, language_of, twin_uri
 
 __all__ = ["PageFacts", "PageKind", "page_facts"]
 
 PageKind = Literal["floor", "lab", "annex", "reference", "site"]
-"""A floor's page, a floor's lab, an annex (a page beside the floors: the compile elevator), the API
+"""A floor's page, a lab (a floor's or an annex's), an annex (a page beside the floors: the compile elevator), the API
 reference, or a page of the site (the map, Proofs, Cite, What changed, ...)."""
 
 
@@ -29,6 +29,7 @@ class PageFacts:
         language: Its language.
         floor: The floor whose page or lab it is, if any.
         kind: What kind of page it is (`PageKind`).
+        lab: The lab it is (a floor's or an annex's), if it is one.
     """
 
     src_uri: str
@@ -36,6 +37,7 @@ class PageFacts:
     language: Language
     floor: Floor | None
     kind: PageKind
+    lab: Lab | None = None
 
     @property
     def translated(self) -> bool:
@@ -58,13 +60,16 @@ def page_facts(src_uri: str) -> PageFacts:
     """
     source = english_source(src_uri)
     floor = floor_for_page(source)
+    lab = lab_for_page(source)
     kind: PageKind
-    if floor is not None:
-        kind = "floor" if source == floor.page else "lab"
+    if lab is not None:
+        kind = "lab"
+    elif floor is not None:
+        kind = "floor"
     elif annex_for_page(source) is not None:
         kind = "annex"
     elif source.startswith("reference/"):
         kind = "reference"
     else:
         kind = "site"
-    return PageFacts(src_uri, source, language_of(src_uri), floor, kind)
+    return PageFacts(src_uri, source, language_of(src_uri), floor, kind, lab)

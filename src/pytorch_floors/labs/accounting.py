@@ -20,7 +20,7 @@ from typing import Literal
 from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.engine import ProofFailure
 from pytorch_floors.execution.result import BlockResult, Status
-from pytorch_floors.floors import Floor
+from pytorch_floors.floors import Lab
 from pytorch_floors.labs.kernel import CellError, LabRun
 from pytorch_floors.labs.launch import Launch, keep_run_time, run_seconds
 
@@ -189,7 +189,7 @@ def own_new_files(own: Iterable[Path], before: Collection[Path], now: Collection
     return sorted(written & set(own))
 
 
-def keep_lab_time(outcome: LabOutcome, floor: Floor, source: Path, launch: Launch) -> float | None:
+def keep_lab_time(outcome: LabOutcome, entry: Lab, source: Path, launch: Launch) -> float | None:
     """Keep the run time of a lab that ran; find the kept time of one taken from the cache.
 
     Call it once the outcome's `result` is in the build's records (`launch.records`): a cached lab's
@@ -197,7 +197,7 @@ def keep_lab_time(outcome: LabOutcome, floor: Floor, source: Path, launch: Launc
 
     Args:
         outcome: The lab's outcome (`lab_outcome`).
-        floor: The lab's floor.
+        entry: The lab (a floor's or an annex's).
         source: The lab's source file (its text keys the time).
         launch: The build's launch settings (where the times are kept).
 
@@ -207,10 +207,10 @@ def keep_lab_time(outcome: LabOutcome, floor: Floor, source: Path, launch: Launc
     """
     if outcome.status == "cached":
         try:
-            return run_seconds(floor, source.read_text(encoding="utf-8"), launch)
+            return run_seconds(entry, source.read_text(encoding="utf-8"), launch)
         except FloorsError:
             return None
     if outcome.status == "ran" and outcome.seconds is not None:
-        keep_run_time(floor, source.read_text(encoding="utf-8"), outcome.seconds, launch)
+        keep_run_time(entry, source.read_text(encoding="utf-8"), outcome.seconds, launch)
         return outcome.seconds
     return None

@@ -31,7 +31,7 @@ from typing import Any
 import jupytext
 
 from pytorch_floors.errors import FloorsError, InputError
-from pytorch_floors.floors import FLOORS, Floor
+from pytorch_floors.floors import LABS, Lab
 from pytorch_floors.i18n.yaml_files import read_yaml
 
 __all__ = [
@@ -58,7 +58,7 @@ CHECKER = "checker"
 """The tag of the cell where the self-check helpers go: in the lab's source, one comment line."""
 
 _CHECKER_FILE = Path(__file__).with_name("checker.py")
-_TITLE = re.compile(r"^# (?:Lab|实验) (?P<number>\d+) ")
+_TITLE = re.compile(r"^# (?P<title>.+?)\s*$", re.M)
 
 _EXERCISE = re.compile(r"^## (?:Exercise|练习) .*<a id=\"(?P<id>[^\"]+)\"></a>$", re.M)
 
@@ -193,14 +193,14 @@ def lab_name(notebook: Any) -> str:
     """The lab file a notebook was read from, named by its title (`# Lab 3 · ...` is `docs/labs/3-boundary.py`).
 
     nbconvert's preprocessors see the notebook, not the file mkdocs-jupyter read it from; the title
-    is the floor registry's (`tests/test_labs.py` checks that), so it names the file.
+    is the lab registry's (`tests/test_labs.py` checks that), so it names the file.
     """
     first = next((cell.source for cell in notebook.cells if cell.cell_type == "markdown"), "")
     title = _TITLE.match(first)
-    floor = next((f for f in FLOORS if title and f.number == int(title["number"])), None)
-    if floor is None:
+    entry = next((lab for lab in LABS if title and title["title"] in (lab.title, lab.title_zh)), None)
+    if entry is None:
         return f"the notebook titled {first.splitlines()[0] if first else '(untitled)'!r}"
-    return f"docs/{floor.lab}"
+    return f"docs/{entry.lab}"
 
 
 def _is_comment(source: str) -> bool:
@@ -242,24 +242,24 @@ def with_checker(notebook: Any, lab: str) -> Any:
     return checked
 
 
-def read_lab(docs_dir: Path, floor: Floor) -> Any:
-    """A floor's lab as a notebook, its `checker` cell holding the self-check helpers: the lab as it runs.
+def read_lab(docs_dir: Path, entry: Lab) -> Any:
+    """A lab as a notebook, its `checker` cell holding the self-check helpers: the lab as it runs.
 
     Args:
         docs_dir: The site's pages.
-        floor: The lab's floor.
+        entry: The lab (a floor's or an annex's).
 
     Raises:
         FloorsError: The lab does not mark where the helpers go (`with_checker`).
     """
-    return with_checker(jupytext.read(docs_dir / floor.lab), f"docs/{floor.lab}")
+    return with_checker(jupytext.read(docs_dir / entry.lab), f"docs/{entry.lab}")
 
 
-def lab_text(docs_dir: Path, floor: Floor) -> str:
+def lab_text(docs_dir: Path, entry: Lab) -> str:
     """The lab's text version, with the helpers in its `checker` cell: a percent-format script that runs on its own.
 
     It is the lab's source as jupytext writes it back (the header also states jupytext's version),
     solutions included, like the full notebook without its install cell.
     """
-    text: str = jupytext.writes(read_lab(docs_dir, floor), fmt="py:percent")
+    text: str = jupytext.writes(read_lab(docs_dir, entry), fmt="py:percent")
     return text

@@ -32,7 +32,7 @@ import nbformat
 
 from pytorch_floors.errors import FloorsError, InputError
 from pytorch_floors.execution.result import BlockResult
-from pytorch_floors.floors import Floor
+from pytorch_floors.floors import Floor, Lab
 from pytorch_floors.render.templates import render
 
 __all__ = [
@@ -113,9 +113,9 @@ def colab_url(repo_url: str, edition: str, site_path: str) -> str:
     return f"{COLAB}/{owner}/{repo}/blob/{PUBLISH_BRANCH}/{edition}/{site_path}"
 
 
-def notebook_names(floor: Floor) -> tuple[str, str]:
+def notebook_names(entry: Floor | Lab) -> tuple[str, str]:
     """The file names of a lab's student notebook and full notebook (written next to its page)."""
-    name = Path(floor.lab).stem
+    name = Path(entry.lab).stem
     return f"{name}.ipynb", f"{name}-solutions.ipynb"
 
 
@@ -179,11 +179,11 @@ def _read_times(path: Path) -> dict[str, float]:
     }
 
 
-def _time_key(floor: Floor, source: str) -> str:
-    return f"{floor.lab}:{hashlib.sha256(source.encode()).hexdigest()}"
+def _time_key(entry: Lab, source: str) -> str:
+    return f"{entry.lab}:{hashlib.sha256(source.encode()).hexdigest()}"
 
 
-def keep_run_time(floor: Floor, source: str, seconds: float, launch: Launch) -> None:
+def keep_run_time(entry: Lab, source: str, seconds: float, launch: Launch) -> None:
     """Keep a lab's run time in the build's own records, the moment the lab has run.
 
     mkdocs-jupyter caches the executed notebook as soon as it has run, while the page is only
@@ -192,7 +192,7 @@ def keep_run_time(floor: Floor, source: str, seconds: float, launch: Launch) -> 
     has no time to state.
 
     Args:
-        floor: The lab's floor.
+        entry: The lab (a floor's or an annex's).
         source: The lab's source (keys the time, as mkdocs-jupyter's cache is keyed on it).
         seconds: How long the lab took to execute.
         launch: The build's launch settings (where the times are kept).
@@ -200,12 +200,12 @@ def keep_run_time(floor: Floor, source: str, seconds: float, launch: Launch) -> 
     if launch.times is None:
         return
     times = _read_times(launch.times)
-    times[_time_key(floor, source)] = round(seconds, 1)
+    times[_time_key(entry, source)] = round(seconds, 1)
     launch.times.parent.mkdir(parents=True, exist_ok=True)
     launch.times.write_text("".join(f"{k}\t{v}\n" for k, v in sorted(times.items())), encoding="utf-8")
 
 
-def run_seconds(floor: Floor, source: str, launch: Launch) -> float | None:
+def run_seconds(entry: Lab, source: str, launch: Launch) -> float | None:
     """How long the lab took to execute in this build, or `None` when this build did not execute it.
 
     A lab whose cell failed under `mkdocs serve` ran to its end: its time is that run's.
@@ -217,20 +217,20 @@ def run_seconds(floor: Floor, source: str, launch: Launch) -> float | None:
     Raises:
         FloorsError: A cached lab whose run time was never kept (the cache predates it).
     """
-    records = [r for r in launch.records if r.page == floor.lab and r.block_id == "notebook"]
+    records = [r for r in launch.records if r.page == entry.lab and r.block_id == "notebook"]
     if not records or records[-1].status == "skipped":
         return None
     record = records[-1]
     times_path = launch.times
     if times_path is None:
-        raise FloorsError(f"docs/{floor.lab}: configure_launch must run before the lab pages render")
+        raise FloorsError(f"docs/{entry.lab}: configure_launch must run before the lab pages render")
     if record.status == "failed" or (record.status == "ran" and record.seconds is not None):
         return record.seconds  # a lab that failed in a serve session's background build has no time here
-    key = _time_key(floor, source)
+    key = _time_key(entry, source)
     times = _read_times(times_path)
     if key not in times:
         raise FloorsError(
-            f"docs/{floor.lab}: the executed notebook came from mkdocs-jupyter's cache, which has no run time "
+            f"docs/{entry.lab}: the executed notebook came from mkdocs-jupyter's cache, which has no run time "
             f"for it in {times_path}; delete {times_path.parent} to run the lab again"
         )
     return times[key]
@@ -247,26 +247,26 @@ class LabLinks:
     colab_full: str | None
 
 
-def lab_links(floor: Floor, repo_url: str | None, edition: str | None, site_folder: str = "") -> LabLinks:
+def lab_links(entry: Lab, repo_url: str | None, edition: str | None, site_folder: str = "") -> LabLinks:
     """The lab page's links, relative to the page (the notebooks sit next to it).
 
     Args:
-        floor: The lab's floor.
+        entry: The lab (a floor's or an annex's).
         repo_url: The project's GitHub repository, if configured.
         edition: The edition being published, or `None` for a build that is not one.
         site_folder: The language's folder of the site the lab page is in (`zh/`), whose notebooks Colab opens.
     """
-    student, full = notebook_names(floor)
-    folder = site_folder + floor.lab.removesuffix(".py")
+    student, full = notebook_names(entry)
+    folder = site_folder + entry.lab.removesuffix(".py")
     colab_student = colab_full = None
     if repo_url is not None and edition is not None:
         colab_student = colab_url(repo_url, edition, f"{folder}/{student}")
         colab_full = colab_url(repo_url, edition, f"{folder}/{full}")
-    return LabLinks(student, full, Path(floor.lab).name, colab_student, colab_full)
+    return LabLinks(student, full, Path(entry.lab).name, colab_student, colab_full)
 
 
 def download_box(
-    floor: Floor,
+    entry: Lab,
     install: str,
     source: str,
     edition: str | None,
@@ -278,7 +278,7 @@ def download_box(
     """The box under a lab page's title: launch, download, install line and measured run time.
 
     Args:
-        floor: The lab's floor.
+        entry: The lab (a floor's or an annex's).
         install: The pinned `pip install` line of what the lab imports.
         source: The lab's source (keys its recorded run time).
         edition: The edition being published, or `None`.
@@ -286,12 +286,12 @@ def download_box(
         site_folder: The language's folder of the site (`zh/`): Colab opens that language's notebooks.
         language: The page's language (`en`, `zh`).
     """
-    seconds = run_seconds(floor, source, launch)
+    seconds = run_seconds(entry, source, launch)
     return render(
         "lab-download.html",
         language,
-        floor=floor,
-        links=lab_links(floor, launch.repo_url, edition, site_folder),
+        entry=entry,
+        links=lab_links(entry, launch.repo_url, edition, site_folder),
         edition=edition,
         install=install,
         seconds=None if seconds is None else f"{seconds:.1f}" if seconds < 10 else f"{seconds:.0f}",

@@ -17,7 +17,7 @@ from pytorch_floors.errors import FloorsError
 from pytorch_floors.execution.cache import machine_fingerprint
 from pytorch_floors.execution.facts import TorchFacts
 from pytorch_floors.execution.imports import local_imports, sources_digest
-from pytorch_floors.floors import FLOORS, Floor, floor_for_page
+from pytorch_floors.floors import LABS, Lab, lab_for_page
 from pytorch_floors.i18n.languages import LANGUAGES
 from pytorch_floors.i18n.outputs import translate_output
 from pytorch_floors.labs.cells import checker_source, lab_language, lab_text, read_lab, student_notebook
@@ -96,9 +96,7 @@ def labs_fingerprint(project_dir: Path, docs_dir: Path, facts: TorchFacts | None
     Returns:
         `machine_fingerprint()` with `imports`, `checker` and `requirements` digests.
     """
-    sources = [
-        (docs_dir / floor.lab).read_text(encoding="utf-8") for floor in FLOORS if (docs_dir / floor.lab).is_file()
-    ]
+    sources = [(docs_dir / entry.lab).read_text(encoding="utf-8") for entry in LABS if (docs_dir / entry.lab).is_file()]
     requirements = project_dir / "requirements.txt"
     pins = requirements.read_bytes() if requirements.is_file() else b""
     return {
@@ -122,7 +120,7 @@ def lab_inputs(project_dir: Path, docs_dir: Path) -> list[Path]:
     Returns:
         The labs, the project modules they import, `requirements.txt`, and the Jupyter folder's files.
     """
-    labs = [docs_dir / floor.lab for floor in FLOORS]
+    labs = [docs_dir / entry.lab for entry in LABS]
     sources = "\n\n".join(path.read_text(encoding="utf-8") for path in labs if path.is_file())
     jupyter_dir = project_dir / JUPYTER_DIR
     return [
@@ -187,11 +185,6 @@ def lab_failure_banner(failure: str, language: str) -> str:
         The banner's HTML.
     """
     return failure_banner(failure, language, "A cell of this lab failed to run")
-
-
-def _lab_floor(src_uri: str) -> Floor | None:
-    floor = floor_for_page(src_uri)
-    return floor if floor is not None and src_uri == floor.lab else None
 
 
 class _Words(HTMLParser):
@@ -278,11 +271,11 @@ def _install_line(src_uri: str, lab: str, launch: Launch) -> str:
         raise FloorsError(f"docs/{src_uri}: {error}") from None
 
 
-def _download_box(floor: Floor, source: Path, launch: Launch, site_folder: str, language: str) -> str:
+def _download_box(entry: Lab, source: Path, launch: Launch, site_folder: str, language: str) -> str:
     lab = source.read_text(encoding="utf-8")
     # What the lab imports includes what its self-check helpers import; the run time is kept under the source's key.
-    install = _install_line(floor.lab, lab_text(source.parents[floor.lab.count("/")], floor), launch)
-    return download_box(floor, install, lab, launch.published, launch, site_folder=site_folder, language=language)
+    install = _install_line(entry.lab, lab_text(source.parents[entry.lab.count("/")], entry), launch)
+    return download_box(entry, install, lab, launch.published, launch, site_folder=site_folder, language=language)
 
 
 def translate_lab_outputs(html: str, language: str) -> str:
@@ -332,7 +325,7 @@ def finish_lab_page(
 ) -> str:
     """Post-process a rendered lab page (called for every page; others pass through).
 
-    On a lab page (a floor's `labs/N-slug.py`), this
+    On a lab page (a floor's `labs/N-slug.py`, an annex's `labs/slug.py`), this
 
     - gives each h2-h4 heading the id of the HTML anchor written in it (`## Goal <a id="goal"></a>`),
       instead of the slug of its words that mkdocs-jupyter assigns, and points the table of contents
@@ -356,27 +349,27 @@ def finish_lab_page(
     Returns:
         The HTML to write.
     """
-    floor = _lab_floor(src_uri)
+    entry = lab_for_page(src_uri)
     # The notebook's own element, not the name: the theme's script names `.jupyter-wrapper` on every page, and a
     # serve session's placeholder for a lab not yet converted (`plugin.serve.later`) got a download box too.
-    if floor is None or not shows_notebook(output):
+    if entry is None or not shows_notebook(output):
         return output
 
     # The solutions and the outputs after the setup come folded from the project's nbconvert template.
     article = find_start_tag(output, "article")
     title = find_end_tag(output, "h1", start=article.end) if article is not None else None
-    output = insert_after(output, title, _download_box(floor, source, launch, site_folder, language))
+    output = insert_after(output, title, _download_box(entry, source, launch, site_folder, language))
     if LABS_CSS not in output:
         stylesheet = template("lab_stylesheet.html").render(href=relative_url(LABS_CSS, page_url))
         output = insert_before(output, find_end_tag(output, "head"), stylesheet)
     return _stable_heading_ids(output)
 
 
-def _notebook(lab: Any, floor: Floor, *, student: bool, install: str) -> str:
+def _notebook(lab: Any, entry: Lab, *, student: bool, install: str) -> str:
     # The student's copy has answers to fill and no solutions; both copies install the pinned versions first.
     notebook = with_install_cell(student_notebook(lab) if student else lab, install)
     for index, cell in enumerate(notebook.cells, start=1):
-        cell["id"] = f"{floor.key}-{index}"
+        cell["id"] = f"{entry.key}-{index}"
         cell.get("metadata", {}).pop("lines_to_next_cell", None)
     notebook.metadata.pop("jupytext", None)
     notebook.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
@@ -389,7 +382,7 @@ def _notebook(lab: Any, floor: Floor, *, student: bool, install: str) -> str:
 def publish_notebooks(site_dir: Path, docs_dir: Path, launch: Launch) -> None:
     """Write each lab as two downloadable `.ipynb` files and its text version into the built site.
 
-    For each floor whose lab exists, the percent-format source is read with its self-check helpers
+    For each lab that exists, the percent-format source is read with its self-check helpers
     in its `checker` cell (`cells.read_lab`) and converted into **un-executed** notebooks (no
     outputs: the reader's numbers are the point) with stable cell ids, a first cell that installs
     the pinned versions, validated with nbformat, and written next to the lab page: the student's
@@ -408,18 +401,18 @@ def publish_notebooks(site_dir: Path, docs_dir: Path, launch: Launch) -> None:
         FloorsError: A lab that does not mark where the helpers go (`cells.with_checker`).
     """
     language: str | None = None
-    for floor in FLOORS:
-        source = docs_dir / floor.lab
+    for entry in LABS:
+        source = docs_dir / entry.lab
         if not source.is_file():
             continue
-        folder = site_dir / floor.lab.removesuffix(".py")
+        folder = site_dir / entry.lab.removesuffix(".py")
         folder.mkdir(parents=True, exist_ok=True)
-        text = lab_text(docs_dir, floor)
-        install = _install_line(floor.lab, text, launch)
-        lab = read_lab(docs_dir, floor)  # once: both copies are made from it, and neither changes it
-        for name, student in zip(notebook_names(floor), (True, False), strict=True):
-            (folder / name).write_text(_notebook(lab, floor, student=student, install=install), encoding="utf-8")
-        copied = folder / Path(floor.lab).name
+        text = lab_text(docs_dir, entry)
+        install = _install_line(entry.lab, text, launch)
+        lab = read_lab(docs_dir, entry)  # once: both copies are made from it, and neither changes it
+        for name, student in zip(notebook_names(entry), (True, False), strict=True):
+            (folder / name).write_text(_notebook(lab, entry, student=student, install=install), encoding="utf-8")
+        copied = folder / Path(entry.lab).name
         if copied.is_file():  # mkdocs-jupyter copied the source (`include_source`): the text version replaces it
             copied.write_text(text, encoding="utf-8")
         language = lab_language(lab)

@@ -18,7 +18,7 @@ from typing import Any
 from mkdocs.structure.files import Files
 from mkdocs.structure.nav import Link, Navigation, Section
 
-from pytorch_floors.floors import ANNEXES, FLOORS, MAP_TITLE, MAP_TITLE_ZH
+from pytorch_floors.floors import ANNEXES, FLOORS, MAP_TITLE, MAP_TITLE_ZH, lab_for_page
 from pytorch_floors.i18n.languages import DEFAULT, LANGUAGES, Language, english_source, language_of
 from pytorch_floors.i18n.messages import ZH, t
 from pytorch_floors.i18n.sections import TOP, heading_anchor, lab_markdown, page_text, sections
@@ -59,8 +59,9 @@ def _title_zh(title: str, path: str) -> str:
     for floor in FLOORS:
         if path == floor.page:
             return f"{floor.number} · {floor.title_zh}"
-        if path == floor.lab:
-            return floor.lab_title_in("zh")
+    lab = lab_for_page(path)
+    if lab is not None:
+        return lab.lab_title_in("zh")
     return _TITLES.get(title) or ZH.get(title, title)
 
 

@@ -20,7 +20,16 @@ from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.report import claim_rows
 from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.execution.scan import ExecBlock, ScanError, scan_markdown
-from pytorch_floors.floors import ANNEXES, FLOORS, MAP_PAGE, MAP_TITLE, MAP_TITLE_ZH, annex_for_page, floor_for_page
+from pytorch_floors.floors import (
+    ANNEXES,
+    FLOORS,
+    LABS,
+    MAP_PAGE,
+    MAP_TITLE,
+    MAP_TITLE_ZH,
+    annex_for_page,
+    floor_for_page,
+)
 from pytorch_floors.i18n.messages import t
 from pytorch_floors.i18n.outputs import translate_line
 from pytorch_floors.recordings import torch_changes
@@ -76,7 +85,7 @@ def fill_nav(nav: list[Any], docs_dir: Path) -> None:
             if title == "Floors" and value == []:
                 entry[title] = [{f"{f.number} · {f.title}": f.page} for f in FLOORS]
             elif title == "Labs" and value == []:
-                entry[title] = [{f"Lab {f.number} · {f.title}": f.lab} for f in FLOORS if (docs_dir / f.lab).is_file()]
+                entry[title] = [{lab.title: lab.lab} for lab in LABS if (docs_dir / lab.lab).is_file()]
             elif isinstance(value, list):
                 fill_nav(value, docs_dir)
 

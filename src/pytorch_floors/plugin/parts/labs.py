@@ -24,7 +24,7 @@ from pytorch_floors.editions.course_pack import write_packs
 from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.engine import Engine
 from pytorch_floors.execution.facts import TorchFacts
-from pytorch_floors.floors import FLOORS, Floor
+from pytorch_floors.floors import LABS, Lab
 from pytorch_floors.i18n.languages import LANGUAGES
 from pytorch_floors.labs.accounting import keep_lab_time, lab_outcome, lab_run_key, own_new_files, runs_later
 from pytorch_floors.labs.kernel import LabRuns, bind, unbind
@@ -64,7 +64,7 @@ def labs_follow(config: MkDocsConfig, settings: Settings, cache_dir: Path | None
     if not settings.execute:
         jupyter.config["execute"] = False
     if settings.only:
-        skipped = {floor.lab for floor in FLOORS if not fnmatch(floor.lab, settings.only)}
+        skipped = {entry.lab for entry in LABS if not fnmatch(entry.lab, settings.only)}
         jupyter.config["execute_ignore"] = sorted({*jupyter.config.get("execute_ignore", []), *skipped})
 
 
@@ -134,7 +134,7 @@ class Labs:
         """The labs this build renders, in the registry's order (the kernel numbers their progress)."""
         if config.plugins.get("mkdocs-jupyter") is not None:
             present = {f.src_uri for f in files.documentation_pages()}
-            self.planned = [floor.lab for floor in FLOORS if floor.lab in present]
+            self.planned = [entry.lab for entry in LABS if entry.lab in present]
         self.runs.plan_labs(self.planned)
 
     def on_pre_page(self, page: Page, facts: PageFacts, config: MkDocsConfig) -> None:
@@ -160,12 +160,12 @@ class Labs:
 
     def on_page_content(self, html: str, page: Page, facts: PageFacts, config: MkDocsConfig) -> str:
         """Record an English lab page's run and give the page what it shows; show a translated one's in its language."""
-        if facts.floor is None or facts.kind != "lab":
+        if facts.lab is None:
             return html
         if facts.translated:
             # Its English lab's run, shown once more (the same code): its printed lines are translated here.
             return translate_lab_outputs(html, facts.language.code)
-        html = self._lab_page(html, page, config, facts.floor, facts.language.code)
+        html = self._lab_page(html, page, config, facts.lab, facts.language.code)
         self.runs.defer_labs(self.serve.defer)
         return html
 
@@ -210,7 +210,7 @@ class Labs:
         root = self.jupyter_cache
         return set(root.rglob("*.json")) if root.is_dir() else set()
 
-    def _lab_page(self, html: str, page: Page, config: MkDocsConfig, floor: Floor, language: str) -> str:
+    def _lab_page(self, html: str, page: Page, config: MkDocsConfig, entry: Lab, language: str) -> str:
         """Record a lab page's run (`labs.accounting`: ran, cached, deferred, failed) and give the page what it shows.
 
         mkdocs-jupyter executes the notebook while rendering the page, through the project's executor,
@@ -221,7 +221,7 @@ class Labs:
         run_key = self._lab_run_key(page, config)
         known = engine.known_failures.get(run_key) if run_key else None
         outcome = lab_outcome(
-            floor.lab,
+            entry.lab,
             runs,
             execute=self.settings.execute,
             only=engine.only,
@@ -240,11 +240,11 @@ class Labs:
                 # A session's background build: the session shows it on the lab's page at once.
                 engine.report_failure(run_key, failure)
         engine.record(outcome.result())
-        kept = keep_lab_time(outcome, floor, Path(page.file.abs_src_path or ""), self.launch)
+        kept = keep_lab_time(outcome, entry, Path(page.file.abs_src_path or ""), self.launch)
         if outcome.status == "cached":
             took = f" (ran in {format_seconds(kept)})" if kept is not None else ""
-            log.info("lab %s: cached%s", self.runs.lab_place(f"docs/{floor.lab}"), took)
-            self.runs.lab_progress(f"docs/{floor.lab}", "cached", took.strip())
+            log.info("lab %s: cached%s", self.runs.lab_place(f"docs/{entry.lab}"), took)
+            self.runs.lab_progress(f"docs/{entry.lab}", "cached", took.strip())
         return html
 
     @staticmethod

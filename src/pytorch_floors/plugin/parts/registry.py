@@ -88,7 +88,7 @@ class Registry:
                     language.code,
                 )
                 markdown += f"\n\n**{lead}** {practise}[{floor.lab_title_in(language.code)}](../{floor.lab}) — {rest}\n"
-        if facts.kind == "lab" and floor is not None:
+        if facts.lab is not None and floor is not None:
             page.meta.setdefault(
                 "description",
                 t(
@@ -98,6 +98,10 @@ class Registry:
                     title=floor.title_in(language.code),
                 ),
             )
+        elif facts.lab is not None:
+            title = facts.lab.title_in(language.code)
+            described = t("{title}: exercises that measure what the annex explains.", language.code, title=title)
+            page.meta.setdefault("description", described)
         if not page.meta.get("description"):
             log.warning("docs/%s has no description: add 'description:' to its front matter", page.file.src_uri)
         return markdown

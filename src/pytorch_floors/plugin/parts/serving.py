@@ -19,7 +19,7 @@ from pytorch_floors.editions.anchors import page_url
 from pytorch_floors.editions.manifest import ManifestRecorder
 from pytorch_floors.execution.engine import Engine, ProofFailure
 from pytorch_floors.execution.progress import Progress
-from pytorch_floors.floors import FLOORS
+from pytorch_floors.floors import LABS
 from pytorch_floors.page_facts import PageFacts
 from pytorch_floors.plugin.config import Settings
 from pytorch_floors.plugin.serve import (
@@ -109,7 +109,7 @@ class Serving:
         if session is None:
             return
         docs_dir = Path(config.docs_dir)
-        labs = {floor.lab for floor in FLOORS} if config.plugins.get("mkdocs-jupyter") is not None else set()
+        labs = {entry.lab for entry in LABS} if config.plugins.get("mkdocs-jupyter") is not None else set()
         for file in files.documentation_pages():
             if file.src_uri.endswith((".md", ".py")):
                 self.page_inputs[file.src_uri] = page_input(
@@ -209,7 +209,7 @@ class Serving:
     def on_page_content(self, html: str, facts: PageFacts, engine: Engine) -> str:
         """A page (not a lab's: its part says) whose proofs the background build runs shows "running…"."""
         src_uri = facts.src_uri
-        if facts.floor is not None and facts.kind == "lab" and not facts.translated:
+        if facts.lab is not None and not facts.translated:
             return html
         if (
             self.defer

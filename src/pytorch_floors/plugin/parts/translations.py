@@ -177,8 +177,8 @@ class Translations:
 
     def on_post_page(self, output: str, facts: PageFacts) -> str:
         """A translated lab's title keeps its English anchor (a Chinese title's slug is not one)."""
-        if facts.translated and facts.floor is not None and facts.kind == "lab":
-            output = title_anchor(output, slugify(facts.floor.lab_title_in(DEFAULT.code), "-"))
+        if facts.translated and facts.lab is not None:
+            output = title_anchor(output, slugify(facts.lab.lab_title_in(DEFAULT.code), "-"))
         return output
 
     def on_post_build(self, site_dir: Path, engine: Engine) -> None:
