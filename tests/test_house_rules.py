@@ -382,7 +382,6 @@ BUILTIN_RAISES = {
     "settings.py": "its parsers' ValueError is turned into a FloorsError naming the variable (environment_value)",
     "measure.py": "a proof's helper, carried alone in downloads: a wrong argument is the caller's bug",
     "plot.py": "a proof's helper, carried alone in downloads: a wrong argument is the caller's bug",
-    "kernel_slots.py": "a proof's helper, carried alone in downloads: a file that is no ELF library is the caller's",
     "claims.py": "carried alone in downloads; its readers raise its errors on as FloorsErrors",
     "ranks.py": "a proof's helper, carried alone in downloads: a wrong argument is the caller's bug",
     "floors.py": "a lookup by floor number: a wrong number is the caller's bug (KeyError)",

@@ -41,6 +41,6 @@ def test_the_helpers_are_published_once_per_language_in_its_words(tmp_path: Path
     launch = Launch(None, None, [], ROOT / "requirements.txt")
     for folder, language in (("", "en"), ("zh", "zh")):
         site = tmp_path / (folder or "en")
-        publish_notebooks(site, ROOT / "docs" / folder, launch)
+        publish_notebooks(site, ROOT / "docs" / folder, launch, language)
         published = (site / "labs" / CHECKER_FILE).read_text(encoding="utf-8")
         assert published == checker_source(language) + "\n"

@@ -26,7 +26,7 @@ from pytorch_floors.errors import FloorsError
 from pytorch_floors.floors import LABS, Lab
 from pytorch_floors.i18n.outputs import translate_line
 from pytorch_floors.labs import checker, notebooks
-from pytorch_floors.labs.cells import CHECKER, checker_source, lab_name, lab_text, with_checker
+from pytorch_floors.labs.cells import CHECKER, checker_source, lab_language, lab_name, lab_text, with_checker
 from pytorch_floors.labs.cells import read_lab as read_checked_lab
 from pytorch_floors.labs.install import install_line, pins
 from pytorch_floors.labs.kernel import kernel_environment
@@ -199,11 +199,14 @@ def test_a_lab_that_does_not_mark_the_checker_cell_is_refused_by_name() -> None:
 def test_the_executor_shows_the_checker_even_where_nothing_executes(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """The nbconvert configuration puts the helpers in before the executor, so a render-only page shows them too."""
+    """The nbconvert configuration puts the helpers in before the executor, so a render-only page shows them too.
+
+    The page shows the helpers' cell as the line that links them (`labs/checker.py`), not their source."""
     for name, value in jupyter_environment(Path(ROOT) / "jupyter", {}).items():
         monkeypatch.setenv(name, value)
     html: str = nb2html(str(lab_path(LABS[0])), execute=False, no_prompt=True)
-    assert "NotFilled" in html and "_placeholders" in html and "celltag_checker" in html
+    assert "celltag_checker" in html and 'class="jp-InputArea-editor floors-checker"' in html
+    assert "NotFilled" not in html and "_placeholders" not in html
     marker = next(c.source for c in read_lab(LABS[0]).cells if CHECKER in c.metadata.get("tags", []))
     assert unescape(re.sub(r"<[^>]+>", "", html)).count(marker) == 0, "the marker's comment is replaced"
     unmarked = tmp_path / "1-program.py"
@@ -474,7 +477,8 @@ def test_the_template_folds_solutions_and_outputs_after_the_setup(
     solution = fold.start()
     assert html.index("celltag_solution") > solution and html.index("solution printed") > solution
     assert html.count("<details") == html.count("</details>") == 3
-    assert html.index("setup printed") < html.index("WrongAnswer") < html.index("<details"), "the helpers, unfolded"
+    helpers = html.index("floors-checker")
+    assert html.index("setup printed") < helpers < html.index("<details"), "the helpers' line, unfolded"
 
 
 def test_the_project_template_renders_valid_material_markup(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -490,7 +494,9 @@ def test_the_project_template_renders_valid_material_markup(monkeypatch: pytest.
     assert html.startswith('<div class="jupyter-wrapper"><div class="jp-Notebook">')
     for absent in ("<style", "<script", "clipboard-copy", 'aria-label="Copy', 'id="cell-', "mathjax", "mermaid"):
         assert absent not in html.lower(), absent
-    cells = len([cell for cell in read_lab(LABS[0]).cells if cell.cell_type == "code"])
+    # Each code cell but the helpers' (a line that links them: `labs/checker.py`).
+    code_cells = [cell for cell in read_lab(LABS[0]).cells if cell.cell_type == "code"]
+    cells = len([cell for cell in code_cells if CHECKER not in cell.metadata.get("tags", [])])
     blocks = re.findall(r'<div class="highlight hl-python"><pre><span></span><code>', html)
     assert len(blocks) == cells, "each code cell is one Material code block (<pre><code>)"
 
@@ -669,3 +675,13 @@ def test_a_chinese_labs_self_checks_speak_chinese() -> None:
         english, chinese_line = en["unclear"](3.0, 5, core, what=what), zh["unclear"](3.0, 5, core, what=what)
         assert english.startswith("not graded on this machine") and "本机不评分" in chinese_line
         assert translate_line(english, "zh") == chinese_line
+
+
+@pytest.mark.parametrize("lab", LABS, ids=lambda lab: lab.key)
+def test_a_translated_lab_states_its_language(lab: Lab) -> None:
+    # Its language picks its checker's words and its folds' labels (`cells.lab_language`): a twin that does not
+    # state it (the annex lab's, once) speaks English in its self-checks and its published helpers.
+    for language in ("zh",):
+        twin = ROOT / "docs" / language / lab.lab
+        if twin.is_file():
+            assert lab_language(jupytext.read(twin)) == language, f"docs/{language}/{lab.lab}: floors.language"

@@ -25,7 +25,7 @@ from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.execution.scan import ExecBlock
 from pytorch_floors.floors import COMPILER
 from pytorch_floors.i18n.messages import ZH
-from pytorch_floors.kernel_slots import all_stub_slots, stub_name
+from pytorch_floors.measure import dispatch_stub_slots, stub_name
 from pytorch_floors.plugin.pages import proofs_page
 from pytorch_floors.recordings.schema import RecordedBlock, Recording, read_recordings, write_recording
 from pytorch_floors.recordings.torch_changes import (
@@ -275,19 +275,19 @@ def test_a_stubs_name_is_the_one_its_length_announces() -> None:
 def test_the_slot_reader_agrees_with_floor_6s_and_reads_only_an_elf_file(
     load_proof: Callable[[str], ModuleType], tmp_path: Path
 ) -> None:
-    # Floor 6's proof reads three stubs' slots; the helper reads every stub's: on the same library they agree.
+    # Floor 6's proof reads three stubs' slots; the facts proof reads every stub's: on the same library they agree.
     proof = load_proof("6-kernels/capability.py")
     library = proof.torch_cpu_library()
     if library is None or platform.machine().lower() not in {"x86_64", "amd64"}:
         pytest.skip("not an x86-64 Linux build of torch: there are no AVX slots to read")
-    stubs = all_stub_slots(library)
+    stubs = [(stub_name(mangled.encode()), slots) for mangled, slots in dispatch_stub_slots(library).items()]
     by_name = dict(stubs)
     assert proof.kernel_slots(library) == {stub: by_name[stub] for stub in proof.SLOT_STUBS}
     assert len(stubs) > len(by_name), "a stub name in two namespaces (copy_stub, cpublas::copy_stub) counts twice"
     text = tmp_path / "libnot.so"
     text.write_text("not a library", encoding="utf-8")
     with pytest.raises(ValueError, match="not a little-endian 64-bit ELF"):
-        all_stub_slots(text)
+        dispatch_stub_slots(text)
 
 
 def test_a_release_recorded_without_this_proof_is_named_not_recorded(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ import torch._inductor.config
 from torch.fx.experimental.proxy_tensor import make_fx
 
 from pytorch_floors.claims import claim
-from pytorch_floors.kernel_slots import CAPABILITIES, all_stub_slots
+from pytorch_floors.measure import CAPABILITIES, dispatch_stub_slots, stub_name
 
 # The import is timed in fresh interpreters that import torch alone, as `snippets/2-python/import_cost.py`
 # times it; each ends with os._exit, so its time is start-up plus import, not torch's clean-up.
@@ -112,7 +112,8 @@ def kernel_stubs() -> dict[str, object]:
     names = ["stubs.count", *(f"stubs.with_{c.lower()}" for c in CAPABILITIES), *(f"stubs.{s}" for s in KERNEL_STUBS)]
     if platform.machine().lower() not in {"x86_64", "amd64"} or not library.is_file():
         return dict.fromkeys(names, "not measured (not an x86-64 Linux build of torch)")
-    stubs = all_stub_slots(library)
+    # One entry per stub, named by its DispatchStub type: copy_stub and cpublas::copy_stub are two.
+    stubs = [(stub_name(mangled.encode()) or mangled, slots) for mangled, slots in dispatch_stub_slots(library).items()]
     found: dict[str, object] = {"stubs.count": len(stubs)}
     for capability in CAPABILITIES:
         found[f"stubs.with_{capability.lower()}"] = sum(1 for _, slots in stubs if slots.get(capability))

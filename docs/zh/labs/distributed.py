@@ -1,5 +1,7 @@
 # ---
 # jupyter:
+#   floors:
+#     language: zh
 #   jupytext:
 #     text_representation:
 #       extension: .py
@@ -207,7 +209,8 @@ def _launch(task, world_size, timeout, script, args, port):
             log.close()
 
 
-print(f"torch {torch.__version__}, gloo available: {torch.distributed.is_gloo_available()}, ranks' code in {RANKS_FILE}")
+print(f"torch {torch.__version__}, gloo available: {torch.distributed.is_gloo_available()}")
+print(f"the ranks' code: {RANKS_FILE.name}, in a temporary folder")
 
 # %% tags=["checker"]
 # The self-check helpers (require, expect, CoreShare, unclear, ...) go in this cell: the build puts them here.

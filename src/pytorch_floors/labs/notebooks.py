@@ -20,7 +20,7 @@ from pytorch_floors.execution.imports import local_imports, sources_digest
 from pytorch_floors.floors import LABS, Lab, lab_for_page
 from pytorch_floors.i18n.languages import LANGUAGES
 from pytorch_floors.i18n.outputs import translate_output
-from pytorch_floors.labs.cells import checker_source, lab_language, lab_text, read_lab, student_notebook
+from pytorch_floors.labs.cells import checker_source, lab_text, read_lab, student_notebook
 from pytorch_floors.labs.install import install_line
 from pytorch_floors.labs.kernel import CHECKER_FILE, PROJECT_DIR, fold_labels
 from pytorch_floors.labs.launch import Launch, download_box, notebook_names, with_install_cell
@@ -379,7 +379,7 @@ def _notebook(lab: Any, entry: Lab, *, student: bool, install: str) -> str:
     return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def publish_notebooks(site_dir: Path, docs_dir: Path, launch: Launch) -> None:
+def publish_notebooks(site_dir: Path, docs_dir: Path, launch: Launch, language: str) -> None:
     """Write each lab as two downloadable `.ipynb` files and its text version into the built site.
 
     For each lab that exists, the percent-format source is read with its self-check helpers
@@ -396,11 +396,12 @@ def publish_notebooks(site_dir: Path, docs_dir: Path, launch: Launch) -> None:
         site_dir: The built site.
         docs_dir: The site's pages.
         launch: The build's launch settings (where the pinned versions are read).
+        language: The labs' language (`en`, `zh`): the published helpers' (`labs/checker.py`) messages speak it.
 
     Raises:
         FloorsError: A lab that does not mark where the helpers go (`cells.with_checker`).
     """
-    language: str | None = None
+    published = False
     for entry in LABS:
         source = docs_dir / entry.lab
         if not source.is_file():
@@ -415,7 +416,7 @@ def publish_notebooks(site_dir: Path, docs_dir: Path, launch: Launch) -> None:
         copied = folder / Path(entry.lab).name
         if copied.is_file():  # mkdocs-jupyter copied the source (`include_source`): the text version replaces it
             copied.write_text(text, encoding="utf-8")
-        language = lab_language(lab)
-    if language is not None:
+        published = True
+    if published:
         # The helpers once for the language's labs, which their pages link instead of showing (`kernel.fold_labels`).
         (site_dir / "labs" / CHECKER_FILE).write_text(checker_source(language) + "\n", encoding="utf-8")

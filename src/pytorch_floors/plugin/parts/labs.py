@@ -192,7 +192,7 @@ class Labs:
         for language in LANGUAGES:
             docs = Path(config.docs_dir) / language.folder
             if docs.is_dir():
-                publish_notebooks(Path(config.site_dir) / language.folder, docs, self.launch)
+                publish_notebooks(Path(config.site_dir) / language.folder, docs, self.launch, language.code)
                 # Without PDFs: `make pdf` packs again. Every language's packs carry the site's one set of proofs.
                 write_packs(
                     Path(config.site_dir) / language.folder,
