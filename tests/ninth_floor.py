@@ -384,7 +384,7 @@ def add_ninth_floor(project: Path) -> NewFloor:
     _insert(
         project,
         "snippets/0-map/building.py",
-        "\n    }\n\n\ndef href(",
+        "\n    }\n\n\ndef capability_reading(",
         f'\n        "{slug}": Reading(f"{{torch.finfo(torch.float32).bits}}", "bits in a float32"),',
     )
     # 7. Its lab, and the lab's Chinese twin.

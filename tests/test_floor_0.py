@@ -75,12 +75,12 @@ def test_the_kernels_storey_says_the_capability_is_a_ceiling_with_counts(load_pr
     reading = proof.capability_reading()
     assert reading.value == torch.backends.cpu.get_cpu_capability()
     assert "vector instructions of the CPU kernels" not in reading.what
-    counted = re.search(r"a ceiling: (\d+) of (\d+) CPU kernels have a build for it", reading.what)
+    counted = re.search(r"a ceiling: (\d+) of (\d+) kernels have it", reading.what)
     if counted is None:
         assert reading.what == "the CPU capability torch chose: the widest build its kernels may use"
         return
     built, kernels = int(counted[1]), int(counted[2])
     assert 0 < built <= kernels
     if reading.value == "AVX512":
-        fallback = re.search(r", (\d+) run their AVX2 code$", reading.what)
+        fallback = re.search(r", (\d+) run AVX2$", reading.what)
         assert fallback is not None and built + int(fallback[1]) <= kernels

@@ -13,7 +13,7 @@ import pytest
 import pytorch_floors
 from conftest import ROOT, Build
 from pytorch_floors.execution.bundle import bundle
-from pytorch_floors.floors import COMPILER, FLOORS, Floor
+from pytorch_floors.floors import ANNEXES, FLOORS, Floor
 from pytorch_floors.recordings.schema import read_recordings
 from pytorch_floors.recordings.tabs import LazyOutputs
 
@@ -67,9 +67,9 @@ def collect(build: Build, src: str) -> Collector:
 @pytest.mark.parametrize("floor", FLOORS, ids=lambda f: f.key)
 def test_every_floor_page_has_the_gauge_with_its_floor_current(built_site: Build, floor: Floor) -> None:
     page = collect(built_site, floor.page)
-    # A floor the compiler stops at also links the compiler's page (the express elevator).
-    elevator = [a for a in page.gauge_links if f"{COMPILER.slug}/" in (a.get("href") or "")]
-    assert len(elevator) == (1 if COMPILER.stop_at(floor) else 0)
+    # A floor an annex stops at also links the annex's page (the compiler's express elevator, torch.distributed).
+    elevator = [a for a in page.gauge_links if any(f"{annex.slug}/" in (a.get("href") or "") for annex in ANNEXES)]
+    assert len(elevator) == sum(1 for annex in ANNEXES if annex.stop_at(floor))
     floor_links = [a for a in page.gauge_links if a.get("rel") is None and a not in elevator]
     assert len(floor_links) == len(FLOORS)
     current = [a for a in floor_links if a.get("aria-current") == "page"]

@@ -64,7 +64,9 @@ def test_a_pattern_run_measures_again_what_the_cache_holds(fixture_site: Fixture
     fixture_site.page("index.md", PAGE)
     assert fixture_site.build(strict=True).returncode == 0  # the cache now holds both blocks
     # What the proof reads changes, not its code: the cache key stays, and only a real run can see it miss.
-    fixture_site.write("snippets/adds.py", PROOF.replace("range(10)", "range(int(open('n.txt').read()))"))
+    # By its full path: a block runs in a scratch folder of its own, not in the project.
+    numbers = fixture_site.root / "n.txt"
+    fixture_site.write("snippets/adds.py", PROOF.replace("range(10)", f"range(int(open({str(numbers)!r}).read()))"))
     fixture_site.write("n.txt", "10")
     proofs = SiteProofs(fixture_site.root, fixture_site.root / ".cache", fixture_site.root / "tests.lock")
     try:

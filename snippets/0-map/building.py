@@ -91,10 +91,11 @@ def capability_reading() -> Reading:
         return Reading(capability, "the CPU capability torch chose: the widest build its kernels may use")
     kernels = [filled for filled in slots if any(filled.values())]
     built = sum(filled.get(capability, False) for filled in kernels)
-    what = f"the CPU capability torch chose, a ceiling: {built} of {len(kernels)} CPU kernels have a build for it"
+    # Short: on a phone a storey that wraps to three lines pushed the building's middle off the first screen.
+    what = f"the CPU capability, a ceiling: {built} of {len(kernels)} kernels have it"
     if capability == "AVX512":
         fallback = sum(filled.get("AVX2", False) and not filled.get("AVX512", False) for filled in kernels)
-        what += f", {fallback} run their AVX2 code"
+        what += f", {fallback} run AVX2"
     return Reading(capability, what)
 
 
