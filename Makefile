@@ -131,7 +131,7 @@ FAST_LANE := not slow and not build and not browser and not patterns and not pro
 # 550 s on two workers, 486 s on three; from a fresh clone, whose first build runs every proof: 558 and 551 s.
 REST_WORKERS ?= 3
 pytest-rest: setup browser setup-properdocs
-	$(BIN)/pytest -m "not patterns and not ($(FAST_LANE))" -n $(REST_WORKERS) --dist worksteal
+	$(BIN)/pytest -m "not patterns and not ($(FAST_LANE))" -n $(REST_WORKERS) --dist worksteal --durations=25
 
 # The fast lane's tests in one process: make test runs them on the core the pattern tests leave free.
 pytest-fast: setup
