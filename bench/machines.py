@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
 from pytorch_floors.errors import FloorsError  # noqa: E402
-from pytorch_floors.floors import FLOORS  # noqa: E402  (the registry names the lab pages)
+from pytorch_floors.floors import LABS  # noqa: E402  (the registry names the lab pages)
 from pytorch_floors.tiers import TIERS, Tier, as_tier, snapshot, tier_python  # noqa: E402  (the package's: `make record` takes them)
 
 
@@ -110,8 +110,8 @@ def executed_outputs(html: str) -> list[str]:
 def _lab_checks(site: Path) -> tuple[int, int]:
     """Self-checks passed and not graded: the lines the labs printed when they ran, page by page."""
     passed = not_graded = 0
-    for floor in FLOORS:
-        page = site / floor.lab.removesuffix(".py") / "index.html"
+    for lab in LABS:  # every floor's lab and each annex's
+        page = site / lab.lab.removesuffix(".py") / "index.html"
         if not page.is_file():
             continue
         for output in executed_outputs(page.read_text(encoding="utf-8")):
