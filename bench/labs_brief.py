@@ -163,6 +163,21 @@ def problems(table: dict[str, list[LabOutcome]]) -> list[str]:
     return found
 
 
+def summary(table: dict[str, list[LabOutcome]]) -> dict[str, dict[str, int]]:
+    """Per condition, the counts the brief's table prints."""
+    return {
+        name: {
+            "right_passed": sum(o.right_passed for o in rows),
+            "right_not_graded": sum(o.right_not_graded for o in rows),
+            "right_failed": sum(len(o.right_failed) for o in rows),
+            "planted_caught": sum(o.planted_caught for o in rows),
+            "planted_not_graded": sum(len(o.planted_not_graded) for o in rows),
+            "planted_missed": sum(len(o.planted_missed) for o in rows),
+        }
+        for name, rows in table.items()
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--condition", action="append", choices=list(conditions()), help="default: all three")
@@ -193,11 +208,16 @@ def main() -> int:
     for line in broken:
         print(f"labs brief: {line}")
     if args.record:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False
+        ).stdout.strip()
         record = {
+            "commit": commit or "unknown",
             "cpu": _cpu(),
             "cores": os.cpu_count(),
             "load": round(load, 2),
             "date": time.strftime("%Y-%m-%d"),
+            "figures": summary(table),
             "conditions": {name: [asdict(o) for o in rows] for name, rows in table.items()},
         }
         out = ROOT / "bench" / "records" / "labs-brief.json"
