@@ -28,7 +28,7 @@ from pytorch_floors.errors import InputError
 from pytorch_floors.floors import FLOORS
 from pytorch_floors.i18n.yaml_files import read_yaml
 
-__all__ = ["OutputCatalog", "catalog", "english_runs", "translate_line", "translate_output"]
+__all__ = ["OutputCatalog", "catalog", "catalog_path", "english_runs", "translate_line", "translate_output"]
 
 _CATALOG_FILES = {"zh": "outputs.zh.yml"}
 """Each language's catalog of printed lines, beside this module."""
@@ -137,6 +137,12 @@ class OutputCatalog:
         return None
 
 
+def catalog_path(language: str) -> Path | None:
+    """The file of a language's catalog of printed lines; `None` for a language without one (English)."""
+    name = _CATALOG_FILES.get(language)
+    return None if name is None else Path(__file__).with_name(name)
+
+
 @cache
 def catalog(language: str) -> OutputCatalog | None:
     """A language's catalog of printed lines, read once; `None` for a language without one (English).
@@ -144,10 +150,10 @@ def catalog(language: str) -> OutputCatalog | None:
     Raises:
         InputError: If the file is not a map of one-line strings whose fields agree (`OutputCatalog`).
     """
-    name = _CATALOG_FILES.get(language)
-    if name is None:
+    path = catalog_path(language)
+    if path is None:
         return None
-    path = Path(__file__).with_name(name)
+    name = path.name
     data = read_yaml(path) or {}
     if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
         raise InputError(f"{name}: expected a map of printed English lines to their translations")
