@@ -33,6 +33,9 @@ CATALOG = OutputCatalog.from_mapping(
         "backward {outcome}; you said {said}": "backward {outcome}；你说 {said}",
         "did not raise": "没有抛出错误",
         "x {x}, y {y}": "y {y}，x {x}",
+        "a tuple of ints": "一个 int 元组",
+        "self-check passed:": "自检通过：",
+        "a set of names such as {{1, 2}}: {names}": "名字的集合，例如 {{1, 2}}：{names}",
     }
 )
 
@@ -74,6 +77,18 @@ def catalog(monkeypatch: pytest.MonkeyPatch) -> None:
         (  # keyword message
             'expect(ok, message="the ratio is 1, not 2")',
             'expect(ok, message="这个比值是 1，而不是 2")',
+        ),
+        (  # the type an answer should have
+            'expect_type("SHAPE", SHAPE, tuple, "a tuple of ints")',
+            'expect_type("SHAPE", SHAPE, tuple, "一个 int 元组")',
+        ),
+        (  # a print argument added up from strings
+            'print("self-check passed:" + ", ".join(names))',
+            'print("自检通过：" + ", ".join(names))',
+        ),
+        (  # braces in an entry are braces (`{{`), in the code's literal and in an f-string's
+            'print(f"a set of names such as {{1, 2}}: {names}")',
+            'print(f"名字的集合，例如 {{1, 2}}：{names}")',
         ),
     ],
 )

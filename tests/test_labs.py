@@ -689,12 +689,16 @@ def test_a_translated_lab_states_its_language(lab: Lab) -> None:
             assert lab_language(jupytext.read(twin)) == language, f"docs/{language}/{lab.lab}: floors.language"
 
 
+SPOKEN = {"print": (0, None, ""), "expect": (1, 2, "message"), "expect_type": (3, 4, "wanted")}
+"""The calls of a lab that speak to its reader: where among the positional arguments, and the keyword."""
+
+
 def message_strings(source: str) -> Iterator[str]:
-    """Every string in what a cell's `expect` says and its `print`s write, a field's chosen words included."""
+    """Every string in what a cell's `expect` says, `expect_type` wants and `print` writes (a field's words too)."""
     for call in ast.walk(ast.parse(source)):
-        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in ("expect", "print"):
-            said = call.args[1:2] if call.func.id == "expect" else call.args
-            for argument in [*said, *(k.value for k in call.keywords if k.arg == "message")]:
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in SPOKEN:
+            start, end, keyword = SPOKEN[call.func.id]
+            for argument in [*call.args[start:end], *(k.value for k in call.keywords if k.arg == keyword)]:
                 for node in ast.walk(argument):
                     if isinstance(node, ast.Constant) and isinstance(node.value, str):
                         yield node.value

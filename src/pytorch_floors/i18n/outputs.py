@@ -64,11 +64,10 @@ def _entry(english: str, translation: str, where: str) -> _Entry:
         raise InputError(f"{where}: {english[:80]!r}: an entry is one line, and so is its translation")
     parts: list[str] = []
     names: list[str] = []
-    prefix = ""
+    literals: list[str] = []
     try:
         for literal, name, spec, conversion in string.Formatter().parse(english):
-            if not parts:
-                prefix = literal
+            literals.append(literal)
             parts.append(re.escape(literal))
             if name is None:
                 continue
@@ -84,7 +83,9 @@ def _entry(english: str, translation: str, where: str) -> _Entry:
             f"{where}: the translation of {english[:80]!r} has the fields {sorted(translated)}, "
             f"its English {sorted(names)}: each value of the run appears once in both"
         )
-    return _Entry(english, translation, re.compile("".join(parts)), prefix if names else english)
+    # What every matching line starts with: the text before the first field (`{{` is a brace, as in a template).
+    prefix = literals[0] if names else "".join(literals)
+    return _Entry(english, translation, re.compile("".join(parts)), prefix)
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,7 @@ class OutputCatalog:
             if match is None:
                 continue
             start = line.index(core)
-            translated = entry.translation.format(**match.groupdict()) if match.groupdict() else entry.translation
+            translated = entry.translation.format(**match.groupdict())  # `{{` is a brace here too
             return line[:start] + translated + line[start + len(core) :]
         return None
 

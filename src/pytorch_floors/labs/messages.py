@@ -2,7 +2,8 @@
 
 A translated lab keeps its English lab's code, so the site runs each lab once (`kernel.code_key`) and
 `translations check` compares the two without their comments. What the lab says to its reader in that
-code, the message of each `expect(ok, "...")` and the text of each `print(...)`, is English, and its
+code, the message of each `expect(ok, "...")`, the type each `expect_type(...)` wants and the text of
+each `print(...)`, is English, and its
 page shows the English run's printed lines through the catalog of printed lines (`outputs.zh.yml`,
 `notebooks.translate_lab_outputs`). The same catalog translates those literals when a translated
 notebook is made for its page or for download (`translated_messages`), never in the lab's source: a
@@ -20,7 +21,7 @@ from __future__ import annotations
 import ast
 import copy
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -164,35 +165,46 @@ def _called(call: ast.Call, name: str) -> bool:
     return isinstance(call.func, ast.Name) and call.func.id == name
 
 
-def _messages(tree: ast.AST, source: _Code, lines: OutputCatalog | None = None) -> Iterator[list[_Part]]:
+_SPOKEN = {"expect": ("message", 1), "expect_type": ("wanted", 3)}
+"""The self-check helpers' arguments that speak to the reader: keyword, and place among the positional ones."""
+
+
+def _printed(
+    call: ast.Call, source: _Code, stand_ins: Iterator[str], lines: OutputCatalog | None
+) -> Iterator[Sequence[_Part]]:
+    """A `print`'s message: its arguments a space apart as one text, or each literal alone where it has a `sep`."""
+    plain = not any(k.arg == "sep" for k in call.keywords) and not any(isinstance(a, ast.Starred) for a in call.args)
+    parts = [_literal(argument, source, stand_ins, lines) or next(stand_ins) for argument in call.args]
+    if plain:
+        yield parts  # printed a space apart: one line (or more) as the run prints it
+    else:
+        yield from ([part] for part in parts if isinstance(part, _Literal))
+    for argument in call.args:  # an argument added up from strings (`"passed: " + ", ".join(x)`): each alone
+        if isinstance(argument, ast.BinOp | ast.IfExp):
+            yield from ([literal] for literal in _added(argument, source, stand_ins, lines))
+
+
+def _messages(tree: ast.AST, source: _Code, lines: OutputCatalog | None = None) -> Iterator[Sequence[_Part]]:
     """Each message of a cell as the parts of one printed text: an `expect`'s literals one by one, a `print` whole."""
     stand_ins = (chr(code) for code in itertools.count(_FIELD))
     for call in ast.walk(tree):
         if not isinstance(call, ast.Call):
             continue
-        if _called(call, "expect"):
-            for message in [*call.args[1:2], *(k.value for k in call.keywords if k.arg == "message")]:
-                for literal in _added(message, source, stand_ins, lines):
-                    yield [literal]
-        elif _called(call, "print") and call.args:
-            plain = not any(k.arg == "sep" for k in call.keywords) and not any(
-                isinstance(a, ast.Starred) for a in call.args
-            )
-            parts = [_literal(argument, source, stand_ins, lines) or next(stand_ins) for argument in call.args]
-            if plain:
-                yield parts  # printed a space apart: one line (or more) as the run prints it
-            else:
-                for part in parts:
-                    if isinstance(part, _Literal):
-                        yield [part]
+        if _called(call, "print") and call.args:
+            yield from _printed(call, source, stand_ins, lines)
+        for name, (keyword, place) in _SPOKEN.items():
+            if _called(call, name):
+                spoken = [*call.args[place : place + 1], *(k.value for k in call.keywords if k.arg == keyword)]
+                for message in spoken:
+                    yield from ([literal] for literal in _added(message, source, stand_ins, lines))
 
 
-def _text(parts: list[_Part]) -> str:
+def _text(parts: Sequence[_Part]) -> str:
     return " ".join(part.text if isinstance(part, _Literal) else part for part in parts)
 
 
 def message_templates(source: str) -> list[str]:
-    """What a code cell says to its reader: each `expect` message's literals, each `print` as it prints.
+    """What a code cell says to its reader: each `expect` message's (and `expect_type` type's) literals, each `print`.
 
     Args:
         source: A code cell.
@@ -221,7 +233,7 @@ def _translated_text(text: str, lines: OutputCatalog) -> str:
     return "\n".join(lines.line(line) or line for line in text.split("\n"))
 
 
-def _split(parts: list[_Part], translated: str) -> list[tuple[_Literal, str]] | None:
+def _split(parts: Sequence[_Part], translated: str) -> list[tuple[_Literal, str]] | None:
     """Each literal of a message with its share of the translated text, or `None` where it cannot be told.
 
     The stand-ins of the `print` arguments that are no literals cut the text, in their English order; each
