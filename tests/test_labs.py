@@ -689,7 +689,11 @@ def test_a_translated_lab_states_its_language(lab: Lab) -> None:
             assert lab_language(jupytext.read(twin)) == language, f"docs/{language}/{lab.lab}: floors.language"
 
 
-SPOKEN = {"print": (0, None, ""), "expect": (1, 2, "message"), "expect_type": (3, 4, "wanted")}
+SPOKEN: dict[str, list[tuple[int, int | None, str]]] = {
+    "print": [(0, None, "")],
+    "expect": [(1, 2, "message")],
+    "expect_type": [(0, 1, "name"), (3, 4, "wanted")],
+}
 """The calls of a lab that speak to its reader: where among the positional arguments, and the keyword."""
 
 
@@ -697,8 +701,12 @@ def message_strings(source: str) -> Iterator[str]:
     """Every string in what a cell's `expect` says, `expect_type` wants and `print` writes (a field's words too)."""
     for call in ast.walk(ast.parse(source)):
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in SPOKEN:
-            start, end, keyword = SPOKEN[call.func.id]
-            for argument in [*call.args[start:end], *(k.value for k in call.keywords if k.arg == keyword)]:
+            spoken = [
+                argument
+                for start, end, keyword in SPOKEN[call.func.id]
+                for argument in [*call.args[start:end], *(k.value for k in call.keywords if k.arg == keyword)]
+            ]
+            for argument in spoken:
                 for node in ast.walk(argument):
                     if isinstance(node, ast.Constant) and isinstance(node.value, str):
                         yield node.value

@@ -2,8 +2,8 @@
 
 A translated lab keeps its English lab's code, so the site runs each lab once (`kernel.code_key`) and
 `translations check` compares the two without their comments. What the lab says to its reader in that
-code, the message of each `expect(ok, "...")`, the type each `expect_type(...)` wants and the text of
-each `print(...)`, is English, and its
+code, the message of each `expect(ok, "...")`, the answer each `expect_type(...)` names and the type it
+wants, and the text of each `print(...)`, is English, and its
 page shows the English run's printed lines through the catalog of printed lines (`outputs.zh.yml`,
 `notebooks.translate_lab_outputs`). The same catalog translates those literals when a translated
 notebook is made for its page or for download (`translated_messages`), never in the lab's source: a
@@ -165,8 +165,9 @@ def _called(call: ast.Call, name: str) -> bool:
     return isinstance(call.func, ast.Name) and call.func.id == name
 
 
-_SPOKEN = {"expect": ("message", 1), "expect_type": ("wanted", 3)}
-"""The self-check helpers' arguments that speak to the reader: keyword, and place among the positional ones."""
+_SPOKEN = {"expect": (("message", 1),), "expect_type": (("name", 0), ("wanted", 3))}
+"""The self-check helpers' arguments that speak to the reader: each one's keyword and place among the positional ones
+(`expect_type`'s name can be words: `f"each number in PREDICTED_STRIDES[{name!r}]"`)."""
 
 
 def _printed(
@@ -192,8 +193,10 @@ def _messages(tree: ast.AST, source: _Code, lines: OutputCatalog | None = None) 
             continue
         if _called(call, "print") and call.args:
             yield from _printed(call, source, stand_ins, lines)
-        for name, (keyword, place) in _SPOKEN.items():
-            if _called(call, name):
+        for name, arguments in _SPOKEN.items():
+            if not _called(call, name):
+                continue
+            for keyword, place in arguments:
                 spoken = [*call.args[place : place + 1], *(k.value for k in call.keywords if k.arg == keyword)]
                 for message in spoken:
                     yield from ([literal] for literal in _added(message, source, stand_ins, lines))
