@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import copy
 import itertools
 import json
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from html import unescape
 from pathlib import Path
 from typing import Any
@@ -24,14 +26,14 @@ from test_hardening import ANCESTOR_WALK
 from conftest import LAB_CONFIG, ROOT, Build, FixtureSite, run_mkdocs
 from pytorch_floors.errors import FloorsError
 from pytorch_floors.floors import LABS, Lab
-from pytorch_floors.i18n.outputs import translate_line
+from pytorch_floors.i18n.outputs import english_runs, translate_line
 from pytorch_floors.labs import checker, notebooks
 from pytorch_floors.labs.cells import CHECKER, checker_source, lab_language, lab_name, lab_text, with_checker
 from pytorch_floors.labs.cells import read_lab as read_checked_lab
 from pytorch_floors.labs.install import install_line, pins
 from pytorch_floors.labs.kernel import kernel_environment
-from pytorch_floors.labs.launch import notebook_names
-from pytorch_floors.labs.notebooks import jupyter_environment, labs_fingerprint
+from pytorch_floors.labs.launch import Launch, notebook_names
+from pytorch_floors.labs.notebooks import jupyter_environment, labs_fingerprint, publish_notebooks
 
 DOCS: Path = Path(ROOT) / "docs"
 HEADING = re.compile(r"^(#{2,4}) (?P<text>.+?) <a id=\"(?P<id>[^\"]+)\"></a>$")
@@ -685,3 +687,57 @@ def test_a_translated_lab_states_its_language(lab: Lab) -> None:
         twin = ROOT / "docs" / language / lab.lab
         if twin.is_file():
             assert lab_language(jupytext.read(twin)) == language, f"docs/{language}/{lab.lab}: floors.language"
+
+
+SPOKEN: dict[str, list[tuple[int, int | None, str]]] = {
+    "print": [(0, None, "")],
+    "expect": [(1, 2, "message")],
+    "expect_type": [(0, 1, "name"), (3, 4, "wanted")],
+}
+"""The calls of a lab that speak to its reader: where among the positional arguments, and the keyword."""
+
+
+def message_strings(source: str) -> Iterator[str]:
+    """Every string in what a cell's `expect` says, `expect_type` wants and `print` writes (a field's words too)."""
+    for call in ast.walk(ast.parse(source)):
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in SPOKEN:
+            spoken = [
+                argument
+                for start, end, keyword in SPOKEN[call.func.id]
+                for argument in [*call.args[start:end], *(k.value for k in call.keywords if k.arg == keyword)]
+            ]
+            for argument in spoken:
+                for node in ast.walk(argument):
+                    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                        yield node.value
+
+
+@pytest.fixture(scope="module")
+def chinese_downloads(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Chinese labs' downloads as the build publishes them (`publish_notebooks`), no lab run and no site built."""
+    site = tmp_path_factory.mktemp("zh-site")
+    publish_notebooks(site, ROOT / "docs" / "zh", Launch(None, None, [], ROOT / "requirements.txt"), "zh")
+    return site
+
+
+def _chinese_downloads(site: Path, lab: Lab) -> list[Any]:
+    folder = site / lab.lab.removesuffix(".py")
+    notebooks = [
+        nbformat.reads((folder / name).read_text(encoding="utf-8"), as_version=4)  # type: ignore[no-untyped-call]
+        for name in notebook_names(lab)
+    ]
+    text = lab_text(ROOT / "docs" / "zh", lab)  # what replaces mkdocs-jupyter's copy of the source, where it made one
+    return [*notebooks, nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(text)])]  # type: ignore[no-untyped-call]
+
+
+@pytest.mark.parametrize("lab", LABS, ids=lambda lab: lab.key)
+def test_a_downloaded_chinese_lab_says_its_own_messages_in_chinese(chinese_downloads: Path, lab: Lab) -> None:
+    """Student's notebook, full notebook and text version: no English run in a message, and every cell compiles."""
+    left = []
+    for notebook in _chinese_downloads(chinese_downloads, lab):
+        for cell in notebook.cells:
+            if cell.cell_type != "code" or CHECKER in cell.metadata.get("tags", []) or cell.source.startswith("%pip"):
+                continue
+            compile(cell.source, lab.lab, "exec")
+            left += [run for said in message_strings(cell.source) for run in english_runs(said)]
+    assert left == []

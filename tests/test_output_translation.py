@@ -108,6 +108,12 @@ def test_an_entry_whose_fields_cannot_be_filled_is_refused_when_read(entry: dict
         OutputCatalog.from_mapping(entry)
 
 
+def test_braces_in_an_entry_are_braces_on_both_sides() -> None:
+    # `{{` is a brace in a template: an entry without fields matches it, and its translation shows one.
+    lines = OutputCatalog.from_mapping({'a set such as {{"kernel"}}': '一个集合，例如 {{"kernel"}}'})
+    assert lines.line('  a set such as {"kernel"}') == '  一个集合，例如 {"kernel"}'
+
+
 def test_the_chinese_catalog_reads_and_english_has_none() -> None:
     zh = catalog("zh")
     assert zh is not None and len(zh.entries) > 400

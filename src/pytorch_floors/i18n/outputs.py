@@ -28,7 +28,7 @@ from pytorch_floors.errors import InputError
 from pytorch_floors.floors import FLOORS
 from pytorch_floors.i18n.yaml_files import read_yaml
 
-__all__ = ["OutputCatalog", "catalog", "english_runs", "translate_line", "translate_output"]
+__all__ = ["OutputCatalog", "catalog", "catalog_path", "english_runs", "translate_line", "translate_output"]
 
 _CATALOG_FILES = {"zh": "outputs.zh.yml"}
 """Each language's catalog of printed lines, beside this module."""
@@ -64,11 +64,10 @@ def _entry(english: str, translation: str, where: str) -> _Entry:
         raise InputError(f"{where}: {english[:80]!r}: an entry is one line, and so is its translation")
     parts: list[str] = []
     names: list[str] = []
-    prefix = ""
+    literals: list[str] = []
     try:
         for literal, name, spec, conversion in string.Formatter().parse(english):
-            if not parts:
-                prefix = literal
+            literals.append(literal)
             parts.append(re.escape(literal))
             if name is None:
                 continue
@@ -84,7 +83,9 @@ def _entry(english: str, translation: str, where: str) -> _Entry:
             f"{where}: the translation of {english[:80]!r} has the fields {sorted(translated)}, "
             f"its English {sorted(names)}: each value of the run appears once in both"
         )
-    return _Entry(english, translation, re.compile("".join(parts)), prefix if names else english)
+    # What every matching line starts with: the text before the first field (`{{` is a brace, as in a template).
+    prefix = literals[0] if names else "".join(literals)
+    return _Entry(english, translation, re.compile("".join(parts)), prefix)
 
 
 @dataclass(frozen=True)
@@ -132,9 +133,15 @@ class OutputCatalog:
             if match is None:
                 continue
             start = line.index(core)
-            translated = entry.translation.format(**match.groupdict()) if match.groupdict() else entry.translation
+            translated = entry.translation.format(**match.groupdict())  # `{{` is a brace here too
             return line[:start] + translated + line[start + len(core) :]
         return None
+
+
+def catalog_path(language: str) -> Path | None:
+    """The file of a language's catalog of printed lines; `None` for a language without one (English)."""
+    name = _CATALOG_FILES.get(language)
+    return None if name is None else Path(__file__).with_name(name)
 
 
 @cache
@@ -144,10 +151,10 @@ def catalog(language: str) -> OutputCatalog | None:
     Raises:
         InputError: If the file is not a map of one-line strings whose fields agree (`OutputCatalog`).
     """
-    name = _CATALOG_FILES.get(language)
-    if name is None:
+    path = catalog_path(language)
+    if path is None:
         return None
-    path = Path(__file__).with_name(name)
+    name = path.name
     data = read_yaml(path) or {}
     if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
         raise InputError(f"{name}: expected a map of printed English lines to their translations")

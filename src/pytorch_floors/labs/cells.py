@@ -33,6 +33,7 @@ import jupytext
 from pytorch_floors.errors import FloorsError, InputError
 from pytorch_floors.floors import LABS, Lab
 from pytorch_floors.i18n.yaml_files import read_yaml
+from pytorch_floors.labs.messages import translated_messages
 
 __all__ = [
     "ANSWER",
@@ -45,6 +46,7 @@ __all__ = [
     "lab_language",
     "lab_name",
     "lab_text",
+    "published_lab",
     "read_lab",
     "student_notebook",
     "with_answers",
@@ -255,11 +257,26 @@ def read_lab(docs_dir: Path, entry: Lab) -> Any:
     return with_checker(jupytext.read(docs_dir / entry.lab), f"docs/{entry.lab}")
 
 
+def published_lab(docs_dir: Path, entry: Lab) -> Any:
+    """A lab as its downloads hold it: `read_lab`, its own messages in its language (`messages.translated_messages`).
+
+    A translated lab's code says what it says to its reader (each `expect` message, each `print`) in English,
+    so that it runs as its English lab does (`kernel.code_key`); its notebooks and text version say it in the
+    lab's language, from the catalog of printed lines its page shows the run's output through.
+
+    Raises:
+        FloorsError: The lab does not mark where the helpers go (`with_checker`).
+    """
+    lab = read_lab(docs_dir, entry)
+    return translated_messages(lab, lab_language(lab))
+
+
 def lab_text(docs_dir: Path, entry: Lab) -> str:
     """The lab's text version, with the helpers in its `checker` cell: a percent-format script that runs on its own.
 
     It is the lab's source as jupytext writes it back (the header also states jupytext's version),
-    solutions included, like the full notebook without its install cell.
+    solutions included, like the full notebook without its install cell, and says what the full notebook
+    says (`published_lab`).
     """
-    text: str = jupytext.writes(read_lab(docs_dir, entry), fmt="py:percent")
+    text: str = jupytext.writes(published_lab(docs_dir, entry), fmt="py:percent")
     return text

@@ -11,7 +11,9 @@ processes above the build (a shell, `make`) are not the build's to hide, so a ce
 holds a secret of the build's environment, or a credential's shape, fails by name, its outputs
 replaced by that failure (a shell's other variables, read with the token, are never shown).
 Before it, the configuration names `LabCheckerPreprocessor`, which puts the self-check helpers into
-the lab's `checker` cell (`cells.with_checker`), so the page shows them and the kernel runs them.
+the lab's `checker` cell (`cells.with_checker`), so the page shows them and the kernel runs them; after
+it, `LabMessagesPreprocessor`, which shows a translated lab's own messages in its language, once its run
+is keyed and its outputs are in place (`messages.translated_messages`).
 
 The build's log says what a lab does as it does it, as it does for proofs (`lab n/N docs/labs/3-boundary.py:
 running (cells limited to 300 s each)`, then `ran in 14 s`), numbered among the labs the build planned
@@ -51,6 +53,7 @@ from pytorch_floors.execution.secrets import SecretFinder
 from pytorch_floors.i18n.messages import t
 from pytorch_floors.i18n.sections import without_comments
 from pytorch_floors.labs.cells import CHECKER, checker_source, lab_language, lab_name, with_checker
+from pytorch_floors.labs.messages import translated_messages
 
 __all__ = [
     "FOLDS",
@@ -58,6 +61,7 @@ __all__ = [
     "CellError",
     "LabCheckerPreprocessor",
     "LabExecutePreprocessor",
+    "LabMessagesPreprocessor",
     "LabRun",
     "LabRuns",
     "NarrowKernelManager",
@@ -503,6 +507,30 @@ class LabCheckerPreprocessor(Preprocessor):
         """
         resources[FOLDS] = fold_labels(lab_language(nb))  # nbconvert's own dict, which answers None for a missing key
         return with_checker(nb, lab_name(nb)), resources
+
+
+class LabMessagesPreprocessor(Preprocessor):
+    """Show a translated lab's own messages (each `expect` message, each `print`) in its language on its page.
+
+    Named after `LabExecutePreprocessor` in `jupyter/jupyter_nbconvert_config.json`: the executor keys the
+    lab by its code as written (`code_key`), the English lab's, and gives it that run's outputs; only then is
+    the code the page shows translated (`messages.translated_messages`), as its downloads are. Enabled
+    unless the configuration says otherwise, so a render-only build shows them too.
+    """
+
+    enabled = Bool(True).tag(config=True)
+
+    def preprocess(self, nb: Any, resources: Any) -> tuple[Any, Any]:
+        """The notebook with its code cells' messages in its language (`cells.lab_language`).
+
+        Args:
+            nb: The lab, its helpers in place, run or not.
+            resources: nbconvert's resources.
+
+        Returns:
+            The notebook (a copy, for a translated lab) and the resources.
+        """
+        return translated_messages(nb, lab_language(nb)), resources
 
 
 class LabExecutePreprocessor(ExecutePreprocessor):

@@ -19,11 +19,12 @@ from pytorch_floors.execution.facts import TorchFacts
 from pytorch_floors.execution.imports import local_imports, sources_digest
 from pytorch_floors.floors import LABS, Lab, lab_for_page
 from pytorch_floors.i18n.languages import LANGUAGES
-from pytorch_floors.i18n.outputs import translate_output
-from pytorch_floors.labs.cells import checker_source, lab_text, read_lab, student_notebook
+from pytorch_floors.i18n.outputs import catalog_path, translate_output
+from pytorch_floors.labs.cells import checker_source, lab_text, published_lab, student_notebook
 from pytorch_floors.labs.install import install_line
 from pytorch_floors.labs.kernel import CHECKER_FILE, PROJECT_DIR, fold_labels
 from pytorch_floors.labs.launch import Launch, download_box, notebook_names, with_install_cell
+from pytorch_floors.labs.messages import said_in
 from pytorch_floors.render.proof_frame import failure_banner
 from pytorch_floors.render.splice import (
     Tag,
@@ -107,6 +108,31 @@ def labs_fingerprint(project_dir: Path, docs_dir: Path, facts: TorchFacts | None
     }
 
 
+def _twins(docs_dir: Path) -> list[tuple[str, Path]]:
+    """Each translated lab's language and file (`docs/zh/labs/4-dispatcher.py`), for the labs that have one."""
+    return [
+        (language.code, docs_dir / language.folder / entry.lab)
+        for language in LANGUAGES
+        if language.folder
+        for entry in LABS
+        if (docs_dir / language.folder / entry.lab).is_file()
+    ]
+
+
+def translated_messages_digest(docs_dir: Path) -> str:
+    """What the translated labs' pages show of their own messages (`messages.said_in`), as a digest.
+
+    A translated lab's page shows its code with its messages in its language, from the catalog of printed
+    lines (`LabMessagesPreprocessor`), and mkdocs-jupyter caches the page keyed on the lab's file alone; an
+    entry of the catalog that a lab's message matches changes the page, and the rest of the catalog does not.
+    """
+    said = [
+        (language, path.name, said_in(path.read_text(encoding="utf-8"), language))
+        for language, path in _twins(docs_dir)
+    ]
+    return hashlib.sha256(json.dumps(said, ensure_ascii=False).encode()).hexdigest()
+
+
 def lab_inputs(project_dir: Path, docs_dir: Path) -> list[Path]:
     """The files and folders `jupyter_cache_dir` reads, beside the machine and the package's own checker.
 
@@ -118,9 +144,12 @@ def lab_inputs(project_dir: Path, docs_dir: Path) -> list[Path]:
         docs_dir: The site's pages.
 
     Returns:
-        The labs, the project modules they import, `requirements.txt`, and the Jupyter folder's files.
+        The labs, the project modules they import, `requirements.txt`, the Jupyter folder's files, and
+        what the translated labs' messages are read from (their files, the catalogs of printed lines).
     """
     labs = [docs_dir / entry.lab for entry in LABS]
+    twins = _twins(docs_dir)
+    catalogs = {path for language, _ in twins if (path := catalog_path(language)) is not None}
     sources = "\n\n".join(path.read_text(encoding="utf-8") for path in labs if path.is_file())
     jupyter_dir = project_dir / JUPYTER_DIR
     return [
@@ -130,6 +159,8 @@ def lab_inputs(project_dir: Path, docs_dir: Path) -> list[Path]:
         project_dir / "requirements.txt",
         jupyter_dir,
         *sorted(path for path in jupyter_dir.rglob("*")),
+        *(path for _, path in twins),
+        *sorted(catalogs),
     ]
 
 
@@ -152,8 +183,9 @@ def jupyter_cache_dir(
     `jupyter/jupyter_nbconvert_config.json`, which nbconvert reads through `JUPYTER_CONFIG_DIR`.
     The notebook markup comes from the project's templates under `jupyter/nbconvert/templates/`,
     which nbconvert finds before mkdocs-jupyter's own because `jupyter/` is put first on
-    `JUPYTER_PATH`; the rendered pages are cached, so the cache is keyed on that folder too, and on the
-    words of the folds in each language (`kernel.fold_labels`).
+    `JUPYTER_PATH`; the rendered pages are cached, so the cache is keyed on that folder too, on the
+    words of the folds in each language (`kernel.fold_labels`), and on the translated labs' messages
+    (`translated_messages_digest`).
 
     Args:
         project_dir: The project root.
@@ -171,6 +203,7 @@ def jupyter_cache_dir(
         key.update(path.relative_to(jupyter_dir).as_posix().encode() + b"\0" + path.read_bytes())
     # The template shows the folds' words, which come from the interface's catalog, not from that folder.
     key.update(json.dumps([fold_labels(language.code) for language in LANGUAGES]).encode())
+    key.update(translated_messages_digest(docs_dir).encode())
     return cache_root / "mkdocs-jupyter" / key.hexdigest()[:16]
 
 
@@ -383,8 +416,9 @@ def publish_notebooks(site_dir: Path, docs_dir: Path, launch: Launch, language: 
     """Write each lab as two downloadable `.ipynb` files and its text version into the built site.
 
     For each lab that exists, the percent-format source is read with its self-check helpers
-    in its `checker` cell (`cells.read_lab`) and converted into **un-executed** notebooks (no
-    outputs: the reader's numbers are the point) with stable cell ids, a first cell that installs
+    in its `checker` cell and its own messages in its language (`cells.published_lab`) and converted
+    into **un-executed** notebooks (no outputs: the reader's numbers are the point) with stable cell
+    ids, a first cell that installs
     the pinned versions, validated with nbformat, and written next to the lab page: the student's
     copy without solution cells as `labs/N-slug/N-slug.ipynb`, the full one as
     `labs/N-slug/N-slug-solutions.ipynb` (`lab_launch.notebook_names`). Where mkdocs-jupyter
@@ -410,7 +444,7 @@ def publish_notebooks(site_dir: Path, docs_dir: Path, launch: Launch, language: 
         folder.mkdir(parents=True, exist_ok=True)
         text = lab_text(docs_dir, entry)
         install = _install_line(entry.lab, text, launch)
-        lab = read_lab(docs_dir, entry)  # once: both copies are made from it, and neither changes it
+        lab = published_lab(docs_dir, entry)  # once: both copies are made from it, and neither changes it
         for name, student in zip(notebook_names(entry), (True, False), strict=True):
             (folder / name).write_text(_notebook(lab, entry, student=student, install=install), encoding="utf-8")
         copied = folder / Path(entry.lab).name
