@@ -43,9 +43,7 @@ def test_an_unreported_cache_is_taken_as_large(load_proof: Loader, monkeypatch: 
     assert 4 * proof.large_elements() >= 2 * proof.UNKNOWN_CACHE
 
 
-def test_the_race_runs_on_one_thread_and_gives_the_threads_back(
-    load_proof: Loader, monkeypatch: MonkeyPatch
-) -> None:
+def test_the_race_runs_on_one_thread_and_gives_the_threads_back(load_proof: Loader, monkeypatch: MonkeyPatch) -> None:
     # On two threads a parallel region waits at its barrier for a thread another process pushed off its
     # core: the compiled call took a scheduler slice (7.9 ms for a 0.3 ms kernel) and the claim missed.
     proof = load_proof("compile/compile_cost.py")
