@@ -130,8 +130,13 @@ FAST_LANE := not slow and not build and not browser and not patterns and not pro
 # for, a browser, a subprocess), and a third fills some of those waits. On one AMD EPYC (2 cores), set up:
 # 550 s on two workers, 486 s on three; from a fresh clone, whose first build runs every proof: 558 and 551 s.
 REST_WORKERS ?= 3
+# It logs each test's phases (tests/conftest.py: FLOORS_TEST_TIMELINE) and ends with where its time went.
+REST_TIMELINE := test-output/timeline-rest.jsonl
 pytest-rest: setup browser setup-properdocs
-	$(BIN)/pytest -m "not patterns and not ($(FAST_LANE))" -n $(REST_WORKERS) --dist worksteal --durations=25
+	@mkdir -p test-output && rm -f $(REST_TIMELINE)
+	FLOORS_TEST_TIMELINE=$(CURDIR)/$(REST_TIMELINE) $(BIN)/pytest -m "not patterns and not ($(FAST_LANE))" \
+	  -n $(REST_WORKERS) --dist worksteal --durations=25; status=$$?; \
+	$(BIN)/python bench/timeline.py $(REST_TIMELINE) --top 12; exit $$status
 
 # The fast lane's tests in one process: make test runs them on the core the pattern tests leave free.
 pytest-fast: setup

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parent.parent
 
+pytest_plugins = ["timeline_log"]  # each test's phases, logged where FLOORS_TEST_TIMELINE says (make test)
+
 
 BUILDS = {"built_site": "slow", "lab_site": "slow", "fixture_site": "build"}
 """Fixtures that run `mkdocs build` in a subprocess, and the marker each gives its tests."""
@@ -105,6 +107,7 @@ def bench_module(name: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # as a real import would: a dataclass looks its module up there
     spec.loader.exec_module(module)
     return module
 
@@ -547,6 +550,23 @@ def site_url(built_site: Build) -> Iterator[str]:
     server = LocalServer(functools.partial(SiteHandler, directory=str(built_site.site)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.check()
+
+
+@pytest.fixture(scope="session")
+def published(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """Two editions of the real site published into a throwaway repository once per run, served like GitHub Pages.
+
+    `tests/published_editions.py`: the publish tests follow its addresses, the handout tests read its PDFs.
+    """
+    from published_editions import PagesHandler, Published, publish_two_editions  # noqa: PLC0415  (mike, git)
+
+    made = once_per_run(run_dir(tmp_path_factory), "publish", publish_two_editions, lock=PROJECT_LOCK)
+    tree = Path(made["tree"])
+    # Serve what was pushed (each worker serves the one published tree).
+    server = LocalServer(functools.partial(PagesHandler, directory=str(tree)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield Published(Path(made["repo"]), tree, f"http://127.0.0.1:{server.server_address[1]}", made["log"])
     server.check()
 
 

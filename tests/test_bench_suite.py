@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -55,3 +57,43 @@ def test_the_table_counts_what_ran_outside_the_phases_as_setup() -> None:
     shown = _suite().table("fresh", 1000.0, {"lint": 2, "pytest-rest": 598}, 0)
     assert "setup and browser check      400 s" in shown and "(target ≤ 900 s" in shown, shown
     assert "make test, fresh: passed" in shown
+
+
+def test_a_run_logs_each_tests_phases_and_the_timeline_says_who_waited(tmp_path: Path) -> None:
+    # Two stand-in tests, one slow: the log holds setup, call and teardown of each, and the summary
+    # names the slow one first and the worker's idle time.
+    (tmp_path / "test_two.py").write_text(
+        "import time\n\ndef test_quick():\n    pass\n\ndef test_slow():\n    time.sleep(1.2)\n", encoding="utf-8"
+    )
+    log = tmp_path / "timeline.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "timeline_log", "test_two.py"],
+        cwd=tmp_path,
+        env={**os.environ, "FLOORS_TEST_TIMELINE": str(log), "PYTHONPATH": str(ROOT / "tests")},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    timeline = bench_module("timeline")
+    phases = timeline.read_timeline(log)
+    assert sorted((p.test.split("::")[-1], p.phase) for p in phases) == [
+        (name, phase) for name in ("test_quick", "test_slow") for phase in ("call", "setup", "teardown")
+    ]
+    lines = timeline.summary(phases, top=1)
+    assert lines[0].startswith("timeline: 6 phases over ")
+    assert "test_two.py::test_slow" in lines[3], lines
+    assert " main: busy " in lines[1]
+
+
+def test_the_timeline_counts_a_workers_gaps_as_idle_and_lists_the_tail() -> None:
+    timeline = bench_module("timeline")
+    phases = [
+        timeline.Phase("gw0", "a", "call", 0.0, 10.0),
+        timeline.Phase("gw1", "b", "call", 0.0, 2.0),
+        timeline.Phase("gw1", "c", "call", 6.0, 7.0),
+    ]
+    lines = timeline.summary(phases, top=3)
+    assert lines[1] == "  gw0: busy 10 s, idle 0 s, its last test ended at 10 s"
+    assert lines[2] == "  gw1: busy 3 s, idle 7 s, its last test ended at 7 s"
+    assert lines[-2:] == ["  after the first worker ended (7 s), 1 tests of 1 s or more ran:", "    a"]

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
 import unicodedata
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Browser
+from published_editions import SECOND
 from pypdf import PdfReader
 
-from conftest import PUBLIC_URL, Build, once_per_run, run_dir
+from conftest import PUBLIC_URL
+from pytorch_floors.editions import handouts as handouts_module
 from pytorch_floors.editions.anchors import CITABLE_PAGES
 from pytorch_floors.editions.course_pack import PACK_DIR
 from pytorch_floors.editions.handouts import (
@@ -133,26 +135,62 @@ class _PageText(HTMLParser):
             self._output_text.append(data)
 
 
-def page_text(built_site: Build, item: Handout) -> _PageText:
+def page_text(site: Path, item: Handout) -> _PageText:
     parser = _PageText()
-    parser.feed((built_site.site / item.url / "index.html").read_text(encoding="utf-8"))
+    parser.feed((site / item.url / "index.html").read_text(encoding="utf-8"))
     return parser
 
 
+@dataclass(frozen=True)
+class Printed:
+    """A published edition's site, and the handouts its publish printed into it as `make pdf` prints them."""
+
+    site: Path
+    edition: str
+
+    def __getitem__(self, filename: str) -> Path:
+        return self.site / HANDOUT_DIR / filename
+
+
 @pytest.fixture(scope="session")
-def printed(built_site: Build, chromium_path: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    # What `make pdf` runs, in its own process: Playwright's sync API refuses to start inside the
-    # session's browser fixture, which already runs an event loop in this one.
-    # Once per test run: the PDFs are printed into the run's one built site, which every worker reads.
+def printed(published: Any) -> Printed:
+    # The publish prints each edition's handouts (`print_and_pack`, what `make pdf` runs on `site/`): the tests
+    # read the second edition's rather than print the site a third time (about a minute on two cores).
+    return Printed(published.tree / SECOND, SECOND)
 
-    def make(_: Path) -> dict[str, Any]:
-        env = {**os.environ, "FLOORS_EDITION": "2026.12"}
-        command = [sys.executable, "-m", "pytorch_floors", "handouts", "--site", str(built_site.site)]
-        subprocess.run([*command, "--chromium", chromium_path], env=env, check=True, capture_output=True, text=True)
-        names = [item.filename for item in ITEMS] + [EDITION_PDF]
-        return {name: str(built_site.site / HANDOUT_DIR / name) for name in names}
 
-    return {name: Path(path) for name, path in once_per_run(run_dir(tmp_path_factory), "handouts", make).items()}
+def test_the_handouts_command_prints_the_site_it_is_given_for_its_edition(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`make pdf`'s command line: the printing itself is `print_and_pack`, which the publish runs (`printed`)."""
+    from pypdf import PdfWriter  # noqa: PLC0415
+
+    done = subprocess.run(
+        [sys.executable, "-m", "pytorch_floors", "handouts", "--site", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and "is not a built site: run `make build` first" in done.stderr
+    (tmp_path / "index.html").write_text("<html></html>", encoding="utf-8")
+    pdf, pack = tmp_path / "floor.pdf", tmp_path / "pack.zip"
+    writer = PdfWriter()
+    writer.add_blank_page(width=595, height=842)
+    writer.add_blank_page(width=595, height=842)
+    with pdf.open("wb") as out:
+        writer.write(out)
+    pack.write_bytes(b"PK")
+    calls: list[tuple[Path, dict[str, Any]]] = []
+
+    def print_and_pack(site: Path, **options: Any) -> tuple[list[Path], list[Path]]:
+        calls.append((site, options))
+        return [pdf], [pack]
+
+    monkeypatch.setattr(handouts_module, "print_and_pack", print_and_pack)
+    arguments = ["--site", str(tmp_path), "--paper", "Letter"]
+    assert handouts_module.main(arguments, chromium="/usr/bin/chromium", published="2026.12") == 0
+    assert calls == [(tmp_path, {"paper": "Letter", "chromium": "/usr/bin/chromium", "edition": "2026.12"})]
+    assert f"{pdf}: 2 pages" in capsys.readouterr().out
 
 
 def pdf_text(path: Path) -> str:
@@ -162,13 +200,11 @@ def pdf_text(path: Path) -> str:
 @pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.parametrize("item", ITEMS, ids=lambda i: i.filename)
-def test_each_pdf_has_every_heading_output_line_and_marker(
-    built_site: Build, printed: dict[str, Path], item: Handout
-) -> None:
+def test_each_pdf_has_every_heading_output_line_and_marker(printed: Printed, item: Handout) -> None:
     path = printed[item.filename]
     assert len(PdfReader(path).pages) >= 1
     text = squash(pdf_text(path))
-    page = page_text(built_site, item)
+    page = page_text(printed.site, item)
     assert page.headings, f"{item.src} has no sections"
     missing = [heading for heading in page.headings if squash(heading) not in text]
     assert missing == [], f"{item.filename} lacks headings {missing}"
@@ -182,17 +218,17 @@ def test_each_pdf_has_every_heading_output_line_and_marker(
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_links_print_their_public_addresses(printed: dict[str, Path]) -> None:
+def test_links_print_their_public_addresses(printed: Printed) -> None:
     floor = FLOORS[2]
     text = squash(pdf_text(printed[f"floor-{floor.key}.pdf"]))
-    assert squash(f"<{PUBLIC_URL}labs/{floor.key}/>") in text
+    assert squash(f"<{PUBLIC_URL}{printed.edition}/labs/{floor.key}/>") in text, "the edition's own address"
     assert "127.0.0.1" not in text
     assert "#crossing-cost" in text, "section anchors are printed with their headings"
 
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_the_whole_edition_has_contents_and_every_part(printed: dict[str, Path]) -> None:
+def test_the_whole_edition_has_contents_and_every_part(printed: Printed) -> None:
     whole = PdfReader(printed[EDITION_PDF])
     parts = [len(PdfReader(printed[item.filename]).pages) for item in ITEMS]
     contents = len(whole.pages) - sum(parts)
@@ -271,10 +307,8 @@ def drawn_glyphs(path: Path) -> tuple[int, set[str]]:
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_the_chinese_handouts_are_printed_from_the_chinese_pages_in_a_chinese_font(
-    built_site: Build, printed: dict[str, Path]
-) -> None:
-    folder = built_site.site / CHINESE.folder / HANDOUT_DIR
+def test_the_chinese_handouts_are_printed_from_the_chinese_pages_in_a_chinese_font(printed: Printed) -> None:
+    folder = printed.site / CHINESE.folder / HANDOUT_DIR
     items = handouts(CHINESE)
     for item in items:
         path = folder / item.filename
@@ -293,5 +327,5 @@ def test_the_chinese_handouts_are_printed_from_the_chinese_pages_in_a_chinese_fo
         "no font with Chinese glyphs printed it"
     )
     assert (folder / EDITION_PDF).is_file()
-    packs = sorted((built_site.site / CHINESE.folder / PACK_DIR).glob("*.zip"))
+    packs = sorted((printed.site / CHINESE.folder / PACK_DIR).glob("*.zip"))
     assert len(packs) == len(FLOORS), "a course pack per floor in the Chinese edition too"

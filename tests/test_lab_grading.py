@@ -814,6 +814,7 @@ def test_english_on_a_chinese_lab_page_is_found() -> None:
     ]
 
 
+@pytest.mark.slow  # it reads each lab's solved run (`lab_kernels`): in the rest phase, the grading's own run
 @pytest.mark.parametrize("floor", LABS, ids=lambda f: f.key)
 def test_a_chinese_lab_page_shows_its_english_labs_run_in_chinese(
     floor: Lab, lab_kernels: LabKernels, monkeypatch: pytest.MonkeyPatch, tmp_path: Path

@@ -9,20 +9,12 @@ headless Chromium.
 
 from __future__ import annotations
 
-import functools
-import http.server
-import io
 import json
 import os
 import re
 import shutil
 import subprocess
-import sys
-import tarfile
-import threading
 import zipfile
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -33,9 +25,11 @@ from git_repos import GIT_ENV, git
 from mike.mkdocs_utils import inject_plugin
 from mkdocs.config import load_config
 from playwright.sync_api import Browser, Page, expect
+from published_editions import FIRST, MARKER, REPOSITORY, SECOND, Published
 from pypdf import PdfReader
 
-from conftest import PROJECT_LOCK, ROOT, LocalServer, once_per_run, run_dir
+from conftest import ROOT
+from pytorch_floors.editions import publish as publish_module
 from pytorch_floors.editions.anchors import page_url
 from pytorch_floors.editions.course_pack import PACK_DIR, pack_filename
 from pytorch_floors.editions.handouts import EDITION_PDF, HANDOUT_DIR, handout_context, handouts
@@ -46,12 +40,6 @@ from pytorch_floors.floors import FLOORS, floor_for_page
 from pytorch_floors.plugin.site_config import read_site_facts
 from pytorch_floors.render.citation import bibtex, edition_url
 from pytorch_floors.settings import from_environment
-
-FIRST, SECOND = "2026.11", "2026.12"
-REPOSITORY = "https://github.com/a-course/floors"
-"""The repository the test editions say they are published to (their Colab links open it)."""
-MARKER = "Only the second edition has this sentence."
-
 
 # --- the pieces, without a deployment ---------------------------------------------------------
 
@@ -212,6 +200,32 @@ def _commit_edition(
     return commit
 
 
+def test_an_editions_handouts_are_committed_in_every_language(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The publish committed what `pdf/` and `packs/` held at the edition's root: the Chinese pages linked
+    # `zh/pdf/…`, printed but never committed (tests/test_handouts.py reads the published edition's).
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    for name, value in GIT_ENV.items():
+        monkeypatch.setenv(name, value)
+    git(tmp_path, "init", "-q", "-b", "main")
+    _commit_edition(tmp_path, SECOND, ["latest"], "")
+
+    def print_and_pack(site: Path, *, edition: str) -> tuple[list[Path], list[Path]]:
+        written = [site / "pdf/floor-1-program.pdf", site / "zh/pdf/floor-1-program.pdf", site / "zh/packs/1.zip"]
+        for path in written:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(f"{edition} {path.relative_to(site)}", encoding="utf-8")
+        return written[:2], written[2:]
+
+    monkeypatch.setattr(publish_module, "print_and_pack", print_and_pack)
+    committed = publish_module.write_edition_handouts(tmp_path, "gh-pages", SECOND)
+    expected = [
+        f"{SECOND}/{name}" for name in ("pdf/floor-1-program.pdf", "zh/packs/1.zip", "zh/pdf/floor-1-program.pdf")
+    ]
+    assert sorted(committed) == expected
+    for path in expected:
+        assert git(tmp_path, "show", f"gh-pages:{path}") == f"{SECOND} {path.removeprefix(SECOND + '/')}"
+
+
 @pytest.mark.parametrize(
     "case",
     [
@@ -261,112 +275,6 @@ def test_a_publish_that_fails_after_mike_sets_the_branch_back(
     ).stdout.strip()
     assert after == before
     assert f"gh-pages set back to {before or 'nothing'}" in capsys.readouterr().err
-
-
-# --- two editions published into a throwaway repository ----------------------------------------
-
-
-@dataclass
-class Published:
-    """A throwaway project with two editions pushed to a bare remote's `gh-pages`, served like GitHub Pages."""
-
-    repo: Path
-    tree: Path
-    url: str
-    log: str
-
-
-class PagesHandler(http.server.SimpleHTTPRequestHandler):
-    """A static server that answers every miss as GitHub Pages does: the root `404.html`, status 404."""
-
-    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        if code != 404:
-            super().send_error(code, message, explain)
-            return
-        body = (Path(self.directory) / "404.html").read_bytes()
-        self.send_response(404)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-def _copy_project(into: Path) -> None:
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT,
-        capture_output=True,
-        check=True,
-    ).stdout.decode()
-    for name in filter(None, listed.split("\0")):
-        source = ROOT / name
-        if source.is_file():
-            (into / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, into / name)
-
-
-def _publish(repo: Path, edition: str, cache: Path) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "pytorch_floors", "publish", edition, "--push"],
-        cwd=repo,
-        # An edition is measured: the publish builds run every proof and lab, on the project's own cache (the
-        # builds of this run share it, one at a time), with claims advisory as for the site build beside tests.
-        env={
-            **os.environ,
-            **GIT_ENV,
-            "FLOORS_CACHE_DIR": str(cache),
-            "FLOORS_CLAIMS": "advisory",
-            "FLOORS_REPOSITORY": REPOSITORY,
-            "NO_MKDOCS_2_WARNING": "1",
-        },
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    assert done.returncode == 0, (done.stdout + done.stderr)[-6000:]
-    return done.stdout + done.stderr
-
-
-def _publish_two_editions(scratch: Path) -> dict[str, Any]:
-    """Publish two editions of a copy of the project into a bare remote; extract what gh-pages holds."""
-    repo, remote, tree = (scratch / name for name in ("project", "remote.git", "gh-pages"))
-    cache = ROOT / ".cache"
-    repo.mkdir(parents=True)
-    _copy_project(repo)
-    git(scratch, "init", "-q", "--bare", str(remote))
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "remote", "add", "origin", str(remote))
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "site")
-    log = _publish(repo, FIRST, cache)
-    # As in a fresh CI checkout: gh-pages only on the remote, so the publish step must fetch it first.
-    git(repo, "branch", "-D", "gh-pages")
-    git(repo, "update-ref", "-d", "refs/remotes/origin/gh-pages")
-    floor_3 = repo / "docs/floors/3-boundary.md"
-    floor_3.write_text(floor_3.read_text(encoding="utf-8") + f"\n{MARKER}\n", encoding="utf-8")
-    git(repo, "commit", "-qam", "second edition")
-    log += _publish(repo, SECOND, cache)
-    archive = subprocess.run(["git", "archive", "gh-pages"], cwd=remote, capture_output=True, check=True).stdout
-    tree.mkdir()
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(tree, filter="tar")
-    return {"repo": str(repo), "tree": str(tree), "log": log}
-
-
-@pytest.fixture(scope="session")
-def published(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Published]:
-    made = once_per_run(run_dir(tmp_path_factory), "publish", _publish_two_editions, lock=PROJECT_LOCK)
-    tree = Path(made["tree"])
-    # Serve what was pushed (each worker serves the one published tree).
-    server = LocalServer(functools.partial(PagesHandler, directory=str(tree)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield Published(Path(made["repo"]), tree, f"http://127.0.0.1:{server.server_address[1]}", made["log"])
-    server.check()
 
 
 @pytest.mark.slow

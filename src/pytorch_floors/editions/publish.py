@@ -45,8 +45,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from pytorch_floors.editions.course_pack import PACK_DIR
-from pytorch_floors.editions.handouts import HANDOUT_DIR, print_and_pack
+from pytorch_floors.editions.handouts import print_and_pack
 from pytorch_floors.editions.manifest import MANIFEST_NAME, load_edition_manifest
 from pytorch_floors.editions.root404 import layout_from, redirect_urls, render_root_404
 from pytorch_floors.editions.verify import verify_site
@@ -301,7 +300,7 @@ def write_edition_handouts(repo: Path, branch: str, edition: str) -> list[str]:
     The edition's pages already link `pdf/…` (mike built them with `FLOORS_HANDOUTS=on`). Its
     folder is exported from the branch into a scratch directory, printed there as `make pdf` prints
     `site/` (`handouts.print_and_pack`: Part 0, every floor, the whole edition, then the packs
-    again with each floor's PDF), and what it wrote under `pdf/` and `packs/` is committed back.
+    again with each floor's PDF, in every language), and every file it wrote is committed back.
 
     Args:
         repo: The git repository.
@@ -309,7 +308,8 @@ def write_edition_handouts(repo: Path, branch: str, edition: str) -> list[str]:
         edition: The edition's folder on the branch.
 
     Returns:
-        The paths committed on the branch, `<edition>/pdf/…` and `<edition>/packs/…`.
+        The paths committed on the branch: `<edition>/pdf/…`, `<edition>/packs/…`, and each translation's
+        (`<edition>/zh/pdf/…`, `<edition>/zh/packs/…`).
     """
     with tempfile.TemporaryDirectory(prefix=scratch_names.prefix("handouts")) as scratch:
         archive = Path(scratch) / "edition.tar"
@@ -317,8 +317,10 @@ def write_edition_handouts(repo: Path, branch: str, edition: str) -> list[str]:
         with tarfile.open(archive) as tar:
             tar.extractall(scratch, filter="data")
         site = Path(scratch) / edition
-        print_and_pack(site, edition=edition)
-        files = sorted(p for folder in (HANDOUT_DIR, PACK_DIR) for p in (site / folder).rglob("*") if p.is_file())
+        # What it wrote, in every language: globbing `pdf/` and `packs/` at the edition's root left out each
+        # translation's own (`zh/pdf/…`), which its pages link.
+        printed, packs = print_and_pack(site, edition=edition)
+        files = sorted({*printed, *packs})
         hashed = _git(repo, "hash-object", "-w", "--stdin-paths", stdin="".join(f"{p}\n" for p in files))
         paths = [f"{edition}/{p.relative_to(site).as_posix()}" for p in files]
     blobs = dict(zip(paths, hashed.stdout.split(), strict=True))
