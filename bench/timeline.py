@@ -61,7 +61,7 @@ def summary(phases: list[Phase], top: int = 15) -> list[str]:
         busy = sum(p.seconds for p in own)
         ends[worker] = max(p.end for p in own)
         lines.append(
-            f"  {worker}: busy {busy:.0f} s, idle {finish - begin - busy:.0f} s, its last test ended at "
+            f"  {worker}: busy {busy:.0f} s, idle {max(0.0, finish - begin - busy):.0f} s, its last test ended at "
             f"{ends[worker] - begin:.0f} s"
         )
     per_test: dict[str, float] = defaultdict(float)

@@ -37,6 +37,7 @@ from pytorch_floors.editions.publish import main, publish, published_versions, u
 from pytorch_floors.editions.root404 import NOTE_KEY, layout_from, redirect_urls, render_root_404
 from pytorch_floors.errors import FloorsError
 from pytorch_floors.floors import FLOORS, floor_for_page
+from pytorch_floors.i18n.languages import LANGUAGES
 from pytorch_floors.plugin.site_config import read_site_facts
 from pytorch_floors.render.citation import bibtex, edition_url
 from pytorch_floors.settings import from_environment
@@ -322,8 +323,14 @@ def test_a_published_edition_carries_its_pdfs_and_its_pages_and_packs_hold_them(
             inside = pack.read(f"floor-{floor.key}/{item.filename}")
         assert inside == (folder / HANDOUT_DIR / item.filename).read_bytes(), f"{floor.key}: pack holds another PDF"
     assert f"{HANDOUT_DIR}/{EDITION_PDF}" in cite
+    # The Chinese pages link their own handouts and packs: they are published too.
+    chinese = LANGUAGES[1]
+    in_chinese = sorted([item.filename for item in handouts(chinese)] + [EDITION_PDF])
+    assert sorted(path.name for path in (folder / chinese.folder / HANDOUT_DIR).iterdir()) == in_chinese
+    assert len(list((folder / chinese.folder / PACK_DIR).glob("*.zip"))) == len(FLOORS)
     # One commit of the edition's handouts, made without checking the branch out.
-    assert f"Handouts of {edition}: {len(expected)} PDFs" in git(published.repo, "log", "--format=%s", "gh-pages")
+    pdfs = len(expected) + len(in_chinese)
+    assert f"Handouts of {edition}: {pdfs} PDFs" in git(published.repo, "log", "--format=%s", "gh-pages")
 
 
 @pytest.mark.slow
