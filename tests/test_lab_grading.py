@@ -925,6 +925,7 @@ def test_english_on_a_chinese_lab_page_is_found() -> None:
     ]
 
 
+@pytest.mark.slow  # it reads the English lab's run: its lab kernel's, which the grading tests of that lab share
 @pytest.mark.parametrize("floor", LABS, ids=lambda f: f.key)
 def test_a_chinese_lab_page_shows_its_english_labs_run_in_chinese(
     floor: Lab, lab_kernels: LabKernels, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
