@@ -103,7 +103,7 @@ def grade_lab(floor: Lab) -> LabOutcome:
     kernel = LabKernel(notebook)
     try:
         outcome = LabOutcome(floor.key, 0.0)
-        _grade_right(outcome, kernel.solved)
+        _grade_right(outcome, kernel.first)  # the lab as written, run whole
         planted = PLANTED.get(floor.key, {})
         if planted:
             graded = kernel.graded(with_answers(notebook, {a: w.source for a, w in planted.items()}))

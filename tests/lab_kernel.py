@@ -1,9 +1,11 @@
 """Grading a lab's variants without running the whole lab again for each.
 
-A lab runs once, solved, in a fresh kernel (`LabKernel`). A variant (planted or mistyped answers,
-a suggested change) differs from it in a few cells; `LabKernel.graded` runs, in that same kernel,
-only the cells whose outcome the variant can change (`plan`): the changed cells and those that read
-what they bind. The others keep the outcome the solved run gave them.
+A lab runs once, whole, in a fresh kernel (`LabKernel`): as shipped to a student, its solution cells
+blank. A variant (solved, planted or mistyped answers, a suggested change) differs from it in a few
+cells; `LabKernel.graded` runs, in that same kernel, only the cells whose outcome the variant can
+change (`plan`): the changed cells and those that read what they bind. The others keep the outcome
+the run the variants are told apart from gave them: the first, or the one `LabKernel.rebase` made
+(the solved lab's, which every later variant is then told apart from).
 
 The kernel keeps, for every name, which cell's run last bound it and what that run read (`holders`).
 A cell that runs must read each name as a fresh run of the variant would give it to it, from the
@@ -11,8 +13,8 @@ last cell before it that binds it, itself run on what a fresh run gives it; wher
 variant's run holds the name instead (even by the same cell and source, run on another input), the
 cell that binds it in the variant runs again first. What no name records (a compiler's caches, the
 RNG, torch's thread count) the labs keep from mattering on a second run, and
-`test_a_variant_grades_the_same_in_its_lab_kernel_as_in_a_fresh_one` compares the two ways on
-every lab.
+`test_a_variant_grades_the_same_in_its_lab_kernel_as_in_a_fresh_one` compares, on every lab, the
+solved lab graded this way with the fresh run of it that the site's build made.
 """
 
 from __future__ import annotations
@@ -197,7 +199,7 @@ def plan(base: Any, variant: Any, held: dict[str, Holder]) -> tuple[int, ...]:
 
 
 class LabKernel:
-    """One kernel in which a lab ran solved; `graded(variant)` runs only the cells the variant needs."""
+    """One kernel in which a lab ran whole; `graded(variant)` runs only the cells the variant needs."""
 
     def __init__(self, notebook: Any) -> None:
         scratch = copy.deepcopy(notebook)  # nbclient puts each cell it runs into its notebook
@@ -207,20 +209,33 @@ class LabKernel:
         start = time.perf_counter()
         for index, cell in enumerate(scratch.cells):
             self._client.execute_cell(cell, index)
-        self._base = copy.deepcopy(scratch)  # the solved run, as it ended: what every variant is told apart from
-        self.solved = graded(self._base, time.perf_counter() - start)
+        self._base = copy.deepcopy(scratch)  # the whole run, as it ended: what every variant is told apart from
+        self.first = graded(self._base, time.perf_counter() - start)
         self._held = holders(self._base, [i for i, c in enumerate(self._base.cells) if c.cell_type == "code"])
 
     @property
     def ran(self) -> Any:
-        """The solved run's notebook, every cell's outputs in it (a copy)."""
+        """The notebook every variant is told apart from, every cell's outputs in it (a copy)."""
         return copy.deepcopy(self._base)
 
     def close(self) -> None:
         self._kernel.close()
 
     def graded(self, variant: Any) -> Graded:
-        """The variant's outcomes: the cells `plan` names run here, the others as the solved run left them."""
+        """The variant's outcomes: the cells `plan` names run here, the others as the base run left them."""
+        return self._run(variant)[1]
+
+    def rebase(self, variant: Any) -> Graded:
+        """Grade `variant` as `graded` does, then tell every later variant apart from it instead.
+
+        Its notebook, every cell's outputs in it, becomes `ran`: the cells that did not run keep the
+        outputs the earlier base gave them, which a fresh run of `variant` gives them too (`plan`).
+        """
+        result, outcomes = self._run(variant)
+        self._base = result
+        return outcomes
+
+    def _run(self, variant: Any) -> tuple[Any, Graded]:
         runs = plan(self._base, variant, self._held)
         result = copy.deepcopy(self._base)
         start = time.perf_counter()
@@ -231,4 +246,4 @@ class LabKernel:
             result.cells[index] = cell
         seconds = time.perf_counter() - start
         self._held = holders(result, list(runs), self._held)
-        return graded(result, seconds, runs)
+        return result, graded(result, seconds, runs)

@@ -1,9 +1,10 @@
 """The labs' self-checks grade: they fail unfilled, pass with the solutions, and catch wrong answers.
 
-Each lab runs whole in two fresh kernels (nbclient), with errors allowed so that every self-check
-is graded separately: as shipped and solved. The solved run's kernel grades the other versions,
-running only the cells each one changes and those that read what they bind (tests/lab_kernel.py),
-and grades the as-shipped version too, to compare with its fresh run:
+Each lab runs whole once, as shipped, in a fresh kernel (nbclient), with errors allowed so that
+every self-check is graded separately. That kernel grades every other version, running only the
+cells each one changes and those that read what they bind (tests/lab_kernel.py): first the lab
+solved, which the later versions are told apart from; the solved lab graded so is compared with the
+fresh run of it that the site's build made (`built_site`):
 
 - **as shipped to a student**: the solution cells removed. Every self-check must fail with
   `NotFilled`, naming what to fill, and no other cell may fail.
@@ -28,10 +29,10 @@ from __future__ import annotations
 
 import ast
 import copy
-import functools
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from dataclasses import dataclass
 from html import unescape
 from pathlib import Path
 from typing import Any
@@ -41,10 +42,11 @@ import nbformat
 import pytest
 import torch
 from lab_answers import CHANGES, MISTYPED, PLANTED, PLANTED_ALONE, Change, Wrong
-from lab_kernel import Graded, LabKernel, cell_outcome, names, run_fresh
+from lab_kernel import Graded, LabKernel, cell_outcome, names
 from mkdocs_jupyter.nbconvert2 import nb2html  # type: ignore[import-untyped]
+from test_lab_kernel import SMALL_LAB
 
-from conftest import ROOT
+from conftest import ROOT, Build
 from pytorch_floors.floors import LABS, Lab
 from pytorch_floors.i18n.outputs import english_runs
 from pytorch_floors.labs.cells import SELF_CHECK, exercises, read_lab, student_notebook, with_answers
@@ -57,29 +59,70 @@ def read(floor: Lab) -> Any:
     return read_lab(ROOT / "docs", floor)
 
 
+def as_shipped(notebook: Any) -> Any:
+    """The lab as shipped to a student, its cells kept: each exercise's solution cell blank.
+
+    A kernel runs it as it runs `student_notebook`, which has no solution cells: nbclient skips an
+    empty cell (`test_as_shipped_every_check_asks_for_the_answer` compares the code the two run).
+    """
+    return with_answers(notebook, {exercise.anchor: "" for exercise in exercises(notebook)})
+
+
+@dataclass(frozen=True)
+class LabRunsOnce:
+    """What the lab kernel of a lab did first: the lab as shipped, run whole; then solved, graded in that kernel."""
+
+    shipped: Graded
+    solved: Graded
+    ran: Any  # the solved lab's notebook, every cell's outputs in it
+
+
 class LabKernels:
-    """This worker's lab kernels (tests/lab_kernel.py), the two it used last: each lab runs once per worker."""
+    """This worker's lab kernels (tests/lab_kernel.py), the two it used last: each lab runs whole once per worker.
+
+    A lab's kernel runs it as shipped to a student, whole, then grades it solved (its solution cells,
+    its checks and what reads their answers run again: `LabKernel.rebase`), which every other variant
+    is then told apart from. What those two runs gave is kept once the kernel is closed.
+    """
 
     KEPT = 2
 
     def __init__(self) -> None:
         self._kernels: OrderedDict[str, LabKernel] = OrderedDict()
+        self._first: dict[str, LabRunsOnce] = {}
 
     def _kernel(self, floor: Lab) -> LabKernel:
         if floor.key not in self._kernels:
             while len(self._kernels) >= self.KEPT:
                 self._kernels.popitem(last=False)[1].close()
-            self._kernels[floor.key] = LabKernel(read(floor))
+            notebook = read(floor)
+            kernel = LabKernel(as_shipped(notebook))
+            try:
+                solved = kernel.rebase(notebook)
+            except BaseException:
+                kernel.close()
+                raise
+            self._kernels[floor.key] = kernel
+            self._first.setdefault(floor.key, LabRunsOnce(kernel.first, solved, kernel.ran))
         self._kernels.move_to_end(floor.key)
         return self._kernels[floor.key]
 
+    def _runs(self, floor: Lab) -> LabRunsOnce:
+        if floor.key not in self._first:
+            self._kernel(floor)
+        return self._first[floor.key]
+
+    def shipped(self, floor: Lab) -> Graded:
+        """The lab as shipped to a student, run whole in a fresh kernel (the one its variants are then graded in)."""
+        return self._runs(floor).shipped
+
     def solved(self, floor: Lab) -> Graded:
-        """The lab as written, run whole in a fresh kernel (the one its variants are then graded in)."""
-        return self._kernel(floor).solved
+        """The lab as written, graded in its lab kernel after the shipped run."""
+        return self._runs(floor).solved
 
     def ran(self, floor: Lab) -> Any:
-        """The lab as written, after its solved run: every cell with its outputs."""
-        return self._kernel(floor).ran
+        """The lab as written, graded so: every cell with its outputs (a copy)."""
+        return copy.deepcopy(self._runs(floor).ran)
 
     def graded(self, floor: Lab, variant: Any) -> Graded:
         """The variant's outcomes from its lab's kernel; a kernel that fails to come back is closed and dropped."""
@@ -189,21 +232,14 @@ def test_an_exercise_run_again_after_the_whole_lab_reads_what_it_measured(floor:
             assert not later, f"{exercise.anchor}, cell {i}: reads {later}, which a later cell binds again"
 
 
-@pytest.fixture(scope="module")
-def shipped_runs() -> Callable[[Lab], Graded]:
-    """Each lab as shipped to a student, run whole in a fresh kernel once per worker (two tests read it)."""
-
-    @functools.cache
-    def run(floor: Lab) -> Graded:
-        return run_fresh(student_notebook(read(floor)))
-
-    return run
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("floor", LABS, ids=lambda f: f.key)
-def test_as_shipped_every_check_asks_for_the_answer(shipped_runs: Callable[[Lab], Graded], floor: Lab) -> None:
-    graded = shipped_runs(floor)
+def test_as_shipped_every_check_asks_for_the_answer(lab_kernels: LabKernels, floor: Lab) -> None:
+    notebook = read(floor)
+    run = [c.source for c in as_shipped(notebook).cells if c.cell_type == "code" and c.source.strip()]
+    student = [c.source for c in student_notebook(notebook).cells if c.cell_type == "code" and c.source.strip()]
+    assert run == student, "the lab kernel's first run is the student's notebook"
+    graded = lab_kernels.shipped(floor)
     print(f"{floor.key} shipped: {graded.seconds:.1f} s")
     assert not graded.other_errors, "only self-checks may fail before the answers are filled in"
     assert set(graded.checks) == set(anchors(floor))
@@ -294,29 +330,104 @@ def test_the_suggested_changes_keep_the_checks_valid(lab_kernels: LabKernels, ke
     assert not failed
 
 
+_PAGE_CELL = re.compile(r'<div class="jp-Cell jp-(CodeCell|MarkdownCell|RawCell)\b')
+_PAGE_OUTPUT = re.compile(r'jp-OutputArea-output"[^>]*\bdata-mime-type="([^"]+)"[^>]*>\s*<pre\b[^>]*>(.*?)</pre>', re.S)
+_STDERR = "application/vnd.jupyter.stderr"
+"""How nbconvert's templates mark what a cell wrote to stderr, and an error's traceback."""
+
+
+def built_run(html: str, notebook: Any) -> Graded:
+    """What a lab's page, built by the site, shows of the fresh run the build made of it, as `Graded` reads a run.
+
+    The page shows each cell in the notebook's order, and what a cell printed in its output area;
+    what went to stderr, and an error, as stderr. A strict build stops at a cell that raises, so a
+    page it wrote has no other errors; a check's outcome is "passed" where it shows no stderr.
+    """
+    starts = [match.start() for match in _PAGE_CELL.finditer(html)]
+    cells = [html[begin:end] for begin, end in zip(starts, [*starts[1:], len(html)], strict=True)]
+    kinds = [match[1] for match in _PAGE_CELL.finditer(html)]
+    expected = [{"code": "CodeCell", "markdown": "MarkdownCell"}.get(c.cell_type, "RawCell") for c in notebook.cells]
+    assert kinds == expected, "the built page shows the lab's cells, in order"
+    check_cells = {index: e.anchor for e in exercises(notebook) for index in e.checks}
+    checks: dict[str, tuple[str, str]] = {}
+    stderr = ""
+    for index, cell in enumerate(cells):
+        outputs = [(mime, unescape(re.sub(r"<[^>]+>", "", text))) for mime, text in _PAGE_OUTPUT.findall(cell)]
+        written = "".join(text for mime, text in outputs if mime == _STDERR)
+        stderr += written
+        if index in check_cells:
+            shown = "".join(text for mime, text in outputs if mime != _STDERR)
+            checks[check_cells[index]] = ("passed" if not written else "stderr", shown)
+    return Graded(checks, [], stderr, seconds=0.0)
+
+
+def test_a_built_page_is_read_as_the_run_it_shows() -> None:
+    """`built_run` on a page as nbconvert writes it: a check's printed lines, what went to stderr, a cell missing."""
+
+    def output(mime: str, text: str) -> str:
+        shown = f'<div class="jp-RenderedText jp-OutputArea-output" data-mime-type="{mime}" tabindex="0">'
+        return f"{shown}\n<pre>{text}</pre>"
+
+    def page(check_outputs: str, cells: list[Any] = SMALL_LAB.cells) -> str:
+        shown = []
+        for cell in cells:
+            kind = "CodeCell" if cell.cell_type == "code" else "MarkdownCell"
+            outputs = check_outputs if cell.source.startswith(SELF_CHECK) else ""
+            shown.append(f'<div class="jp-Cell jp-{kind} jp-Notebook-cell">\n<pre>{cell.source}</pre>{outputs}</div>')
+        return "\n".join(shown)
+
+    passed = built_run(page(output("text/plain", "measured 1 &lt; 2\nself-check passed")), SMALL_LAB)
+    assert passed.checks == {"the-sum": ("passed", "measured 1 < 2\nself-check passed")}
+    assert passed.stderr == "" and passed.other_errors == []
+    warned = built_run(page(output("text/plain", "self-check passed") + output(_STDERR, "UserWarning: x")), SMALL_LAB)
+    assert warned.checks["the-sum"][0] == "stderr" and warned.stderr == "UserWarning: x"
+    with pytest.raises(AssertionError, match="the lab's cells, in order"):
+        built_run(page("", SMALL_LAB.cells[1:]), SMALL_LAB)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("floor", LABS, ids=lambda f: f.key)
 def test_a_variant_grades_the_same_in_its_lab_kernel_as_in_a_fresh_one(
-    lab_kernels: LabKernels, shipped_runs: Callable[[Lab], Graded], floor: Lab
+    lab_kernels: LabKernels, built_site: Build, floor: Lab
 ) -> None:
-    """The lab kernel's shortcut (tests/lab_kernel.py) against a whole run in a fresh kernel: the lab as shipped.
+    """The lab kernel's shortcut (tests/lab_kernel.py) against whole runs in fresh kernels, both ways.
 
-    In the lab kernel, every answer is already bound by the solved run (and by the variants graded
-    before): blanking the solution cells must run each answer cell again, and each check must then
-    ask for its answer exactly as in the fresh run of the student's notebook. A variant that also
-    edits measurement cells is compared with fresh runs on a small lab
-    (`test_a_lab_kernel_grades_each_variant_as_a_fresh_kernel_does`), which costs seconds where a
-    second fresh run of every lab cost more than a minute.
+    Solved: the lab kernel ran the lab as shipped, every answer a placeholder; grading it solved must
+    run each solution cell and each check again, and every check must then grade as in the fresh run
+    of the solved lab that the site's build made (its page shows it): each passes, saying so on its
+    last line (what it printed before that is measured, so it differs from run to run), and nothing
+    reaches stderr.
+
+    Shipped again: once the kernel holds the solved answers (and the variants graded since), blanking
+    the solution cells must run each answer cell again, and each check must then ask for its answer
+    exactly as in the kernel's first run, the student's notebook run whole in a fresh kernel.
+
+    A variant that also edits measurement cells is compared with fresh runs on a small lab
+    (`test_a_lab_kernel_grades_each_variant_as_a_fresh_kernel_does`).
     """
     notebook = read(floor)
-    blanked = with_answers(notebook, {exercise.anchor: "" for exercise in exercises(notebook)})
-    rerun = lab_kernels.graded(floor, blanked)
-    fresh = shipped_runs(floor)
+    solved = lab_kernels.solved(floor)
+    fresh = built_run(built_site.page(floor.lab.removesuffix(".py")), notebook)
+    again = {index for exercise in exercises(notebook) for index in (*exercise.solutions, *exercise.checks)}
+    assert solved.rerun and again <= set(solved.rerun), "the solution cells and the checks must run again"
+    print(f"{floor.key} solved: ran {len(solved.rerun)} cells in {solved.seconds:.1f} s")
+    assert solved.other_errors == fresh.other_errors == []
+    assert solved.stderr == fresh.stderr == "", "nothing may be printed to stderr"
+
+    def said(graded: Graded) -> dict[str, tuple[str, bool]]:
+        """Each check's outcome, and whether its last line says it passed."""
+        last = {anchor: text.rstrip().splitlines()[-1:] for anchor, (_, text) in graded.checks.items()}
+        return {a: (graded.checks[a][0], any(line.startswith("self-check passed") for line in last[a])) for a in last}
+
+    assert said(solved) == said(fresh) == dict.fromkeys(anchors(floor), ("passed", True))
+
+    blanked = lab_kernels.graded(floor, as_shipped(notebook))
+    first = lab_kernels.shipped(floor)
     answer_cells = {index for exercise in exercises(notebook) for index in exercise.answers}
-    assert rerun.rerun and answer_cells <= set(rerun.rerun), "the answer cells must run again in the lab kernel"
-    print(f"{floor.key}: ran {len(rerun.rerun)} cells in {rerun.seconds:.1f} s; a fresh kernel, {fresh.seconds:.1f} s")
-    assert rerun.other_errors == fresh.other_errors == []
-    assert rerun.checks == fresh.checks
+    assert blanked.rerun and answer_cells <= set(blanked.rerun), "the answer cells must run again in the lab kernel"
+    print(f"{floor.key} shipped again: ran {len(blanked.rerun)} cells in {blanked.seconds:.1f} s")
+    assert blanked.other_errors == first.other_errors == []
+    assert blanked.checks == first.checks
 
 
 GPU_ONLY = re.compile(r'^if (torch\.cuda\.is_available\(\)|DEVICE\.type == "cuda"):\n')
@@ -814,7 +925,7 @@ def test_english_on_a_chinese_lab_page_is_found() -> None:
     ]
 
 
-@pytest.mark.slow  # it reads each lab's solved run (`lab_kernels`): in the rest phase, the grading's own run
+@pytest.mark.slow  # it reads the English lab's run: its lab kernel's, which the grading tests of that lab share
 @pytest.mark.parametrize("floor", LABS, ids=lambda f: f.key)
 def test_a_chinese_lab_page_shows_its_english_labs_run_in_chinese(
     floor: Lab, lab_kernels: LabKernels, monkeypatch: pytest.MonkeyPatch, tmp_path: Path

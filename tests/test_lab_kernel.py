@@ -140,8 +140,15 @@ def test_a_lab_kernel_grades_each_variant_as_a_fresh_kernel_does() -> None:
         "measured again, left unanswered": "NotFilled",
         "solved": "passed",
     }
-    kernel = LabKernel(SMALL_LAB)
+    # As the lab tests use it: the lab run whole as shipped, then graded solved (the base of later variants).
+    kernel = LabKernel(with_answers(SMALL_LAB, {"the-sum": ""}))
     try:
+        assert kernel.first.checks["the-sum"][0] == "NotFilled"
+        solved = kernel.rebase(copy.deepcopy(SMALL_LAB))
+        assert solved.checks == run_fresh(copy.deepcopy(SMALL_LAB)).checks
+        assert solved.checks["the-sum"] == ("passed", "self-check passed\n") and solved.rerun == (5, 6)
+        ran = kernel.ran
+        assert ran.cells[5].source == "TOTAL = 499500" and ran.cells[6].outputs[0].text == "self-check passed\n"
         for name, variant in variants.items():
             in_kernel = kernel.graded(variant)
             fresh = run_fresh(copy.deepcopy(variant))
