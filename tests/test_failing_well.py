@@ -129,7 +129,7 @@ def _marker_expressions() -> dict[str, str]:
     variables = dict(re.findall(r"^([A-Z_]+) := (.*)$", makefile, re.M))
     found = {}
     for target in ("pytest-patterns", "pytest-fast", "pytest-rest"):
-        recipe = re.search(rf"^{target}:.*\n\t(.+)$", makefile, re.M)
+        recipe = re.search(rf"^{target}:.*\n((?:\t.*\n)+)", makefile, re.M)  # every line of its recipe
         assert recipe, f"the Makefile has no {target} target"
         expression = re.search(r'-m (?:"([^"]+)"|(\S+))', recipe[1])
         assert expression, f"{target} selects its tests with -m"
