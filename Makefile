@@ -22,7 +22,7 @@ export NO_MKDOCS_2_WARNING := 1
 # Tools that start other tools by name (mike starts mkdocs) must find the ones in .venv.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: anchors setup serve build check patterns publish pdf record test lint typecheck patterns-and-beside pytest pytest-patterns pytest-fast pytest-rest pytest-properdocs setup-properdocs browser bench bench-suite labs-brief machines torch clean
+.PHONY: anchors setup serve build check patterns publish pdf record test lint typecheck patterns-and-beside pytest pytest-patterns pytest-fast pytest-network pytest-rest pytest-properdocs setup-properdocs browser bench bench-suite labs-brief machines torch clean
 
 # pip shows what it installs (a line per package, a bar per download on a terminal): the first install
 # takes minutes, and a silent one looks hung.
@@ -125,6 +125,10 @@ pytest-patterns: setup
 # The fast lane's tests: they build no site, time nothing and wait out no limit.
 FAST_LANE := not slow and not build and not browser and not patterns and not properdocs and not network and not waits
 
+# The tests that ask PyPI and PyTorch's index what pip would install: they mostly wait on the network, one pip at
+# a time, and build nothing, so they run beside the pattern tests (issue 56: a minute of a worker in the rest).
+NETWORK_LANE := network and not slow and not build and not browser and not patterns and not properdocs
+
 # Everything but the pattern tests and the fast lane (make test runs those beside each other first).
 # Three workers on two cores: a worker spends much of this phase waiting (on a build another holds the lock
 # for, a browser, a subprocess), and a third fills some of those waits. On one AMD EPYC (2 cores), set up:
@@ -134,7 +138,7 @@ REST_WORKERS ?= 3
 REST_TIMELINE := test-output/timeline-rest.jsonl
 pytest-rest: setup browser setup-properdocs
 	@mkdir -p test-output && rm -f $(REST_TIMELINE)
-	FLOORS_TEST_TIMELINE=$(CURDIR)/$(REST_TIMELINE) $(BIN)/pytest -m "not patterns and not ($(FAST_LANE))" \
+	FLOORS_TEST_TIMELINE=$(CURDIR)/$(REST_TIMELINE) $(BIN)/pytest -m "not patterns and not ($(FAST_LANE)) and not ($(NETWORK_LANE))" \
 	  -n $(REST_WORKERS) --dist worksteal --durations=25; status=$$?; \
 	$(BIN)/python bench/timeline.py $(REST_TIMELINE) --top 12; exit $$status
 
@@ -142,12 +146,16 @@ pytest-rest: setup browser setup-properdocs
 pytest-fast: setup
 	$(BIN)/pytest -m "$(FAST_LANE)" -q
 
+# The network lane's tests, in one process beside the pattern tests.
+pytest-network: setup
+	$(BIN)/pytest -m "$(NETWORK_LANE)" -q
+
 # The whole site built strictly with ProperDocs (from .venv-properdocs) and with MkDocs: the same pages, blocks,
 # claims (part of pytest-rest; this runs them alone).
 pytest-properdocs: setup setup-properdocs
 	$(BIN)/pytest -m properdocs
 
-pytest: pytest-patterns pytest-fast pytest-rest
+pytest: pytest-patterns pytest-fast pytest-network pytest-rest
 
 ## check: the fast lane: lint, types and the tests that build no site, time nothing and wait out no limit, on two workers
 check: lint typecheck
@@ -159,7 +167,7 @@ patterns: setup
 
 # What runs on the other core while the pattern tests run, one after the other: each is single-threaded and
 # times nothing, and a proof's pattern holds on a busy machine.
-BESIDE_PATTERNS := typecheck pytest-fast
+BESIDE_PATTERNS := typecheck pytest-fast pytest-network
 
 ## patterns-and-beside: the pattern tests, and beside them, on the other core, mypy and then the fast lane's tests
 # Every side runs to its end; the phase fails on any of them and names each that failed.

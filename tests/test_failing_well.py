@@ -128,7 +128,7 @@ def _marker_expressions() -> dict[str, str]:
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     variables = dict(re.findall(r"^([A-Z_]+) := (.*)$", makefile, re.M))
     found = {}
-    for target in ("pytest-patterns", "pytest-fast", "pytest-rest"):
+    for target in ("pytest-patterns", "pytest-fast", "pytest-network", "pytest-rest"):
         recipe = re.search(rf"^{target}:.*\n((?:\t.*\n)+)", makefile, re.M)  # every line of its recipe
         assert recipe, f"the Makefile has no {target} target"
         expression = re.search(r'-m (?:"([^"]+)"|(\S+))', recipe[1])
@@ -138,7 +138,7 @@ def _marker_expressions() -> dict[str, str]:
 
 
 def test_make_tests_phases_run_every_test_once() -> None:
-    """Whatever markers a test carries, exactly one of the patterns, fast-lane and rest runs selects it."""
+    """Whatever markers a test carries, exactly one of the patterns, fast-lane, network and rest runs selects it."""
     from _pytest.mark.expression import Expression  # noqa: PLC0415  (pytest's own -m parser)
 
     markers = _declared_markers()
