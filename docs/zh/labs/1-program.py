@@ -55,11 +55,11 @@ MY_GUESS = None  # torch.randn(64, 784) 占用的字节数
 
 def predicted_bytes(shape, dtype):
     """Bytes held by a tensor of `shape` and `dtype`, worked out without creating it."""
-    return None  # your formula
+    return None  # 你的公式
 
 
 # %% tags=["solution"]
-MY_GUESS = 64 * 784 * 4  # 50,176 float32 elements of 4 bytes
+MY_GUESS = 64 * 784 * 4  # 50,176 个 float32 元素，每个 4 字节
 
 
 def predicted_bytes(shape, dtype):
@@ -175,7 +175,7 @@ SHARES = {
 # %% tags=["solution"]
 SHARES = {
     "torch.as_tensor(big)": True,
-    "torch.as_tensor(big, dtype=torch.float64)": False,  # new dtype, new bytes
+    "torch.as_tensor(big, dtype=torch.float64)": False,  # 新的数据类型，新的字节数
     "torch.as_tensor(big.T)": True,  # 张量沿用 NumPy 的步长
     "torch.as_tensor(big[:, ::2])": True,  # 正的步进也只是一种步长
     "torch.as_tensor(big.view(np.int32))": True,  # NumPy 重新解释了这些字节；torch 直接包装它们

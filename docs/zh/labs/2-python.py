@@ -190,7 +190,7 @@ with CoreShare() as core:  # 测量得到了多少核心（子进程的 CPU 时�
         child = subprocess.run([sys.executable, *FLAGS, "-c", f"import {MODULE}"], check=True, capture_output=True, text=True)
         fresh.append(time.perf_counter() - start)
     __import__(MODULE)
-    again = min(timeit.repeat(lambda: __import__(MODULE), number=1000, repeat=5)) / 1000  # best of 5 x 1,000 imports
+    again = min(timeit.repeat(lambda: __import__(MODULE), number=1000, repeat=5)) / 1000  # 5 x 1,000 次 import 中最好的一次
 # 设置 FLAGS = ["-X", "importtime"] 时，子进程会在 stderr 上为每个 import 报告 "self [us] | cumulative [us] | module"。
 report = [line.split("|") for line in child.stderr.splitlines() if line.startswith("import time:") and "[us]" not in line]
 for columns in sorted(report, key=lambda columns: -int(columns[1]))[:8]:

@@ -174,7 +174,7 @@ def rejected():
     """Make a call torch refuses; return its error, or None if it was accepted."""
     try:
         torch.add(a1, "two")  # 参数解析器拒绝这次调用
-    except (TypeError, RuntimeError) as refused:  # parser: TypeError, kernel: RuntimeError
+    except (TypeError, RuntimeError) as refused:  # 参数解析器：TypeError，内核：RuntimeError
         return refused
     return None
 

@@ -235,7 +235,7 @@ print("self-check passed: you read the schemas right")
 # YOUR ANSWER
 def predicted_parameter_bytes(features):
     """Bytes of nn.Linear(features, features)'s float32 parameters."""
-    return None  # your formula
+    return None  # 你的公式
 
 
 # %% tags=["solution"]

@@ -137,7 +137,7 @@ print("self-check passed: " + ", ".join(f"{name} {len(found)}" for name, found i
 # YOUR ANSWER
 def predicted_per_example(hidden):
     """Bytes saved for backward per example; `hidden` is None for the one-layer model."""
-    return None  # your formula
+    return None  # 你的公式
 
 
 # %% tags=["solution"]
@@ -190,7 +190,7 @@ print(f"self-check passed: your formula is right for hidden = {', '.join(map(str
 
 # %% tags=["answer"]
 # YOUR ANSWER
-PREDICTED_MULTIPLE = None  # |accumulated gradient| / |full-batch gradient|
+PREDICTED_MULTIPLE = None  # |累积梯度| / |整批梯度|
 
 # %% tags=["solution"]
 PREDICTED_MULTIPLE = 4  # 每个微批次的平均梯度与整批梯度大小相同；四个相加
@@ -207,7 +207,7 @@ full = model.weight.grad.clone()
 model.zero_grad()
 for xs, ys in zip(x.chunk(MICRO_BATCHES), y.chunk(MICRO_BATCHES)):
     loss = torch.nn.functional.cross_entropy(model(xs), ys)
-    (loss / MICRO_BATCHES if SCALE_LOSS else loss).backward()  # no zero_grad: .grad accumulates
+    (loss / MICRO_BATCHES if SCALE_LOSS else loss).backward()  # 没有 zero_grad：.grad 会累积
 accumulated = model.weight.grad.clone()
 multiple = (accumulated.norm() / full.norm()).item()
 # 累积梯度与整批梯度的那个倍数相差多远，相对于它自身的大小：
@@ -246,13 +246,13 @@ print(f"self-check passed: accumulating gives {multiple:.3f} times the full batc
 # YOUR ANSWER
 def predicted_saved(batch, hidden):
     """Bytes saved for backward by one forward pass, in each mode."""
-    return {"recording": None, "no_grad": None, "inference_mode": None}  # your formulas
+    return {"recording": None, "no_grad": None, "inference_mode": None}  # 你的公式
 
 
 # %% tags=["solution"]
 def predicted_saved(batch, hidden):
     """Bytes saved for backward by one forward pass, in each mode."""
-    per_example = 4 * (784 + hidden + 10) + 8  # Exercise 2
+    per_example = 4 * (784 + hidden + 10) + 8  # 练习 2
     second_weight = 4 * 10 * hidden  # 第二个网络层的输入需要梯度，所以它的权重会被保存
     loss_scalar = 4  # 损失的总权重，一个 float32 标量
     return {"recording": batch * per_example + second_weight + loss_scalar, "no_grad": 0, "inference_mode": 0}
@@ -319,7 +319,7 @@ a = x * 2
 y = (a * a).sum()  # MulBackward0 保存 a，记下它此刻的版本
 b = a[1:3]  # a 的一个视图
 c = a.detach()
-d = a.clone()  # a copy
+d = a.clone()  # a 的一个副本
 c.add_(1)
 d.mul_(3)
 d[0] = 7

@@ -50,7 +50,7 @@ print(f"torch {torch.__version__}, {torch.get_num_threads()} CPU thread, CPU cap
 # YOUR ANSWER
 def matmul_flops(n):
     """Floating-point operations in an n x n by n x n matrix multiply."""
-    return None  # your formula
+    return None  # 你的公式
 
 
 # %% tags=["solution"]
@@ -114,7 +114,7 @@ print(f"self-check passed: your FLOP count is right{', and the rate climbs with 
 # YOUR ANSWER
 def add_bytes(n):
     """Bytes read and written by torch.add(a, b, out=c) on float32 tensors of n elements."""
-    return None  # your formula
+    return None  # 你的公式
 
 
 # %% tags=["solution"]
@@ -126,7 +126,7 @@ def add_bytes(n):
 # %%
 from torch.utils import benchmark
 
-ADD_SIZES = [2**k for k in range(6, 23, 2)]  # 64 ... 4,194,304 elements
+ADD_SIZES = [2**k for k in range(6, 23, 2)]  # 64 ... 4,194,304 个元素
 
 add_seconds, tensor_bytes = {}, {}
 with CoreShare() as add_core:  # 计时得到了多少核心
@@ -193,14 +193,14 @@ print(f"self-check passed: your byte count is the tensors'{', and two timers agr
 # %%
 N = 512
 ROUNDS = 5
-fastest = max(matmul_seconds, key=lambda n: counted_flops[n] / matmul_seconds[n])  # Exercise 1's fastest size
+fastest = max(matmul_seconds, key=lambda n: counted_flops[n] / matmul_seconds[n])  # 练习 1 中最快的大小
 ma, mb = torch.randn(fastest, fastest), torch.randn(fastest, fastest)
-a, b, c = torch.rand(largest), torch.rand(largest), torch.empty(largest)  # Exercise 2's largest add
+a, b, c = torch.rand(largest), torch.rand(largest), torch.empty(largest)  # 练习 2 中最大的加法
 roofs = []
 with CoreShare() as roof_core:  # 计时得到了多少核心
     for _ in range(ROUNDS):  # 每一轮都测两个上限
         compute = counted_flops[fastest] / best_time(lambda: ma @ mb, repeat=5) / 1e9  # 算力上限
-        memory = tensor_bytes[largest] / best_time(lambda: torch.add(a, b, out=c), repeat=5) / 1e9  # main memory
+        memory = tensor_bytes[largest] / best_time(lambda: torch.add(a, b, out=c), repeat=5) / 1e9  # 主存
         roofs.append((compute / memory, compute, memory))
 _, peak_gflops, memory_gbps = sorted(roofs)[ROUNDS // 2]  # 脊点处于中位数的那一轮
 
