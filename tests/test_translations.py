@@ -7,8 +7,10 @@ No list of pages is typed here: the English pages found in `docs/` are the pages
 from __future__ import annotations
 
 import ast
+import io
 import json
 import re
+import tokenize
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +28,11 @@ from pytorch_floors.i18n.check import CHINESE_SHARE, chinese_share, front_matter
 from pytorch_floors.i18n.glossary import glossary, off_glossary
 from pytorch_floors.i18n.languages import LANGUAGES, english_source, language_of, twin_uri
 from pytorch_floors.i18n.messages import ZH, PageLanguage, claim_text, t
-from pytorch_floors.i18n.outputs import catalog
+from pytorch_floors.i18n.outputs import catalog, english_runs
 from pytorch_floors.i18n.sections import join_chinese_lines, page_text, raw_digest, sections
 from pytorch_floors.i18n.translation import LOCK_FILE, Staleness, behind, read_lock, staleness, stamp, write_lock
 from pytorch_floors.i18n.translations_command import main as translations_main
-from pytorch_floors.labs.cells import with_checker
+from pytorch_floors.labs.cells import SELF_CHECK, with_checker
 from pytorch_floors.labs.kernel import code_key
 from pytorch_floors.plugin.languages import split_search_index, stale_markdown, untranslated_links
 from pytorch_floors.recordings.recorder import planned_blocks
@@ -706,6 +708,36 @@ def test_a_lab_stamped_before_wrapping_was_ignored_is_not_behind() -> None:
     assert behind(sections(wrapped), recorded) == []
     changed = behind(sections(wrapped.replace("More", "Other")), recorded)
     assert [(b.anchor, b.how) for b in changed] == [("two", "changed")]
+
+
+# The comment texts the lab tooling reads stay English on a Chinese lab: `# SELF-CHECK` starts a self-check
+# cell (`labs.cells.SELF_CHECK`), and `# YOUR ANSWER` is the label the labs' introduction names (neither is
+# a run of English words; they are left out so a translated hint after them is what the test reads).
+LAB_MARKERS = (SELF_CHECK, "# YOUR ANSWER")
+
+
+def _code_comments(source: str) -> list[str]:
+    """The comments of a code cell, as tokenize finds them (a string that holds code is not one)."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return [line.strip() for line in source.splitlines() if line.strip().startswith("#")]
+    return [token.string for token in tokens if token.type == tokenize.COMMENT]
+
+
+@pytest.mark.parametrize("lab", [page for page in translated_pages() if page.startswith("zh/labs/")])
+def test_a_chinese_labs_code_comments_are_chinese(lab: str) -> None:
+    """About 200 comments in the Chinese labs' code cells (self-checks, hints, why-comments) were still English."""
+    notebook = jupytext.read(DOCS / lab)
+    english = []
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        for comment in _code_comments(cell.source):
+            text = next((comment[len(m) :] for m in LAB_MARKERS if comment.startswith(m)), comment)
+            if english_runs(text):
+                english.append(comment)
+    assert not english, f"{lab}: comments in its code cells still in English: {english}"
 
 
 def test_a_translated_lab_translates_its_comments_and_nothing_else_of_its_code() -> None:

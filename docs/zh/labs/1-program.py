@@ -34,12 +34,12 @@ import numpy as np
 import torch
 
 torch.manual_seed(0)
-torch.set_num_threads(1)  # one thread: steadier timings on a busy machine (Lab 8 measures threads)
+torch.set_num_threads(1)  # 单线程：繁忙的机器上计时更稳定（实验 8 会测量线程）
 
 print(f"torch {torch.__version__}, numpy {np.__version__}")
 
 # %% tags=["checker"]
-# The self-check helpers (require, expect, best_time, ...) go in this cell: the build puts them here.
+# 自检辅助函数（require、expect、best_time 等）放在这个单元格里：构建时会把它们填进来。
 
 # %% [markdown]
 # ## 练习 1 · 你申请的字节 <a id="bytes-per-tensor"></a>
@@ -50,16 +50,16 @@ print(f"torch {torch.__version__}, numpy {np.__version__}")
 
 # %% tags=["answer"]
 # YOUR ANSWER
-MY_GUESS = None  # bytes held by torch.randn(64, 784)
+MY_GUESS = None  # torch.randn(64, 784) 占用的字节数
 
 
 def predicted_bytes(shape, dtype):
     """Bytes held by a tensor of `shape` and `dtype`, worked out without creating it."""
-    return None  # your formula
+    return None  # 你的公式
 
 
 # %% tags=["solution"]
-MY_GUESS = 64 * 784 * 4  # 50,176 float32 elements of 4 bytes
+MY_GUESS = 64 * 784 * 4  # 50,176 个 float32 元素，每个 4 字节
 
 
 def predicted_bytes(shape, dtype):
@@ -79,7 +79,7 @@ for dtype in DTYPES:
 actual = torch.randn(64, 784).untyped_storage().nbytes()
 
 # %%
-# SELF-CHECK: your guess and your formula against the bytes the storage really holds.
+# SELF-CHECK：你的猜测和公式，与存储实际占用的字节数相比较。
 require(MY_GUESS=MY_GUESS, predicted_bytes=predicted_bytes(SHAPE, DTYPES[0]))
 expect_type("MY_GUESS", MY_GUESS, numbers.Real, "a number of bytes (an int such as 1024)")
 for dtype in sizes:
@@ -140,7 +140,7 @@ for name, (left, right) in PAIRS.items():
     print(f"{name:<34} -> {results[name]}")
 
 # %%
-# SELF-CHECK: every predicted dtype against the dtype the sum really has.
+# SELF-CHECK：每个预测的数据类型，与求和结果实际的数据类型相比较。
 require(PREDICTED={name: PREDICTED.get(name) for name in PAIRS})
 for name in PAIRS:
     expect_type(f"PREDICTED[{name!r}]", PREDICTED[name], torch.dtype, "a dtype such as torch.float32 (written without quotes)")
@@ -175,10 +175,10 @@ SHARES = {
 # %% tags=["solution"]
 SHARES = {
     "torch.as_tensor(big)": True,
-    "torch.as_tensor(big, dtype=torch.float64)": False,  # new dtype, new bytes
-    "torch.as_tensor(big.T)": True,  # the tensor takes NumPy's strides
-    "torch.as_tensor(big[:, ::2])": True,  # a positive step is a stride too
-    "torch.as_tensor(big.view(np.int32))": True,  # NumPy reinterpreted the bytes; torch wraps them
+    "torch.as_tensor(big, dtype=torch.float64)": False,  # 新的数据类型，新的字节数
+    "torch.as_tensor(big.T)": True,  # 张量沿用 NumPy 的步长
+    "torch.as_tensor(big[:, ::2])": True,  # 正的步进也只是一种步长
+    "torch.as_tensor(big.view(np.int32))": True,  # NumPy 重新解释了这些字节；torch 直接包装它们
 }
 
 # %%
@@ -203,7 +203,7 @@ for name, row in times.items():
     print(f"{name:<44} {shares[name]!s:>6}" + "".join(f"{row[rows] * 1e6:>14.2f}µs" for rows in ROWS))
 
 # %%
-# SELF-CHECK: your answers against NumPy's test of shared memory; the times agree: flat when shared, growing when copied.
+# SELF-CHECK：你的答案与 NumPy 的共享内存检测相比较；耗时也吻合：共享时不变，复制时增长。
 require(SHARES={name: SHARES.get(name) for name in CONVERSIONS})
 for name in CONVERSIONS:
     expect_type(f"SHARES[{name!r}]", SHARES[name], bool, "True or False (without quotes)")
@@ -211,7 +211,7 @@ for name, really in shares.items():
     verb = "shares the array's memory" if really else "holds a copy"
     expect(SHARES[name] == really, f"{name}: you said {SHARES[name]}, but it {verb} (np.shares_memory says {really})")
 small, large = min(ROWS), max(ROWS)
-big_enough = large * 64 * 4 >= 2**22 and large >= 100 * small  # at least 4 MiB against a hundredth of it
+big_enough = large * 64 * 4 >= 2**22 and large >= 100 * small  # 至少 4 MiB，对比它的百分之一
 for name, row in times.items():
     growth = row[large] / row[small]
     if shares[name]:
@@ -286,8 +286,8 @@ def line_calls(batch):
 calls = {batch: line_calls(batch) for batch in (SMALL, LARGE)}
 per_line = {SMALL: {}, LARGE: {}}
 for line in calls[SMALL]:
-    # The two sizes take turns, five rounds each: a moment when this machine is busy slows both alike,
-    # and the fastest round of each is kept.
+    # 两种大小轮流测量，各五轮：机器繁忙的时刻会让两者同样变慢，
+    # 每种大小只保留最快的一轮。
     rounds = [(best_time(calls[SMALL][line], repeat=3), best_time(calls[LARGE][line], repeat=3)) for _ in range(5)]
     per_line[SMALL][line] = min(small for small, _ in rounds)
     per_line[LARGE][line] = min(large for _, large in rounds)
@@ -298,7 +298,7 @@ for line in growth:
     print(f"{line:<36} {per_line[SMALL][line] * 1e6:>10.1f}µs {per_line[LARGE][line] * 1e6:>10.1f}µs {growth[line]:>7.1f}x")
 
 # %%
-# SELF-CHECK: a line "grows" when it took more than twice as long at the larger batch.
+# SELF-CHECK：一行的耗时在较大批量下超过两倍，就算“增长”。
 require(GROWS={line: GROWS.get(line) for line in growth})
 for line in growth:
     expect_type(f"GROWS[{line!r}]", GROWS[line], bool, "True or False (without quotes)")

@@ -42,7 +42,7 @@ TORCH_DIR = Path(torch.__file__).resolve().parent
 print(f"torch {torch.__version__}, Python {sys.version.split()[0]}")
 
 # %% tags=["checker"]
-# The self-check helpers (require, expect, best_time, ...) go in this cell: the build puts them here.
+# 自检辅助函数（require、expect、best_time 等）放在这个单元格里：构建时会把它们填进来。
 
 # %% [markdown]
 # ## 练习 1 · torch 在磁盘上是什么样子 <a id="on-disk"></a>
@@ -53,14 +53,14 @@ print(f"torch {torch.__version__}, Python {sys.version.split()[0]}")
 
 # %% tags=["answer"]
 # YOUR ANSWER
-PYTHON_SHARE = None  # percent of the package's bytes that are Python source
-LARGEST = None  # the largest file's name, as a string (for example "libfoo.so" or "libfoo")
+PYTHON_SHARE = None  # 包中 Python 源文件所占字节的百分比
+LARGEST = None  # 最大文件的名字，写成字符串（例如 "libfoo.so" 或 "libfoo"）
 
 # %% tags=["solution"]
-# The kernels of the device the build is for: on a CPU build, every CPU kernel and the dispatcher live
-# in libtorch_cpu; a CUDA build (what Colab installs) adds libtorch_cuda, larger still, and so leaves
-# the Python layer a smaller share.
-PYTHON_SHARE = 2 if torch.version.cuda else 5  # a thin layer: a few percent
+# 构建所针对设备的内核：CPU 构建里，每个 CPU 内核和分发器都在 libtorch_cpu 中；
+# CUDA 构建（Colab 安装的就是它）再加上更大的 libtorch_cuda，
+# 于是 Python 这一级所占的份额更小。
+PYTHON_SHARE = 2 if torch.version.cuda else 5  # 薄薄的一级：只占百分之几
 LARGEST = "libtorch_cuda" if torch.version.cuda else "libtorch_cpu"
 
 # %%
@@ -82,9 +82,9 @@ for path in largest_files[:TOP]:
     print(f"  {path.stat().st_size / 1e6:8.1f} MB  {path.relative_to(TORCH_DIR).as_posix()}")
 
 # %%
-# SELF-CHECK: your share within a factor of 3 of the measured one; the largest file of your install named,
-# whole: its name, with or without the suffixes after its first dot and the "lib" before it (a part of the
-# name, such as "u", can tell two files apart without naming either).
+# SELF-CHECK：你的份额与实测值相差在 3 倍以内；并完整写出你安装中最大文件的名字：
+# 可以带或不带第一个点之后的后缀和前面的 "lib"（名字的一部分，例如 "u"，
+# 可能区分两个文件，却哪个也没写全）。
 require(PYTHON_SHARE=PYTHON_SHARE, LARGEST=LARGEST)
 expect_type("PYTHON_SHARE", PYTHON_SHARE, numbers.Real, "a number of percent (such as 30)")
 expect_type("LARGEST", LARGEST, str, 'a string, the file\'s name (such as "libfoo.so")')
@@ -148,7 +148,7 @@ for name, fn in NAMES.items():
 print("\ntorch.Tensor's bases:", [f"{c.__module__}.{c.__qualname__}" for c in torch.Tensor.__mro__])
 
 # %%
-# SELF-CHECK: your classification against inspect's.
+# SELF-CHECK：你的分类与 inspect 的判断相比较。
 require(PREDICTED_KIND={name: PREDICTED_KIND.get(name) for name in NAMES})
 for name in NAMES:
     expect_type(f"PREDICTED_KIND[{name!r}]", PREDICTED_KIND[name], str, 'the string "Python" or "compiled"')
@@ -173,25 +173,25 @@ print(f"self-check passed: all {len(kind_of)} functions classified")
 
 # %% tags=["answer"]
 # YOUR ANSWER
-OVER_A_THOUSAND = None  # True if a fresh import costs more than 1,000 repeated ones, else False
+OVER_A_THOUSAND = None  # 全新 import 的开销超过 1,000 次重复 import 则填 True，否则填 False
 
 # %% tags=["solution"]
-OVER_A_THOUSAND = True  # a second or so against a dictionary lookup well under a microsecond
+OVER_A_THOUSAND = True  # 一秒左右，对比远不到一微秒的字典查找
 
 # %%
 MODULE = "torch"
-FLAGS = []  # options for the fresh Python process
-RUNS = 1  # raise it for a steadier number
+FLAGS = []  # 新 Python 进程的选项
+RUNS = 1  # 调大它可以得到更稳定的数字
 
 fresh = []
-with CoreShare() as core:  # how much of a core the measurement got (the child's CPU time counts too)
+with CoreShare() as core:  # 测量得到了多少核心（子进程的 CPU 时间也算在内）
     for _ in range(RUNS):
         start = time.perf_counter()
         child = subprocess.run([sys.executable, *FLAGS, "-c", f"import {MODULE}"], check=True, capture_output=True, text=True)
         fresh.append(time.perf_counter() - start)
     __import__(MODULE)
-    again = min(timeit.repeat(lambda: __import__(MODULE), number=1000, repeat=5)) / 1000  # best of 5 x 1,000 imports
-# With FLAGS = ["-X", "importtime"] the child reports "self [us] | cumulative [us] | module" per import on stderr.
+    again = min(timeit.repeat(lambda: __import__(MODULE), number=1000, repeat=5)) / 1000  # 5 x 1,000 次 import 中最好的一次
+# 设置 FLAGS = ["-X", "importtime"] 时，子进程会在 stderr 上为每个 import 报告 "self [us] | cumulative [us] | module"。
 report = [line.split("|") for line in child.stderr.splitlines() if line.startswith("import time:") and "[us]" not in line]
 for columns in sorted(report, key=lambda columns: -int(columns[1]))[:8]:
     print(f"{int(columns[1]) / 1e3:9.1f} ms cumulative  {columns[2].strip()}")
@@ -201,8 +201,8 @@ print(f"import {MODULE} again in this process: {again * 1e6:.3f} µs: {factor:,.
 print(f"this process and its child got {core.share:.0%} of a core while they measured")
 
 # %%
-# SELF-CHECK: your answer on the same side of 1,000 times as the measured factor, unless the
-# factor is too close to 1,000 to call on this run (a busy machine stretches the timings).
+# SELF-CHECK：你的答案与实测倍数落在 1,000 倍的同一侧，除非该倍数离 1,000
+# 太近，这次运行无法判定（繁忙的机器会拉长计时）。
 require(OVER_A_THOUSAND=OVER_A_THOUSAND)
 expect_type("OVER_A_THOUSAND", OVER_A_THOUSAND, bool, "True or False (without quotes)")
 why = unclear(factor, 1000, core, what="the factor")
@@ -263,7 +263,7 @@ print("torch-level calls:", recorder.names)
 public = [name for name in recorder.names if not name.startswith("_")]
 
 # %%
-# SELF-CHECK: your list against the public names in the mode's record.
+# SELF-CHECK：你的列表与该模式记录中的公开名称相比较。
 require(PREDICTED_CALLS=PREDICTED_CALLS)
 expect_type("PREDICTED_CALLS", PREDICTED_CALLS, (list, tuple), 'a list of strings (such as ["linear"])')
 for index, name in enumerate(PREDICTED_CALLS):

@@ -32,12 +32,12 @@ import numbers
 import torch
 
 torch.manual_seed(0)
-torch.set_num_threads(1)  # one thread: steadier timings on a busy machine (Lab 8 measures threads)
+torch.set_num_threads(1)  # 单线程：繁忙的机器上计时更稳定（实验 8 会测量线程）
 
 print(f"torch {torch.__version__}, timing with {torch.get_num_threads()} CPU thread")
 
 # %% tags=["checker"]
-# The self-check helpers (require, expect, best_time, ...) go in this cell: the build puts them here.
+# 自检辅助函数（require、expect、best_time 等）放在这个单元格里：构建时会把它们填进来。
 
 # %% [markdown]
 # ## 练习 1 · 固定开销换来了什么 <a id="what-the-floor-buys"></a>
@@ -48,10 +48,10 @@ print(f"torch {torch.__version__}, timing with {torch.get_num_threads()} CPU thr
 
 # %% tags=["answer"]
 # YOUR ANSWER
-PREDICTED_CALLS = None  # how many empty Python function calls one 1-element torch.add costs
+PREDICTED_CALLS = None  # 一次 1 个元素的 torch.add 相当于多少次空 Python 函数调用
 
 # %% tags=["solution"]
-PREDICTED_CALLS = 30  # parsing, dispatch, allocation and wrapping: tens of Python calls' worth
+PREDICTED_CALLS = 30  # 解析、分发、分配内存和包装：相当于几十次 Python 调用
 
 # %%
 a1, b1 = torch.rand(1), torch.rand(1)
@@ -62,7 +62,7 @@ def noop(p, q):
     return p
 
 
-with CoreShare() as crossing_core:  # how much of a core the timings got
+with CoreShare() as crossing_core:  # 计时得到了多少核心
     crossing = {
         "python call": best_time(lambda: noop(x, y)),
         "python float add": best_time(lambda: x + y),
@@ -74,9 +74,9 @@ calls = crossing["torch.add, 1 element"] / crossing["python call"]
 print(f"\none torch.add costs {calls:.0f} empty Python calls ({crossing_core.share:.0%} of a core while timing)")
 
 # %%
-# SELF-CHECK: your count within a factor of 4 of the measured one. A process that got a share s of
-# a core can have had either timing stretched up to 1/s times: a count within 4/s times but not 4
-# is too close to call on this run, and says so.
+# SELF-CHECK：你的次数与实测值相差在 4 倍以内。一个只得到核心 s 份额的进程，
+# 任一计时都可能被拉长到 1/s 倍：次数在 4/s 倍以内、却不在 4 倍以内，
+# 这次运行就无法判定，检查会如实说明。
 require(PREDICTED_CALLS=PREDICTED_CALLS)
 expect_type("PREDICTED_CALLS", PREDICTED_CALLS, numbers.Real, "a number of calls (such as 5)")
 reach = 4 / min(crossing_core.share, 1.0) if crossing_core.share > 0 else float("inf")
@@ -113,7 +113,7 @@ print(f"self-check passed: the crossing costs about {calls:.0f} Python calls")
 PREDICTED_WORD = {'torch.add(a1, "two")': None}
 
 # %% tags=["solution"]
-PREDICTED_WORD = {'torch.add(a1, "two")': "other"}  # add's second parameter is called `other`
+PREDICTED_WORD = {'torch.add(a1, "two")': "other"}  # add 的第二个参数名叫 `other`
 
 # %%
 WRONG_CALLS = {
@@ -134,7 +134,7 @@ without_alpha = best_time(lambda: torch.add(a1, b1))
 print(f"\nwithout alpha {without_alpha * 1e9:.0f} ns, with alpha=2 {with_alpha * 1e9:.0f} ns")
 
 # %%
-# SELF-CHECK: every call was rejected by the parser, and each message names what you predicted.
+# SELF-CHECK：每次调用都被参数解析器拒绝，并且每条消息都提到了你预测的内容。
 require(PREDICTED_WORD={call: PREDICTED_WORD.get(call) for call in WRONG_CALLS})
 for call in WRONG_CALLS:
     expect_type(f"PREDICTED_WORD[{call!r}]", PREDICTED_WORD[call], str, 'a string, an argument\'s name (such as "input")')
@@ -161,20 +161,20 @@ print(f"self-check passed: you predicted the argument named in all {len(messages
 
 # %% tags=["answer"]
 # YOUR ANSWER
-REFUSED_COST = None  # "under 2", "2 to 100" or "over 100": accepted calls' worth of one refused call
+REFUSED_COST = None  # "under 2"、"2 to 100" 或 "over 100"：一次被拒绝的调用相当于多少次被接受的调用
 
 # %% tags=["solution"]
-REFUSED_COST = "2 to 100"  # a C++ exception, unwound and made a Python one: about ten accepted calls' worth
+REFUSED_COST = "2 to 100"  # 一个 C++ 异常，展开后转成 Python 异常：大约相当于十次被接受的调用
 
 # %%
-a2, a3 = torch.ones(2), torch.ones(3)  # shapes 2 and 3 do not broadcast
+a2, a3 = torch.ones(2), torch.ones(3)  # 形状 2 和 3 无法广播
 
 
 def rejected():
     """Make a call torch refuses; return its error, or None if it was accepted."""
     try:
-        torch.add(a1, "two")  # the argument parser refuses it
-    except (TypeError, RuntimeError) as refused:  # parser: TypeError, kernel: RuntimeError
+        torch.add(a1, "two")  # 参数解析器拒绝这次调用
+    except (TypeError, RuntimeError) as refused:  # 参数解析器：TypeError，内核：RuntimeError
         return refused
     return None
 
@@ -192,7 +192,7 @@ if refusal is None:
     print("no error: the call in rejected() was accepted")
 else:
     print(f"rejected() raised {type(refusal).__name__}: {str(refusal).splitlines()[0]}")
-with CoreShare() as call_core:  # how much of a core the timings got
+with CoreShare() as call_core:  # 计时得到了多少核心
     error_path = {
         "torch.add accepted": best_time(lambda: torch.add(a1, b1)),
         "torch.add refused, caught": best_time(rejected),
@@ -204,14 +204,14 @@ refused_factor = error_path["torch.add refused, caught"] / error_path["torch.add
 print(f"\none refused call costs {refused_factor:.1f} accepted calls ({call_core.share:.0%} of a core while timing)")
 
 # %%
-# SELF-CHECK: the call was refused; the measured count in the range you said, unless it is too
-# close to 2 or 100 to call on this run (a busy machine stretches the timings).
+# SELF-CHECK：调用被拒绝；实测次数落在你给出的区间内，除非它离 2 或 100
+# 太近，这次运行无法判定（繁忙的机器会拉长计时）。
 require(REFUSED_COST=REFUSED_COST)
 RANGES = ("under 2", "2 to 100", "over 100")
 expect_type("REFUSED_COST", REFUSED_COST, str, 'the string "under 2", "2 to 100" or "over 100"')
 expect(REFUSED_COST in RANGES, f'REFUSED_COST should be "under 2", "2 to 100" or "over 100", not {REFUSED_COST!r}')
 expect(refusal is not None, "the call in rejected() was accepted: make a call that torch refuses")
-nearest = 2 if refused_factor < (2 * 100) ** 0.5 else 100  # the line nearer the count, on a log scale
+nearest = 2 if refused_factor < (2 * 100) ** 0.5 else 100  # 在对数尺度上离次数更近的那条界线
 why = unclear(refused_factor, nearest, call_core, margin=1.5, what="the refused call's cost in accepted calls")
 if why:
     print(why)
@@ -249,10 +249,10 @@ print(f"self-check passed: a refused call costs {refused_factor:.1f} accepted on
 
 # %% tags=["answer"]
 # YOUR ANSWER
-MUCH_FASTER = None  # True if the batched sum takes less than a fifth of the loop's time, else False
+MUCH_FASTER = None  # 批量求和的耗时不到循环的五分之一则填 True，否则填 False
 
 # %% tags=["solution"]
-MUCH_FASTER = True  # a thousand crossings of a few microseconds against one short kernel
+MUCH_FASTER = True  # 一千次几微秒的跨越，对比一次短小的内核
 
 # %%
 PIECES, PIECE_SIZE = 1000, 100
@@ -263,7 +263,7 @@ stacked = torch.stack(pieces)
 def loop_sum():
     total = torch.zeros(PIECE_SIZE)
     for piece in pieces:
-        total += piece  # in place: `total = total + piece` would also pay for new memory on every add
+        total += piece  # 原地相加：`total = total + piece` 每次相加还要为新内存付出代价
     return total
 
 
@@ -272,7 +272,7 @@ def batched_sum():
 
 
 torch.testing.assert_close(loop_sum(), batched_sum())
-with CoreShare() as batch_core:  # how much of a core the timings got
+with CoreShare() as batch_core:  # 计时得到了多少核心
     loop_t, batched_t = best_time(loop_sum), best_time(batched_sum)
 speedup = loop_t / batched_t
 verdict = f"{speedup:.1f}x faster" if speedup >= 1 else f"{1 / speedup:.1f}x slower"
@@ -280,9 +280,9 @@ print(f"loop of {PIECES} adds: {loop_t * 1e3:.3f} ms")
 print(f"one batched sum:      {batched_t * 1e3:.3f} ms  ({verdict}; {batch_core.share:.0%} of a core while timing)")
 
 # %%
-# SELF-CHECK: your answer on the same side of 5 times as the measured speed-up, unless the
-# speed-up is too close to 5 to call on this run: a share s of a core can stretch either timing up to
-# 1/s times, so the speed-up as far either way (and 25 % more for the timings' own noise).
+# SELF-CHECK：你的答案与实测加速比落在 5 倍的同一侧，除非加速比离 5 太近，
+# 这次运行无法判定：只得到核心 s 份额时，任一计时都可能被拉长到 1/s 倍，
+# 加速比向两边偏离的幅度也一样（另加 25 % 留给计时本身的噪声）。
 require(MUCH_FASTER=MUCH_FASTER)
 expect_type("MUCH_FASTER", MUCH_FASTER, bool, "True or False (without quotes)")
 why = unclear(speedup, 5, batch_core, margin=1.25, what="the speed-up")

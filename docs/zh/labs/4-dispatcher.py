@@ -45,7 +45,7 @@ def keys(t):
 print(f"torch {torch.__version__}")
 
 # %% tags=["checker"]
-# The self-check helpers (require, expect, best_time, ...) go in this cell: the build puts them here.
+# 自检辅助函数（require、expect、best_time 等）放在这个单元格里：构建时会把它们填进来。
 
 # %% [markdown]
 # ## 练习 1 · 什么会让张量多出一个分发键 <a id="dispatch-keys"></a>
@@ -85,7 +85,7 @@ for name, ks in key_sets.items():
     print(f"{name:<24} {ks}")
 
 # %%
-# SELF-CHECK: your answers against the key sets the dispatcher reports.
+# SELF-CHECK：你的答案与分发器报告的分发键集合相比较。
 require(DIFFERS={name: DIFFERS.get(name) for name in TENSORS})
 for name in TENSORS:
     expect_type(f"DIFFERS[{name!r}]", DIFFERS[name], bool, "True or False (without quotes)")
@@ -114,9 +114,9 @@ PREDICTED_OPS = {"forward": None, "backward": None, "step": None}
 
 # %% tags=["solution"]
 PREDICTED_OPS = {
-    "forward": 2 + 2,  # linear: a transposed view of the weight, then addmm; cross_entropy: log-softmax, then the loss
-    "backward": 1 + 4 + 4,  # a seed gradient of 1, a backward for each forward operator, and a few views to shape the results
-    "step": 2 + 2,  # one add_ for each parameter (weight and bias), between the profiler's two markers
+    "forward": 2 + 2,  # linear：权重的一个转置视图，然后是 addmm；cross_entropy：先 log-softmax，再算损失
+    "backward": 1 + 4 + 4,  # 一个值为 1 的初始梯度，每个前向算子各一个反向算子，再加几个视图来整理结果的形状
+    "step": 2 + 2,  # 每个参数（weight 和 bias）一个 add_，位于 profiler 的两个标记之间
 }
 
 # %%
@@ -153,7 +153,7 @@ for phase, ops in phases.items():
     print(f"{phase} ({len(ops)} ops): {', '.join(ops)}")
 
 # %%
-# SELF-CHECK: each predicted count within a factor of 2 of the operators logged.
+# SELF-CHECK：每个预测的次数与记录到的算子数相差在 2 倍以内。
 require(PREDICTED_OPS={phase: PREDICTED_OPS.get(phase) for phase in phases})
 for phase in phases:
     expect_type(f"PREDICTED_OPS[{phase!r}]", PREDICTED_OPS[phase], numbers.Real, "a number of operators (such as 3)")
@@ -178,11 +178,11 @@ print("self-check passed: " + ", ".join(f"{phase} {len(ops)}" for phase, ops in 
 # %% tags=["answer"]
 # YOUR ANSWER
 MUTATES = {"aten.addmm.default": None, "aten.add.Tensor": None, "aten.add_.Tensor": None, "aten.add.out": None}
-PREDICTED_OVERLOADS = None  # how many overloads aten.add has
+PREDICTED_OVERLOADS = None  # aten.add 有多少个重载
 
 # %% tags=["solution"]
 MUTATES = {"aten.addmm.default": False, "aten.add.Tensor": False, "aten.add_.Tensor": True, "aten.add.out": True}
-PREDICTED_OVERLOADS = 10  # Tensor, Scalar, their out= forms, and a few more
+PREDICTED_OVERLOADS = 10  # Tensor、Scalar、它们的 out= 形式，再加几个
 
 # %%
 OPS = [torch.ops.aten.addmm.default, torch.ops.aten.add.Tensor, torch.ops.aten.add_.Tensor, torch.ops.aten.add.out]
@@ -200,7 +200,7 @@ add_overloads = torch.ops.aten.add.overloads()
 print(f"\naten.add has {len(add_overloads)} overloads: {', '.join(add_overloads)}")
 
 # %%
-# SELF-CHECK: your answers against the schemas' write annotations; the overload count within a factor of 2.
+# SELF-CHECK：你的答案与 schema 的写入标注相比较；重载个数相差在 2 倍以内。
 require(MUTATES={name: MUTATES.get(name) for name in mutates}, PREDICTED_OVERLOADS=PREDICTED_OVERLOADS)
 for name in mutates:
     expect_type(f"MUTATES[{name!r}]", MUTATES[name], bool, "True or False (without quotes)")
@@ -235,13 +235,13 @@ print("self-check passed: you read the schemas right")
 # YOUR ANSWER
 def predicted_parameter_bytes(features):
     """Bytes of nn.Linear(features, features)'s float32 parameters."""
-    return None  # your formula
+    return None  # 你的公式
 
 
 # %% tags=["solution"]
 def predicted_parameter_bytes(features):
     """Bytes of nn.Linear(features, features)'s float32 parameters."""
-    return 4 * (features * features + features)  # weight and bias
+    return 4 * (features * features + features)  # weight 和 bias
 
 
 # %%
@@ -257,7 +257,7 @@ print(f"output shape {tuple(out.shape)}, loss shape {tuple(meta_loss.shape)}, on
 print(f"built and ran on meta in {elapsed * 1e3:.1f} ms")
 
 # %%
-# SELF-CHECK: your formula against the bytes the meta tensors describe (nbytes needs no data).
+# SELF-CHECK：你的公式与 meta 张量描述的字节数相比较（nbytes 不需要数据）。
 require(predicted_parameter_bytes=predicted_parameter_bytes(FEATURES))
 described = sum(p.nbytes for p in big.parameters())
 guess = predicted_parameter_bytes(FEATURES)
@@ -293,10 +293,10 @@ RUNS = {
 # %% tags=["solution"]
 RUNS = {
     "a CPU tensor": {"kernel"},
-    "a meta tensor": {"fake"},  # meta tensors have no data: only the fake kernel can run
+    "a meta tensor": {"fake"},  # meta 张量没有数据：只有 fake 内核能运行
     "forward and backward": {"kernel", "backward"},
-    "compiled, first call": {"fake", "kernel"},  # traced with fake tensors, then the graph runs the kernel
-    "compiled, second call": {"kernel"},  # same shape: nothing is traced again
+    "compiled, first call": {"fake", "kernel"},  # 先用 fake 张量追踪，然后由图运行内核
+    "compiled, second call": {"kernel"},  # 形状相同：不会再追踪一次
 }
 
 # %%
@@ -328,8 +328,8 @@ def backward(ctx, grad):
 
 
 soft_clip.register_autograd(backward, setup_context=setup_context)
-# Run again, this cell starts from nothing compiled: torch.compile remembers which shapes changed
-# between calls of the same source line, and would trace the second call's new shape as dynamic.
+# 再次运行时，这个单元格从没有任何编译结果开始：torch.compile 会记住同一行源码的两次调用之间
+# 哪些形状变了，并会把第二次调用的新形状当作动态形状来追踪。
 torch.compiler.reset()
 compiled = torch.compile(lambda x: soft_clip(x, 2.0) * 2, backend="aot_eager", fullgraph=True)
 
@@ -349,7 +349,7 @@ for name, call in CALLS.items():
 print(torch.ops.lab4.soft_clip.default._schema)
 
 # %%
-# SELF-CHECK: your sets against the functions that ran.
+# SELF-CHECK：你的集合与实际运行的函数相比较。
 require(RUNS={name: RUNS.get(name) for name in ran})
 for name in ran:
     expect_type(f"RUNS[{name!r}]", RUNS[name], (set, frozenset), 'a set of names, such as {"kernel", "fake"}')

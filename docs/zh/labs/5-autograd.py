@@ -62,7 +62,7 @@ def one_page_model(batch, hidden=None):
 print(f"torch {torch.__version__}")
 
 # %% tags=["checker"]
-# The self-check helpers (require, expect, best_time, ...) go in this cell: the build puts them here.
+# 自检辅助函数（require、expect、best_time 等）放在这个单元格里：构建时会把它们填进来。
 
 # %% [markdown]
 # ## 练习 1 · 谁会得到叶子 <a id="walk-the-graph"></a>
@@ -76,7 +76,7 @@ print(f"torch {torch.__version__}")
 PREDICTED_LEAVES = {"one layer": None, "a square layer used twice": None, "first layer frozen": None}
 
 # %% tags=["solution"]
-PREDICTED_LEAVES = {"one layer": 2, "a square layer used twice": 4, "first layer frozen": 2}  # one per tensor that requires grad
+PREDICTED_LEAVES = {"one layer": 2, "a square layer used twice": 4, "first layer frozen": 2}  # 每个需要梯度的张量算一个
 
 # %%
 X_REQUIRES_GRAD = False
@@ -110,7 +110,7 @@ for name, model in MODELS.items():
           + ", ".join(str(tuple(t.shape)) for t in leaves[name]))
 
 # %%
-# SELF-CHECK: your counts against the graphs; the leaves are exactly the tensors that require grad.
+# SELF-CHECK：你的个数与计算图相比较；叶子张量恰好是那些需要梯度的张量。
 require(PREDICTED_LEAVES={name: PREDICTED_LEAVES.get(name) for name in MODELS})
 for name in MODELS:
     expect_type(f"PREDICTED_LEAVES[{name!r}]", PREDICTED_LEAVES[name], numbers.Real, "a number of leaves (such as 3)")
@@ -137,14 +137,14 @@ print("self-check passed: " + ", ".join(f"{name} {len(found)}" for name, found i
 # YOUR ANSWER
 def predicted_per_example(hidden):
     """Bytes saved for backward per example; `hidden` is None for the one-layer model."""
-    return None  # your formula
+    return None  # 你的公式
 
 
 # %% tags=["solution"]
 def predicted_per_example(hidden):
     """Bytes saved for backward per example; `hidden` is None for the one-layer model."""
     input_row, log_probs, target = 4 * 784, 4 * 10, 8
-    relu_output = 0 if hidden is None else 4 * hidden  # one tensor, shared by ReLU and the second layer
+    relu_output = 0 if hidden is None else 4 * hidden  # 一个张量，由 ReLU 和第二个网络层共用
     return input_row + relu_output + log_probs + target
 
 
@@ -164,7 +164,7 @@ for hidden in HIDDENS:
     print(f"              one more example saves {per_example[hidden]} bytes")
 
 # %%
-# SELF-CHECK: your formula against the measured bytes per example, for every width you tried.
+# SELF-CHECK：对你试过的每个宽度，你的公式与实测的每个样本字节数相比较。
 require(predicted_per_example=predicted_per_example(None))
 for hidden in per_example:
     expect_type(f"predicted_per_example({hidden})", predicted_per_example(hidden), numbers.Real, "a number of bytes")
@@ -190,10 +190,10 @@ print(f"self-check passed: your formula is right for hidden = {', '.join(map(str
 
 # %% tags=["answer"]
 # YOUR ANSWER
-PREDICTED_MULTIPLE = None  # |accumulated gradient| / |full-batch gradient|
+PREDICTED_MULTIPLE = None  # |累积梯度| / |整批梯度|
 
 # %% tags=["solution"]
-PREDICTED_MULTIPLE = 4  # each micro-batch's mean gradient is the full batch's size; four of them add up
+PREDICTED_MULTIPLE = 4  # 每个微批次的平均梯度与整批梯度大小相同；四个相加
 
 
 # %%
@@ -207,18 +207,18 @@ full = model.weight.grad.clone()
 model.zero_grad()
 for xs, ys in zip(x.chunk(MICRO_BATCHES), y.chunk(MICRO_BATCHES)):
     loss = torch.nn.functional.cross_entropy(model(xs), ys)
-    (loss / MICRO_BATCHES if SCALE_LOSS else loss).backward()  # no zero_grad: .grad accumulates
+    (loss / MICRO_BATCHES if SCALE_LOSS else loss).backward()  # 没有 zero_grad：.grad 会累积
 accumulated = model.weight.grad.clone()
 multiple = (accumulated.norm() / full.norm()).item()
-# How far the accumulated gradient is from that multiple of the full one, relative to its own size:
-# float32 rounding alone leaves about 1e-7, and a gradient pointing elsewhere leaves far more.
+# 累积梯度与整批梯度的那个倍数相差多远，相对于它自身的大小：
+# 仅 float32 舍入误差大约留下 1e-7，而指向别处的梯度会留下大得多的差。
 off = ((accumulated - multiple * full).norm() / accumulated.norm()).item()
 print(f"|grad| of the full batch {full.norm():.4f}, accumulated over {MICRO_BATCHES} micro-batches "
       f"{accumulated.norm():.4f}: {multiple:.3f} times; off that multiple by {off:.1e} of its size")
 
 # %%
-# SELF-CHECK: your multiple within 1 % of the measured one; and the accumulated gradient is that
-# multiple of the full one, up to float32 rounding (relative to the gradient's size).
+# SELF-CHECK：你的倍数与实测值相差在 1 % 以内；并且累积梯度就是整批梯度的那个倍数，
+# 误差不超过 float32 舍入（相对于梯度的大小）。
 require(PREDICTED_MULTIPLE=PREDICTED_MULTIPLE)
 expect_type("PREDICTED_MULTIPLE", PREDICTED_MULTIPLE, numbers.Real, "a number (such as 0.5)")
 expect(
@@ -246,15 +246,15 @@ print(f"self-check passed: accumulating gives {multiple:.3f} times the full batc
 # YOUR ANSWER
 def predicted_saved(batch, hidden):
     """Bytes saved for backward by one forward pass, in each mode."""
-    return {"recording": None, "no_grad": None, "inference_mode": None}  # your formulas
+    return {"recording": None, "no_grad": None, "inference_mode": None}  # 你的公式
 
 
 # %% tags=["solution"]
 def predicted_saved(batch, hidden):
     """Bytes saved for backward by one forward pass, in each mode."""
-    per_example = 4 * (784 + hidden + 10) + 8  # Exercise 2
-    second_weight = 4 * 10 * hidden  # the second layer's input requires grad, so its weight is saved
-    loss_scalar = 4  # the loss's total weight, a float32 scalar
+    per_example = 4 * (784 + hidden + 10) + 8  # 练习 2
+    second_weight = 4 * 10 * hidden  # 第二个网络层的输入需要梯度，所以它的权重会被保存
+    loss_scalar = 4  # 损失的总权重，一个 float32 标量
     return {"recording": batch * per_example + second_weight + loss_scalar, "no_grad": 0, "inference_mode": 0}
 
 
@@ -277,7 +277,7 @@ for name, (out, nbytes) in modes.items():
     print(f"{name:<15} grad_fn={type(out.grad_fn).__name__:<18} saved {nbytes:>10,} bytes")
 
 # %%
-# SELF-CHECK: your formulas against the bytes counted; with recording off there is no graph.
+# SELF-CHECK：你的公式与统计的字节数相比较；关闭记录时不会有计算图。
 require(predicted_saved=predicted_saved(BATCH, HIDDEN))
 guess = predicted_saved(BATCH, HIDDEN)
 call = f"predicted_saved({BATCH}, {HIDDEN})"
@@ -307,19 +307,19 @@ print("self-check passed: you can predict what a forward pass keeps alive")
 # %% tags=["answer"]
 # YOUR ANSWER
 PREDICTED_VERSIONS = {"a": None, "b": None, "c": None, "d": None}
-BACKWARD_RAISES = None  # True or False
+BACKWARD_RAISES = None  # True 或 False
 
 # %% tags=["solution"]
-PREDICTED_VERSIONS = {"a": 1, "b": 1, "c": 1, "d": 3}  # a, its view and its detach() share one counter
-BACKWARD_RAISES = True  # the saved a is at version 1, the node expects 0
+PREDICTED_VERSIONS = {"a": 1, "b": 1, "c": 1, "d": 3}  # a、它的视图和它的 detach() 共用一个计数器
+BACKWARD_RAISES = True  # 保存下来的 a 版本为 1，而节点期望的是 0
 
 # %%
 x = torch.ones(4, requires_grad=True)
 a = x * 2
-y = (a * a).sum()  # MulBackward0 saves a, at its version now
-b = a[1:3]  # a view of a
+y = (a * a).sum()  # MulBackward0 保存 a，记下它此刻的版本
+b = a[1:3]  # a 的一个视图
 c = a.detach()
-d = a.clone()  # a copy
+d = a.clone()  # a 的一个副本
 c.add_(1)
 d.mul_(3)
 d[0] = 7
@@ -337,7 +337,7 @@ else:
     print(f"backward ran: x.grad = {x.grad.tolist()}; the gradient of (2x)² summed is 8x = {(8 * x).tolist()}")
 
 # %%
-# SELF-CHECK: your versions against the counters; your answer against what backward did.
+# SELF-CHECK：你的版本号与计数器相比较；你的答案与 backward 的实际行为相比较。
 require(PREDICTED_VERSIONS={name: PREDICTED_VERSIONS.get(name) for name in versions}, BACKWARD_RAISES=BACKWARD_RAISES)
 for name in versions:
     expect_type(f"PREDICTED_VERSIONS[{name!r}]", PREDICTED_VERSIONS[name], numbers.Real, "a version number (such as 2)")

@@ -32,12 +32,12 @@ import numbers
 import torch
 
 torch.manual_seed(0)
-torch.set_num_threads(1)  # one thread: steadier timings on a busy machine (Lab 8 measures threads)
+torch.set_num_threads(1)  # 单线程：繁忙的机器上计时更稳定（实验 8 会测量线程）
 
 print(f"torch {torch.__version__}, {torch.get_num_threads()} CPU thread, CPU capability {torch.backends.cpu.get_cpu_capability()}")
 
 # %% tags=["checker"]
-# The self-check helpers (require, expect, best_time, ...) go in this cell: the build puts them here.
+# 自检辅助函数（require、expect、best_time 等）放在这个单元格里：构建时会把它们填进来。
 
 # %% [markdown]
 # ## 练习 1 · 矩阵乘法的 GFLOP/s <a id="matmul-gflops"></a>
@@ -50,13 +50,13 @@ print(f"torch {torch.__version__}, {torch.get_num_threads()} CPU thread, CPU cap
 # YOUR ANSWER
 def matmul_flops(n):
     """Floating-point operations in an n x n by n x n matrix multiply."""
-    return None  # your formula
+    return None  # 你的公式
 
 
 # %% tags=["solution"]
 def matmul_flops(n):
     """Floating-point operations in an n x n by n x n matrix multiply."""
-    return 2 * n**3  # n^2 outputs, each n multiplies and n adds (the counter's convention; n^2 (2n - 1) is exact)
+    return 2 * n**3  # n^2 个输出，每个 n 次乘法和 n 次加法（计数器的约定；精确值是 n^2 (2n - 1)）
 
 
 # %%
@@ -65,7 +65,7 @@ from torch.utils.flop_counter import FlopCounterMode
 MATMUL_SIZES = [16, 32, 64, 128, 256, 512]
 
 matmul_seconds, counted_flops = {}, {}
-with CoreShare() as matmul_core:  # how much of a core the timings got
+with CoreShare() as matmul_core:  # 计时得到了多少核心
     for n in MATMUL_SIZES:
         a, b = torch.randn(n, n), torch.randn(n, n)
         matmul_seconds[n] = best_time(lambda: a @ b)
@@ -75,12 +75,12 @@ with CoreShare() as matmul_core:  # how much of a core the timings got
         print(f"n = {n:>5}: {matmul_seconds[n] * 1e6:>10.1f} µs")
 
 # %%
-# SELF-CHECK: your count against PyTorch's FLOP counter at every size; then the rates.
+# SELF-CHECK：在每个大小上，你的次数与 PyTorch 的 FLOP 计数器相比较；然后比较速率。
 require(matmul_flops=matmul_flops(MATMUL_SIZES[0]))
 for n, counted in counted_flops.items():
     guess = matmul_flops(n)
     expect_type(f"matmul_flops({n})", guess, numbers.Real, "a number of operations")
-    exact = counted - n * n  # n - 1 adds per output instead of the counter's n
+    exact = counted - n * n  # 每个输出做 n - 1 次加法，而不是计数器的 n 次
     expect(
         guess in (counted, exact),
         f"n = {n}: your formula gives {guess:,}, PyTorch counts {counted:,} (and the exact count, with one add fewer per output, is {exact:,})",
@@ -88,7 +88,7 @@ for n, counted in counted_flops.items():
 gflops = {n: matmul_flops(n) / t / 1e9 for n, t in matmul_seconds.items()}
 for n, rate in gflops.items():
     print(f"n = {n:>5}: {rate:7.1f} GFLOP/s")
-climb = max(gflops.values()) / gflops[min(gflops)]  # the best rate against the smallest size's
+climb = max(gflops.values()) / gflops[min(gflops)]  # 最佳速率对比最小大小的速率
 why = "" if climb > 4 else unclear(climb, 4, matmul_core, margin=1, what="the best rate over the smallest size's")
 if why:
     print(why)
@@ -114,22 +114,22 @@ print(f"self-check passed: your FLOP count is right{', and the rate climbs with 
 # YOUR ANSWER
 def add_bytes(n):
     """Bytes read and written by torch.add(a, b, out=c) on float32 tensors of n elements."""
-    return None  # your formula
+    return None  # 你的公式
 
 
 # %% tags=["solution"]
 def add_bytes(n):
     """Bytes read and written by torch.add(a, b, out=c) on float32 tensors of n elements."""
-    return 3 * 4 * n  # read a and b, write c
+    return 3 * 4 * n  # 读 a 和 b，写 c
 
 
 # %%
 from torch.utils import benchmark
 
-ADD_SIZES = [2**k for k in range(6, 23, 2)]  # 64 ... 4,194,304 elements
+ADD_SIZES = [2**k for k in range(6, 23, 2)]  # 64 ... 4,194,304 个元素
 
 add_seconds, tensor_bytes = {}, {}
-with CoreShare() as add_core:  # how much of a core the timings got
+with CoreShare() as add_core:  # 计时得到了多少核心
     for n in ADD_SIZES:
         a, b, c = torch.rand(n), torch.rand(n), torch.empty(n)
         add_seconds[n] = best_time(lambda: torch.add(a, b, out=c))
@@ -139,13 +139,13 @@ with CoreShare() as add_core:  # how much of a core the timings got
     a, b, c = torch.rand(largest), torch.rand(largest), torch.empty(largest)
     timer = benchmark.Timer("torch.add(a, b, out=c)", globals={"torch": torch, "a": a, "b": b, "c": c}, num_threads=1)
     second_method_seconds = float("inf")
-    for _ in range(3):  # alternate the two timers, so a busy moment cannot favour one of them
+    for _ in range(3):  # 两个计时器交替使用，这样繁忙的时刻不会偏袒其中一个
         second_method_seconds = min(second_method_seconds, *timer.blocked_autorange(min_run_time=0.1).times)
         add_seconds[largest] = min(add_seconds[largest], best_time(lambda: torch.add(a, b, out=c)))
 
 # %%
-# SELF-CHECK: your bytes against nbytes at every size; two timers agree on the largest size's GB/s;
-# a tiny add, if you measured one, much slower than your fastest.
+# SELF-CHECK：在每个大小上，你的字节数与 nbytes 相比较；两个计时器在最大大小上的 GB/s 一致；
+# 如果你测了一个极小的加法，它比你最快的那次慢得多。
 require(add_bytes=add_bytes(ADD_SIZES[0]))
 for n, nbytes in tensor_bytes.items():
     expect_type(f"add_bytes({n})", add_bytes(n), numbers.Real, "a number of bytes")
@@ -155,14 +155,14 @@ for n, rate in gbps.items():
     print(f"{n:>9,} elements: {rate:7.1f} GB/s")
 second = add_bytes(largest) / second_method_seconds / 1e9
 print(f"largest size, second method (benchmark.Timer): {second:.1f} GB/s")
-apart = max(gbps[largest] / second, second / gbps[largest])  # how many times the two timers disagree
+apart = max(gbps[largest] / second, second / gbps[largest])  # 两个计时器的结果相差多少倍
 why = "" if apart < 3 else unclear(apart, 3, add_core, margin=1, what="the two timers' disagreement")
 if why:
     print(why)
 else:
     expect(apart < 3, f"the two timers disagree {apart:.1f} times (within 3 expected): rerun on a quieter machine")
 smallest = min(ADD_SIZES)
-if tensor_bytes[smallest] <= 4096:  # a tiny add: the fixed cost of the call dominates its time
+if tensor_bytes[smallest] <= 4096:  # 极小的加法：调用的固定开销主导了它的耗时
     climb = max(gbps.values()) / gbps[smallest]
     why = "" if climb > 3 else unclear(climb, 3, add_core, margin=1, what="the fastest rate over the tiny add's")
     if why:
@@ -193,16 +193,16 @@ print(f"self-check passed: your byte count is the tensors'{', and two timers agr
 # %%
 N = 512
 ROUNDS = 5
-fastest = max(matmul_seconds, key=lambda n: counted_flops[n] / matmul_seconds[n])  # Exercise 1's fastest size
+fastest = max(matmul_seconds, key=lambda n: counted_flops[n] / matmul_seconds[n])  # 练习 1 中最快的大小
 ma, mb = torch.randn(fastest, fastest), torch.randn(fastest, fastest)
-a, b, c = torch.rand(largest), torch.rand(largest), torch.empty(largest)  # Exercise 2's largest add
+a, b, c = torch.rand(largest), torch.rand(largest), torch.empty(largest)  # 练习 2 中最大的加法
 roofs = []
-with CoreShare() as roof_core:  # how much of a core the timings got
-    for _ in range(ROUNDS):  # both roofs in every round
-        compute = counted_flops[fastest] / best_time(lambda: ma @ mb, repeat=5) / 1e9  # the compute roof
-        memory = tensor_bytes[largest] / best_time(lambda: torch.add(a, b, out=c), repeat=5) / 1e9  # main memory
+with CoreShare() as roof_core:  # 计时得到了多少核心
+    for _ in range(ROUNDS):  # 每一轮都测两个上限
+        compute = counted_flops[fastest] / best_time(lambda: ma @ mb, repeat=5) / 1e9  # 算力上限
+        memory = tensor_bytes[largest] / best_time(lambda: torch.add(a, b, out=c), repeat=5) / 1e9  # 主存
         roofs.append((compute / memory, compute, memory))
-_, peak_gflops, memory_gbps = sorted(roofs)[ROUNDS // 2]  # the round whose ridge is the median
+_, peak_gflops, memory_gbps = sorted(roofs)[ROUNDS // 2]  # 脊点处于中位数的那一轮
 
 
 def matmul_intensity(n):
@@ -218,18 +218,18 @@ for op, i in intensity.items():
 
 # %% tags=["answer"]
 # YOUR ANSWER
-ridge = None  # FLOP per byte where the two roofs meet, computed from peak_gflops and memory_gbps
-BOUND = {"add": None, "matmul": None}  # "memory" or "compute", for the matmul of size N
+ridge = None  # 两个上限相交处每字节的 FLOP 数，由 peak_gflops 和 memory_gbps 算出
+BOUND = {"add": None, "matmul": None}  # "memory" 或 "compute"，针对大小为 N 的矩阵乘法
 
 # %% tags=["solution"]
-ridge = peak_gflops / memory_gbps  # below it memory limits, above it compute does
+ridge = peak_gflops / memory_gbps  # 低于它时访存受限，高于它时计算受限
 BOUND = {"add": "memory", "matmul": "compute"}
 
 # %%
-# SELF-CHECK: your ridge within 1 % of the roofs' crossing; each op on the side of it you said,
-# unless its intensity is too close to the ridge to call on this run. A share s of a core can stretch
-# either roof's timings up to 1/s times, so the ridge as far either way: an intensity more than 1/s times
-# from it (and 25 % more for the timings' own noise) is on the side it seems to be.
+# SELF-CHECK：你的脊点与两个上限的交点相差在 1 % 以内；每个运算都在你所说的那一侧，
+# 除非它的算术强度离脊点太近，这次运行无法判定。只得到核心 s 份额时，
+# 任一上限的计时都可能被拉长到 1/s 倍，脊点向两边偏离的幅度也一样：强度离脊点超过 1/s 倍
+# （另加 25 % 留给计时本身的噪声），才算落在它看起来所在的那一侧。
 require(ridge=ridge, BOUND={op: BOUND.get(op) for op in intensity})
 expect_type("ridge", ridge, numbers.Real, "a number of FLOP per byte")
 for op in intensity:
@@ -263,19 +263,19 @@ print(f"self-check passed: ridge at {crossing:.2f} FLOP/byte; {', '.join(graded)
 
 # %% tags=["answer"]
 # YOUR ANSWER
-FASTER = None  # the dtype whose multiply reaches more operations per second: torch.float32 or torch.int64
-GAP = None  # "small" if it reaches less than 2 times the other's rate, "large" if more
+FASTER = None  # 乘法每秒能完成更多运算的数据类型：torch.float32 或 torch.int64
+GAP = None  # 速率不到另一种的 2 倍填 "small"，超过则填 "large"
 
 # %% tags=["solution"]
-FASTER = torch.float32  # BLAS's blocked, vectorised float32 routine against PyTorch's generic integer loop
-GAP = "large"  # a different kind of kernel, not only elements twice as wide
+FASTER = torch.float32  # BLAS 分块、向量化的 float32 例程，对比 PyTorch 通用的整数循环
+GAP = "large"  # 内核的种类不同，而不只是元素宽了一倍
 
 # %%
 SIDE = 256
 DTYPES = [torch.float32, torch.int64]
 
 dtype_gops = {}
-for _ in range(2):  # two rounds, interleaved, so a busy moment cannot favour one dtype
+for _ in range(2):  # 两轮交替进行，这样繁忙的时刻不会偏袒某一种数据类型
     for dtype in DTYPES:
         a, b = torch.randint(-8, 8, (SIDE, SIDE)).to(dtype), torch.randint(-8, 8, (SIDE, SIDE)).to(dtype)
         dtype_gops[dtype] = max(2 * SIDE**3 / best_time(lambda: a @ b) / 1e9, dtype_gops.get(dtype, 0))
@@ -284,9 +284,9 @@ for dtype, rate in dtype_gops.items():
 dtype_ratio = dtype_gops[torch.float32] / dtype_gops[torch.int64]
 
 # %%
-# SELF-CHECK: the faster dtype and the size of the gap, against your measurement. A gap between
-# 1.5 and 3 times is too close to 2 to call small or large, and one under 1.5 times too close to
-# say which dtype is faster: on such a run that part is not graded.
+# SELF-CHECK：较快的数据类型和差距的大小，与你的测量相比较。差距在
+# 1.5 到 3 倍之间时离 2 太近，无法判定大小；低于 1.5 倍时离得太近，
+# 无法判定哪种数据类型更快：这样的运行不对那一部分评分。
 require(FASTER=FASTER, GAP=GAP)
 expect_type("FASTER", FASTER, torch.dtype, "a dtype, torch.float32 or torch.int64 (without quotes)")
 expect(FASTER in (torch.float32, torch.int64), f"FASTER should be torch.float32 or torch.int64, not {FASTER}")

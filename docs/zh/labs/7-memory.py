@@ -33,7 +33,7 @@ import numbers
 import torch
 
 torch.manual_seed(0)
-torch.set_num_threads(1)  # one thread: steadier timings on a busy machine (Lab 8 measures threads)
+torch.set_num_threads(1)  # 单线程：繁忙的机器上计时更稳定（实验 8 会测量线程）
 
 
 def same_storage(a, b):
@@ -44,7 +44,7 @@ def same_storage(a, b):
 print(f"torch {torch.__version__}")
 
 # %% tags=["checker"]
-# The self-check helpers (require, expect, best_time, ...) go in this cell: the build puts them here.
+# 自检辅助函数（require、expect、best_time 等）放在这个单元格里：构建时会把它们填进来。
 
 # %% [markdown]
 # ## 练习 1 · 步长就是地址公式 <a id="strides"></a>
@@ -72,14 +72,14 @@ for name, v in VIEWS.items():
     print(f"{name:<16} shape {tuple(v.shape)!s:<10} stride {v.stride()!s:<9} offset {v.storage_offset()}")
 
 # %%
-# SELF-CHECK: your strides against PyTorch's; and the stride formula finds every element of every view.
+# SELF-CHECK：你的步长与 PyTorch 的相比较；并且步长公式能找到每个视图的每个元素。
 require(PREDICTED_STRIDES={name: PREDICTED_STRIDES.get(name) for name in VIEWS})
 for name in VIEWS:
     stride = PREDICTED_STRIDES[name]
     expect_type(f"PREDICTED_STRIDES[{name!r}]", stride, (tuple, list), "a tuple of ints, one per dimension, such as (6, 1) or (1,)")
     for number in stride:
         expect_type(f"each number in PREDICTED_STRIDES[{name!r}]", number, numbers.Integral, "an int")
-flat = base.flatten()  # base is contiguous: its storage order is this flat order
+flat = base.flatten()  # base 是连续的：它的存储顺序就是这个展平后的顺序
 for name, v in VIEWS.items():
     expect(tuple(PREDICTED_STRIDES[name]) == v.stride(), f"{name}: the stride is {v.stride()}, not {PREDICTED_STRIDES[name]}")
     for index in itertools.product(*(range(size) for size in v.shape)):
@@ -118,8 +118,8 @@ OPS = {
 }
 times = {name: {} for name in OPS}
 shares = {}
-with CoreShare() as views_core:  # how much of a core the timings got
-    for _ in range(2):  # two rounds, interleaved, so a busy moment does not hit one size only
+with CoreShare() as views_core:  # 计时得到了多少核心
+    for _ in range(2):  # 两轮交替进行，这样繁忙的时刻不会只影响一种大小
         for side in SIDES:
             x = torch.randn(side, side)
             for name, op in OPS.items():
@@ -131,9 +131,9 @@ for name, row in times.items():
     print(f"{name:<34}" + "".join(f"{row[s] * 1e6:>9.2f}µs" for s in SIDES))
 
 # %%
-# SELF-CHECK: your answers against the storages; a view's cost does not grow with the size, a copy's does.
-# A growth within the share of a core this run got of 4x is too close to call (a busy machine
-# stretches the timings), and not graded; how far past 4x a copy grows depends on the caches.
+# SELF-CHECK：你的答案与存储相比较；视图的开销不随大小增长，复制的开销会增长。
+# 增长倍数与 4x 相差不超过本次运行所得核心份额对应的倍数时，太接近而无法判定（繁忙的机器
+# 会拉长计时），不予评分；复制的增长超出 4x 多少取决于缓存。
 require(IS_VIEW={name: IS_VIEW.get(name) for name in OPS})
 for name in OPS:
     expect_type(f"IS_VIEW[{name!r}]", IS_VIEW[name], bool, "True or False (without quotes)")
@@ -142,7 +142,7 @@ for name, really in shares.items():
     expect(IS_VIEW[name] == really, f"{name}: you said view={IS_VIEW[name]}, but it {'shares' if really else 'does not share'} x's storage")
     growth = times[name][large] / times[name][small]
     if not really and (large / small) ** 2 < 100:
-        continue  # too few more bytes for a copy's growth to show
+        continue  # 字节数增加太少，看不出复制的增长
     why = unclear(growth, 4, views_core, margin=1, what=f"{name}'s growth")
     if why:
         print(why)
@@ -168,11 +168,11 @@ print("self-check passed: views cost metadata, copies cost bytes")
 
 # %% tags=["answer"]
 # YOUR ANSWER
-VIEW_FAILS = None  # True if x.t().view(-1) raises
-RESHAPE_SHARES = {"x.reshape(-1)": None, "x.t().reshape(-1)": None}  # True if it shares x's storage
+VIEW_FAILS = None  # x.t().view(-1) 报错则填 True
+RESHAPE_SHARES = {"x.reshape(-1)": None, "x.t().reshape(-1)": None}  # 与 x 共享存储则填 True
 
 # %% tags=["solution"]
-VIEW_FAILS = True  # no single stride walks the transposed elements in order
+VIEW_FAILS = True  # 没有哪个单一的步长能按顺序走遍转置后的元素
 RESHAPE_SHARES = {"x.reshape(-1)": True, "x.t().reshape(-1)": False}
 
 # %%
@@ -191,7 +191,7 @@ for name, flat in reshaped.items():
     print(f"{name} shares storage: {same_storage(flat, x)}")
 
 # %%
-# SELF-CHECK: your answers against what view and reshape did; reshape copies exactly when view fails.
+# SELF-CHECK：你的答案与 view 和 reshape 的实际行为相比较；reshape 恰好在 view 失败时复制。
 require(VIEW_FAILS=VIEW_FAILS, RESHAPE_SHARES={name: RESHAPE_SHARES.get(name) for name in reshaped})
 expect_type("VIEW_FAILS", VIEW_FAILS, bool, "True or False (without quotes)")
 for name in reshaped:
@@ -226,8 +226,8 @@ def predicted_step_bytes(batch, hidden):
     return {
         "parameters": 4 * n_params,
         "gradients": 4 * n_params,
-        "optimizer state": None,  # your formula
-        "activations": None,  # your formula (not counting parameters the graph saves)
+        "optimizer state": None,  # 你的公式
+        "activations": None,  # 你的公式（不计计算图保存的参数）
     }
 
 
@@ -238,8 +238,8 @@ def predicted_step_bytes(batch, hidden):
     return {
         "parameters": 4 * n_params,
         "gradients": 4 * n_params,
-        "optimizer state": 2 * 4 * n_params + 4 * 4,  # exp_avg, exp_avg_sq; a float32 step per tensor
-        "activations": 4 * batch * (784 + hidden + 10) + 8 * batch + 4,  # input, ReLU output, log-probs, targets; the loss's total weight
+        "optimizer state": 2 * 4 * n_params + 4 * 4,  # exp_avg、exp_avg_sq；每个张量一个 float32 的 step
+        "activations": 4 * batch * (784 + hidden + 10) + 8 * batch + 4,  # 输入、ReLU 输出、log-probs、targets；以及损失的总权重
     }
 
 
@@ -288,7 +288,7 @@ else:
     print("no CUDA device: the allocator's view is skipped")
 
 # %%
-# SELF-CHECK: every line of your prediction against the bytes of the real tensors.
+# SELF-CHECK：你预测的每一行与真实张量的字节数相比较。
 predicted = predicted_step_bytes(BATCH, HIDDEN)
 require(predicted_step_bytes=predicted)
 call = f"predicted_step_bytes({BATCH}, {HIDDEN})"

@@ -38,15 +38,15 @@ import torch
 
 torch.manual_seed(0)
 DEFAULT_THREADS = torch.get_num_threads()
-CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1  # cores this process may use
-torch.set_num_threads(1)  # one thread unless an exercise asks for more: steadier timings on a busy machine
+CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1  # 这个进程可以使用的核心数
+torch.set_num_threads(1)  # 除非练习要求更多，否则只用一个线程：繁忙的机器上计时更稳定
 DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 name = torch.cuda.get_device_name() if DEVICE.type == "cuda" else f"CPU, {os.cpu_count()} logical cores ({CORES} for this process)"
 print(f"torch {torch.__version__}, device: {name}, {DEFAULT_THREADS} CPU threads by default")
 
 # %% tags=["checker"]
-# The self-check helpers (require, expect, best_time, ...) go in this cell: the build puts them here.
+# 自检辅助函数（require、expect、best_time 等）放在这个单元格里：构建时会把它们填进来。
 
 # %% [markdown]
 # ## 练习 1 · 启动不等于完成 <a id="launch-vs-completion"></a>
@@ -57,25 +57,25 @@ print(f"torch {torch.__version__}, device: {name}, {DEFAULT_THREADS} CPU threads
 
 # %% tags=["answer"]
 # YOUR ANSWER
-LAUNCH_BOUND = None  # True if launching takes more than a tenth of the completed time, else False
+LAUNCH_BOUND = None  # 启动耗时超过完成时间的十分之一则填 True，否则填 False
 
 # %% tags=["solution"]
-LAUNCH_BOUND = False  # a submission costs microseconds, a 512 x 512 multiply on one thread milliseconds
+LAUNCH_BOUND = False  # 一次提交只需几微秒，而单线程上一次 512 x 512 的乘法要几毫秒
 
 # %%
 from concurrent.futures import ThreadPoolExecutor
 
 N, CALLS = 512, 50
 a, b = torch.randn(N, N), torch.randn(N, N)
-with ThreadPoolExecutor(max_workers=1) as worker, CoreShare() as core:  # the worker is the "device", its queue the "stream"
-    worker.submit(torch.mm, a, b).result()  # warm up
+with ThreadPoolExecutor(max_workers=1) as worker, CoreShare() as core:  # worker 就是“设备”，它的队列就是“流”
+    worker.submit(torch.mm, a, b).result()  # 预热
     shares = []
     for _ in range(5):
         start = time.perf_counter()
         futures = [worker.submit(torch.mm, a, b) for _ in range(CALLS)]
         launched = time.perf_counter() - start
         for future in futures:
-            future.result()  # synchronise: wait until the queue is empty
+            future.result()  # 同步：等到队列清空
         completed = time.perf_counter() - start
         shares.append(launched / completed)
 share = statistics.median(shares)
@@ -83,10 +83,10 @@ print(f"N = {N}: {CALLS} launches took {share:.4f} of the time to complete them 
       f" {core.share:.0%} of a core while timing)")
 
 # %%
-# SELF-CHECK: your answer on the same side of 0.1 as the measured share (below it the work
-# dominates, above it the launches do). A share within 2 times of 0.1 is too close to call, and
-# more so when this process got less than a core (the submitting thread and the worker then wait
-# for the other programs), so it is not graded.
+# SELF-CHECK：你的答案与实测占比落在 0.1 的同一侧（低于它时工作
+# 占主导，高于它时启动占主导）。占比与 0.1 相差在 2 倍以内就太接近而无法判定，
+# 当这个进程得到的不足一个核心时更是如此（提交线程和 worker 都要等
+# 其他程序），因此不予评分。
 require(LAUNCH_BOUND=LAUNCH_BOUND)
 expect_type("LAUNCH_BOUND", LAUNCH_BOUND, bool, "True or False (without quotes)")
 why = unclear(share, 0.1, core, what="the launches' share")
@@ -134,7 +134,7 @@ else:
 PREDICTED_CPU_PER_WALL = {"sleep": None, "matmul, at most": None}
 
 # %% tags=["solution"]
-PREDICTED_CPU_PER_WALL = {"sleep": 0, "matmul, at most": DEFAULT_THREADS}  # waiting costs no CPU; each thread spends it
+PREDICTED_CPU_PER_WALL = {"sleep": 0, "matmul, at most": DEFAULT_THREADS}  # 等待不耗 CPU；每个线程都在消耗 CPU
 
 # %%
 MATMUL_THREADS = DEFAULT_THREADS
@@ -153,8 +153,8 @@ clocks = {
     "matmul": both_clocks(lambda: [big_a @ big_b for _ in range(20)]),
 }
 torch.set_num_threads(1)
-# The same multiplies on MATMUL_THREADS threads of their own, which never wait for each other: the CPU
-# they use per second of the turns they got (Linux), which other programs cannot take from them.
+# 同样的乘法在 MATMUL_THREADS 个各自独立、互不等待的线程上运行：它们在
+# 分到的时间片里每秒使用的 CPU（Linux），这部分其他程序拿不走。
 apart_clocks = threads_apart(lambda: big_a @ big_b, MATMUL_THREADS) if MATMUL_THREADS > 1 else {}
 cpu_per_wall = {what: cpu / wall for what, (wall, cpu) in clocks.items()}
 for what, (wall, cpu) in clocks.items():
@@ -164,27 +164,27 @@ if "cores" in apart_clocks:
           f" {apart_clocks['cores']:.2f} s of CPU per second")
 
 # %%
-# SELF-CHECK: both ratios 0 or more, sleep within 0.2 of the measured ratio. The matmuls within your bound (30 % allowed for the
-# clocks), and the bound no looser than the threads. A bound below what the threads can use is wrong: a run
-# shows it where they used more, over the wall clock or, where other programs held the cores, over the time
-# that threads on their own matmuls were not waiting for a core. Where neither shows it, it is not graded.
+# SELF-CHECK：两个比值都不小于 0，sleep 与实测比值相差在 0.2 以内。矩阵乘法不超过你给的上界（时钟误差允许 30 %），
+# 并且上界不比线程数更宽松。上界低于线程所能用的量就是错的：运行中若线程用得更多，
+# 按墙钟时间，或者（在其他程序占着核心时）按各自运行矩阵乘法的线程没有在等核心的时间，
+# 都会显示出来。两者都显示不出来时，不予评分。
 require(PREDICTED_CPU_PER_WALL={what: PREDICTED_CPU_PER_WALL.get(what) for what in ("sleep", "matmul, at most")})
 for what in ("sleep", "matmul, at most"):
     expect_type(f"PREDICTED_CPU_PER_WALL[{what!r}]", PREDICTED_CPU_PER_WALL[what], numbers.Real, "a number (such as 0.5)")
 sleep_guess, matmul_bound = PREDICTED_CPU_PER_WALL["sleep"], PREDICTED_CPU_PER_WALL["matmul, at most"]
 used = cpu_per_wall["matmul"]
-for what, ratio in PREDICTED_CPU_PER_WALL.items():  # seconds of CPU per second of wall: neither can run backwards
+for what, ratio in PREDICTED_CPU_PER_WALL.items():  # 每秒墙钟时间对应的 CPU 秒数：两者都不会倒着走
     expect(ratio >= 0, f"{what}: a process cannot use {ratio} s of CPU per second; CPU time / wall time is 0 or more")
 expect(abs(sleep_guess - cpu_per_wall["sleep"]) <= 0.2, f"sleeping used {cpu_per_wall['sleep']:.2f} s of CPU per second, not {sleep_guess}")
 expect(used <= 1.3 * matmul_bound, f"the matmuls used {used:.2f} s of CPU per second, beyond your bound of {matmul_bound}")
 expect(matmul_bound <= 1.5 * MATMUL_THREADS, f"a bound of {matmul_bound} is looser than it needs to be with {MATMUL_THREADS} threads")
-most = min(MATMUL_THREADS, CORES)  # each thread can use at most one second of CPU per second, each core too
+most = min(MATMUL_THREADS, CORES)  # 每个线程每秒最多使用一秒 CPU，每个核心也一样
 graded = True
 if most == 1 and min(DEFAULT_THREADS, CORES) == 1:
     why = "this process may use one core" if CORES == 1 else "PyTorch runs one thread by default here"
     print(f"not applicable: one core: {why}, so the bound for the default threads is the bound for one thread")
 elif matmul_bound < most / 1.3:
-    own = min(apart_clocks.get("cores", 0.0), most)  # each thread at most one core, and the threads at most the cores
+    own = min(apart_clocks.get("cores", 0.0), most)  # 每个线程最多一个核心，所有线程最多用满全部核心
     expect(
         own <= 1.3 * matmul_bound,
         f"{MATMUL_THREADS} threads on their own matmuls used {own:.2f} s of CPU per second of the time they were not"
@@ -216,13 +216,13 @@ print(f"self-check passed{'' if graded else ' as far as this run can tell'}: two
 # YOUR ANSWER
 def copy_bytes(buffer_bytes):
     """Bytes moved by dst.copy_(src) when src and dst each hold `buffer_bytes`."""
-    return None  # your formula
+    return None  # 你的公式
 
 
 # %% tags=["solution"]
 def copy_bytes(buffer_bytes):
     """Bytes moved by dst.copy_(src) when src and dst each hold `buffer_bytes`."""
-    return 2 * buffer_bytes  # every byte is read once and written once
+    return 2 * buffer_bytes  # 每个字节读一次、写一次
 
 
 # %%
@@ -236,7 +236,7 @@ for kib in SIZES_KIB:
     print(f"{kib:>7,} KiB: {copy_seconds[kib] * 1e6:>10.2f} µs")
 
 # %%
-# SELF-CHECK: your byte count against nbytes; a tiny copy, if you measured one, far from the best rate.
+# SELF-CHECK：你的字节数与 nbytes 相比较；如果你测了一个极小的复制，它离最佳速率很远。
 require(copy_bytes=copy_bytes(1024))
 for kib, nbytes in moved.items():
     expect_type(f"copy_bytes({kib * 1024})", copy_bytes(kib * 1024), numbers.Real, "a number of bytes")
@@ -245,7 +245,7 @@ bandwidth = {kib: copy_bytes(kib * 1024) / t / 1e9 for kib, t in copy_seconds.it
 for kib, rate in bandwidth.items():
     print(f"{kib:>7,} KiB: {rate:7.1f} GB/s")
 smallest = min(SIZES_KIB)
-if smallest <= 4:  # a tiny copy: the fixed cost of the call dominates its time
+if smallest <= 4:  # 极小的复制：调用的固定开销主导了它的耗时
     expect(bandwidth[smallest] < max(bandwidth.values()) / 2, f"your tiny copy ({smallest} KiB) should be far from the peak")
 else:
     print(
@@ -285,18 +285,18 @@ else:
 # YOUR ANSWER
 def max_speedup(threads):
     """The most that `threads` threads can speed up a compute-bound matmul over one thread."""
-    return None  # your formula
+    return None  # 你的公式
 
 
 # %% tags=["solution"]
 def max_speedup(threads):
     """The most that `threads` threads can speed up a compute-bound matmul over one thread."""
-    return threads  # each thread brings one core's arithmetic units, no more
+    return threads  # 每个线程带来一个核心的运算单元，仅此而已
 
 
 # %%
 N = 384
-BUSY = False  # True: another process spins on one core while this cell measures
+BUSY = False  # True：这个单元格测量时，另一个进程在一个核心上空转
 THREADS = sorted({1, 2, DEFAULT_THREADS, os.cpu_count() or 1})
 x, y = torch.randn(N, N), torch.randn(N, N)
 v, w, u = torch.rand(2**22), torch.rand(2**22), torch.empty(2**22)
@@ -305,8 +305,8 @@ OPS = {"matmul": lambda: x @ y, "add": lambda: torch.add(v, w, out=u)}
 spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if BUSY else None
 try:
     seconds = {op: {} for op in OPS}
-    one_thread_share = 0.0  # of a core, while the one-thread matmul was timed: the base of every speedup
-    for _ in range(2):  # two rounds, interleaved, so a busy moment does not hit one thread count only
+    one_thread_share = 0.0  # 单线程矩阵乘法计时期间所得的核心份额：每个加速比的基准
+    for _ in range(2):  # 两轮交替进行，这样繁忙的时刻不会只影响一种线程数
         for threads in THREADS:
             torch.set_num_threads(threads)
             for op, fn in OPS.items():
@@ -323,19 +323,19 @@ speedup = {op: {t: row[1] / row[t] for t in THREADS} for op, row in seconds.item
 for op, row in speedup.items():
     print(f"{op:<7}" + "".join(f"  {t} thread(s): {s:4.2f}x" for t, s in row.items()))
 print(f"the one-thread matmul got {one_thread_share:.0%} of a core while it was timed")
-apart = {t: threads_apart(OPS["matmul"], t) for t in THREADS if t > 1}  # each thread its own matmuls, one after another
+apart = {t: threads_apart(OPS["matmul"], t) for t in THREADS if t > 1}  # 每个线程各自运行自己的矩阵乘法，一个接一个
 for t, found in apart.items():
     print(f"{t} threads, each on its own matmuls: {found['calls']:.2f}x one thread's matmuls per second,"
           f" each did {found['per_cpu']:.0%} of one thread's per second of CPU")
 
 # %%
-# SELF-CHECK: no measured matmul speedup beats your bound (25 % allowed for timing), and the bound is no
-# looser than the thread count. Every speedup is a ratio to the one-thread time, which other programs
-# can stretch: at a share s of a core, up to 1/s times, so the allowance widens as much. A bound below
-# what the threads can give is wrong: a run shows it where they gave more, or where threads on their own
-# matmuls each did, with the turns they got, what one thread does (10 % allowed): with a core each, they
-# would be that many times as fast. On a busy machine the threads of one matmul wait for each other's
-# turns and can be slower than one thread; where neither shows more, the bound is not graded.
+# SELF-CHECK：实测的矩阵乘法加速比都不超过你的上界（计时误差允许 25 %），并且上界不比
+# 线程数更宽松。每个加速比都是相对单线程耗时的比值，而其他程序可能拉长后者：
+# 在核心份额为 s 时最多拉长到 1/s 倍，因此允许的误差也放宽同样的倍数。上界低于
+# 线程所能提供的量就是错的：运行中若线程提供了更多，或者各自运行矩阵乘法的线程
+# 在分到的时间片里都完成了一个线程的工作量（允许 10 %），就会显示出来：各有一个核心时，
+# 它们会快上那么多倍。在繁忙的机器上，同一个矩阵乘法的线程要互相等待时间片，
+# 可能比单线程还慢；两者都显示不出更多时，不对上界评分。
 require(max_speedup=max_speedup(1))
 allowance = 1.25 / min(max(one_thread_share, 0.01), 1.0)
 too_little = []
@@ -348,8 +348,8 @@ for threads, measured in speedup["matmul"].items():
         f" ({allowance:.2f} times it allowed: the one-thread matmul got {one_thread_share:.0%} of a core)",
     )
     expect(bound <= 1.5 * threads, f"{threads} threads: a bound of {bound} is looser than it needs to be: what does one thread add?")
-    if bound < min(threads, CORES) / 1.25:  # below what the threads' cores can give, yet not beaten here
-        with_cores = min(threads, CORES) * apart[threads]["per_cpu"]  # each thread's work per CPU second, a core each
+    if bound < min(threads, CORES) / 1.25:  # 低于这些线程的核心所能提供的量，却没有在这里被超过
+        with_cores = min(threads, CORES) * apart[threads]["per_cpu"]  # 每个线程每 CPU 秒完成的工作量，每个线程一个核心
         expect(
             CORES == 1 or with_cores <= 1.1 * bound,
             f"{threads} threads, each on its own matmuls, each did {apart[threads]['per_cpu']:.0%} of one thread's"

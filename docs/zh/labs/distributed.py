@@ -134,13 +134,13 @@ if __name__ == "__main__":
         dist.destroy_process_group()
     print(json.dumps({"rank": int(os.environ["RANK"]), **result}))
 '''
-RANKS_DIR = tempfile.TemporaryDirectory(prefix="floors-ranks-")  # removed when the notebook's Python exits
+RANKS_DIR = tempfile.TemporaryDirectory(prefix="floors-ranks-")  # 在 notebook 的 Python 退出时删除
 RANKS_FILE = Path(RANKS_DIR.name) / "lab_ranks.py"
 RANKS_FILE.write_text(RANKS_CODE, encoding="utf-8")
 
 
 def free_port():
-    with socket.socket() as s:  # port 0: the operating system picks one no program is using
+    with socket.socket() as s:  # 端口 0：由操作系统挑一个没有程序在用的端口
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
@@ -148,7 +148,7 @@ def free_port():
 def _stop(process):
     if process.poll() is None:
         if os.name == "posix":
-            os.killpg(process.pid, signal.SIGKILL)  # the rank and any process it started
+            os.killpg(process.pid, signal.SIGKILL)  # 该 rank 以及它启动的所有进程
         else:
             process.kill()
     process.wait()
@@ -213,7 +213,7 @@ print(f"torch {torch.__version__}, gloo available: {torch.distributed.is_gloo_av
 print(f"the ranks' code: {RANKS_FILE.name}, in a temporary folder")
 
 # %% tags=["checker"]
-# The self-check helpers (require, expect, CoreShare, unclear, ...) go in this cell: the build puts them here.
+# 自检辅助函数（require、expect、CoreShare、unclear 等）放在这个单元格里：构建时会把它们填进来。
 
 # %% [markdown]
 # ## 练习 1 · all_reduce 在每个 rank 上留下什么 <a id="all-reduce"></a>
@@ -226,13 +226,13 @@ print(f"the ranks' code: {RANKS_FILE.name}, in a temporary folder")
 # YOUR ANSWER
 def reduced_value(world_size):
     """The value of every element on every rank after all_reduce, when rank r started with r + 1."""
-    return None  # your formula
+    return None  # 你的公式
 
 
 # %% tags=["solution"]
 def reduced_value(world_size):
     """The value of every element on every rank after all_reduce, when rank r started with r + 1."""
-    return world_size * (world_size + 1) // 2  # 1 + 2 + ... + world_size, on every rank
+    return world_size * (world_size + 1) // 2  # 1 + 2 + ... + world_size，在每个 rank 上
 
 
 # %%
@@ -243,7 +243,7 @@ for result in reduced:
     print(f"rank {result['rank']}: before {result['before']}, after {result['after']}")
 
 # %%
-# SELF-CHECK: your value against every element on every rank (exact: small whole numbers add exactly).
+# SELF-CHECK：你的值与每个 rank 上的每个元素相比较（精确：小整数相加没有误差）。
 require(reduced_value=reduced_value(WORLD_SIZE))
 expect_type(f"reduced_value({WORLD_SIZE})", reduced_value(WORLD_SIZE), numbers.Real, "a number")
 for result in reduced:
@@ -269,13 +269,13 @@ print(f"self-check passed: every rank holds {reduced_value(WORLD_SIZE)}, the sum
 
 # %% tags=["answer"]
 # YOUR ANSWER
-GROWS_PAST_4X = None  # True if 16 times the bytes takes more than 4 times the time, else False
+GROWS_PAST_4X = None  # 16 倍的字节耗时超过 4 倍则填 True，否则填 False
 
 # %% tags=["solution"]
-GROWS_PAST_4X = True  # at megabytes the bytes dominate the fixed cost: the time grows almost 16 times
+GROWS_PAST_4X = True  # 到了兆字节级别，字节数压过固定开销：耗时几乎增长 16 倍
 
 # %%
-SMALLER = 2**18  # floats: 1 MB
+SMALLER = 2**18  # 个浮点数：1 MB
 
 timed = run_ranks("all_reduce_times", 2, sizes=[SMALLER, 16 * SMALLER], repeats=7)
 seconds = {size: max(r["seconds"][str(size)] for r in timed) for size in (SMALLER, 16 * SMALLER)}
@@ -286,8 +286,8 @@ for size, s in seconds.items():
 print(f"16 times the bytes took {growth:.1f} times the time ({ranks_core.share:.0%} of a core for the slower rank)")
 
 # %%
-# SELF-CHECK: your answer on the same side of 4 as the measured growth. A growth within 2 times
-# of 4 is too close to call, and more so when a rank got less than a core when it wanted one.
+# SELF-CHECK：你的答案与实测增长落在 4 的同一侧。增长与 4 相差在 2 倍以内
+# 就太接近而无法判定，当某个 rank 在需要核心时得到的不足一个核心时更是如此。
 require(GROWS_PAST_4X=GROWS_PAST_4X)
 expect_type("GROWS_PAST_4X", GROWS_PAST_4X, bool, "True or False (without quotes)")
 why = unclear(growth, 4, ranks_core, what="the time's growth")
@@ -316,18 +316,18 @@ print(f"self-check passed: 16 times the bytes took {growth:.1f} times the time")
 # YOUR ANSWER
 def bytes_per_rank(model_bytes, world_size):
     """About how many bytes of parameters each rank keeps after fully_shard."""
-    return None  # your formula
+    return None  # 你的公式
 
 
 # %% tags=["solution"]
 def bytes_per_rank(model_bytes, world_size):
     """About how many bytes of parameters each rank keeps after fully_shard."""
-    return model_bytes / world_size  # each parameter split in world_size slices (the last ones a row shorter)
+    return model_bytes / world_size  # 每个参数切成 world_size 片（最后几片少一行）
 
 
 # %%
 SHARDS = 2
-LAYERS = [(256, 512), (512, 512), (512, 10)]  # (in, out) features of each Linear layer
+LAYERS = [(256, 512), (512, 512), (512, 10)]  # 每个 Linear 网络层的（输入，输出）特征数
 
 sharded = run_ranks("shard_bytes", SHARDS, layers=LAYERS)
 model_bytes = sharded[0]["model_bytes"]
@@ -335,9 +335,9 @@ for result in sharded:
     print(f"rank {result['rank']}: {result['rank_bytes']:,} of the model's {model_bytes:,} bytes of parameters")
 
 # %%
-# SELF-CHECK: every rank's bytes against your formula, within 5% (a parameter whose first dimension
-# does not divide by the world size leaves the last ranks a row shorter), and the slices add up to
-# the whole model: nothing is kept twice.
+# SELF-CHECK：每个 rank 的字节数与你的公式相差在 5% 以内（第一维不能被 world size 整除的参数
+# 会让最后几个 rank 少一行），并且各片加起来正好是
+# 整个模型：没有什么被保存两次。
 require(bytes_per_rank=bytes_per_rank(model_bytes, SHARDS))
 expect_type(f"bytes_per_rank(model_bytes, {SHARDS})", bytes_per_rank(model_bytes, SHARDS), numbers.Real, "a number of bytes")
 expect(sum(r["rank_bytes"] for r in sharded) == model_bytes, "the ranks' slices do not add up to the model")
@@ -366,18 +366,18 @@ print(f"self-check passed: each of {SHARDS} ranks keeps about 1/{SHARDS} of {mod
 # YOUR ANSWER
 def ring_bytes_sent(nbytes, world_size):
     """Bytes each rank sends in a ring all_reduce of a tensor of nbytes bytes."""
-    return None  # your formula
+    return None  # 你的公式
 
 
 # %% tags=["solution"]
 def ring_bytes_sent(nbytes, world_size):
     """Bytes each rank sends in a ring all_reduce of a tensor of nbytes bytes."""
-    return 2 * (world_size - 1) * nbytes / world_size  # 2 (p - 1) steps of one chunk, nbytes / p, each
+    return 2 * (world_size - 1) * nbytes / world_size  # 2 (p - 1) 步，每步一块，每块 nbytes / p
 
 
 # %%
 RING_SIZE = 3
-NUMEL = 12 * 1024  # divides by 2, 3 and 4: every chunk the same size
+NUMEL = 12 * 1024  # 能被 2、3 和 4 整除：每块大小相同
 
 ring = run_ranks("ring_all_reduce", RING_SIZE, numel=NUMEL)
 for result in ring:
@@ -385,7 +385,7 @@ for result in ring:
           f" ({result['sent'] / result['bytes']:.3f} of it); same as dist.all_reduce: {result['same']}")
 
 # %%
-# SELF-CHECK: the hand-made ring agrees with dist.all_reduce, and your count with every rank's (exact).
+# SELF-CHECK：手写的环与 dist.all_reduce 结果一致，你的计数与每个 rank 的相同（精确）。
 require(ring_bytes_sent=ring_bytes_sent(ring[0]["bytes"], RING_SIZE))
 expect_type(f"ring_bytes_sent(nbytes, {RING_SIZE})", ring_bytes_sent(ring[0]["bytes"], RING_SIZE), numbers.Real, "a number of bytes")
 expect(all(r["same"] for r in ring), "the ring's sum differs from dist.all_reduce's: the ring is broken, not your answer")
