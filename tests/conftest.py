@@ -373,6 +373,12 @@ def torch_only(tmp_path_factory: pytest.TempPathFactory) -> TorchOnly:
     return make_torch_only(tmp_path_factory.mktemp("torch-only"))
 
 
+SCREENSHOTS = os.environ.get("FLOORS_SCREENSHOTS") == "on"
+"""`make screenshots` (FLOORS_SCREENSHOTS=on): the browser tours leave their screenshots in `test-output/` for people
+to look at (every floor's whole page, light and dark, ...). Off otherwise: drawing and encoding them took about a
+tenth of the tours' time, and no test reads them."""
+
+
 @pytest.fixture(scope="session")
 def output_dir() -> Iterator[Path]:
     """Where tests leave artefacts for people to look at (screenshots); not committed."""
@@ -593,7 +599,8 @@ def toured(
 
     def maker(name: str) -> Callable[[Path], dict[str, Any]]:
         tour = TOURS[name]
-        return lambda _: take_tour(browser, site_url, built_site.site, tour, axe_core=axe_core, output_dir=output_dir)
+        shots = output_dir if SCREENSHOTS else None
+        return lambda _: take_tour(browser, site_url, built_site.site, tour, axe_core=axe_core, output_dir=shots)
 
     @functools.cache
     def tour(name: str) -> Toured:
