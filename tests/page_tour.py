@@ -98,6 +98,8 @@ class Visit:
     axe_core: str
     output_dir: Path | None
     """Where the screenshots for a person to look at go (`make screenshots`); None: none are taken."""
+    site_url: str
+    """The test server's root, which serves the page (and axe-core's script: `conftest.AXE_CORE_ADDRESS`)."""
 
     def screenshot(self, name: str, *, full_page: bool = False) -> None:
         """The page as the tab shows it, into `output_dir` as `name` (a JPEG if it ends so), if screenshots are wanted.
@@ -519,7 +521,8 @@ def _head(visit: Visit) -> Any:
 def _axe(visit: Visit) -> list[str]:
     if visit.tour.touch:  # the phone's check, as it always did, once Material has drawn the edition selector
         visit.tab.wait_for_selector(".md-version__current")
-    return serious_violations(visit.tab, visit.axe_core, f"{visit.path or 'index'} [{visit.tour.scheme}]")
+    where = f"{visit.path or 'index'} [{visit.tour.scheme}]"
+    return serious_violations(visit.tab, visit.axe_core, where, served_from=visit.site_url)
 
 
 def _opening(visit: Visit) -> Any:
@@ -770,7 +773,7 @@ def take_tour(
     def read(tab: Page, path: str, probe: Probe) -> None:
         try:
             facts.setdefault(probe.name, {})[path] = probe.read(
-                Visit(tab, path, tour, axe_core=axe_core, output_dir=output_dir)
+                Visit(tab, path, tour, axe_core=axe_core, output_dir=output_dir, site_url=site_url)
             )
         except Exception as error:  # kept for the tests that read this probe to fail on
             errors.setdefault(probe.name, []).append(f"{path or 'index'} at {tour.where}: {error}")
