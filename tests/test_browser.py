@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from accessibility import serious_violations, settle
+from accessibility import NEVER_SERIOUS_JS, SERIOUS, serious_violations, settle
 from playwright.sync_api import Browser
 
 from conftest import AXE_CORE_ADDRESS, LocalServer, SiteHandler
@@ -93,3 +93,30 @@ def test_axe_core_served_by_the_test_server_finds_the_same_and_is_fetched_once(
     finally:
         context.close()
         server.check()
+
+
+def test_axe_core_runs_only_the_rules_that_can_report_a_serious_violation_and_finds_the_same(
+    browser: Browser, axe_core: str
+) -> None:
+    """`serious_violations` leaves out the rules whose impact, or every check's, is below serious: on a page that
+    breaks rules of every impact, it finds what a run of every rule finds of serious and critical impact."""
+    page = browser.new_page()
+    try:
+        page.set_content(
+            PLANTED.replace("<h1>Title</h1>", "<h1>Title</h1><h4>skipped levels</h4>")  # heading-order: moderate
+            + '<p>outside every landmark</p><a href="#x" style="color:#ccc">faint link</a>'  # region: moderate
+        )
+        found = serious_violations(page, axe_core, "planted")
+        everything = page.evaluate(
+            "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+            ".map(v => ({id: v.id, impact: v.impact}))"
+        )
+        assert {v["impact"] for v in everything} >= {"moderate", "serious", "critical"}, everything
+        assert sorted(line.split()[1] for line in found) == sorted(
+            v["id"] for v in everything if v["impact"] in SERIOUS
+        )
+        skipped = page.evaluate(NEVER_SERIOUS_JS, list(SERIOUS))
+        assert {"region", "heading-order"} <= set(skipped)
+        assert not {"color-contrast", "image-alt", "link-name"} & set(skipped)
+    finally:
+        page.close()
