@@ -126,7 +126,7 @@ def draw_whole_page(tab: Page) -> None:
     """Draw the whole page at once, as a full-page screenshot does, into a picture 1/64 its size that nobody keeps.
 
     A full-page screenshot lays the page out whole for a moment (the browser fires `resize`), and Material's code
-    blocks change on it: on a floor at 1280 px, the 20 blocks that scroll sideways were made focusable (tabindex).
+    blocks change on it: on floor 4 at 1280 px, 20 code blocks gained a tabindex (Material makes them focusable).
     The checks read after it (axe's among them) have always read the page so changed; without the screenshot,
     this keeps them reading the same page in a fraction of the time (drawing and encoding the picture at full
     size was most of a screenshot's). It is the capture Playwright makes for a full page (`Page.captureScreenshot`
