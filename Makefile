@@ -22,7 +22,7 @@ export NO_MKDOCS_2_WARNING := 1
 # Tools that start other tools by name (mike starts mkdocs) must find the ones in .venv.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: anchors setup serve build check patterns publish pdf record test lint typecheck patterns-and-beside pytest pytest-patterns pytest-fast pytest-network pytest-rest pytest-properdocs setup-properdocs browser bench bench-suite labs-brief machines torch clean
+.PHONY: anchors setup serve build check patterns publish pdf record screenshots test lint typecheck patterns-and-beside pytest pytest-patterns pytest-fast pytest-network pytest-rest pytest-properdocs setup-properdocs browser bench bench-suite labs-brief machines torch clean
 
 # pip shows what it installs (a line per package, a bar per download on a terminal): the first install
 # takes minutes, and a silent one looks hung.
@@ -156,6 +156,11 @@ pytest-properdocs: setup setup-properdocs
 	$(BIN)/pytest -m properdocs
 
 pytest: pytest-patterns pytest-fast pytest-network pytest-rest
+
+## screenshots: the browser tests that tour the site, leaving their screenshots in test-output/ for a person to look over
+# (every floor's whole page light and dark, the phone's first screens); make test takes none of them.
+screenshots: setup browser
+	FLOORS_SCREENSHOTS=on $(BIN)/pytest tests/test_reader.py tests/test_phone.py -n 2 -q
 
 ## check: the fast lane: lint, types and the tests that build no site, time nothing and wait out no limit, on two workers
 check: lint typecheck

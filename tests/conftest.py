@@ -376,6 +376,12 @@ def torch_only(tmp_path_factory: pytest.TempPathFactory) -> TorchOnly:
     return make_torch_only(tmp_path_factory.mktemp("torch-only"))
 
 
+SCREENSHOTS = os.environ.get("FLOORS_SCREENSHOTS") == "on"
+"""`make screenshots` (FLOORS_SCREENSHOTS=on): the browser tours leave their screenshots in `test-output/` for people
+to look at (every floor's whole page, light and dark, ...). Off otherwise: drawing and encoding them took about a
+tenth of the tours' time, and no test reads them."""
+
+
 @pytest.fixture(scope="session")
 def output_dir() -> Iterator[Path]:
     """Where tests leave artefacts for people to look at (screenshots); not committed."""
@@ -495,6 +501,13 @@ def proof_claims(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[
 
 PUBLIC_URL = "https://pytorch-floors.github.io/"
 
+AXE_CORE_PREFIX = ROOT / ".cache" / "npm"
+"""Where npm installs the accessibility tests' axe-core (tests/accessibility.py; not committed: `make clean` removes
+it, and the next run installs it again)."""
+
+AXE_CORE_ADDRESS = "/__tests__/axe.min.js"
+"""Where the test server serves that axe-core to the pages it serves (no page of the site asks for it)."""
+
 
 class SiteHandler(http.server.SimpleHTTPRequestHandler):
     """Serve the built site as if this origin were its public address.
@@ -505,6 +518,18 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     """
 
     def do_GET(self) -> None:
+        if self.path == AXE_CORE_ADDRESS:
+            # Fetched from an address (not written into each page), axe-core's script is compiled once by the
+            # browser, which keeps its compiled code for the next page, where it took a tenth of a second or more
+            # on each page that the accessibility checks read.
+            body = (AXE_CORE_PREFIX / "node_modules" / "axe-core" / "axe.min.js").read_bytes()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/javascript")
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "max-age=3600")
+            self.end_headers()
+            self.wfile.write(body)
+            return
         if self.path.split("?")[0].endswith("/sitemap.xml"):
             path = Path(self.translate_path(self.path))
             origin = f"http://{self.headers['Host']}/"
@@ -613,7 +638,8 @@ def toured(
 
     def maker(name: str) -> Callable[[Path], dict[str, Any]]:
         tour = TOURS[name]
-        return lambda _: take_tour(browser, site_url, built_site.site, tour, axe_core=axe_core, output_dir=output_dir)
+        shots = output_dir if SCREENSHOTS else None
+        return lambda _: take_tour(browser, site_url, built_site.site, tour, axe_core=axe_core, output_dir=shots)
 
     @functools.cache
     def tour(name: str) -> Toured:

@@ -12,11 +12,12 @@ A probe that raises on a page is kept as that probe's error there, which fails t
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import sys
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -95,7 +96,51 @@ class Visit:
     path: str
     tour: Tour
     axe_core: str
-    output_dir: Path
+    output_dir: Path | None
+    """Where the screenshots for a person to look at go (`make screenshots`); None: none are taken."""
+    site_url: str
+    """The test server's root, which serves the page (and axe-core's script: `conftest.AXE_CORE_ADDRESS`)."""
+
+    def screenshot(self, name: str, *, full_page: bool = False) -> None:
+        """The page as the tab shows it, into `output_dir` as `name` (a JPEG if it ends so), if screenshots are wanted.
+
+        A full page is also what Material's lazy code blocks see (`draw_whole_page`), taken or not.
+        """
+        if self.output_dir is None:
+            if full_page:
+                draw_whole_page(self.tab)
+            return
+        path = self.output_dir / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if name.endswith(".jpg"):
+            # A JPEG, since PNG-encoding a page some 20,000 px tall took about a second a floor.
+            self.tab.screenshot(path=str(path), full_page=full_page, type="jpeg", quality=80)
+        else:
+            self.tab.screenshot(path=str(path), full_page=full_page)
+
+
+WHOLE_PAGE_JS = "() => ({width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight})"
+
+
+def draw_whole_page(tab: Page) -> None:
+    """Draw the whole page at once, as a full-page screenshot does, into a picture 1/64 its size that nobody keeps.
+
+    A full-page screenshot lays the page out whole for a moment (the browser fires `resize`), and Material's code
+    blocks change on it: on floor 4 at 1280 px, 20 code blocks gained a tabindex (Material makes them focusable).
+    The checks read after it (axe's among them) have always read the page so changed; without the screenshot,
+    this keeps them reading the same page in a fraction of the time (drawing and encoding the picture at full
+    size was most of a screenshot's). It is the capture Playwright makes for a full page (`Page.captureScreenshot`
+    beyond the viewport), only smaller.
+    """
+    size = tab.evaluate(WHOLE_PAGE_JS)
+    session = tab.context.new_cdp_session(tab)
+    try:
+        clip = {"x": 0, "y": 0, **size, "scale": 1 / 64}
+        session.send(
+            "Page.captureScreenshot", {"format": "jpeg", "quality": 10, "clip": clip, "captureBeyondViewport": True}
+        )
+    finally:
+        session.detach()
 
 
 @dataclass(frozen=True)
@@ -107,12 +152,15 @@ class Probe:
         tours: The tours it runs in, each with the pages it reads there (given the built site).
         read: Reads the page as it is now into JSON facts.
         late: It changes the page (opens every fold): it runs after the probes that read the page as loaded.
+        remembered: It changes what the browser remembers for the next pages (a machine's tab chosen, which
+            Material keeps for every page): no other page loads while it runs.
     """
 
     name: str
     tours: dict[str, Callable[[Path], Iterable[str]]]
     read: Callable[[Visit], Any]
     late: bool = False
+    remembered: bool = False
 
 
 # ---- the probes' scripts ---------------------------------------------------------------------------
@@ -451,35 +499,30 @@ def screenshot_name(path: str) -> str:
 
 def _first_screen(visit: Visit) -> Any:
     if visit.path == "floors/4-dispatcher/":
-        width = visit.tour.viewport["width"]
-        visit.tab.screenshot(path=str(visit.output_dir / f"floor-4-{width}-{visit.tour.scheme}.png"))
+        visit.screenshot(f"floor-4-{visit.tour.viewport['width']}-{visit.tour.scheme}.png")
     return visit.tab.evaluate(FIRST_SCREEN_JS)
 
 
 def _colours(visit: Visit) -> Any:
     found = {selector: visit.tab.evaluate(COLOURS_JS, selector) for selector, _ in LEGIBLE}
-    # The whole page, for a person to look over: a JPEG, since PNG-encoding a page some 20,000 px tall
-    # took about a second a floor, twice what the checks take.
+    # The whole page, for a person to look over (drawn whole without it: the probes after this read it so).
     key = visit.path.strip("/").split("/")[-1]
-    visit.tab.screenshot(
-        path=str(visit.output_dir / f"floor-{key}-{visit.tour.scheme}.jpg"), full_page=True, type="jpeg", quality=80
-    )
+    visit.screenshot(f"floor-{key}-{visit.tour.scheme}.jpg", full_page=True)
     return found
 
 
 def _head(visit: Visit) -> Any:
     head = visit.tab.evaluate(HEAD_JS)
     if visit.path in ("", FLOOR_PAGES[3], LAB_PAGES[3]):
-        shots = visit.output_dir / "phone"
-        shots.mkdir(exist_ok=True)
-        visit.tab.screenshot(path=str(shots / f"{screenshot_name(visit.path)}-390-{visit.tour.scheme}.png"))
+        visit.screenshot(f"phone/{screenshot_name(visit.path)}-390-{visit.tour.scheme}.png")
     return head
 
 
 def _axe(visit: Visit) -> list[str]:
     if visit.tour.touch:  # the phone's check, as it always did, once Material has drawn the edition selector
         visit.tab.wait_for_selector(".md-version__current")
-    return serious_violations(visit.tab, visit.axe_core, f"{visit.path or 'index'} [{visit.tour.scheme}]")
+    where = f"{visit.path or 'index'} [{visit.tour.scheme}]"
+    return serious_violations(visit.tab, visit.axe_core, where, served_from=visit.site_url)
 
 
 def _opening(visit: Visit) -> Any:
@@ -611,7 +654,7 @@ PROBES = (
         dict.fromkeys(("desktop-default", "phone-default"), _listed(CODE_LINK_PAGES)),
         lambda v: v.tab.evaluate(CODE_LINKS_JS),
     ),
-    Probe("output_widths", {"phone-default": _listed(OUTPUT_PAGES)}, _output_widths, late=True),
+    Probe("output_widths", {"phone-default": _listed(OUTPUT_PAGES)}, _output_widths, late=True, remembered=True),
     # Last on a page: these open folds (the depth bar's by a tap, then every fold of the article).
     Probe("depth_bar", {"phone-default": _listed(FLOOR_PAGES)}, _depth_bar, late=True),
     Probe(
@@ -630,22 +673,12 @@ PROBES = (
 
 
 TABS_AT_ONCE = 4
-"""Pages a tour has open at once: each waits out its network's half second of quiet while the others load."""
+"""Pages a tour has open at once: each loads, and waits out its network's half second of quiet, while the
+pages before it are read."""
 
 
-def take_tour(
-    browser: Browser, site_url: str, site: Path, tour: Tour, *, axe_core: str, output_dir: Path
-) -> dict[str, Any]:
-    """Load each page that a probe reads in `tour` once, run every such probe on it; what each found, as JSON.
-
-    Returns:
-        `pages`: every page toured, in order; `status`: each page's response status; `facts`: per probe, per
-        page, what it read; `errors`: per probe, the pages it raised on, with why; `external`, `failed`,
-        `console`, `http_errors`: the requests to other hosts, the requests that failed, the console's
-        errors and the responses of 400 and above, over the whole tour; `seconds`: how long it took, and
-        `probe_seconds` how long each probe took of it.
-    """
-    start = time.perf_counter()
+def tour_plan(site: Path, tour: Tour) -> dict[str, list[Probe]]:
+    """The pages `tour` loads, in the site's order, each with the probes that read it (the late ones last)."""
     wanted: dict[str, list[Probe]] = {}
     for probe in sorted((p for p in PROBES if tour.name in p.tours), key=lambda p: p.late):
         for path in probe.tours[tour.name](site):
@@ -655,76 +688,136 @@ def take_tour(
         for path in every:
             wanted.setdefault(path, [])
     order = {path: index for index, path in enumerate(every)}
-    pages = sorted(wanted, key=lambda path: (order.get(path, len(order)), path))
+    return {path: wanted[path] for path in sorted(wanted, key=lambda path: (order.get(path, len(order)), path))}
 
-    context = browser.new_context(viewport=tour.viewport, has_touch=tour.touch)
-    host = urlsplit(site_url).netloc
-    external: list[str] = []
-    failed: list[str] = []
-    console: list[str] = []
-    statuses: dict[str, int] = {}
 
-    def on_request(request: Request) -> None:
-        if urlsplit(request.url).netloc not in (host, ""):
-            external.append(request.url)
+@dataclass
+class Watch:
+    """What the browser met over a whole tour: requests to other hosts, failed requests, console errors, statuses."""
 
-    def on_failed(request: Request) -> None:
+    host: str
+    external: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    console: list[str] = field(default_factory=list)
+    statuses: dict[str, int] = field(default_factory=dict)
+
+    def on_request(self, request: Request) -> None:
+        if urlsplit(request.url).netloc not in (self.host, ""):
+            self.external.append(request.url)
+
+    def on_failed(self, request: Request) -> None:
         # A request the next navigation cancels (Material's search worker, still loading when the
         # tour moves on) is not a failure of the site; a missing file shows in `statuses`.
         if request.failure != "net::ERR_ABORTED":
-            failed.append(f"{request.url} {request.failure}")
+            self.failed.append(f"{request.url} {request.failure}")
 
-    def on_response(response: Response) -> None:
-        statuses[response.url] = response.status
+    def on_response(self, response: Response) -> None:
+        self.statuses[response.url] = response.status
 
-    def watched(tab: Page) -> Page:
+    def watched(self, tab: Page) -> Page:
         tab.on(
-            "console", lambda message: console.append(f"{tab.url}: {message.text}") if message.type == "error" else None
+            "console",
+            lambda message: self.console.append(f"{tab.url}: {message.text}") if message.type == "error" else None,
         )
-        tab.on("pageerror", lambda error: console.append(f"{tab.url}: {error}"))
+        tab.on("pageerror", lambda error: self.console.append(f"{tab.url}: {error}"))
         return tab
 
-    context.on("request", on_request)
-    context.on("requestfailed", on_failed)
-    context.on("response", on_response)
-    tabs = [watched(context.new_page()) for _ in range(TABS_AT_ONCE)]
-    # The palette is kept per browser: chosen once, every page after opens in it.
-    tabs[0].goto(site_url, wait_until="networkidle")
-    set_palette(tabs[0], tour.scheme)
+
+def take_tour(
+    browser: Browser, site_url: str, site: Path, tour: Tour, *, axe_core: str, output_dir: Path | None
+) -> dict[str, Any]:
+    """Load each page that a probe reads in `tour` once, run every such probe on it; what each found, as JSON.
+
+    `output_dir` is where the probes leave screenshots for people to look at; None: they take none.
+
+    Returns:
+        `pages`: every page toured, in order; `status`: each page's response status; `facts`: per probe, per
+        page, what it read; `errors`: per probe, the pages it raised on, with why; `external`, `failed`,
+        `console`, `http_errors`: the requests to other hosts, the requests that failed, the console's
+        errors and the responses of 400 and above, over the whole tour; `seconds`: how long it took,
+        `probe_seconds` how long each probe took of it, `step_seconds` how long the tour spent navigating,
+        waiting for pages to load and settling the palette, and `page_seconds` each page's share.
+    """
+    start = time.perf_counter()
+    wanted = tour_plan(site, tour)
+    pages = list(wanted)
+    context = browser.new_context(viewport=tour.viewport, has_touch=tour.touch)
+    watch = Watch(urlsplit(site_url).netloc)
+    context.on("request", watch.on_request)
+    context.on("requestfailed", watch.on_failed)
+    context.on("response", watch.on_response)
+    tabs = [watch.watched(context.new_page()) for _ in range(min(TABS_AT_ONCE, len(pages)) or 1)]
+    steps = dict.fromkeys(("navigate", "load", "palette"), 0.0)
+    spent: dict[str, float] = {}
+    page_seconds: dict[str, float] = {}
     status: dict[str, int | None] = {}
     facts: dict[str, dict[str, Any]] = {}
     errors: dict[str, list[str]] = {}
-    spent: dict[str, float] = {}
-    for first in range(0, len(pages), len(tabs)):
-        batch = list(zip(tabs, pages[first : first + len(tabs)], strict=False))
-        for tab, path in batch:  # every tab starts loading its page ...
-            response = tab.goto(site_url + path, wait_until="commit")
-            status[path] = response.status if response is not None else None
-        for tab, path in batch:  # ... then each is waited out (loaded, no request for half a second) and read
-            tab.wait_for_load_state("networkidle")
-            tab.bring_to_front()
-            set_palette(tab, tour.scheme)
-            for probe in wanted[path]:
-                began = time.perf_counter()
-                try:
-                    facts.setdefault(probe.name, {})[path] = probe.read(
-                        Visit(tab, path, tour, axe_core=axe_core, output_dir=output_dir)
-                    )
-                except Exception as error:  # kept for the tests that read this probe to fail on
-                    errors.setdefault(probe.name, []).append(f"{path or 'index'} at {tour.where}: {error}")
-                spent[probe.name] = spent.get(probe.name, 0.0) + time.perf_counter() - began
+
+    def timed(key: str, counts: dict[str, float], step: Callable[[], Any]) -> Any:
+        began = time.perf_counter()
+        try:
+            return step()
+        finally:
+            counts[key] = counts.get(key, 0.0) + time.perf_counter() - began
+
+    def navigate(index: int) -> None:
+        response = timed(
+            "navigate", steps, lambda: tabs[index % len(tabs)].goto(site_url + pages[index], wait_until="commit")
+        )
+        status[pages[index]] = response.status if response is not None else None
+
+    def loaded(index: int) -> None:
+        timed("load", steps, lambda: tabs[index % len(tabs)].wait_for_load_state("networkidle"))
+
+    def read(tab: Page, path: str, probe: Probe) -> None:
+        try:
+            facts.setdefault(probe.name, {})[path] = probe.read(
+                Visit(tab, path, tour, axe_core=axe_core, output_dir=output_dir, site_url=site_url)
+            )
+        except Exception as error:  # kept for the tests that read this probe to fail on
+            errors.setdefault(probe.name, []).append(f"{path or 'index'} at {tour.where}: {error}")
+
+    def in_front(tab: Page) -> None:
+        tab.bring_to_front()
+        set_palette(tab, tour.scheme)
+
+    # The palette is kept per browser: chosen once, every page after opens in it.
+    timed("palette", steps, lambda: tabs[0].goto(site_url, wait_until="networkidle"))
+    timed("palette", steps, functools.partial(set_palette, tabs[0], tour.scheme))
+    # Each tab starts its next page as soon as its page is read, and loads it while the other tabs' pages are
+    # read: a page's half second of network quiet is waited out behind the others' probes, not in turn.
+    for index in range(len(tabs)):
+        navigate(index)
+    for index, path in enumerate(pages):
+        tab = tabs[index % len(tabs)]
+        began = time.perf_counter()
+        loaded(index)
+        if any(probe.remembered for probe in wanted[path]):
+            # It changes what the browser remembers for the pages opened after it: the pages loading in the
+            # other tabs have loaded first, and none starts loading until it is done.
+            for ahead in range(index + 1, min(index + len(tabs), len(pages))):
+                loaded(ahead)
+        timed("palette", steps, functools.partial(in_front, tab))
+        for probe in wanted[path]:
+            timed(probe.name, spent, functools.partial(read, tab, path, probe))
+        if index + len(tabs) < len(pages):
+            navigate(index + len(tabs))
+        page_seconds[path] = time.perf_counter() - began
     context.close()
     return {
         "pages": pages,
         "status": status,
         "facts": facts,
         "errors": errors,
-        "external": external,
-        "failed": failed,
-        "console": console,
-        "http_errors": sorted(url for url, code in statuses.items() if code >= 400),
+        "external": watch.external,
+        "failed": watch.failed,
+        "console": watch.console,
+        "http_errors": sorted(url for url, code in watch.statuses.items() if code >= 400),
         "seconds": time.perf_counter() - start,
         "probe_seconds": {name: round(seconds, 2) for name, seconds in spent.items()},
+        "step_seconds": {name: round(seconds, 2) for name, seconds in steps.items()},
+        "page_seconds": {path: round(seconds, 2) for path, seconds in page_seconds.items()},
     }
 
 
