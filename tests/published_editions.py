@@ -12,7 +12,6 @@ from __future__ import annotations
 import http.server
 import io
 import os
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from git_repos import GIT_ENV, git
+from ninth_floor import copy_project
 
 from conftest import ROOT
 
@@ -61,20 +61,6 @@ class PagesHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def _copy_project(into: Path) -> None:
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT,
-        capture_output=True,
-        check=True,
-    ).stdout.decode()
-    for name in filter(None, listed.split("\0")):
-        source = ROOT / name
-        if source.is_file():
-            (into / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, into / name)
-
-
 def _publish(repo: Path, edition: str, cache: Path) -> str:
     done = subprocess.run(
         [sys.executable, "-m", "pytorch_floors", "publish", edition, "--push"],
@@ -103,7 +89,7 @@ def publish_two_editions(scratch: Path) -> dict[str, Any]:
     repo, remote, tree = (scratch / name for name in ("project", "remote.git", "gh-pages"))
     cache = ROOT / ".cache"
     repo.mkdir(parents=True)
-    _copy_project(repo)
+    copy_project(ROOT, repo, None)  # what git would commit, no cache: the publish reads the project's own
     git(scratch, "init", "-q", "--bare", str(remote))
     git(repo, "init", "-q", "-b", "main")
     git(repo, "remote", "add", "origin", str(remote))
