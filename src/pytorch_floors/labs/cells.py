@@ -46,6 +46,7 @@ __all__ = [
     "lab_language",
     "lab_name",
     "lab_text",
+    "percent_text",
     "published_lab",
     "read_lab",
     "student_notebook",
@@ -278,5 +279,10 @@ def lab_text(docs_dir: Path, entry: Lab) -> str:
     solutions included, like the full notebook without its install cell, and says what the full notebook
     says (`published_lab`).
     """
-    text: str = jupytext.writes(published_lab(docs_dir, entry), fmt="py:percent")
+    return percent_text(published_lab(docs_dir, entry))
+
+
+def percent_text(lab: Any) -> str:
+    """A lab notebook written back as jupytext's percent-format script (`lab_text`, of a lab already read)."""
+    text: str = jupytext.writes(lab, fmt="py:percent")
     return text

@@ -20,7 +20,7 @@ from pytorch_floors.execution.imports import local_imports, sources_digest
 from pytorch_floors.floors import LABS, Lab, lab_for_page
 from pytorch_floors.i18n.languages import LANGUAGES
 from pytorch_floors.i18n.outputs import catalog_path, translate_output
-from pytorch_floors.labs.cells import checker_source, lab_text, published_lab, student_notebook
+from pytorch_floors.labs.cells import checker_source, lab_text, percent_text, published_lab, student_notebook
 from pytorch_floors.labs.install import install_line
 from pytorch_floors.labs.kernel import CHECKER_FILE, PROJECT_DIR, fold_labels
 from pytorch_floors.labs.launch import Launch, download_box, notebook_names, with_install_cell
@@ -442,9 +442,9 @@ def publish_notebooks(site_dir: Path, docs_dir: Path, launch: Launch, language: 
             continue
         folder = site_dir / entry.lab.removesuffix(".py")
         folder.mkdir(parents=True, exist_ok=True)
-        text = lab_text(docs_dir, entry)
+        lab = published_lab(docs_dir, entry)  # once: both copies and the text are made from it; none changes it
+        text = percent_text(lab)  # `lab_text`, without reading and translating the lab a second time
         install = _install_line(entry.lab, text, launch)
-        lab = published_lab(docs_dir, entry)  # once: both copies are made from it, and neither changes it
         for name, student in zip(notebook_names(entry), (True, False), strict=True):
             (folder / name).write_text(_notebook(lab, entry, student=student, install=install), encoding="utf-8")
         copied = folder / Path(entry.lab).name
