@@ -253,8 +253,54 @@ def at_once(result: dict[str, object], together: float, cpus: int | None = None)
     return verdict, None
 
 
+RUNS = 5
+"""Overlapped runs the proof may make before it judges: a neighbour that takes a core for a few milliseconds in
+the middle of one run squeezes its overlap, although the cores measured free just before and after it."""
+
+
+@dataclass(frozen=True)
+class Judged:
+    """The overlapped run the page shows, the verdict on it, and how many runs were made to get it."""
+
+    result: dict[str, object]
+    together: float
+    verdict: AtOnce
+    cannot: str | None
+    runs: int
+
+
+def overlap_of(result: dict[str, object]) -> float:
+    """How long the host's Python work and the worker's matmuls ran at the same time in one run."""
+    host: list[Interval] = result["host"]  # type: ignore[assignment]
+    worker: list[Interval] = result["worker"]  # type: ignore[assignment]
+    return busy_together([i for i in host if i[0] == "Python work"], worker)
+
+
+def judged_run(measure: Callable[[], dict[str, object]] = run, runs: int = RUNS, cpus: int | None = None) -> Judged:
+    """Run the overlap until one run keeps two cores busy, at most `runs` times.
+
+    A run that shows it is proof enough that the threads can run at once: load only ever takes cores away,
+    so it cannot make a run that serialises look parallel. If none shows it, the verdict is the one on the
+    run whose cores were the freest around it; a machine that really serialises the threads (one CPU, a lock
+    held across the matmul) misses every time, so the claim can still fail.
+    """
+    fairest: Judged | None = None
+    for made in range(1, runs + 1):
+        result = measure()
+        together = overlap_of(result)
+        verdict, cannot = at_once(result, together, cpus)
+        judged = Judged(result, together, verdict, cannot, made)
+        if verdict.held:
+            return judged
+        if fairest is None or float(result["free_cores"]) > float(fairest.result["free_cores"]):  # type: ignore[arg-type]
+            fairest = Judged(result, together, verdict, cannot, made)
+    assert fairest is not None  # runs >= 1
+    return Judged(fairest.result, fairest.together, fairest.verdict, fairest.cannot, runs)
+
+
 def main() -> None:
-    result = run()
+    judged = judged_run()
+    result = judged.result
     host: list[Interval] = result["host"]  # type: ignore[assignment]
     worker: list[Interval] = result["worker"]  # type: ignore[assignment]
     # Printed for a phone's 46 columns: each lane heads its rows, a sentence broken where it reads on.
@@ -264,7 +310,7 @@ def main() -> None:
         for what, s, e in intervals:
             lines.append(f"  {what:<19} {human_seconds(s):>7} {human_seconds(e):>7} {human_seconds(e - s):>7}")
     python = [i for i in host if i[0] == "Python work"]
-    together = busy_together(python, worker)
+    together = judged.together
     overlapped, serial = float(result["overlapped"]), float(result["serial"])  # type: ignore[arg-type]
     lines.append("")
     lines += [
@@ -293,13 +339,12 @@ def main() -> None:
         held=together > 0.3 * min(python_time, sum(matmuls)),
         detail=f"{human_seconds(together)} together",
     )
-    cores, cannot = at_once(result, together)
     claim(
         "while they overlap, the host's bytecode and the worker's matmul run on two cores at once",
-        held=cores.held,
-        detail=cores.detail,
-        applies=cannot is None,
-        why_not=cannot or "",
+        held=judged.verdict.held,
+        detail=f"{judged.verdict.detail}; overlapped runs made: {judged.runs} of at most {RUNS}",
+        applies=judged.cannot is None,
+        why_not=judged.cannot or "",
     )
     wait = next(i for i in host if i[0].startswith("synchronize"))
     claim("synchronize returns only after the last queued call ended", held=wait[2] >= max(ends))
