@@ -133,29 +133,62 @@ def needs_build(build: Build, name: str) -> Build:
 T = TypeVar("T")
 
 
-@pytest.hookimpl(trylast=True)  # after `-m` deselected what this run leaves out: the halves are of what it runs
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Order the tests so that one worker makes the project's build while the other has work that needs none."""
-    items[:] = build_readers_split(
-        items, lambda item: bool(PROJECT_LOCK_HOLDERS & set(getattr(item, "fixturenames", ())))
-    )
+@pytest.hookimpl(trylast=True)  # after `-m` deselected what this run leaves out: the shares are of what it runs
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Order the tests so that one worker makes the project's build while the others have work that needs none."""
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
+    items[:] = build_readers_split(items, _reads_the_build(items), workers)
     _group_by_lab(items)
 
 
-def build_readers_split(items: list[T], reads_the_build: Callable[[T], bool]) -> list[T]:
-    """`items` reordered so that the first half starts with tests that read the build, the second half with tests
-    that do not (otherwise in their order).
+def _reads_the_build(items: list[pytest.Item]) -> Callable[[pytest.Item], bool]:
+    """Whether a test waits on the project's build: it uses a fixture made under `PROJECT_LOCK`, or it grades a lab
+    one of whose tests does (a lab's tests stay with one worker, which runs the lab once: `_group_by_lab`)."""
 
-    pytest-xdist's `worksteal` hands each of two workers a contiguous half of the list. The worker
-    whose first test reads the build makes it (a minute and more, cold); the other must start on tests
-    that need none, not wait on the build's lock. Putting every reader first did that only while
-    they were fewer than half: once the fast lane's tests left this run, its second half began with
-    a reader, and that worker waited out the whole cold build.
+    def holds(item: pytest.Item) -> bool:
+        return bool(PROJECT_LOCK_HOLDERS & set(getattr(item, "fixturenames", ())))
+
+    labs = {_lab_of(item) for item in items if holds(item)} - {None}
+    return lambda item: holds(item) or _lab_of(item) in labs
+
+
+def worksteal_shares(count: int, workers: int) -> list[int]:
+    """How many tests pytest-xdist's `worksteal` first hands each worker, in order: contiguous shares of the list,
+    each the remaining tests divided by the workers still to serve (`WorkStealingScheduling.check_schedule`)."""
+    shares = []
+    for served in range(workers):
+        shares.append((count - sum(shares)) // (workers - served))
+    return shares
+
+
+def build_readers_split(items: list[T], reads_the_build: Callable[[T], bool], workers: int = 2) -> list[T]:
+    """`items` reordered so that the first worker's share starts with tests that read the build and every other
+    worker's share starts with tests that do not (otherwise in their order).
+
+    pytest-xdist's `worksteal` hands each worker a contiguous share of the list (`worksteal_shares`).
+    The worker whose first test reads the build makes it (a minute and more, cold); the others must
+    start on tests that need none, not wait on the build's lock. With two workers, putting every
+    reader first did that only while they were fewer than half; with three, the third worker's share
+    began with a reader, and two workers of three waited out the build (70 s each in CI).
+    The other workers' shares hold the others evenly, each followed by its part of the remaining readers.
     """
     readers = [item for item in items if reads_the_build(item)]
     others = [item for item in items if not reads_the_build(item)]
-    half = len(items) // 2
-    return readers[:half] + others + readers[half:]
+    shares = worksteal_shares(len(items), max(workers, 1))
+    first = readers[: shares[0]]
+    ordered = first + others[: shares[0] - len(first)]  # fewer readers than a share: the first worker's rest
+    others, readers = others[shares[0] - len(first) :], readers[len(first) :]
+    later = shares[1:]
+    for index, share in enumerate(later):
+        if share == 0:
+            continue
+        # This share's part of the others, in proportion to its size (one at least, to open it), then readers.
+        opening = min(len(others), max(1, len(others) * share // sum(later[index:])))
+        taken = min(len(readers), share - opening)
+        opening = min(len(others), share - taken)  # too few readers left: more of the others
+        ordered += others[:opening] + readers[:taken]
+        others, readers = others[opening:], readers[taken:]
+    return ordered + others + readers
 
 
 def _lab_of(item: pytest.Item) -> str | None:

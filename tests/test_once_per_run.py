@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from filelock import FileLock
 
-from conftest import PROJECT_LOCK, ROOT, build_readers_split, once_per_run
+from conftest import PROJECT_LOCK, ROOT, build_readers_split, once_per_run, worksteal_shares
 
 
 def _make_slowly(directory: Path) -> dict[str, Any]:
@@ -96,19 +96,40 @@ def test_two_runs_on_one_checkout_never_build_the_project_at_once(tmp_path: Path
     assert PROJECT_LOCK.parent == Path(os.environ.get("FLOORS_CACHE_DIR") or ROOT / ".cache")
 
 
-@pytest.mark.parametrize("readers", [0, 1, 3, 5, 6, 7, 10])
-def test_of_two_workers_one_starts_by_making_the_build_and_the_other_on_tests_that_need_none(readers: int) -> None:
-    items = [f"reads-{n}" for n in range(readers)] + [f"other-{n}" for n in range(10 - readers)]
-    ordered = build_readers_split(items[::-1], lambda item: item.startswith("reads"))
+@pytest.mark.parametrize("workers", [1, 2, 3, 4])
+@pytest.mark.parametrize("readers", [0, 1, 3, 5, 6, 7, 9, 10, 17])
+def test_one_worker_starts_by_making_the_build_and_every_other_on_tests_that_need_none(
+    readers: int, workers: int
+) -> None:
+    """CI, three workers: the first two shares began with tests that read the build, and two workers waited
+    out its 70 s. Each share after the first must open with a test that needs no build while there are enough."""
+    count = 17
+    items = [f"reads-{n}" for n in range(readers)] + [f"other-{n}" for n in range(count - readers)]
+    ordered = build_readers_split(items[::-1], lambda item: item.startswith("reads"), workers)
     assert sorted(ordered) == sorted(items), "every test, once"
-    first, second = ordered[: len(items) // 2], ordered[len(items) // 2 :]
+    shares = worksteal_shares(count, workers)
+    assert sum(shares) == count and len(shares) == workers
+    starts = [sum(shares[:k]) for k in range(workers)]
     if readers:
-        assert first[0].startswith("reads"), first
-    if readers < len(items):
-        assert second[0].startswith("other"), f"the second worker's first test waits on the build: {second}"
+        assert ordered[0].startswith("reads"), ordered
+    if count - readers >= workers - 1:  # enough tests that need no build to open every later share
+        opening = [ordered[start] for start, share in zip(starts[1:], shares[1:], strict=True) if share]
+        assert all(item.startswith("other") for item in opening), f"a later share opens on the build: {ordered}"
     # Otherwise in their order: the readers among themselves, the others among themselves.
     for kind in ("reads", "other"):
         assert [i for i in ordered if i.startswith(kind)] == [i for i in items[::-1] if i.startswith(kind)]
+
+
+def test_the_shares_are_those_worksteal_hands_out() -> None:
+    """The split relies on how pytest-xdist's worksteal first divides the list: each worker, in turn, the tests
+    left divided by the workers left. Read from its scheduler, so an upgrade that changes it fails here."""
+    import inspect  # noqa: PLC0415
+
+    from xdist.scheduler.worksteal import WorkStealingScheduling  # noqa: PLC0415
+
+    source = inspect.getsource(WorkStealingScheduling.check_schedule)
+    assert "num_send = len(self.pending) // nodes_remaining" in source
+    assert worksteal_shares(10, 3) == [3, 3, 4] and worksteal_shares(11, 2) == [5, 6]
 
 
 def _hold(lock: str, holding: Any, release: Any) -> None:
