@@ -257,6 +257,12 @@ ALLOWED_ENGLISH: dict[str, str] = {
     "Intel(R) oneAPI Math Kernel Library Version N-Product Build N": _DATA,
     "LAPACK is enabled (usually provided by MKL)": _DATA,
     "GPU：Apple MPS（Metal）；matmul 交给 Metal Performance Shaders": "a proper name: Apple's framework",
+    # Claims' details (compile.md, floor 5): the generated code's pragma, the traced program's lines, and the words
+    # of autograd's error that the proof found in it.
+    "N 个线程，#pragma omp parallel：True": _CODE,
+    "N 个线程，#pragma omp parallel：False": _CODE,
+    'print("  (the print runs as plain Python, between two graphs)") | if z.sum().item() > N:': _CODE,
+    "消息提到 'created inside a custom Function'": "a quoted error message: the words the proof found in it",
 }
 """Lines a Chinese page shows with English words, each as `english_line` spells it, and why that is right."""
 
@@ -303,6 +309,29 @@ def real_outputs() -> list[tuple[str, str, bool]]:
     return outputs
 
 
+def real_claim_words() -> list[tuple[str, str, bool]]:
+    """Every claim's detail and reason the Chinese pages show, from the same recordings and proof cache, as lines.
+
+    A claim's statement comes translated from the page's front matter; its detail (`detail=`, "first 567 ms, later
+    96.4 µs") and its reason for not applying (`why_not=`) are written by the proof, in English, and are to be shown
+    through the catalog of printed lines as a printed line is.
+    """
+    claims: list[tuple[str, dict[str, object]]] = []
+    for path in RECORDINGS:
+        recording = json.loads(path.read_text(encoding="utf-8"))
+        for block in recording["blocks"]:
+            if (ROOT / "docs" / "zh" / block["page"]).is_file():
+                claims += [(f"{path.parent.name}: {block['page']}#{block['block']}", c) for c in block["claims"]]
+    for entry in sorted(PROOF_CACHE.glob("*/*.json")) if PROOF_CACHE.is_dir() else []:
+        claims += [(f"cache: {entry.name[:12]}", c) for c in json.loads(entry.read_text(encoding="utf-8"))["claims"]]
+    return [
+        (f"{where}, {claim['file']}:{claim['line']} {field}", str(claim[field]), False)
+        for where, claim in claims
+        for field in ("detail", "why_not")
+        if claim[field]
+    ]
+
+
 def test_an_english_run_left_in_an_output_fails_naming_its_line() -> None:
     assert english_left("threads  GFLOP/s\nthe matmul ran faster here\n", html=False) == ["the matmul ran faster here"]
     assert english_left("<svg><text>an untranslated axis label</text></svg>", html=True) == [
@@ -313,8 +342,11 @@ def test_an_english_run_left_in_an_output_fails_naming_its_line() -> None:
 
 
 def test_no_english_prose_is_left_in_what_the_chinese_pages_show() -> None:
-    outputs = real_outputs()
+    # A claim's detail and reason showed in English beside its Chinese statement (issue 58): they are checked too.
+    outputs, claim_words = real_outputs(), real_claim_words()
     assert len(outputs) > 100, "the recordings hold every block of the site"
+    assert len(claim_words) > 100, "the recordings hold every claim of the site"
+    outputs += claim_words
     left = sorted(
         {
             f"{english_line(line)!r}  ({where})"
