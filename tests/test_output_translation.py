@@ -15,12 +15,16 @@ from html.parser import HTMLParser
 import pytest
 
 from conftest import PROJECT_CACHE, ROOT, FixtureSite
+from pytorch_floors.claims import Claim
 from pytorch_floors.errors import InputError
 from pytorch_floors.execution.options import BlockOptions
+from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.execution.scan import ExecBlock
 from pytorch_floors.floors import FLOORS
+from pytorch_floors.i18n.messages import PageLanguage
 from pytorch_floors.i18n.outputs import OutputCatalog, catalog, english_runs, translate_line, translate_output
 from pytorch_floors.plugin.pages import first_docstring_line, proofs_page
+from pytorch_floors.render.proof_frame import claims_html, recorded_claims_html
 
 SAMPLE = OutputCatalog.from_mapping(
     {
@@ -55,6 +59,26 @@ def test_the_chinese_catalog_translates_what_the_proofs_print_and_english_stays_
     # Line for line: a recording's differing lines are marked by number on the English text.
     assert shown.count("\n") == output.count("\n") and shown.splitlines()[:2] == output.splitlines()[:2]
     assert translate_output(output, "en", html=False) is output
+
+
+def test_a_claims_detail_and_reason_are_shown_in_the_pages_language_with_the_runs_numbers() -> None:
+    # A Chinese page translated a claim's statement and showed its detail and its reason in English (issue 58).
+    measured = Claim("the first call pays for compiling", held=True, detail="first 567 ms, later 96.4 µs")
+    one_core = Claim(
+        "two threads are faster than one",
+        held=True,
+        applies=False,
+        why_not="this process may run on one CPU only: there is no second thread to add",
+    )
+    result = BlockResult("compile.md", "cost", None, "ran", 1.0, claims=(measured, one_core))
+    page = PageLanguage("zh", {measured.statement: "首次调用要编译", one_core.statement: "两个线程比一个快"})
+    for chinese in (claims_html(result, page), recorded_claims_html(result.claims, "ci-2core", page)):
+        assert '首次调用要编译 <span class="floors-claim__detail">(首次 567 ms，之后 96.4 µs)</span>' in chinese
+        assert "</strong> 这个进程只能在一个 CPU 上运行：没有第二个线程可加。 <span" in chinese
+        assert "later" not in chinese and "second thread" not in chinese
+    for english in (claims_html(result, "en"), recorded_claims_html(result.claims, "ci-2core", "en")):
+        assert '<span class="floors-claim__detail">(first 567 ms, later 96.4 µs)</span>' in english
+        assert "</strong> this process may run on one CPU only: there is no second thread to add. <span" in english
 
 
 def test_a_figures_text_runs_are_translated_and_its_markup_kept() -> None:
@@ -313,8 +337,8 @@ def real_claim_words() -> list[tuple[str, str, bool]]:
     """Every claim's detail and reason the Chinese pages show, from the same recordings and proof cache, as lines.
 
     A claim's statement comes translated from the page's front matter; its detail (`detail=`, "first 567 ms, later
-    96.4 µs") and its reason for not applying (`why_not=`) are written by the proof, in English, and are to be shown
-    through the catalog of printed lines as a printed line is.
+    96.4 µs") and its reason for not applying (`why_not=`) are written by the proof, in English, and are shown
+    through the catalog of printed lines as a printed line is (`render.templates.words_in`: `printed_line`).
     """
     claims: list[tuple[str, dict[str, object]]] = []
     for path in RECORDINGS:
