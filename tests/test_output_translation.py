@@ -15,12 +15,16 @@ from html.parser import HTMLParser
 import pytest
 
 from conftest import PROJECT_CACHE, ROOT, FixtureSite
+from pytorch_floors.claims import Claim
 from pytorch_floors.errors import InputError
 from pytorch_floors.execution.options import BlockOptions
+from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.execution.scan import ExecBlock
 from pytorch_floors.floors import FLOORS
+from pytorch_floors.i18n.messages import PageLanguage
 from pytorch_floors.i18n.outputs import OutputCatalog, catalog, english_runs, translate_line, translate_output
 from pytorch_floors.plugin.pages import first_docstring_line, proofs_page
+from pytorch_floors.render.proof_frame import claims_html, recorded_claims_html
 
 SAMPLE = OutputCatalog.from_mapping(
     {
@@ -55,6 +59,26 @@ def test_the_chinese_catalog_translates_what_the_proofs_print_and_english_stays_
     # Line for line: a recording's differing lines are marked by number on the English text.
     assert shown.count("\n") == output.count("\n") and shown.splitlines()[:2] == output.splitlines()[:2]
     assert translate_output(output, "en", html=False) is output
+
+
+def test_a_claims_detail_and_reason_are_shown_in_the_pages_language_with_the_runs_numbers() -> None:
+    # A Chinese page translated a claim's statement and showed its detail and its reason in English (issue 58).
+    measured = Claim("the first call pays for compiling", held=True, detail="first 567 ms, later 96.4 µs")
+    one_core = Claim(
+        "two threads are faster than one",
+        held=True,
+        applies=False,
+        why_not="this process may run on one CPU only: there is no second thread to add",
+    )
+    result = BlockResult("compile.md", "cost", None, "ran", 1.0, claims=(measured, one_core))
+    page = PageLanguage("zh", {measured.statement: "首次调用要编译", one_core.statement: "两个线程比一个快"})
+    for chinese in (claims_html(result, page), recorded_claims_html(result.claims, "ci-2core", page)):
+        assert '首次调用要编译 <span class="floors-claim__detail">(首次 567 ms，之后 96.4 µs)</span>' in chinese
+        assert "</strong> 这个进程只能在一个 CPU 上运行：没有第二个线程可加。 <span" in chinese
+        assert "later" not in chinese and "second thread" not in chinese
+    for english in (claims_html(result, "en"), recorded_claims_html(result.claims, "ci-2core", "en")):
+        assert '<span class="floors-claim__detail">(first 567 ms, later 96.4 µs)</span>' in english
+        assert "</strong> this process may run on one CPU only: there is no second thread to add. <span" in english
 
 
 def test_a_figures_text_runs_are_translated_and_its_markup_kept() -> None:
@@ -257,6 +281,12 @@ ALLOWED_ENGLISH: dict[str, str] = {
     "Intel(R) oneAPI Math Kernel Library Version N-Product Build N": _DATA,
     "LAPACK is enabled (usually provided by MKL)": _DATA,
     "GPU：Apple MPS（Metal）；matmul 交给 Metal Performance Shaders": "a proper name: Apple's framework",
+    # Claims' details (compile.md, floor 5): the generated code's pragma, the traced program's lines, and the words
+    # of autograd's error that the proof found in it.
+    "N 个线程，#pragma omp parallel：True": _CODE,
+    "N 个线程，#pragma omp parallel：False": _CODE,
+    'print("  (the print runs as plain Python, between two graphs)") | if z.sum().item() > N:': _CODE,
+    "消息提到 'created inside a custom Function'": "a quoted error message: the words the proof found in it",
 }
 """Lines a Chinese page shows with English words, each as `english_line` spells it, and why that is right."""
 
@@ -303,6 +333,29 @@ def real_outputs() -> list[tuple[str, str, bool]]:
     return outputs
 
 
+def real_claim_words() -> list[tuple[str, str, bool]]:
+    """Every claim's detail and reason the Chinese pages show, from the same recordings and proof cache, as lines.
+
+    A claim's statement comes translated from the page's front matter; its detail (`detail=`, "first 567 ms, later
+    96.4 µs") and its reason for not applying (`why_not=`) are written by the proof, in English, and are shown
+    through the catalog of printed lines as a printed line is (`render.templates.words_in`: `printed_line`).
+    """
+    claims: list[tuple[str, dict[str, object]]] = []
+    for path in RECORDINGS:
+        recording = json.loads(path.read_text(encoding="utf-8"))
+        for block in recording["blocks"]:
+            if (ROOT / "docs" / "zh" / block["page"]).is_file():
+                claims += [(f"{path.parent.name}: {block['page']}#{block['block']}", c) for c in block["claims"]]
+    for entry in sorted(PROOF_CACHE.glob("*/*.json")) if PROOF_CACHE.is_dir() else []:
+        claims += [(f"cache: {entry.name[:12]}", c) for c in json.loads(entry.read_text(encoding="utf-8"))["claims"]]
+    return [
+        (f"{where}, {claim['file']}:{claim['line']} {field}", str(claim[field]), False)
+        for where, claim in claims
+        for field in ("detail", "why_not")
+        if claim[field]
+    ]
+
+
 def test_an_english_run_left_in_an_output_fails_naming_its_line() -> None:
     assert english_left("threads  GFLOP/s\nthe matmul ran faster here\n", html=False) == ["the matmul ran faster here"]
     assert english_left("<svg><text>an untranslated axis label</text></svg>", html=True) == [
@@ -313,8 +366,11 @@ def test_an_english_run_left_in_an_output_fails_naming_its_line() -> None:
 
 
 def test_no_english_prose_is_left_in_what_the_chinese_pages_show() -> None:
-    outputs = real_outputs()
+    # A claim's detail and reason showed in English beside its Chinese statement (issue 58): they are checked too.
+    outputs, claim_words = real_outputs(), real_claim_words()
     assert len(outputs) > 100, "the recordings hold every block of the site"
+    assert len(claim_words) > 100, "the recordings hold every claim of the site"
+    outputs += claim_words
     left = sorted(
         {
             f"{english_line(line)!r}  ({where})"

@@ -15,6 +15,7 @@ from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined,
 from jinja2.runtime import Context
 
 from pytorch_floors.i18n.messages import PageLanguage, claim_text, code_of, t
+from pytorch_floors.i18n.outputs import translate_line
 
 __all__ = ["TEMPLATES", "environment", "page_t", "render", "template", "words_in"]
 
@@ -47,7 +48,7 @@ def template(name: str, overrides: Path | None = None) -> Template:
 
 
 def render(name: str, language: str | PageLanguage, /, **context: Any) -> str:
-    """Render one of the package's templates in a language: its `t` and `claim_text` are bound to it.
+    """Render one of the package's templates in a language: its `t`, `claim_text` and `printed_line` are bound to it.
 
     Args:
         name: The template's file name (`proof_claims.html`).
@@ -61,7 +62,11 @@ def render(name: str, language: str | PageLanguage, /, **context: Any) -> str:
 
 
 def words_in(language: str | PageLanguage) -> dict[str, Any]:
-    """What a template writes its words with: `t` and `claim_text` bound to a language, and its code.
+    """What a template writes its words with: `t`, `claim_text` and `printed_line` bound to a language, and its code.
+
+    `printed_line` shows what a proof wrote in its own words, a claim's detail or the reason it could not apply, as
+    the page shows the proof's printed lines: through the catalog of printed lines (`i18n.outputs`), since the
+    proof writes English and is never edited for a language.
 
     Args:
         language: The page's language (`en`, `zh`), or its `PageLanguage`.
@@ -76,7 +81,10 @@ def words_in(language: str | PageLanguage) -> dict[str, Any]:
     def statement(text: str) -> str:
         return claim_text(text, language)
 
-    return {"t": words, "claim_text": statement, "language": code_of(language)}
+    def printed_line(text: str) -> str:
+        return translate_line(text, code_of(language))
+
+    return {"t": words, "claim_text": statement, "printed_line": printed_line, "language": code_of(language)}
 
 
 @pass_context
