@@ -155,7 +155,7 @@ def _reads_the_build(items: list[pytest.Item]) -> Callable[[pytest.Item], bool]:
 def worksteal_shares(count: int, workers: int) -> list[int]:
     """How many tests pytest-xdist's `worksteal` first hands each worker, in order: contiguous shares of the list,
     each the remaining tests divided by the workers still to serve (`WorkStealingScheduling.check_schedule`)."""
-    shares = []
+    shares: list[int] = []
     for served in range(workers):
         shares.append((count - sum(shares)) // (workers - served))
     return shares

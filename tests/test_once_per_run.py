@@ -125,7 +125,7 @@ def test_the_shares_are_those_worksteal_hands_out() -> None:
     left divided by the workers left. Read from its scheduler, so an upgrade that changes it fails here."""
     import inspect  # noqa: PLC0415
 
-    from xdist.scheduler.worksteal import WorkStealingScheduling  # noqa: PLC0415
+    from xdist.scheduler.worksteal import WorkStealingScheduling  # type: ignore[import-untyped]  # noqa: PLC0415
 
     source = inspect.getsource(WorkStealingScheduling.check_schedule)
     assert "num_send = len(self.pending) // nodes_remaining" in source
