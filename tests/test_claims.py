@@ -451,3 +451,28 @@ def test_a_strict_build_fails_on_a_claim_that_did_not_hold_unless_advisory(fixtu
     # A build that is not strict passes by default too, and still warns.
     relaxed = fixture_site.build()
     assert relaxed.returncode == 0 and "claim did not hold on this machine" in relaxed.log
+
+
+def test_the_chinese_build_report_shows_each_claim_in_chinese_with_the_runs_numbers() -> None:
+    """The zh report listed every claim's statement, detail and reason as the proof wrote them, in English. It shows
+    the statement as the zh pages translate it, and the detail and reason as their printed lines are translated."""
+    from pytorch_floors.i18n.messages import PageLanguage  # noqa: PLC0415
+
+    statement = "a launch returns at once: the host does not wait for the work it queues"
+    claims = (
+        Claim(statement, True, detail="longest launch 5.13 µs, shortest matmul 40 ms"),
+        Claim(
+            "two cores at once",
+            False,
+            applies=False,
+            why_not="other work held the cores: two threads of matmuls, which need no GIL, got 0.86 cores' worth "
+            "beside this run",
+        ),
+    )
+    records = [BlockResult("floors/8-chip.md", "worker-stream", None, "ran", 1.0, claims=claims)]
+    zh = report_html(records, PageLanguage("zh", {statement: "启动立即返回"}))
+    assert "启动立即返回" in zh and "最长的启动 5.13 µs，最短的 matmul 40 ms" in zh
+    assert "其他工作占着核" in zh and "0.86" in zh
+    assert statement not in zh and "other work held the cores" not in zh
+    en = report_html(records, "en")
+    assert statement in en and "longest launch 5.13 µs, shortest matmul 40 ms" in en and "other work held" in en

@@ -30,7 +30,7 @@ from pytorch_floors.floors import (
     annex_for_page,
     floor_for_page,
 )
-from pytorch_floors.i18n.messages import t
+from pytorch_floors.i18n.messages import PageLanguage, t
 from pytorch_floors.i18n.outputs import translate_line
 from pytorch_floors.recordings import torch_changes
 from pytorch_floors.render.templates import render
@@ -208,12 +208,13 @@ def without_missing_includes(markdown: str, page: str, project_dir: Path) -> str
     return "".join(lines)
 
 
-def report_html(records: Sequence[BlockResult], language: str) -> str:
+def report_html(records: Sequence[BlockResult], language: str | PageLanguage) -> str:
     """The build report as an HTML table, slowest block first (`render/templates/build_report.html`).
 
     Args:
         records: One record per executed block.
-        language: The report page's language (`en`, `zh`).
+        language: The report page's language (`en`, `zh`), with the claims' translations it knows, if any: a claim's
+            detail and reason are translated as printed lines are, its statement from those translations.
 
     Returns:
         A summary paragraph and the table, wrapped as Material wraps a Markdown table.

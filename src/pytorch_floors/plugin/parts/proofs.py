@@ -74,6 +74,7 @@ class Proofs:
     ) -> None:
         """Build the engine complete and bind the executed fence to it (`languages`: each page's, as it starts)."""
         self.settings, self.serve, self.recordings = settings, serve, recordings
+        self.languages = languages
         self.provenance = collect(facts)
         report_failure, on_progress = serve.background()
         self.engine = Engine(
@@ -197,9 +198,25 @@ class Proofs:
         if page.content:
 
             def build_report() -> str:
-                return partial_note(self.serve.plan.rebuilt) + report_html(self.engine.records, facts.language.code)
+                return partial_note(self.serve.plan.rebuilt) + report_html(
+                    self.engine.records, self.report_language(facts.language.code)
+                )
 
             page.content = fill_markers(page.content, {REPORT_MARKER: build_report})
+
+    def report_language(self, code: str) -> PageLanguage:
+        """The build report's language, with the claims' translations of every page in it.
+
+        The claims the report lists are those of every page, and every page's Markdown is converted (its
+        front matter's translations read) before any page's context is made, where the report is filled in.
+        """
+        claims = {
+            statement: translation
+            for language in self.languages.values()
+            if language.code == code
+            for statement, translation in language.claims.items()
+        }
+        return PageLanguage(code, claims)
 
     def on_post_page(self, output: str, page: Page) -> str:
         """Refuse a page that leaks the build machine's absolute paths.
