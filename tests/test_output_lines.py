@@ -1,0 +1,69 @@
+"""A proof's printed text on the page: one span per line, a table's rows told from prose (issue 59).
+
+At 390 px 56 of the 75 outputs of the floors, compile and distributed pages scrolled sideways as a whole,
+sentences and quoted errors included (floor 7's "view size is not compatible …", 156 columns): on a
+phone floors.css wraps a prose line and scrolls a table's row, which it tells by these spans."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+
+import pytest
+from markdown import Markdown
+
+from pytorch_floors.plugin.fence import fenced, text_html
+from pytorch_floors.render.output_lines import output_html, table_rows
+
+
+def test_a_row_has_columns_apart_by_two_spaces_and_an_indent_is_not_a_column() -> None:
+    lines = [
+        "  view size is not compatible with input tensor's size and stride (at least one dimension",
+        "elements      bytes   x.to(torch.float32)",
+        "-----------   -----   -------------------",
+        "       1,024  4.10 kB              728 ns",
+        "    a sentence, indented",
+        "",
+        "  key   add",
+        "  a rule between two rows:",
+        "  CPU   kernel",
+    ]
+    assert table_rows(lines) == [False, True, True, True, False, False, True, True, True]
+
+
+def test_a_line_between_two_rows_is_the_tables_but_a_blank_line_or_the_last_line_is_not() -> None:
+    assert table_rows(["a  b", "", "c  d"]) == [True, False, True]
+    assert table_rows(["a  b", "prose"]) == [True, False]
+    assert table_rows(["prose", "a  b", "prose"]) == [False, True, False]
+
+
+def _text(html: str) -> str:
+    """The text of HTML whose only tags are spans and the code block's wrapper (what a reader's browser shows)."""
+    return unescape(re.sub(r"<[^>]*>", "", html))
+
+
+@pytest.mark.parametrize(
+    "printed",
+    [
+        "a  b <x> & 'q' \"r\"\n\tc\n",
+        "\n\nafter two blank lines\n   \n  last\n\n",
+        "\ufeffmark\r\nwindows\rmac",
+        "  view size is not compatible with input tensor's size and stride",
+    ],
+)
+def test_the_text_and_the_marked_lines_are_those_pygments_showed(printed: str) -> None:
+    """The copy button and the machines' tabs read the printed text: the spans add elements, never a character."""
+    md = Markdown(extensions=["pymdownx.highlight", "pymdownx.superfences"])
+    marked = [1, 2]
+    before = text_html(md, fenced("text", printed, marked))
+    after = output_html(printed, marked)
+    assert _text(after) == _text(before)
+    assert after.count('<span class="hll">') == before.count('<span class="hll">')
+    assert after.startswith('<div class="highlight"><pre><span></span><code>')
+
+
+def test_each_line_is_a_span_a_row_is_marked_and_its_indent_is_named() -> None:
+    html = output_html("result:\n    a long sentence that wraps\nname   value\n\n")
+    assert '<span class="floors-line">result:</span>\n' in html
+    assert '<span class="floors-line" style="--floors-lead: 4ch">    a long sentence that wraps</span>\n' in html
+    assert '<span class="floors-line floors-line--row">name   value</span>\n' in html
