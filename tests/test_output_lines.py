@@ -13,7 +13,8 @@ import pytest
 from markdown import Markdown
 
 from pytorch_floors.plugin.fence import fenced, text_html
-from pytorch_floors.render.output_lines import output_html, table_rows
+from pytorch_floors.recordings.tabs import marked_text_parts
+from pytorch_floors.render.output_lines import figure_text_html, output_html, table_rows
 
 
 def test_a_row_has_columns_apart_by_two_spaces_and_an_indent_is_not_a_column() -> None:
@@ -65,5 +66,32 @@ def test_the_text_and_the_marked_lines_are_those_pygments_showed(printed: str) -
 def test_each_line_is_a_span_a_row_is_marked_and_its_indent_is_named() -> None:
     html = output_html("result:\n    a long sentence that wraps\nname   value\n\n")
     assert '<span class="floors-line">result:</span>\n' in html
-    assert '<span class="floors-line" style="--floors-lead: 4ch">    a long sentence that wraps</span>\n' in html
+    assert (
+        '<span class="floors-line" style="--floors-lead: 4ch"><span class="floors-line__head">    a</span> long' in html
+    ), "an indented line's spaces and first word apart: the word breaks, not the line after its spaces"
+    assert "that wraps</span>\n" in html
     assert '<span class="floors-line floors-line--row">name   value</span>\n' in html
+
+
+FIGURE = (
+    '<pre class="floors-output"><code>source paths &lt;at the commit&gt; for a reader who opens them\n'
+    "elements   a + b\n       1   925 ns</code></pre>\n"
+    '<figure class="floors-figure"><figcaption>Add</figcaption></figure>'
+)
+
+
+def test_a_figures_text_is_written_line_by_line_with_its_marks_and_its_chart_untouched() -> None:
+    """A figure's numbers are printed as one escaped block (`plot.show`): on a phone they scrolled whole too."""
+    recorded, differing = marked_text_parts(FIGURE, FIGURE.replace("925", "1.2"))
+    assert differing == 1
+    lined = figure_text_html(recorded)
+    assert _text(lined) == _text(recorded), "the same text, a mark adds no character"
+    assert lined.count('<span class="hll">') == 1
+    assert '<span class="hll"><span class="floors-line floors-line--row" style="--floors-lead: 7ch">' in lined
+    assert '<span class="floors-line">source paths &lt;at the commit&gt; for a reader who opens them</span>\n' in lined
+    assert lined.endswith(
+        '1.2 ns</span></span></code></pre>\n<figure class="floors-figure"><figcaption>Add</figcaption></figure>'
+    )
+    assert '<pre class="floors-output"><code>' in lined and lined.count("<figure") == 1
+    other = '<pre class="floors-output"><code>a <b>bold</b> line</code></pre>'
+    assert figure_text_html(other) == other, "markup the project never writes there is left as it is"

@@ -51,7 +51,7 @@ from pytorch_floors.recordings.tabs import (
 )
 from pytorch_floors.render.highlighted import HIGHLIGHTED, settings_key
 from pytorch_floors.render.listings import LISTING_LANGUAGE
-from pytorch_floors.render.output_lines import OUTPUT_LANGUAGE, output_html
+from pytorch_floors.render.output_lines import OUTPUT_LANGUAGE, figure_text_html, output_html
 from pytorch_floors.render.proof_frame import claims_html, failure_banner, proof_frame_html, recorded_claims_html
 from pytorch_floors.render.templates import template
 
@@ -238,6 +238,9 @@ def _format(  # noqa: PLR0917  (the formatter's arguments, passed on)
             output = t(SKIPPED_OUTPUT, words.code)
         else:
             output = translate_output(output, words.code, html=typed.html)
+        if typed.html:
+            # A figure's numbers, printed above its chart, are shown as a text output's lines are.
+            return figure_text_html(output)
         if not result_language or not output:
             return output
         # Printed text: one span per line, a table's rows told from prose, so a phone wraps a sentence and

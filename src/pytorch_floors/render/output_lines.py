@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from html import unescape
 
 from pytorch_floors.render.templates import template
 
-__all__ = ["OUTPUT_LANGUAGE", "output_html", "shown_text", "table_rows"]
+__all__ = ["OUTPUT_LANGUAGE", "figure_text_html", "output_html", "shown_text", "table_rows"]
 
 OUTPUT_LANGUAGE = "text"
 """The language of printed output (`BlockOptions.result_language` by default): shown by `output_html`."""
@@ -84,15 +85,56 @@ def output_html(text: str, marked: Sequence[int] = ()) -> str:
     Returns:
         The HTML.
     """
-    lines = shown_text(text).split("\n")
+    return _lines_html(shown_text(text).split("\n"), marked, figure=False)
+
+
+def _lines_html(lines: list[str], marked: Sequence[int], *, figure: bool) -> str:
+    """`output_text.html` for these lines: a text output's wrapper, or a figure's (`figure`)."""
     rows = table_rows(lines)
-    shown = [
-        {
-            "text": line,
-            "row": row,
-            "lead": len(line) - len(line.lstrip(" ")),
-            "marked": number in marked,
-        }
-        for number, (line, row) in enumerate(zip(lines, rows, strict=True), start=1)
-    ]
-    return template("output_text.html").render(lines=shown)
+    shown = []
+    for number, (line, row) in enumerate(zip(lines, rows, strict=True), start=1):
+        lead = len(line) - len(line.lstrip(" "))
+        # An indented prose line's leading spaces and first word, apart: the browser may break a line after
+        # its leading spaces, and did when the first word did not fit beside them (floor 4's source paths),
+        # leaving a row of spaces; floors.css breaks that word instead (`.floors-line__head`).
+        head = line[: lead + len(line[lead:].split(" ", 1)[0])] if lead and not row else ""
+        shown.append({"text": line, "head": head, "rest": line[len(head) :], "row": row, "lead": lead})
+        shown[-1]["marked"] = number in marked
+    return template("output_text.html").render(lines=shown, figure=figure)
+
+
+# A figure's text part (`pytorch_floors.plot.show` writes it; `recordings.html.allowed_html` writes a
+# recording's again in the same shape) and a line of it that a machine's tab marked (`tier_differing_line.html`).
+_FIGURE_TEXT = re.compile(r'<pre class="floors-output"><code>(.*?)</code></pre>', re.S)
+_MARKED = re.compile(r'<span class="hll">([^<]*)</span>')
+
+
+def figure_text_html(html: str) -> str:
+    """A figure's output with each text part written line by line, as `output_html` writes a text output.
+
+    The numbers a figure prints above its chart are a table as often as a sentence (floor 4's source
+    paths, floor 8's copy times); the process that drew it writes them as one escaped block, so they are
+    found here and written again: the same text, each line a span, a marked line still marked. A part
+    that holds any other markup is left as it is.
+
+    Args:
+        html: The figure's output, translated for its page and with its differing lines marked.
+
+    Returns:
+        The output, each text part one span per line.
+    """
+
+    def lined(part: re.Match[str]) -> str:
+        lines: list[str] = []
+        marked: list[int] = []
+        for number, written in enumerate(part[1].split("\n"), start=1):
+            found = _MARKED.fullmatch(written)
+            if found is not None:
+                marked.append(number)
+            line = written if found is None else found[1]
+            if "<" in line:
+                return part[0]
+            lines.append(unescape(line))
+        return _lines_html(lines, marked, figure=True)
+
+    return _FIGURE_TEXT.sub(lined, html)
