@@ -12,7 +12,9 @@ from html import unescape
 import pytest
 from markdown import Markdown
 
+from conftest import ROOT
 from pytorch_floors.plugin.fence import fenced, text_html
+from pytorch_floors.recordings.schema import read_recordings
 from pytorch_floors.recordings.tabs import marked_text_parts
 from pytorch_floors.render.output_lines import figure_text_html, output_html, table_rows
 
@@ -38,6 +40,9 @@ def test_a_line_between_two_rows_is_the_tables_but_a_blank_line_or_the_last_line
     assert table_rows(["prose", "a  b", "prose"]) == [False, True, False]
 
 
+_SPAN = re.compile(r"</?span\b[^>]*>")
+
+
 def _text(html: str) -> str:
     """The text of HTML whose only tags are spans and the code block's wrapper (what a reader's browser shows)."""
     return unescape(re.sub(r"<[^>]*>", "", html))
@@ -59,6 +64,7 @@ def test_the_text_and_the_marked_lines_are_those_pygments_showed(printed: str) -
     before = text_html(md, fenced("text", printed, marked))
     after = output_html(printed, marked)
     assert _text(after) == _text(before)
+    assert _SPAN.sub("", after) == _SPAN.sub("", before), "the same HTML but for the spans, escapes included"
     assert after.count('<span class="hll">') == before.count('<span class="hll">')
     assert after.startswith('<div class="highlight"><pre><span></span><code>')
 
@@ -95,3 +101,17 @@ def test_a_figures_text_is_written_line_by_line_with_its_marks_and_its_chart_unt
     assert '<pre class="floors-output"><code>' in lined and lined.count("<figure") == 1
     other = '<pre class="floors-output"><code>a <b>bold</b> line</code></pre>'
     assert figure_text_html(other) == other, "markup the project never writes there is left as it is"
+
+
+def test_every_recorded_text_output_is_pygments_html_but_for_the_spans() -> None:
+    """The machines' recorded outputs (recordings/): real proofs' lines, errors and tables, shown as before."""
+    md = Markdown(extensions=["pymdownx.highlight", "pymdownx.superfences"])
+    blocks = [block for recording in read_recordings(ROOT / "recordings") for block in recording.blocks]
+    texts = [block.output for block in blocks if not block.html]
+    assert len(texts) > 100, "the recordings hold too few text outputs to check"
+    differ = [
+        text[:60]
+        for text in texts
+        if _SPAN.sub("", output_html(text)) != _SPAN.sub("", text_html(md, fenced("text", text)))
+    ]
+    assert differ == []

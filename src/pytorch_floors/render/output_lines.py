@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from html import unescape
+from html import escape, unescape
+
+from markupsafe import Markup
 
 from pytorch_floors.render.templates import template
 
@@ -98,7 +100,10 @@ def _lines_html(lines: list[str], marked: Sequence[int], *, figure: bool) -> str
         # its leading spaces, and did when the first word did not fit beside them (floor 4's source paths),
         # leaving a row of spaces; floors.css breaks that word instead (`.floors-line__head`).
         head = line[: lead + len(line[lead:].split(" ", 1)[0])] if lead and not row else ""
-        shown.append({"text": line, "head": head, "rest": line[len(head) :], "row": row, "lead": lead})
+        # Escaped as before, so a printed line is byte for byte what it was in the page's HTML: as Pygments
+        # escapes a text output (`&`, `<`, `>`, quotes as they are), as `plot.show` escapes a figure's.
+        text, head_html, rest = (Markup(escape(part, quote=figure)) for part in (line, head, line[len(head) :]))
+        shown.append({"text": text, "head": head_html, "rest": rest, "row": row, "lead": lead})
         shown[-1]["marked"] = number in marked
     return template("output_text.html").render(lines=shown, figure=figure)
 
