@@ -8,6 +8,7 @@ import http.server
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -110,6 +111,12 @@ def bench_module(name: str) -> ModuleType:
     sys.modules[spec.name] = module  # as a real import would: a dataclass looks its module up there
     spec.loader.exec_module(module)
     return module
+
+
+def without_spans(html: str) -> str:
+    """Rendered HTML without its `<span>` tags: a text output's lines as they were printed, each one no longer in
+    its own span (`render.output_lines`), for a test that looks for several lines of an output at once."""
+    return re.sub(r"</?span\b[^>]*>", "", html)
 
 
 def trimmed_log(log: str, tail: int = 40) -> str:

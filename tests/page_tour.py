@@ -400,12 +400,17 @@ async () => {
     .filter(pre => !(matchMedia('(max-width: 44.984375em)').matches && pre.matches(opening))).map(pre => {
     const block = pre.querySelector(':scope > code') || pre;
     const lines = [[]];
+    // Whether each line is a printed sentence of an output, which wraps on a phone (render/output_lines.py).
+    const prose = [false];
     const walker = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const parts = node.textContent.split('\n');
       let offset = 0;
       parts.forEach((part, index) => {
-        if (index) lines.push([]);
+        if (index) { lines.push([]); prose.push(false); }
+        if (part.length && node.parentElement.closest('.floors-line:not(.floors-line--row)')) {
+          prose[prose.length - 1] = true;
+        }
         if (part.length) {
           const range = document.createRange();
           range.setStart(node, offset);
@@ -422,7 +427,9 @@ async () => {
       const tops = [...new Set(boxes.map(b => Math.round(b.top)))].sort((a, b) => a - b);
       return tops.map(top => Math.min(...boxes.filter(b => Math.round(b.top) === top).map(b => b.left)));
     });
-    return {text: block.textContent.slice(0, 40), right: box.right, ch, rows: rows.filter(r => r.length)};
+    const kept = rows.map((r, i) => [r, prose[i]]).filter(([r]) => r.length);
+    return {text: block.textContent.slice(0, 40), right: box.right, ch, rows: kept.map(([r]) => r),
+            prose: kept.map(([, p]) => p)};
   });
 }
 """

@@ -262,6 +262,9 @@ HTML_WRITERS = {
     "plot.py": "the charts: hand-written SVG is the product there",
     "recordings/tabs.py": "finds a figure's text parts in output that recordings.html.allowed_html wrote again in one "
     'fixed shape (`<pre class="floors-output"><code>`), never in a recording\'s own markup; the marks are a template',
+    "render/output_lines.py": "finds a figure's text parts in the one shape plot.show and allowed_html write them "
+    '(`<pre class="floors-output"><code>`, a marked line `<span class="hll">`) to write them again line by line from '
+    "output_text.html",
     "editions/verify.py": "reads a built site: the strings are what it looks for in pages, not what it writes",
     "execution/scan.py": "reads a page's Markdown source: an HTML comment around a fence is refused, not written",
     "labs/cells.py": "reads a lab's source: an exercise's heading names its anchor as `<a id>`",

@@ -4,9 +4,12 @@ Build report's folds their counts, and a block that scrolls sideways says so (is
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize
+
+from pytorch_floors.render.output_lines import table_rows
 
 pytestmark = pytest.mark.browser
 
@@ -100,3 +103,107 @@ def test_a_block_that_scrolls_sideways_says_so(phone: Page, site_url: str, page:
     assert scrolling, "no output scrolls here: nothing to check"
     assert all(block["hint"] not in ("none", "normal", "") for block in scrolling), found
     assert all(block["hint"] in ("none", "normal") for block in found if not block["scrolls"]), found
+
+
+# Each line of a block's text as the reader sees it: where its first character starts, how far right its
+# characters reach, and where each of its wrapped parts starts; with the block's visible right edge.
+PRINTED_LINES = """(code) => {
+  const box = code.getBoundingClientRect();
+  const edge = box.left + code.clientWidth - parseFloat(getComputedStyle(code).paddingRight);
+  const fresh = () => ({first: null, top: null, right: null, continued: []});
+  const lines = [];
+  let line = fresh();
+  const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (let i = 0; i < node.data.length; i++) {
+      if (node.data[i] === "\\n") { lines.push(line); line = fresh(); continue; }
+      if (/\\s/.test(node.data[i])) continue;
+      const range = document.createRange();
+      range.setStart(node, i); range.setEnd(node, i + 1);
+      const r = range.getClientRects()[0];
+      if (!r) continue;
+      if (line.first === null) { line.first = r.left; line.top = r.top; }
+      else if (r.top > line.top + 2) { line.continued.push(r.left); line.top = r.top; }
+      line.right = Math.max(line.right ?? r.right, r.right);
+    }
+  }
+  lines.push(line);
+  return {text: code.textContent, scrolls: code.scrollWidth > code.clientWidth + 1, edge, lines};
+}"""
+
+OUTPUTS = ".floors-proof__output pre > code, pre.floors-output > code"
+
+
+def printed_lines(phone: Page) -> list[dict[str, Any]]:
+    """Every visible output of the page, measured (`PRINTED_LINES`)."""
+    return [
+        code.evaluate(PRINTED_LINES)
+        for code in phone.locator(OUTPUTS).all()
+        if code.evaluate("c => c.offsetParent !== null && c.clientWidth > 0")
+    ]
+
+
+@pytest.mark.parametrize(
+    "page", ["floors/4-dispatcher/", "zh/floors/4-dispatcher/", "floors/7-memory/", "zh/floors/7-memory/"]
+)
+def test_a_printed_sentence_wraps_under_itself_and_only_a_table_row_scrolls(
+    phone: Page, site_url: str, page: str
+) -> None:
+    """At 390 px 10 of the 11 visible outputs on floor 4 scrolled sideways, sentences and quoted errors with them
+    (floor 7's "view size is not compatible …", 156 columns, showed its first 48)."""
+    phone.goto(site_url + page)
+    blocks = printed_lines(phone)
+    assert blocks, "no output to measure"
+    prose_past, scrolls_for_no_row, back_at_the_edge, wrapped = [], [], [], 0
+    for block in blocks:
+        texts = block["text"].split("\n")
+        rows = table_rows(texts)
+        past = [
+            n
+            for n, line in enumerate(block["lines"])
+            if line["right"] is not None and line["right"] > block["edge"] + 1
+        ]
+        prose_past += [texts[n] for n in past if not rows[n]]
+        if block["scrolls"] and not any(rows[n] for n in past):
+            scrolls_for_no_row.append(texts[:3])
+        for text, line in zip(texts, block["lines"], strict=True):
+            wrapped += bool(line["continued"])
+            if any(left <= line["first"] + 1 for left in line["continued"]):
+                back_at_the_edge.append(text)
+    assert prose_past == [], "a printed line that is no table's row runs past the phone's edge"
+    assert scrolls_for_no_row == [], "an output scrolls sideways with no table row past the edge"
+    assert back_at_the_edge == [], "a wrapped part starts at or left of its line's first character"
+    assert wrapped, "no printed line is longer than the phone's width here: nothing wraps to check"
+
+
+@pytest.mark.parametrize("page", ["floors/7-memory/", "zh/floors/7-memory/"])
+def test_the_copy_button_copies_the_printed_text_of_a_wrapped_output(
+    browser: Browser, site_url: str, page: str
+) -> None:
+    """Wrapped on a phone, an output's lines are boxes; Material copies the code's `innerText`, which a
+    line drawn as a block would have given an extra line break."""
+    context = browser.new_context(viewport=PHONE)
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site_url.rstrip("/"))
+    phone = context.new_page()
+    try:
+        phone.goto(site_url + page)
+        outputs = phone.locator(".floors-proof__output")
+        chosen = next(
+            (
+                output
+                for output in outputs.all()
+                if output.locator("pre > code").first.evaluate("c => c.offsetParent !== null")
+                and any(
+                    line["continued"] for line in output.locator("pre > code").first.evaluate(PRINTED_LINES)["lines"]
+                )
+            ),
+            None,
+        )
+        assert chosen is not None, "no output here has a wrapped line"
+        chosen.scroll_into_view_if_needed()
+        chosen.locator(".md-code__button[data-md-type=copy]").first.click()
+        copied = phone.evaluate("navigator.clipboard.readText()")
+        printed = chosen.locator("pre > code").first.evaluate("c => c.textContent")
+        assert copied == printed.rstrip()
+    finally:
+        context.close()

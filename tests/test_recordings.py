@@ -242,7 +242,7 @@ def test_a_current_recording_is_a_tab_after_this_builds_output(recorded: tuple[P
     labels = re.findall(LABEL, html)
     assert labels == ["This build", "other"] * 3, "one short label per machine, the same on every block (linked)"
     own, theirs = html.index("This build"), html.index("sum is 45, measured elsewhere")
-    assert own < html.index("sum is 45\n") < theirs, "this build's output comes first"
+    assert own < html.index("sum is 45</span>\n") < theirs, "this build's output comes first"
     assert "Claims, checked on the numbers recorded on other" in html
     assert "Not applicable on that machine" in html
     assert "data-tier-stale" not in html

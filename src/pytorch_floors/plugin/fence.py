@@ -51,6 +51,7 @@ from pytorch_floors.recordings.tabs import (
 )
 from pytorch_floors.render.highlighted import HIGHLIGHTED, settings_key
 from pytorch_floors.render.listings import LISTING_LANGUAGE
+from pytorch_floors.render.output_lines import OUTPUT_LANGUAGE, figure_text_html, output_html
 from pytorch_floors.render.proof_frame import claims_html, failure_banner, proof_frame_html, recorded_claims_html
 from pytorch_floors.render.templates import template
 
@@ -237,7 +238,16 @@ def _format(  # noqa: PLR0917  (the formatter's arguments, passed on)
             output = t(SKIPPED_OUTPUT, words.code)
         else:
             output = translate_output(output, words.code, html=typed.html)
-        return text_html(md, fenced(result_language, output, marked)) if result_language and output else output
+        if typed.html:
+            # A figure's numbers, printed above its chart, are shown as a text output's lines are.
+            return figure_text_html(output)
+        if not result_language or not output:
+            return output
+        # Printed text: one span per line, a table's rows told from prose, so a phone wraps a sentence and
+        # scrolls a table (`render.output_lines`); another language is highlighted by its lexer.
+        if result_language == OUTPUT_LANGUAGE:
+            return output_html(output, marked)
+        return text_html(md, fenced(result_language, output, marked))
 
     ran: list[Ran] = []  # markdown-exec's `run` returns text; the typed result is kept here
 
