@@ -73,7 +73,7 @@ def test_a_claims_detail_and_reason_are_shown_in_the_pages_language_with_the_run
     result = BlockResult("compile.md", "cost", None, "ran", 1.0, claims=(measured, one_core))
     page = PageLanguage("zh", {measured.statement: "首次调用要编译", one_core.statement: "两个线程比一个快"})
     for chinese in (claims_html(result, page), recorded_claims_html(result.claims, "ci-2core", page)):
-        assert '首次调用要编译 <span class="floors-claim__detail">(首次 567 ms，之后 96.4 µs)</span>' in chinese
+        assert '首次调用要编译 <span class="floors-claim__detail">（首次 567 ms，之后 96.4 µs）</span>' in chinese
         assert "</strong> 这个进程只能在一个 CPU 上运行：没有第二个线程可加。 <span" in chinese
         assert "later" not in chinese and "second thread" not in chinese
     for english in (claims_html(result, "en"), recorded_claims_html(result.claims, "ci-2core", "en")):
