@@ -78,10 +78,14 @@ def test_the_torch_only_interpreter_and_every_python_it_starts_have_torch_and_nu
     project_paths = (str(ROOT / "src"), sys.prefix, os.path.realpath(sys.prefix))  # the package, its environment
     probe.write_text(PROBE.replace("PROJECT_PATHS", repr(project_paths)), encoding="utf-8")
     nothing = {"missing": ["pytorch_floors", "setuptools", "mkdocs", "pytest"], "pythonpath": None, "project_paths": []}
-    # Run as a reader runs it, and as the downloads run: forked from the template that has imported torch.
-    for done in (bare_python(torch_only, probe, tmp_path), torch_template.run(probe)):
-        assert done.returncode == 0, done.stderr
-        assert json.loads(done.stdout) == [nothing, nothing, nothing]
+    # A fresh interpreter, as a reader runs a download; then one forked from the template, as the downloads run here,
+    # and the two Pythons it starts (each a fresh interpreter too, in the environment the template passes on).
+    alone = bare_python(torch_only, probe, tmp_path, arguments=["child"])
+    assert alone.returncode == 0, alone.stderr
+    assert json.loads(alone.stdout) == nothing
+    forked = torch_template.run(probe)
+    assert forked.returncode == 0, forked.stderr
+    assert json.loads(forked.stdout) == [nothing, nothing, nothing]
 
 
 @pytest.mark.waits
