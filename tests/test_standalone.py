@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import select
+import signal
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
@@ -67,30 +70,37 @@ else:
 
 @pytest.mark.waits
 def test_the_torch_only_interpreter_and_every_python_it_starts_have_torch_and_numpy_but_nothing_of_the_project(
-    torch_only: TorchOnly, tmp_path: Path
+    torch_only: TorchOnly, torch_template: TorchTemplate, tmp_path: Path
 ) -> None:
     # `python -S` with torch's folder on PYTHONPATH hid the project from the download only: a child it started with
     # `sys.executable` was the project's environment's Python, with pytorch_floors, and capability.py's child needed it.
     probe = tmp_path / "probe.py"
     project_paths = (str(ROOT / "src"), sys.prefix, os.path.realpath(sys.prefix))  # the package, its environment
     probe.write_text(PROBE.replace("PROJECT_PATHS", repr(project_paths)), encoding="utf-8")
-    done = bare_python(torch_only, probe, tmp_path)
-    assert done.returncode == 0, done.stderr
     nothing = {"missing": ["pytorch_floors", "setuptools", "mkdocs", "pytest"], "pythonpath": None, "project_paths": []}
-    assert json.loads(done.stdout) == [nothing, nothing, nothing]
+    # A fresh interpreter, as a reader runs a download; then one forked from the template, as the downloads run here,
+    # and the two Pythons it starts (each a fresh interpreter too, in the environment the template passes on).
+    alone = bare_python(torch_only, probe, tmp_path, arguments=["child"])
+    assert alone.returncode == 0, alone.stderr
+    assert json.loads(alone.stdout) == nothing
+    forked = torch_template.run(probe)
+    assert forked.returncode == 0, forked.stderr
+    assert json.loads(forked.stdout) == [nothing, nothing, nothing]
 
 
 @pytest.mark.waits
-def test_a_bundled_proof_runs_where_the_plain_one_cannot(torch_only: TorchOnly, tmp_path: Path) -> None:
+def test_a_bundled_proof_runs_where_the_plain_one_cannot(torch_template: TorchTemplate, tmp_path: Path) -> None:
     proof = ROOT / "snippets" / "7-memory" / "bytes_per_element.py"
     source = proof.read_text(encoding="utf-8")
-    plain = tmp_path / "plain.py"
+    (tmp_path / "plain").mkdir()
+    plain = tmp_path / "plain" / "plain.py"
     plain.write_text(source, encoding="utf-8")
-    failed = bare_python(torch_only, plain, tmp_path)
+    failed = torch_template.run(plain)
     assert failed.returncode != 0 and "No module named 'pytorch_floors'" in failed.stderr  # what readers got before
-    bundled = tmp_path / "bundled.py"
+    (tmp_path / "bundled").mkdir()
+    bundled = tmp_path / "bundled" / "bundled.py"
     bundled.write_text(bundle(source, "bytes_per_element.py", PACKAGE_DIR), encoding="utf-8")
-    done = bare_python(torch_only, bundled, tmp_path)
+    done = torch_template.run(bundled)
     assert done.returncode == 0, done.stderr
     assert "x.nbytes" in done.stdout
 
@@ -142,20 +152,25 @@ def test_bundle_lets_a_proof_name_the_package_in_prose_and_start_a_child_that_ne
     assert bundle(source, "x.py", PACKAGE_DIR) == source
 
 
-# Runs each download given on the command line (script, then its directory) in a child forked from
-# one torch-only interpreter that has imported torch: what `python download.py` does, without paying
-# torch's import once per download. Prints each script's exit code as JSON; each child's output
-# goes to `output.txt` beside its script.
-FORK_RUNNER = """
+# A torch-only interpreter that imports torch, then runs each script it is sent (its path, a JSON line) in a child
+# forked from it: what `python script` does, without paying torch's import once per script.
+# Each child starts in the script's directory with that directory first on sys.path and /dev/null as stdin, and writes
+# its stdout and stderr to `stdout.txt` and `stderr.txt` beside the script; the template answers with its exit code.
+TEMPLATE = """
 import json, os, runpy, sys, traceback
-import torch  # noqa: F401  (imported once; every download is forked from here)
-codes = {}
-for script, workdir in zip(sys.argv[1::2], sys.argv[2::2]):
+import torch  # noqa: F401  (imported once; every script is forked from here)
+def redirect(fd, path, flags):
+    opened = os.open(path, flags)
+    os.dup2(opened, fd)
+    os.close(opened)
+for request in iter(sys.stdin.readline, ""):
+    script = json.loads(request)
+    workdir = os.path.dirname(script)
     pid = os.fork()
     if pid == 0:
-        log = os.open(os.path.join(workdir, "output.txt"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-        os.dup2(log, 1)
-        os.dup2(log, 2)
+        redirect(0, os.devnull, os.O_RDONLY)  # the requests' pipe is not the script's stdin
+        for fd, name in ((1, "stdout.txt"), (2, "stderr.txt")):
+            redirect(fd, os.path.join(workdir, name), os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
         os.chdir(workdir)
         sys.argv, sys.path[0] = [script], workdir
         code = 0
@@ -169,9 +184,82 @@ for script, workdir in zip(sys.argv[1::2], sys.argv[2::2]):
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
-    codes[script] = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-print(json.dumps(codes))
+    print(json.dumps(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])), flush=True)
 """
+
+
+class TorchTemplate:
+    """The torch-only interpreter (`bare_python`'s) running `TEMPLATE`: each script it runs is forked from it.
+
+    A fresh `python download.py` spends a second or more importing torch before the download's own work; every proof
+    imports torch first, so a child forked once torch is imported runs it as a fresh interpreter would, and sees what
+    that would: the torch-only environment, nothing of the project (the probe test checks both).
+    """
+
+    def __init__(self, torch_only: TorchOnly, directory: Path) -> None:
+        self.torch_only = torch_only
+        self.directory = directory
+        self.process: subprocess.Popen[str] | None = None
+
+    def _started(self) -> subprocess.Popen[str]:
+        if self.process is None or self.process.poll() is not None:
+            template = self.directory / "template.py"
+            template.write_text(TEMPLATE, encoding="utf-8")
+            with (self.directory / "template-stderr.txt").open("w", encoding="utf-8") as stderr:
+                self.process = subprocess.Popen(
+                    [str(self.torch_only.python), str(template)],
+                    cwd=self.directory,
+                    env=bare_environment(self.torch_only),
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=stderr,
+                    text=True,
+                    start_new_session=True,  # its group: a script still running at its limit is killed with it
+                )
+        return self.process
+
+    def run(self, script: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+        """Run `script` (alone in its directory, where its output lands) in a child forked from the template.
+
+        Raises:
+            AssertionError: The script was still running after `timeout` seconds (the template and every process
+                of its group are killed), or the template itself died.
+        """
+        process = self._started()
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(json.dumps(str(script)) + "\n")
+        process.stdin.flush()
+        if not select.select([process.stdout], [], [], timeout)[0]:
+            self.close()
+            raise AssertionError(f"{script.name} was still running after {timeout:.0f} s")
+        answer = process.stdout.readline()
+        if not answer:
+            self.close()
+            stderr = (self.directory / "template-stderr.txt").read_text(encoding="utf-8")
+            raise AssertionError(f"the torch-only template died running {script.name}:\n{stderr[-3000:]}")
+        output = {name: (script.parent / f"{name}.txt").read_text(encoding="utf-8") for name in ("stdout", "stderr")}
+        return subprocess.CompletedProcess([str(script)], int(json.loads(answer)), output["stdout"], output["stderr"])
+
+    def close(self) -> None:
+        """End the template and whatever of its process group still runs."""
+        if self.process is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+        self.process = None
+
+
+@pytest.fixture(scope="module")
+def torch_template(torch_only: TorchOnly, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TorchTemplate]:
+    """One template per worker while it runs this module's tests: one import of torch for all the scripts they run."""
+    template = TorchTemplate(torch_only, tmp_path_factory.mktemp("torch-template"))
+    yield template
+    template.close()
 
 
 SHARES = 4
@@ -200,50 +288,36 @@ STANDALONE_RECORDS = StandaloneRecords(PROJECT_CACHE / "standalone-runs")
 (`tests/standalone_runs.py`): a test run after one that changed none of these does not run them again."""
 
 
-def run_standalone(torch_only: TorchOnly, downloads: Mapping[str, bytes], tmp_path: Path) -> tuple[int, list[str]]:
-    """Run each download (its path in the site → its bytes) with the torch-only interpreter, each alone in an
-    empty directory; remember those that exit 0 (`STANDALONE_RECORDS`), and skip those that did before.
+def run_standalone(template: TorchTemplate, downloads: Mapping[str, bytes], tmp_path: Path) -> tuple[int, list[str]]:
+    """Run each download (its path in the site → its bytes) in the torch-only template, each alone in an empty
+    directory; remember those that exit 0 (`STANDALONE_RECORDS`), and skip those that did before.
 
     Returns:
         How many ran (the others were cached), and one message per download that failed: its exit code and
         the end of its output.
     """
-    versions = {**import_versions(), "site-packages": ", ".join(torch_only.distributions)}
-    environment = bare_environment(torch_only)
+    versions = {**import_versions(), "site-packages": ", ".join(template.torch_only.distributions)}
+    environment = bare_environment(template.torch_only)
     keys = {target: run_key(data, environment=environment, versions=versions) for target, data in downloads.items()}
     to_run = [target for target in sorted(downloads) if not STANDALONE_RECORDS.passed(keys[target])]
-    if not to_run:
-        return 0, []
-    scripts: dict[str, str] = {}
-    arguments = []
+    failures = []
     for target in to_run:
         workdir = tmp_path / target.replace("/", "_")
         workdir.mkdir()
         script = workdir / Path(target).name
         script.write_bytes(downloads[target])  # only the downloaded file, nothing else beside it
-        scripts[str(script)] = target
-        arguments += [str(script), str(workdir)]
-    runner = tmp_path / "fork_runner.py"
-    runner.write_text(FORK_RUNNER, encoding="utf-8")
-    done = bare_python(torch_only, runner, tmp_path, timeout=900, arguments=arguments)
-    assert done.returncode == 0, done.stderr[-3000:]
-    codes: dict[str, int] = json.loads(done.stdout.strip().splitlines()[-1])
-    assert set(codes) == set(scripts), "every download ran"
-    for ran, code in codes.items():
-        if code == 0:
-            STANDALONE_RECORDS.record(keys[scripts[ran]], scripts[ran])
-    failures = [
-        f"{scripts[script]}: exit {code}\n{(Path(script).parent / 'output.txt').read_text(encoding='utf-8')[-1500:]}"
-        for script, code in sorted(codes.items())
-        if code != 0
-    ]
+        done = template.run(script)
+        if done.returncode == 0:
+            STANDALONE_RECORDS.record(keys[target], target)
+        else:
+            failures.append(f"{target}: exit {done.returncode}\n{done.stdout[-1500:]}\n{done.stderr[-1500:]}")
     return len(to_run), failures
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("share", range(SHARES))
 def test_every_download_link_of_the_built_site_runs_standalone(
-    built_site: Build, torch_only: TorchOnly, tmp_path: Path, share: int
+    built_site: Build, torch_template: TorchTemplate, tmp_path: Path, share: int
 ) -> None:
     """Fetch each proof download link from the built pages into an empty directory and run it bare (a share of them).
 
@@ -252,7 +326,7 @@ def test_every_download_link_of_the_built_site_runs_standalone(
     downloads = dict(sorted(site_downloads(built_site).items())[share::SHARES])
     assert downloads, "this share has downloads to run"
     ran, failures = run_standalone(
-        torch_only, {target: path.read_bytes() for target, path in downloads.items()}, tmp_path
+        torch_template, {target: path.read_bytes() for target, path in downloads.items()}, tmp_path
     )
     print(f"share {share}: {ran} downloads run, {len(downloads) - ran} cached (ran standalone before as they are)")
     assert not failures, "\n\n".join(failures)
@@ -275,28 +349,31 @@ PROOFS_STARTING_PYTHON = sorted(
 @pytest.mark.waits
 @pytest.mark.parametrize("proof", PROOFS_STARTING_PYTHON)
 def test_a_download_whose_proof_starts_a_python_runs_with_torch_alone(
-    torch_only: TorchOnly, tmp_path: Path, proof: str
+    torch_template: TorchTemplate, tmp_path: Path, proof: str
 ) -> None:
     # capability.py's child ran `from pytorch_floors.measure import time_call`: the download carries the helpers in
     # its own process only, so the child failed for readers, and passed here only while it found the project's Python.
     # Cached like the site's downloads: the same bytes in the same interpreter ran before.
     target, data = snippet_download(ROOT / "snippets" / proof)
-    _, failures = run_standalone(torch_only, {target: data}, tmp_path)
+    _, failures = run_standalone(torch_template, {target: data}, tmp_path)
     assert not failures, failures[0]
 
 
 @pytest.mark.waits
 @pytest.mark.parametrize("setuptools", [False, True], ids=["without-setuptools", "with-setuptools"])
 def test_op_registration_download_runs_with_or_without_the_tools_a_cpp_extension_needs(
-    torch_only: TorchOnly, tmp_path: Path, setuptools: bool
+    torch_template: TorchTemplate, tmp_path: Path, setuptools: bool
 ) -> None:
     # torch.utils.cpp_extension imports setuptools, which newer torch does not install: the download ended in
     # `ModuleNotFoundError: No module named 'setuptools'` instead of saying the C++ part cannot apply, and why.
-    python = make_torch_only(tmp_path / "venv", frozenset()) if setuptools else torch_only
     _, data = snippet_download(ROOT / "snippets" / "4-dispatcher" / "op_registration.py")
-    script = tmp_path / "op_registration.py"
+    (tmp_path / "download").mkdir()
+    script = tmp_path / "download" / "op_registration.py"
     script.write_bytes(data)
-    done = bare_python(python, script, tmp_path)
+    if setuptools:  # an interpreter of its own, with setuptools: a fresh one
+        done = bare_python(make_torch_only(tmp_path / "venv", frozenset()), script, script.parent)
+    else:
+        done = torch_template.run(script)
     assert done.returncode == 0, done.stderr[-3000:]
     cxx = "a C++ kernel is registered boxed and unboxed; a Python one boxed only"
     if setuptools:
