@@ -193,6 +193,51 @@ def test_the_handouts_command_prints_the_site_it_is_given_for_its_edition(
     assert f"{pdf}: 2 pages" in capsys.readouterr().out
 
 
+def _bare_site(site: Path) -> None:
+    """A page of one heading for every handout, in every language: what printing needs of a built site."""
+    for language in LANGUAGES:
+        for item in handouts(language):
+            page = site / item.url / "index.html"
+            page.parent.mkdir(parents=True, exist_ok=True)
+            page.write_text(
+                f'<!doctype html><html lang="{language.code}"><meta charset="utf-8"><h1>{item.title}</h1></html>',
+                encoding="utf-8",
+            )
+
+
+@pytest.mark.browser
+def test_every_language_is_printed_in_one_browser(
+    tmp_path: Path, chromium_path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Printing started Playwright's driver and a browser for each language (a publish prints two): one browser
+    now prints every language, and writes what it wrote before."""
+    from playwright.sync_api import BrowserType  # noqa: PLC0415
+
+    _bare_site(tmp_path)
+    launches: list[str] = []
+    launch = BrowserType.launch
+
+    def counted_launch(self: BrowserType, **options: Any) -> Any:
+        launches.append(str(options.get("executable_path")))
+        return launch(self, **options)
+
+    monkeypatch.setattr(BrowserType, "launch", counted_launch)
+    printed, packs = handouts_module.print_and_pack(tmp_path, chromium=chromium_path, edition="2026.12")
+    assert launches == [chromium_path], "one browser for every language"
+    # Each language's parts, then its whole edition, in LANGUAGES' order.
+    expected = []
+    for language in LANGUAGES:
+        expected += [f"{language.folder}/{HANDOUT_DIR}/{item.filename}".lstrip("/") for item in handouts(language)]
+        expected.append(f"{language.folder}/{HANDOUT_DIR}/{EDITION_PDF}".lstrip("/"))
+    assert [path.relative_to(tmp_path).as_posix() for path in printed] == expected
+    assert packs == [], "a site without labs has no course packs"
+    for language in LANGUAGES:
+        whole = PdfReader(tmp_path / language.folder / HANDOUT_DIR / EDITION_PDF)
+        assert len(whole.pages) == 1 + len(handouts(language)), "the contents, then a page per part"
+        assert "2026.12" in (whole.pages[0].extract_text() or "")
+        assert not (tmp_path / language.folder / HANDOUT_DIR / ".contents.pdf").exists()
+
+
 def pdf_text(path: Path) -> str:
     return "\n".join(page.extract_text() or "" for page in PdfReader(path).pages)
 
