@@ -6,6 +6,7 @@ import re
 import subprocess
 import sys
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -242,6 +243,21 @@ def pdf_text(path: Path) -> str:
     return "\n".join(page.extract_text() or "" for page in PdfReader(path).pages)
 
 
+def pdf_text_until(path: Path, enough: Callable[[str], bool]) -> str:
+    """`pdf_text`'s first pages, as many as `enough` needs (all of them if it never has enough).
+
+    For a check that holds of the whole text once it holds of its first pages: its verdict is the same, and
+    pypdf reads a Chinese handout's text slowly (its characters are Type3 glyphs: 21.6 s for 11 handouts' 169 pages
+    on the AMD EPYC, 4.0 s for their first pages).
+    """
+    text = ""
+    for number, page in enumerate(PdfReader(path).pages):
+        text += ("\n" if number else "") + (page.extract_text() or "")
+        if enough(text):
+            break
+    return text
+
+
 @pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.parametrize("item", ITEMS, ids=lambda i: i.filename)
@@ -355,10 +371,17 @@ def drawn_glyphs(path: Path) -> tuple[int, set[str]]:
 def test_the_chinese_handouts_are_printed_from_the_chinese_pages_in_a_chinese_font(printed: Printed) -> None:
     folder = printed.site / CHINESE.folder / HANDOUT_DIR
     items = handouts(CHINESE)
+
+    def chinese(text: str) -> int:
+        return len(re.findall(r"[\u4e00-\u9fff]", text))
+
+    def chinese_with(marker: str) -> Callable[[str], bool]:
+        return lambda text: chinese(text) > 200 and squash(marker) in squash(text)
+
     for item in items:
-        path = folder / item.filename
-        text = pdf_text(path)
-        assert len(re.findall(r"[\u4e00-\u9fff]", text)) > 200, f"{item.filename}: the text is not Chinese"
+        # Both checks hold of the whole text once they hold of its first pages (of 11 handouts, 10 need only the first).
+        text = pdf_text_until(folder / item.filename, chinese_with(item.marker))
+        assert chinese(text) > 200, f"{item.filename}: the text is not Chinese"
         assert squash(item.marker) in squash(text), item.filename
     floor = FLOORS[3]
     text = squash(pdf_text(folder / f"floor-{floor.key}.pdf"))
