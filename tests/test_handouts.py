@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -206,32 +207,50 @@ def _bare_site(site: Path) -> None:
             )
 
 
+PRINT_COUNTING_LAUNCHES = """\
+import json, sys
+from pathlib import Path
+from playwright.sync_api import BrowserType
+from pytorch_floors.editions.handouts import print_and_pack
+
+launches, launch = [], BrowserType.launch
+
+
+def counted(self, **options):
+    launches.append(str(options.get("executable_path")))
+    return launch(self, **options)
+
+
+BrowserType.launch = counted
+printed, packs = print_and_pack(Path(sys.argv[1]), chromium=sys.argv[2], edition="2026.12")
+print(json.dumps({"launches": launches, "printed": [str(p) for p in printed], "packs": [str(p) for p in packs]}))
+"""
+"""Print a site's handouts in a process of its own (Playwright's sync API runs once per process: this one's tests
+hold the `browser` fixture's), counting the browsers it launches."""
+
+
 @pytest.mark.browser
-def test_every_language_is_printed_in_one_browser(
-    tmp_path: Path, chromium_path: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_every_language_is_printed_in_one_browser(tmp_path: Path, chromium_path: str) -> None:
     """Printing started Playwright's driver and a browser for each language (a publish prints two): one browser
     now prints every language, and writes what it wrote before."""
-    from playwright.sync_api import BrowserType  # noqa: PLC0415
-
     _bare_site(tmp_path)
-    launches: list[str] = []
-    launch = BrowserType.launch
-
-    def counted_launch(self: BrowserType, **options: Any) -> Any:
-        launches.append(str(options.get("executable_path")))
-        return launch(self, **options)
-
-    monkeypatch.setattr(BrowserType, "launch", counted_launch)
-    printed, packs = handouts_module.print_and_pack(tmp_path, chromium=chromium_path, edition="2026.12")
-    assert launches == [chromium_path], "one browser for every language"
+    done = subprocess.run(
+        [sys.executable, "-c", PRINT_COUNTING_LAUNCHES, str(tmp_path), chromium_path],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.splitlines()[-1])
+    assert result["launches"] == [chromium_path], "one browser for every language"
     # Each language's parts, then its whole edition, in LANGUAGES' order.
     expected = []
     for language in LANGUAGES:
         expected += [f"{language.folder}/{HANDOUT_DIR}/{item.filename}".lstrip("/") for item in handouts(language)]
         expected.append(f"{language.folder}/{HANDOUT_DIR}/{EDITION_PDF}".lstrip("/"))
-    assert [path.relative_to(tmp_path).as_posix() for path in printed] == expected
-    assert packs == [], "a site without labs has no course packs"
+    assert [Path(path).relative_to(tmp_path).as_posix() for path in result["printed"]] == expected
+    assert result["packs"] == [], "a site without labs has no course packs"
     for language in LANGUAGES:
         whole = PdfReader(tmp_path / language.folder / HANDOUT_DIR / EDITION_PDF)
         assert len(whole.pages) == 1 + len(handouts(language)), "the contents, then a page per part"
