@@ -441,3 +441,31 @@ def test_torch_that_cannot_say_what_it_is_stops_the_build_in_one_line(
     with pytest.raises(Abort, match="Aborted with a BuildError"):
         build(load_config(str(config_file), site_dir=str(tmp_path / "site")))
     assert "torch answered with something that is not its facts" in caplog.text
+
+
+def test_mike_reading_the_config_starts_no_build(tmp_path: Path, clean_env: pytest.MonkeyPatch) -> None:
+    """`make publish` runs mike twice, and each reads `mkdocs.yml` with every plugin's `on_config` (for its branch and
+    `site_dir`) before `mike deploy` starts `mkdocs build` in a process of its own: a build started for that read
+    asked torch for its facts in a process that imports torch (SiteBuild: 2.2 s of each read on an AMD EPYC) and
+    ran nothing."""
+    from mike import mkdocs_utils  # noqa: PLC0415  (only this test reads a config as mike does)
+
+    config_file = _project(tmp_path, '```python exec="1" id="x"\nprint(1)\n```\n')
+    asked: list[str] = []
+
+    def facts() -> object:
+        asked.append("torch")
+        raise FactsError("a build started: it asked torch for its facts")
+
+    clean_env.setattr(build_module, "torch_facts", facts)
+    config = mkdocs_utils.load_config(str(config_file))
+    assert asked == [], "mike's read of mkdocs.yml started a build of the site"
+    assert config["site_dir"] == str(tmp_path / "site")
+    plugin = config.plugins["floors"]
+    assert isinstance(plugin, FloorsPlugin)
+    with pytest.raises(RuntimeError, match="before on_config"):
+        plugin.build  # noqa: B018  (no build: an event that needs one is refused)
+    # `mkdocs build` itself (what `mike deploy` starts) still builds: it asks torch.
+    with pytest.raises(Abort):
+        build(load_config(str(config_file), site_dir=str(tmp_path / "site")))
+    assert asked == ["torch"]

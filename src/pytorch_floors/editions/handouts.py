@@ -284,20 +284,29 @@ def print_handouts(
         FileNotFoundError: If the site or one of its handout pages is missing, or there is no chromium.
         ToolError: If a page does not load.
     """
+    return _print_languages(site_dir, [language], paper=paper, chromium=chromium, edition=edition)[language.code]
+
+
+def _print_languages(
+    site_dir: Path, languages: list[Language], *, paper: str, chromium: str | None, edition: str
+) -> dict[str, list[Path]]:
+    """`print_handouts` for each language, in one browser (started once: the publish prints two languages).
+
+    Returns:
+        Each language's written PDFs by its code: one per handout, then the whole edition.
+    """
     # Only printing needs a browser driver and a PDF library: a site build imports neither (0.3 s).
     from playwright.sync_api import sync_playwright  # noqa: PLC0415
     from pypdf import PdfReader  # noqa: PLC0415
 
     executable = _browser(chromium)
-    items = handouts(language)
-    for item in items:
-        if not (site_dir / item.url / "index.html").is_file():
-            raise FileNotFoundError(f"{site_dir / item.url / 'index.html'} missing: build the site first")
-    out_dir = site_dir / language.folder / HANDOUT_DIR
-    out_dir.mkdir(parents=True, exist_ok=True)
-    contents = out_dir / ".contents.pdf"
+    for language in languages:
+        for item in handouts(language):
+            if not (site_dir / item.url / "index.html").is_file():
+                raise FileNotFoundError(f"{site_dir / item.url / 'index.html'} missing: build the site first")
     # A tagged PDF with an outline: each heading becomes a bookmark, and screen readers can read it.
     options = {"format": paper, "margin": MARGINS, "print_background": True, "outline": True, "tagged": True}
+    written: dict[str, list[Path]] = {}
     with serve(site_dir) as root, sync_playwright() as playwright:
 
         def local_only(route: Route) -> None:
@@ -310,14 +319,22 @@ def print_handouts(
         browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         page = browser.new_page()
         page.route("**/*", local_only)
-        written = _print_parts(page, root, items, out_dir, options)
-        lengths = [len(PdfReader(path).pages) for path in written]
-        _print_contents(page, items, lengths, edition=edition, path=contents, options=options, language=language.code)
+        for language in languages:
+            items = handouts(language)
+            out_dir = site_dir / language.folder / HANDOUT_DIR
+            out_dir.mkdir(parents=True, exist_ok=True)
+            contents = out_dir / ".contents.pdf"
+            parts = _print_parts(page, root, items, out_dir, options)
+            lengths = [len(PdfReader(path).pages) for path in parts]
+            _print_contents(
+                page, items, lengths, edition=edition, path=contents, options=options, language=language.code
+            )
+            whole = out_dir / EDITION_PDF
+            _join_edition(contents, items, parts, edition, whole)
+            contents.unlink()
+            written[language.code] = [*parts, whole]
         browser.close()
-    whole = out_dir / EDITION_PDF
-    _join_edition(contents, items, written, edition, whole)
-    contents.unlink()
-    return [*written, whole]
+    return written
 
 
 def print_and_pack(
@@ -325,7 +342,8 @@ def print_and_pack(
 ) -> tuple[list[Path], list[Path]]:
     """Print the handouts of a built site, then write its course packs again with each floor's PDF inside.
 
-    `make pdf` and `make publish` both finish a site this way: the build wrote the packs without PDFs.
+    `make pdf` and `make publish` both finish a site this way: the build wrote the packs without PDFs. Every
+    language is printed in one browser (`print_handouts` for each, but the browser started once).
 
     Args:
         site_dir: The built site.
@@ -334,14 +352,19 @@ def print_and_pack(
         edition: The edition's name, shown on the contents page.
 
     Returns:
-        The PDFs written (`print_handouts`) and the packs written (`course_pack.write_packs`).
+        The PDFs written (`print_handouts`, language by language) and the packs written (`course_pack.write_packs`).
     """
+    # A site without a translation's pages has no handouts in that language.
+    languages = [
+        language
+        for language in LANGUAGES
+        if language == DEFAULT or (site_dir / language.folder / "index.html").is_file()
+    ]
+    written = _print_languages(site_dir, languages, paper=paper, chromium=chromium, edition=edition)
     printed: list[Path] = []
     packs: list[Path] = []
-    for language in LANGUAGES:
-        if language != DEFAULT and not (site_dir / language.folder / "index.html").is_file():
-            continue  # a site without this language
-        printed += print_handouts(site_dir, paper=paper, chromium=chromium, edition=edition, language=language)
+    for language in languages:
+        printed += written[language.code]
         folder = site_dir / language.folder
         pdfs = {
             f.key: folder / HANDOUT_DIR / item.filename

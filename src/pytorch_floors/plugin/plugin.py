@@ -122,6 +122,7 @@ class FloorsPlugin(BasePlugin[FloorsConfig]):  # type: ignore[no-untyped-call]  
         self._leftovers: list[Path] = []
         self._loaded = package_state()
         self._build: SiteBuild | None = None
+        self._reading_for_mike = False
 
     @property
     def build(self) -> SiteBuild:
@@ -134,11 +135,15 @@ class FloorsPlugin(BasePlugin[FloorsConfig]):  # type: ignore[no-untyped-call]  
             raise RuntimeError("the floors plugin received a build event before on_config")
         return self._build
 
-    def on_startup(self, *, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
+    def on_startup(self, *, command: Literal["build", "gh-deploy", "serve", "mike"], dirty: bool) -> None:
         """Remember whether this is `mkdocs serve`: there a failed proof shows a banner instead of stopping.
 
         `mkdocs serve` starts a session that its builds share (`--dirty`: each renders what an edit changed).
+        `mike` (its `deploy` and `set-default`, which `make publish` runs) only reads the configuration, for
+        its branch and `site_dir`: `on_config` starts no build for it (`mike deploy` builds in a `mkdocs build`
+        process of its own).
         """
+        self._reading_for_mike = command == "mike"
         background = os.environ.get(BACKGROUND_VARIABLE, "")
         # A serve session's background build keeps going past a failed proof, as serve does.
         self.serving = command == "serve" or (command == "build" and background.isdigit())
@@ -165,6 +170,7 @@ class FloorsPlugin(BasePlugin[FloorsConfig]):  # type: ignore[no-untyped-call]  
         The serve session ends with it.
         """
         quiet_dirty_warning(False)
+        self._reading_for_mike = False  # MkDocs keeps a plugin for the next configuration it loads in this process
         if self.session is not None:
             self.session.close()
         self.session = None
@@ -188,6 +194,9 @@ class FloorsPlugin(BasePlugin[FloorsConfig]):  # type: ignore[no-untyped-call]  
         if self._build is not None:
             self._build.close()
             self._build = None
+        if self._reading_for_mike:
+            # A build would ask torch for its facts, in a process that imports torch, and run nothing.
+            return config
         if self.restarts and package_state() != self._loaded:
             log.info("pytorch_floors changed on disk: mkdocs serve starts again, so the build runs the new code")
             if self.session is not None:
