@@ -166,9 +166,13 @@ COVERED_CODE_JS = """() => [...document.querySelectorAll('.md-typeset pre')].fil
     const nav = pre.querySelector('.md-code__nav');
     if (!nav) return [];
     const n = nav.getBoundingClientRect();
+    // The characters' boxes, not the elements': a printed line's span is a box as wide as the block on a
+    // phone (render/output_lines.py), under the button whether or not a character is.
     const range = document.createRange();
-    range.selectNodeContents(pre.querySelector('code'));
-    const under = [...range.getClientRects()].some(r => r.width > 0 && r.right > n.left + 0.5
+    const text = document.createTreeWalker(pre.querySelector('code'), NodeFilter.SHOW_TEXT);
+    const boxes = [];
+    while (text.nextNode()) { range.selectNodeContents(text.currentNode); boxes.push(...range.getClientRects()); }
+    const under = boxes.some(r => r.width > 0 && r.right > n.left + 0.5
       && r.left < n.right && r.bottom > n.top && r.top < n.bottom);
     return [under ? pre.querySelector('code').textContent.slice(0, 40) : null];
   })"""
