@@ -263,7 +263,7 @@ ALLOWED_ENGLISH: dict[str, str] = {
     "Output N of Split is a view and is being modified inplace. This view is the o...": _TRUNCATED,
     "Output N of Unbind is a view and is being modified inplace. This view is the ...": _TRUNCATED,
     "You tried to vmap over SineNoRule, but it does not have vmap support. Please ...": _TRUNCATED,
-    ".backward() 作用于它：      trying to differentiate twice a function that was marked with @once_d...": (
+    ".backward() 作用于它：trying to differentiate twice a function that was marked with @once_d...": (
         _AFTER_LABEL
     ),
     "torch.autograd.grad 作用于它：The differentiated Tensor at index N appears to not have been used in...": (
