@@ -227,7 +227,7 @@ ALLOWED_ENGLISH: dict[str, str] = {
     # compile.md: Dynamo's own words for a guard that failed and for a graph break.
     "N/N: tensor 'x' size mismatch at index N. expected N, actual N": "a quoted guard failure, as Dynamo words it",
     "中断 N：Failed to trace builtin operator": "a quoted graph-break reason, as Dynamo words it",
-    'at: print("  (the print runs as plain Python, between two graphs)")': _CODE,
+    'at: print(" (the print runs as plain Python, between two graphs)")': _CODE,
     "#pragma omp for": _CODE,
     "#pragma omp parallel": _CODE,
     # floor 1 and 7: the view error, wrapped or whole.
@@ -263,9 +263,7 @@ ALLOWED_ENGLISH: dict[str, str] = {
     "Output N of Split is a view and is being modified inplace. This view is the o...": _TRUNCATED,
     "Output N of Unbind is a view and is being modified inplace. This view is the ...": _TRUNCATED,
     "You tried to vmap over SineNoRule, but it does not have vmap support. Please ...": _TRUNCATED,
-    ".backward() 作用于它：      trying to differentiate twice a function that was marked with @once_d...": (
-        _AFTER_LABEL
-    ),
+    ".backward() 作用于它：trying to differentiate twice a function that was marked with @once_d...": (_AFTER_LABEL),
     "torch.autograd.grad 作用于它：The differentiated Tensor at index N appears to not have been used in...": (
         _AFTER_LABEL
     ),
@@ -285,7 +283,7 @@ ALLOWED_ENGLISH: dict[str, str] = {
     # of autograd's error that the proof found in it.
     "N 个线程，#pragma omp parallel：True": _CODE,
     "N 个线程，#pragma omp parallel：False": _CODE,
-    'print("  (the print runs as plain Python, between two graphs)") | if z.sum().item() > N:': _CODE,
+    'print(" (the print runs as plain Python, between two graphs)") | if z.sum().item() > N:': _CODE,
     "消息提到 'created inside a custom Function'": "a quoted error message: the words the proof found in it",
 }
 """Lines a Chinese page shows with English words, each as `english_line` spells it, and why that is right."""

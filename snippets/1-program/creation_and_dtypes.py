@@ -41,11 +41,13 @@ def main() -> None:
     print(f"torch.get_default_dtype(): {torch.get_default_dtype()}")
     print(f"devices of the tensors below: {sorted({t.device.type for _, t in rows})}")
     print()
-    width = max(len(text) for text in EXPRESSIONS)
-    print(f"{'expression':{width}}  {'dtype':10} shape")
+    # Printed for a phone's 46 columns: each expression on a line of its own (the longest is 52 columns, and
+    # wraps), the dtype and shape it made under it.
+    print("each expression, and the dtype and shape it made:")
     for text, t in rows:
         dtype = str(t.dtype).removeprefix("torch.")
-        print(f"{text:{width}}  {dtype:10} {tuple(t.shape)}")
+        print(text)
+        print(f"  dtype {dtype}, shape {tuple(t.shape)}")
     dtypes = {text: t.dtype for text, t in rows}
     claim(
         "integers default to int64, floats to float32 (the default dtype)",

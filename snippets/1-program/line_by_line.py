@@ -24,17 +24,20 @@ class Walk(NamedTuple):
 
 
 def describe(t: torch.Tensor) -> str:
-    """Class, shape, dtype and autograd status of a tensor (and its grad_fn, on a second line, if it has one)."""
+    """Class, shape and dtype of a tensor, and on a second line its autograd status (and grad_fn, if it has one)."""
     dtype = str(t.dtype).removeprefix("torch.")
-    text = f"{type(t).__name__:9} {tuple(t.shape)!s:10} {dtype:8} requires_grad={t.requires_grad}"
+    text = f"{type(t).__name__} {tuple(t.shape)} {dtype}\n  requires_grad={t.requires_grad}"
     if t.grad_fn is not None:
-        text += f"\n{'':22}grad_fn={type(t.grad_fn).__name__}"
+        text += f", grad_fn={type(t.grad_fn).__name__}"
     return text
 
 
 def entry(name: str, t: torch.Tensor) -> str:
-    """One aligned line (or two) naming a tensor and describing it."""
-    return f"{name:18}{describe(t)}"
+    """Two lines naming a tensor and describing it.
+
+    Printed for a phone's 46 columns: a name and what it is, then its autograd status under it, not a table.
+    """
+    return f"{name}: {describe(t)}"
 
 
 def walk_program(batch: int = 64, features: int = 784, classes: int = 10, lr: float = 0.1) -> Walk:
@@ -47,22 +50,20 @@ def walk_program(batch: int = 64, features: int = 784, classes: int = 10, lr: fl
     steps.append(
         Step(
             f"x = torch.randn({batch}, {features})",
-            [entry("x", x), f"{'':18}device={x.device.type}", entry("y (labels)", y)],
+            [f"{entry('x', x)}, device={x.device.type}", entry("y (labels)", y)],
         )
     )
 
     model = torch.nn.Linear(features, classes)
     params = [entry(f"model.{name}", p) for name, p in model.named_parameters()]
-    steps.append(
-        Step(f"model = torch.nn.Linear({features}, {classes})", [f"{'model':18}{type(model).__name__}", *params])
-    )
+    steps.append(Step(f"model = torch.nn.Linear({features}, {classes})", [f"model: {type(model).__name__}", *params]))
 
     logits = model(x)
     loss = torch.nn.functional.cross_entropy(logits, y)
     steps.append(
         Step(
             "loss = torch.nn.functional.cross_entropy(model(x), y)",
-            [entry("model(x)", logits), entry("loss", loss), f"{'loss.item()':18}{loss.item():.4f}"],
+            [entry("model(x)", logits), entry("loss", loss), f"loss.item(): {loss.item():.4f}"],
         )
     )
 
@@ -74,7 +75,7 @@ def walk_program(batch: int = 64, features: int = 784, classes: int = 10, lr: fl
     steps.append(
         Step(
             "loss.backward()",
-            [f"{'returned':18}{returned}", f"{'.grad before':18}None for every parameter: {grads_none_before}", *grads],
+            [f"returned: {returned}", f"before, .grad was None for every parameter: {grads_none_before}", *grads],
         )
     )
 
@@ -87,7 +88,7 @@ def walk_program(batch: int = 64, features: int = 784, classes: int = 10, lr: fl
     steps.append(
         Step(
             f"optimizer.step()  # SGD with lr={lr}",
-            [f"{'returned':18}{returned}", f"{'model.weight':18}== old weight - lr * weight.grad: {step_matches}"],
+            [f"returned: {returned}", f"model.weight == old weight - lr * weight.grad: {step_matches}"],
         )
     )
     checks = {
@@ -104,7 +105,8 @@ def main() -> None:
     for step in walk.steps:
         print(step.line)
         for item in step.produced:
-            print(f"    {item}")
+            for line in item.split("\n"):
+                print(f"  {line}")
     claim("the loss is a finite number", held=walk.checks["loss_is_finite"])
     claim("the gradients are None until backward runs", held=walk.checks["grads_none_before"])
     claim("each gradient has its parameter's shape", held=walk.checks["grad_shapes_match"])

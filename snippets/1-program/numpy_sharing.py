@@ -102,16 +102,19 @@ def main() -> None:
         detail=f"strides {strides}",
     )
     print(f"torch.from_numpy(a[::-1]), a view with strides {strides} bytes, raises:")
-    print(f"  ValueError: {message}")
+    # One space where the message has two ("array  with"): two spaces would make it a table row that never
+    # wraps on a phone, and the words are the same.
+    print(f"  ValueError: {' '.join(message.split())}")
     print()
     rounds = creation_rounds()
     growth = growths(rounds)
     print(f"CPU time to make the tensor (1 thread), the median of {ROUNDS} interleaved rounds")
-    print(f"{'elements in the array':24} {SIZES[0]:>12,} {SIZES[-1]:>12,}  growth")
+    # Printed for a phone's 46 columns: the makers without "(array)", the columns as wide as their numbers.
+    print(f"{'elements':16} {SIZES[0]:>8,} {SIZES[-1]:>10,}  growth")
     for maker in MAKERS:
         small, large = (statistics.median(rounds[f"{maker} {n}"]) for n in (SIZES[0], SIZES[-1]))
-        label = f"torch.{maker}(array)"
-        print(f"{label:24} {human_seconds(small):>12} {human_seconds(large):>12}  x{growth[maker]:,.1f}")
+        label = f"torch.{maker}"
+        print(f"{label:16} {human_seconds(small):>8} {human_seconds(large):>10}  x{growth[maker]:,.1f}")
     print(f"(growth: for {SIZES[-1] // SIZES[0]:,} times the elements, the large over the small in the same round)")
     check_costs(growth)
 

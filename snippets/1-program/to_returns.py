@@ -58,9 +58,10 @@ def main() -> None:
     x = torch.arange(4, dtype=torch.float32)
     before = x.clone()
     print(f"x = torch.arange(4, dtype=torch.float32) on {x.device}")
-    width = 32
+    # Printed for a phone's 46 columns: what each call returned on the line under it.
     for text, y in to_cases(x):
-        print(f"{text:<{width}} -> {describe(x, y):<26} dtype {str(y.dtype).removeprefix('torch.'):<8} {y.device}")
+        print(text)
+        print(f"  -> {describe(x, y)}, dtype {str(y.dtype).removeprefix('torch.')} on {y.device}")
     print(f"x afterwards: dtype {str(x.dtype).removeprefix('torch.')}, unchanged: {torch.equal(x, before)}")
     results = dict(to_cases(x))
     claim(
@@ -92,8 +93,10 @@ def main() -> None:
         on_gpu = x.to("cuda")
         back = on_gpu.cpu()
         there, home = "x.to('cuda')", "x.to('cuda').cpu()"
-        print(f"{there:<{width}} -> {describe(x, on_gpu):<26} {on_gpu.device}")
-        print(f"{home:<{width}} -> {describe(x, back):<26} {back.device}, equal to x: {torch.equal(back, x)}")
+        print(there)
+        print(f"  -> {describe(x, on_gpu)}, on {on_gpu.device}")
+        print(home)
+        print(f"  -> {describe(x, back)}, on {back.device}, equal to x: {torch.equal(back, x)}")
     else:
         print()
         print("no CUDA device in this build: x.to('cuda') would raise (floor 8 shows the message);")

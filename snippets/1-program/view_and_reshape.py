@@ -51,7 +51,9 @@ def main() -> None:
     print()
     rows = shapes_and_sharing()
     width = max(len(text) for text, _, _ in rows)
-    print(f"{'expression':{width}}  {'shape':10} shares x's memory")
+    # Printed for a phone's 46 columns: the last column's header a word, its meaning on the line above.
+    print("shared: whether the result shares x's memory")
+    print(f"{'expression':{width}}  {'shape':10} shared")
     for text, shape, shared in rows:
         print(f"{text:{width}}  {shape!s:10} {shared}")
     print()

@@ -70,8 +70,10 @@ def main() -> None:
     print(f"median of {runs} fresh processes each:")
     ratio = m["with_torch"] / m["empty"]
     print(f"  an empty python process     {human_seconds(m['empty']):>9}")
-    print(f"  python that imports torch   {human_seconds(m['with_torch']):>9}   ({ratio:.0f} x the empty one)")
+    # Printed for a phone's 46 columns: the ratio under the table, the module names' column as wide as they are.
+    print(f"  python that imports torch   {human_seconds(m['with_torch']):>9}")
     print(f"  the import statement alone  {human_seconds(m['import']):>9}")
+    print(f"  (python that imports torch: {ratio:.0f} x the empty one)")
     others = m["modules"] - m["torch_modules"]
     print(f"modules loaded by import torch: {m['modules']:.0f} ({m['torch_modules']:.0f} torch.*, {others:.0f} others)")
     claim(
@@ -87,8 +89,9 @@ def main() -> None:
     print()
     print("slowest modules by own import time (python -X importtime, one run):")
     slowest = slowest_modules()
+    width = max(len(name) for name, _ in slowest)
     for name, seconds in slowest:
-        print(f"  {name:44} {human_seconds(seconds):>9}")
+        print(f"  {name:{width}} {human_seconds(seconds):>9}")
     claim(
         "loading the compiled module torch._C is among the slowest imports",
         held="torch._C" in [name for name, _ in slowest[:2]],

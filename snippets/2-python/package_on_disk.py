@@ -97,11 +97,14 @@ def main() -> None:
         value_format="{:,.2f} MB",
         highlight=[mb[0][0], mb[1][0]],
     )
-    lines = [f"{label:24} {human_bytes(size):>10}   {note}" for (label, size), note in zip(bars, notes, strict=True)]
+    # Printed for a phone's 46 columns: each row's note on the line under it.
+    lines = []
+    for (label, size), note in zip(bars, notes, strict=True):
+        lines += [f"{label:24} {human_bytes(size):>10}", f"  {note}"]
     lines.append("")
-    lines.append(f"{'all compiled files':24} {human_bytes(total['compiled']):>10}   every file of machine code")
-    lines.append(f"{'bytecode caches (.pyc)':24} {human_bytes(total.get('bytecode', 0)):>10}   not counted as Python")
-    lines.append(f"{'C++ headers (include/)':24} {human_bytes(total.get('headers', 0)):>10}   for building extensions")
+    lines += [f"{'all compiled files':24} {human_bytes(total['compiled']):>10}", "  every file of machine code"]
+    lines += [f"{'bytecode caches (.pyc)':24} {human_bytes(total.get('bytecode', 0)):>10}", "  not counted as Python"]
+    lines += [f"{'C++ headers (include/)':24} {human_bytes(total.get('headers', 0)):>10}", "  for building extensions"]
     lines.append("")
     share = total["python"] / total["compiled"]
     share_lib = total["python"] / total["library"]

@@ -74,8 +74,11 @@ def requires_grad_outcome(make: Callable[[], torch.Tensor]) -> str:
 def main() -> None:
     implicit, explicit = implicit_versus_explicit_seed()
     print("1. out = mean(3 (x + 2)^2), x = ones(2, 2)")
-    print(f"   out.backward()                   -> x.grad = {implicit.flatten().tolist()}")
-    print(f"   out.backward(torch.tensor(1.0))  -> x.grad = {explicit.flatten().tolist()}")
+    # Printed for a phone's 46 columns: each call's gradient on the line under it, as part 3 prints.
+    print("   out.backward()")
+    print(f"     -> x.grad = {implicit.flatten().tolist()}")
+    print("   out.backward(torch.tensor(1.0))")
+    print(f"     -> x.grad = {explicit.flatten().tolist()}")
     print(f"   identical: {torch.equal(implicit, explicit)}")
     print(f"   (x * 2).backward() on a 2 x 2 output: RuntimeError: {non_scalar_error()}")
     claim("backward() on a scalar is backward(torch.tensor(1.))", held=torch.equal(implicit, explicit))
@@ -83,7 +86,7 @@ def main() -> None:
     print()
     once, twice = retained_twice()
     print("2. out.backward(retain_graph=True); out.backward()")
-    print(f"   x.grad after the first call:  {once.flatten().tolist()}")
+    print(f"   x.grad after the first call: {once.flatten().tolist()}")
     print(f"   x.grad after the second call: {twice.flatten().tolist()}")
     claim("x.grad is 4.5 everywhere after one backward", held=torch.equal(once, torch.full((2, 2), 4.5)))
     claim(

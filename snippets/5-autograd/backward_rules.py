@@ -67,7 +67,8 @@ def after_zero_grad() -> tuple[object, object]:
 
 def main() -> None:
     message = second_backward_error()
-    print("1. loss.backward(); loss.backward()  raises, word for word (wrapped):")
+    # Printed for a phone's 46 columns: each zero_grad's result under its call.
+    print("1. loss.backward(); loss.backward() raises, word for word (wrapped):")
     print(textwrap.fill(f"RuntimeError: {message}", width=78, initial_indent="   ", subsequent_indent="   "))
     claim(
         "a second backward through a freed graph raises and names retain_graph=True",
@@ -76,7 +77,7 @@ def main() -> None:
     print()
     once, twice = retained_twice()
     ratio = (twice / once)[once != 0]
-    print("2. loss.backward(retain_graph=True); loss.backward()  works; grads add up:")
+    print("2. loss.backward(retain_graph=True); loss.backward() works; grads add up:")
     print(f"   weight.grad after call 2 / after call 1: min {ratio.min():.6f}, max {ratio.max():.6f}")
     claim("with retain_graph the gradients add up: twice the first", held=torch.allclose(twice, 2 * once))
     print()
@@ -93,8 +94,10 @@ def main() -> None:
     )
     print()
     default, zeroed = after_zero_grad()
-    print(f"4. optimizer.zero_grad()                  -> weight.grad is {default!r}")
-    print(f"   optimizer.zero_grad(set_to_none=False) -> zeros (largest |value| {zeroed})")
+    print("4. optimizer.zero_grad()")
+    print(f"   -> weight.grad is {default!r}")
+    print("   optimizer.zero_grad(set_to_none=False)")
+    print(f"   -> zeros (largest |value| {zeroed})")
     claim("zero_grad() sets gradients to None by default", held=default is None and zeroed == 0.0)
 
 

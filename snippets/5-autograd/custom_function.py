@@ -107,7 +107,7 @@ def main() -> None:
     }
     print("\ntorch.autograd.gradcheck (finite differences against the formulas)")
     for label, passed in checks.items():
-        print(f"  {label:<46} {'passes' if passed else 'fails'}")
+        print(f"  {label}: {'passes' if passed else 'fails'}")
 
     tangent = torch.randn(6, dtype=torch.float64)
     forward_mode = jvp(x, tangent)
@@ -116,8 +116,11 @@ def main() -> None:
     u = torch.randn(6, dtype=torch.float64)
     (vjp,) = torch.autograd.grad(Normalize.apply(leaf), leaf, u)
     print("\nforward mode (a dual number) against reverse mode (backward)")
-    print(f"  jvp, one forward pass      {[round(v, 4) for v in forward_mode.tolist()]}")
-    print(f"  Jacobian @ tangent         {[round(v, 4) for v in reverse_mode.tolist()]}")
+    # Printed for a phone's 46 columns: each vector under its name, the two one above the other.
+    print("  jvp, one forward pass:")
+    print(f"    {[round(v, 4) for v in forward_mode.tolist()]}")
+    print("  Jacobian @ tangent:")
+    print(f"    {[round(v, 4) for v in reverse_mode.tolist()]}")
     print(f"  Jacobian, {tuple(jacobian.shape)}, from {jacobian.shape[0]} backward passes")
     print(f"  u · (J t) = {u.dot(forward_mode).item():.6f}   (Jᵀ u) · t = {vjp.dot(tangent).item():.6f}")
 

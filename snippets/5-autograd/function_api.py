@@ -223,7 +223,9 @@ def needs_input_grad() -> None:
         backward(out.sum())
         flags = out.grad_fn.needs_input_grad
         work[label] = (flags, list(BACKWARD_WORK), a.grad is not None and torch.equal(a.grad, b.detach()))
-        print(f"  {label:<28} needs_input_grad {flags}, backward computed {BACKWARD_WORK}")
+        # Printed for a phone's 46 columns: each case on a line, what backward saw and did under it.
+        print(f"  {label}:")
+        print(f"    needs_input_grad {flags}, backward computed {BACKWARD_WORK}")
 
     (flags_one, work_one, right_one), (flags_two, work_two, _) = work.values()
     claim(
@@ -251,7 +253,7 @@ def mark_dirty() -> torch.Tensor:
     is_input, after, new_history = out is b, b._version, type(b.grad_fn).__name__
     backward(b.sum())
     marked_grad = a.grad.clone() if a.grad is not None else torch.zeros(3, dtype=torch.float64)
-    print(f"  marked:   out is b {is_input}, same data_ptr {out.data_ptr() == pointer}, b._version {before} -> {after}")
+    print(f"  marked: out is b {is_input}, same data_ptr {out.data_ptr() == pointer}, b._version {before} -> {after}")
     print(f"            b.grad_fn {history} -> {new_history}; a.grad through b {rounded(marked_grad)}")
 
     a = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
@@ -310,8 +312,8 @@ def non_differentiable() -> None:
             values, indices = apply(Sort, x, mark, dtype)
             table[(str(dtype).removeprefix("torch."), mark)] = (values.requires_grad, indices.requires_grad)
     for (dtype_name, mark), (values_rg, indices_rg) in table.items():
-        print(f"  indices {dtype_name:<7} {'marked' if mark else 'unmarked':<8}  ", end="")
-        print(f"values.requires_grad {values_rg}, indices.requires_grad {indices_rg}")
+        print(f"  indices {dtype_name}, {'marked' if mark else 'unmarked'}:")
+        print(f"    values.requires_grad {values_rg}, indices.requires_grad {indices_rg}")
 
     weights = torch.tensor([10.0, 20.0, 30.0], dtype=torch.float64)
     INDEX_GRADIENTS.clear()
@@ -363,8 +365,8 @@ def double_backward() -> None:
     by_grad = refusal(lambda: torch.autograd.grad(chained.sum(), x, retain_graph=True))
     unused = torch.autograd.grad(chained.sum(), x, allow_unused=True)[0]
     print(f"    grad of sum(sin f(x)), create_graph=True: the result has grad_fn {node}")
-    print(f"      .backward() on it:           {short(by_backward, 72)}")
-    print(f"      torch.autograd.grad on it:   {short(by_grad, 72)}")
+    print(f"      .backward() on it: {short(by_backward, 72)}")
+    print(f"      torch.autograd.grad on it: {short(by_grad, 72)}")
     print(f"      the same, allow_unused=True: {unused}")
 
     gap = (second - analytic).abs().max().item()

@@ -163,7 +163,8 @@ def as_text(graph: Graph) -> str:
         else:
             order = "max" if node.sequence_nr == 2**64 - 1 else str(node.sequence_nr)
             label = f"{node.name} [{node.detail}] seq {order}"
-        lines.append(f"{indent}{via}{label}{'  (same node)' if again else ''}")
+        # One space before the mark: the line is a sentence that wraps on a phone, not a table's row.
+        lines.append(f"{indent}{via}{label}{' (same node)' if again else ''}")
         if again:
             return
         shown.add(key)

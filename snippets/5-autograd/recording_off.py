@@ -75,13 +75,20 @@ def main() -> None:
     rows = [forward_under(mode)[0] for mode in MODES]
     print("MLP 784 -> 256 -> 10 + cross_entropy, batch 64, float32")
     print()
-    print(f"{'mode':<23} {'saved':>5} {'bytes':>10} {'requires_grad':>13} {'grad_fn':>7} {'is_inference':>12}")
-    for row in rows:
-        print(
-            f"{row.mode:<23} {row.saved_count:>5} {human_bytes(row.saved_bytes, binary=True):>10} "
-            f"{row.requires_grad!s:>13} {'yes' if row.has_grad_fn else 'None':>7} {row.is_inference!s:>12}"
-        )
+    # Printed for a phone's 46 columns: the table turned, a mode a column and a property a row; each mode's
+    # dispatch keys under its name.
+    print(f"each mode's forward: {', '.join(MODES)}")
+    print(f"{'':<13} {'grad mode':>10}  {'no_grad':>7}  {'inference':>9}")
     recorded, no_grad, inference = rows
+    columns = {
+        "saved": [str(row.saved_count) for row in rows],
+        "bytes": [human_bytes(row.saved_bytes, binary=True) for row in rows],
+        "requires_grad": [str(row.requires_grad) for row in rows],
+        "grad_fn": ["yes" if row.has_grad_fn else "None" for row in rows],
+        "is_inference": [str(row.is_inference) for row in rows],
+    }
+    for label, (a, b, c) in columns.items():
+        print(f"{label:<13} {a:>10}  {b:>7}  {c:>9}")
     claim(
         "grad mode saves tensors for backward; no_grad and inference_mode save none",
         held=recorded.saved_count > 0
@@ -96,7 +103,8 @@ def main() -> None:
         with manager():
             made = torch.ones(3)
         keys = str(torch._C._dispatch_keys(made)).removeprefix("DispatchKeySet")
-        print(f"  {mode:<23} {keys}")
+        print(f"  {mode}")
+        print(f"    {keys}")
     print()
     with torch.inference_mode():
         made_inside = torch.ones(3) * 2

@@ -122,13 +122,16 @@ def main() -> None:
     model = make_mlp()
     saved = record_forward(model, 64)
     lines = ["Linear(784, 256) -> ReLU -> Linear(256, 10) -> cross_entropy; batch 64", ""]
-    lines.append(f"{'saved by':<30} {'shape':<10} {'dtype':<7} {'bytes':>7}  what it is")
+    # Printed for a phone's 46 columns: each saved tensor's node on a line of its own, its shape, dtype, bytes
+    # and owner under it; the growth table's headers on two lines, its columns narrowed.
+    lines += ["saved by", f"  {'shape':<9} {'dtype':<7} {'bytes':>7} what it is"]
     first_seen: set[int] = set()
     for item in saved:
         again = " (again)" if item.storage in first_seen else ""
         first_seen.add(item.storage)
         dtype = str(item.dtype).removeprefix("torch.")
-        lines.append(f"{item.node:<30} {item.shape!s:<10} {dtype:<7} {item.nbytes:>7,}  {item.owner}{again}")
+        lines.append(f"{item.node}{again}")
+        lines.append(f"  {item.shape!s:<9} {dtype:<7} {item.nbytes:>7,} {item.owner}")
     lines.append("")
     lines.append(f"{len(saved)} saved references, {len(first_seen)} distinct storages:")
     lines.append(f"  {human_bytes(distinct_bytes(saved, parameters=False), binary=True)} that depend on the batch")
@@ -137,11 +140,12 @@ def main() -> None:
     )
     lines.append("")
     rows = growth()
-    lines.append(f"{'batch':>6}  {'references':>10}  {'parameters':>11}  {'batch-dependent':>15}  {'per sample':>10}")
+    lines.append(f"{'':>5}  {'':>4}  {'':>9}  {'batch-':>10}  {'per':>9}")
+    lines.append(f"{'batch':>5}  {'refs':>4}  {'params':>9}  {'dependent':>10}  {'sample':>9}")
     for batch, refs, param_bytes, act_bytes in rows:
         lines.append(
-            f"{batch:>6}  {refs:>10}  {human_bytes(param_bytes, binary=True):>11}  "
-            f"{human_bytes(act_bytes, binary=True):>15}  {act_bytes / batch:>10,.0f} B"
+            f"{batch:>5}  {refs:>4}  {human_bytes(param_bytes, binary=True):>9}  "
+            f"{human_bytes(act_bytes, binary=True):>10}  {act_bytes / batch:>7,.0f} B"
         )
     (b0, _, _, a0), (b1, _, _, a1) = rows[0], rows[-1]
     lines.append("")

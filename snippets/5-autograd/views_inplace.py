@@ -66,17 +66,20 @@ def views() -> None:
     leaf = torch.ones(4, requires_grad=True)
     b = leaf * 1
     v = b[1:3]
-    print(f"  b = leaf * 1; v = b[1:3]   v._base is b: {v._base is b}, versions v {v._version}, b {b._version}")
+    # Printed for a phone's 46 columns: what each step left on the line under it; sentences one space apart.
+    print("  b = leaf * 1; v = b[1:3]")
+    print(f"    v._base is b: {v._base is b}, versions v {v._version}, b {b._version}")
     old_history = b.grad_fn
     v.mul_(5)
-    print(f"  v.mul_(5)                  versions v {v._version}, b {b._version}")
+    print("  v.mul_(5)")
+    print(f"    versions v {v._version}, b {b._version}")
     print(f"  b.grad_fn: {type(old_history).__name__} -> {type(b.grad_fn).__name__}, next_functions", names(b.grad_fn))
     print(f"    (the first is b's old {type(old_history).__name__}: {b.grad_fn.next_functions[0][0] is old_history})")
     print(f"  v.grad_fn: {type(v.grad_fn).__name__}, next_functions", names(v.grad_fn))
     b.sum().backward()
     expected = torch.tensor([1.0, 5.0, 5.0, 1.0])
     print(f"  leaf.grad = {leaf.grad.tolist() if leaf.grad is not None else None}", end="")
-    print(f"  (the out-of-place answer: {expected.tolist()})")
+    print(f" (the out-of-place answer: {expected.tolist()})")
     leaf_view_error = backward_error(lambda: torch.ones(4, requires_grad=True)[1:3].mul_(5))
     print(f"  the same on a view of a leaf that requires grad: {leaf_view_error}")
 
@@ -119,7 +122,7 @@ def data_versus_detach() -> None:
     results = {modify: saved_then_modified(modify) for modify in ("a", "a.detach()", "a.data")}
     for modify, (version, raised, grad) in results.items():
         outcome = "raises" if raised or grad is None else f"runs, x.grad = {[round(g, 4) for g in grad.tolist()]}"
-        print(f"  {modify + '.mul_(3)':<18} a._version = {version}   backward {outcome}")
+        print(f"  {modify}.mul_(3): a._version = {version}, backward {outcome}")
     right, silent = 2 * math.cos(2.0), 2 * math.cos(6.0)
     print(f"  the gradient of sin(2x) at x = 1 is 2 cos(2) = {right:.4f}; 2 cos(6) = {silent:.4f}")
 

@@ -116,10 +116,11 @@ def main() -> None:
         print("  (they count CUDA memory only; CPU tensors never appear in them)")
     print()
     print("CPU tensors come from c10's CPU allocator; the operating system decides when pages become resident:")
-    print(f"{'step':<34} {'resident memory growth':>24}")
+    # Printed for a phone's 46 columns: the columns as wide as the longest step and the header "resident growth".
+    print(f"{'step':<28} {'resident growth':>15}")
     story = cpu_story()
     for step, growth in story:
-        print(f"{step:<34} {human_bytes(growth, binary=True):>24}")
+        print(f"{step:<28} {human_bytes(growth, binary=True):>15}")
     print(f"Fresh CPU tensors start at addresses aligned to {alignment_of_cpu_tensors()} bytes (or more).")
     steps, size = dict(story), 128 * MIB
     claim(

@@ -33,8 +33,12 @@ def channels_last() -> dict[str, object]:
     y = x.contiguous(memory_format=torch.channels_last)
     # The rule: channels vary fastest, then width, then height, then the batch (NHWC order in memory).
     rule = (h * w * c, 1, w * c, c)
-    print(f"x (NCHW):          shape {tuple(x.shape)}  stride {tuple(x.stride())}")
-    print(f"y (channels_last): shape {tuple(y.shape)}  stride {tuple(y.stride())}  (the rule: {rule})")
+    # Printed for a phone's 46 columns: each tensor's shape and strides under its name, one tensor over the other.
+    print("x (NCHW):")
+    print(f"  shape {tuple(x.shape)}, stride {tuple(x.stride())}")
+    print("y (channels_last):")
+    print(f"  shape {tuple(y.shape)}, stride {tuple(y.stride())}")
+    print(f"  (the rule: {rule})")
     print(
         f"y.is_contiguous(): {y.is_contiguous()}; y.is_contiguous(memory_format=torch.channels_last): "
         f"{y.is_contiguous(memory_format=torch.channels_last)}"

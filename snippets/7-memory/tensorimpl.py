@@ -36,11 +36,14 @@ def storage_sharing() -> dict[str, list[int | None]]:
     wrapper = x.untyped_storage()  # the storage's Python object, held here so its reference count can be read
     python, views = [sys.getrefcount(wrapper)], [use_count(x)]
     made = {"x.t()": x.t(), "x[1:]": x[1:], "x.view(12)": x.view(12)}
+    # Printed for a phone's 46 columns: the record's fields as a table's columns, the last one's meaning above it.
+    print("  (same: the tensor's storage is x's StorageImpl)")
+    print(f"  {'tensor':<11} {'shape':<7} {'stride':<7} {'offset':>6}  same")
     for name, tensor in {"x": x, **made}.items():
         same = tensor.untyped_storage()._cdata == wrapper._cdata
         print(
-            f"  {name:<11} shape {tuple(tensor.shape)!s:<8} stride {tuple(tensor.stride())!s:<8}"
-            f" offset {tensor.storage_offset()}  the same StorageImpl: {same}"
+            f"  {name:<11} {tuple(tensor.shape)!s:<7} {tuple(tensor.stride())!s:<7}"
+            f" {tensor.storage_offset():>6}  {same}"
         )
     del tensor
     views.append(use_count(x))
@@ -196,7 +199,8 @@ def main() -> None:
         )
     else:
         for action, per_tensor in meta.items():
-            print(f"  {action:<42} {per_tensor:8.1f} bytes")
+            # Printed for a phone's 46 columns: the bytes first (the line above names the unit), then the step.
+            print(f"{per_tensor:>5.1f}  {action}")
         reads, off, on, again = meta.values()
         claim(
             "an AutogradMeta is allocated only when requires_grad is first set, and then it stays",

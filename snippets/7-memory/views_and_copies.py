@@ -56,14 +56,16 @@ def main() -> None:
     x = torch.arange(12, dtype=torch.float32).reshape(3, 4)
     print(f"x = torch.arange(12.).reshape(3, 4): stride {x.stride()}, contiguous {x.is_contiguous()}")
     print()
-    print(f"{'expression':<20} {'shares x storage':<17} {'contiguous':<11} stride")
+    # Printed for a phone's 46 columns: the storage column a word (view or copy), its meaning on the line above.
+    print("storage: view (shares x's storage) or copy")
+    print(f"{'expression':<18} {'storage':<7} {'contiguous':<10} stride")
     for name, shared, contiguous, stride in classify():
-        kind = "yes (view)" if shared else "no (copied)"
-        print(f"{name:<20} {kind:<17} {contiguous!s:<11} {stride}")
+        kind = "view" if shared else "copy"
+        print(f"{name:<18} {kind:<7} {contiguous!s:<10} {stride}")
     print()
     print(f"x.contiguous() is x: {x.contiguous() is x} (already contiguous: the same tensor object comes back)")
     before, after = mutate_through_view()
-    print(f"row = x[1]; row[0] = 100.0  ->  x[1, 0] was {before}, is now {after}")
+    print(f"row = x[1]; row[0] = 100.0 -> x[1, 0] was {before}, is now {after}")
     print()
     print("x.t().view(12) raises RuntimeError:")
     print(f"  {view_error()}")

@@ -174,11 +174,14 @@ def main() -> None:
     torch._inductor.config.compile_threads = 1  # compile in this process: no pool of compiler workers
     print("the rungs, each adding to the one before:")
     for rung, adds in RUNGS.items():
-        print(f"  {rung:<27} {adds}")
+        # Printed for a phone's 46 columns: what each rung adds, and each graph's operators, under its name.
+        print(f"  {rung}")
+        print(f"    {adds}")
     print("\nwhat the graphs are made of (normed traced by make_fx, without and with Inductor's decomposition table):")
     found = graphs(x)
     for label, names in found.items():
-        print(f"  {label:<28} {', '.join(names)}")
+        print(f"  {label}:")
+        print(f"    {', '.join(names)}")
     if compiler is None:
         print("\nNo C++ compiler found (cpp_builder.get_cpp_compiler): the inductor rung cannot run here.")
     try:
@@ -189,9 +192,9 @@ def main() -> None:
         differences, close, generated = ladder(x, inductor=False)
     scale = ", ".join(f"{name} {float(fn(x).abs().max()):.1e}" for name, fn in FUNCTIONS.items())
     print(f"\nlargest difference from eager mode, on {tuple(x.shape)} float32 inputs (largest result: {scale}):")
-    print(f"  {'rung':<27}" + "".join(f"{name:>10}" for name in FUNCTIONS))
+    print(f"  {'rung':<26}" + "".join(f"{name:>9}" for name in FUNCTIONS))
     for rung, by_function in differences.items():
-        print(f"  {rung:<27}" + "".join(f"{value:>10.1e}" for value in by_function.values()))
+        print(f"  {rung:<26}" + "".join(f"{value:>9.1e}" for value in by_function.values()))
     for name in FUNCTIONS:
         first = next((rung for rung, by in differences.items() if by[name] != 0), "none of them")
         print(f"  first rung whose {name} differs: {first}")

@@ -182,14 +182,16 @@ def show_shapes() -> None:
     """Automatic dynamic shapes, `mark_dynamic` and `mark_unbacked`, over the same sizes: the graphs each compiled."""
     runs = {name: shapes(mark) for name, mark in MARKS.items()}
     print(f"graphs compiled by each call of column_sums, by the size of its first dimension ({len(SIZES)} calls):")
-    print(f"  {'size':>4}" + "".join(f"{name:>15}" for name in runs))
+    # Printed for a phone's 46 columns: each column as wide as its name, each mode's graphs under its name.
+    print(f"  {'size':>4}" + "".join(f"  {name:>{len(name)}}" for name in runs))
     for number, size in enumerate(SIZES):
-        print(f"  {size:>4}" + "".join(f"{new[number]:>15}" for new, _, _, _ in runs.values()))
+        print(f"  {size:>4}" + "".join(f"  {new[number]:>{len(name)}}" for name, (new, _, _, _) in runs.items()))
     print("the graphs each compiled, in order: x's dimensions as the graph sees them, and its inputs that are sizes")
     for name, (_, recorder, _, _) in runs.items():
         kinds = [symbolic_inputs(gm) for gm in recorder.graphs]
         shown = ", ".join(f"({', '.join(dims)})" + (f" + {sizes} SymInt" if sizes else "") for sizes, dims in kinds)
-        print(f"  {name:<14} {shown}")
+        print(f"  {name}:")
+        print(f"    {shown}")
     default_new, default, _, _ = runs["default"]
     marked_new, marked, marked_failed, _ = runs["mark_dynamic"]
     unbacked_new, _, _, _ = runs["mark_unbacked"]

@@ -60,11 +60,14 @@ def main() -> None:
     print(f"distribute_tensor(A, Replicate) on rank 0: {seen['distribute_tensor(Replicate)']}")
     print("redistribute, and the collectives CommDebugMode counted on rank 0:")
     for name in ("Shard(0) -> Replicate", "Replicate -> Shard(0)", "Partial -> Replicate", "Partial -> Shard(0)"):
-        print(f"  {name:<24} {seen[name] or 'none'}")
+        # Printed for a phone's 46 columns: what each step counted on the line under it.
+        print(f"  {name}")
+        print(f"    {seen[name] or 'none'}")
     print("matmuls on sharded operands:")
     for name in ("A Shard(1) @ B Shard(0)", "its full_tensor()", "A Shard(0) @ B Replicate"):
         placements, comms = seen[name]
-        print(f"  {name:<26} -> {placements:<18} {comms or 'no collective'}")
+        print(f"  {name}")
+        print(f"    -> {placements}, {comms or 'no collective'}")
     claim(
         "Shard to Replicate is an all-gather, Partial to Replicate an all-reduce, Partial to Shard a reduce-scatter",
         held=set(seen["Shard(0) -> Replicate"]) == {"all_gather_into_tensor"}

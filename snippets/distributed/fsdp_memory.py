@@ -71,10 +71,12 @@ def main() -> None:
     runs = {p: run_ranks(train, p) for p in (1, 2, 4)}
     full = WIDTH * WIDTH * 4 + WIDTH * 4
     print(f"{LAYERS} Linear layers of {WIDTH}x{WIDTH} ({human_bytes(LAYERS * full)} of float32 parameters), Adam:")
-    print(f"{'ranks':>5} {'parameters':>12} {'gradients':>12} {'Adam state':>12}   per rank")
+    # Printed for a phone's 46 columns: "per rank" on the line above the table, the columns as wide as a size.
+    print("bytes each rank holds:")
+    print(f"{'ranks':>5} {'parameters':>11} {'gradients':>11} {'Adam state':>11}")
     for p, ranks in runs.items():
         r = ranks[0]
-        print(f"{p:>5} {human_bytes(r['params']):>12} {human_bytes(r['grads']):>12} {human_bytes(r['state']):>12}")
+        print(f"{p:>5} {human_bytes(r['params']):>11} {human_bytes(r['grads']):>11} {human_bytes(r['state']):>11}")
     print(f"rank 0's first weight on 2 ranks: {runs[2][0]['placement']}")
     print("rank 0's forward on 2 ranks, in order:")
     for event in runs[2][0]["forward"]:
