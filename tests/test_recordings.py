@@ -590,3 +590,26 @@ def test_a_chinese_page_names_this_build_and_each_machine_in_chinese(recorded: t
     assert labels == ["本次构建", tier.name] * 3
     assert f"{tier.stands_for_zh}：NVIDIA H200 + 16 个线程，torch 2.11.0，录制于 {recording.recorded}" in html
     assert "This build" not in html and tier.stands_for not in html and "threads" not in html
+
+
+def test_the_chinese_build_reports_machines_say_what_each_tier_stands_for_and_each_claim_in_chinese(
+    recorded: tuple[Path, Recording],
+) -> None:
+    """The zh build report's Machines section said each tier's kind ("a single-vCPU runner without AVX2 or AVX-512
+    kernels") and each claim's statement in English; the tabs said them in Chinese."""
+    from pytorch_floors.recordings.report import machines_html  # noqa: PLC0415
+
+    root, recording = recorded
+    tier = tier_named("one-core-scalar")
+    assert tier is not None
+    elsewhere = replace(as_elsewhere(recording, "sum is 45"), tier=tier.name, stands_for=tier.stands_for)
+    _, engine = render(root, (elsewhere,))
+    statement = next(c.statement for b in elsewhere.blocks for c in b.claims)
+    planned = [(b.page, b.block_id) for b in elsewhere.blocks]
+    zh = machines_html(
+        engine.records, [elsewhere], planned, lambda page: page, PageLanguage("zh", {statement: "和是四十五"})
+    )
+    assert tier.stands_for_zh in zh and tier.stands_for not in zh
+    assert "和是四十五" in zh and f">{html_text.escape(statement, quote=False)}<" not in zh
+    en = machines_html(engine.records, [elsewhere], planned, lambda page: page, "en")
+    assert tier.stands_for in en and html_text.escape(statement, quote=False) in en

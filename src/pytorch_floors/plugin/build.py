@@ -203,7 +203,7 @@ class SiteBuild:
                 self.engine,
                 self.proofs.planned_blocks(),
                 lambda src: url_of(twin_uri(src, facts.language)),  # the claims' pages in this page's language
-                facts.language.code,
+                self.proofs.report_language(facts.language.code),  # with every page's claims' translations
             )
         return context
 

@@ -27,6 +27,7 @@ __all__ = [
     "claim_table",
     "machine_in_words",
     "orphans",
+    "stands_for_in",
     "tiers_for",
 ]
 
@@ -160,7 +161,7 @@ def _shown(output: str, *, html: bool) -> str:
         return output  # this build's own figure, of elements no recording may hold: so no recording is the same
 
 
-def _stands_for(recording: Recording, language: str) -> str:
+def stands_for_in(recording: Recording, language: str) -> str:
     """What a recording stands for in the page's language: a tier's own words translated, a machine's as written."""
     tier = tier_named(recording.tier)
     if tier is None or tier.stands_for != recording.stands_for:
@@ -189,7 +190,7 @@ def tiers_for(result: BlockResult, recordings: Iterable[Recording], language: st
             machine_in_words(block.provenance, recording.recorded, recording.cpu_share, language),
             block,
             same=_same(result, block),
-            stands_for=_stands_for(recording, language),
+            stands_for=stands_for_in(recording, language),
             contended=contended(recording.cpu_share),
         )
         if result.digest is None or block.digest != result.digest:

@@ -8,8 +8,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from pytorch_floors.execution.result import BlockResult
-from pytorch_floors.i18n.messages import t
-from pytorch_floors.recordings.compare import ClaimRow, Orphan, claim_table, machine_in_words, orphans, tiers_for
+from pytorch_floors.i18n.messages import PageLanguage, code_of, t
+from pytorch_floors.recordings.compare import (
+    ClaimRow,
+    Orphan,
+    claim_table,
+    machine_in_words,
+    orphans,
+    stands_for_in,
+    tiers_for,
+)
 from pytorch_floors.recordings.schema import Recording
 from pytorch_floors.render.templates import render
 
@@ -103,7 +111,7 @@ def machines_html(
     recordings: Sequence[Recording],
     planned: Sequence[tuple[str, str]],
     url_of: Callable[[str], str],
-    language: str,
+    language: str | PageLanguage,
 ) -> str:
     """The build report's comparison of machines, as HTML, in the report page's language.
 
@@ -117,23 +125,24 @@ def machines_html(
     Returns:
         The tiers, the stale and orphaned recordings, and the tier × claim table.
     """
+    code = code_of(language)
     rows = claim_table(records, recordings)
     measured = next((r.provenance for r in records if r.provenance is not None), None)
     return render(
         "machines.html",
         language,
-        own_label=machine_in_words(measured, language=language) if measured is not None else OWN,
+        own_label=machine_in_words(measured, language=code) if measured is not None else OWN,
         tiers=[
             {
                 "name": r.tier,
-                "label": machine_in_words(r.machine, r.recorded, r.cpu_share, language),
-                "stands_for": r.stands_for,
+                "label": machine_in_words(r.machine, r.recorded, r.cpu_share, code),
+                "stands_for": stands_for_in(r, code),
             }
             for r in recordings
         ],
         columns=[{"name": OWN, "tier": None}, *({"name": r.tier, "tier": r.tier} for r in recordings)],
         rows=[{**row.__dict__, **_row_extra(row, url_of)} for row in rows],
-        words={outcome: t(word, language) for outcome, word in _WORDS.items()},
+        words={outcome: t(word, code) for outcome, word in _WORDS.items()},
         stale=_stale(records, recordings),
         orphans=orphans(recordings, planned),
         **_summary(rows),

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from pytorch_floors.execution.engine import Engine
+from pytorch_floors.i18n.messages import PageLanguage
 from pytorch_floors.plugin.config import Settings
 from pytorch_floors.plugin.pages import MACHINES_MARKER, fill_markers, marker
 from pytorch_floors.recordings.report import machines_html, page_tiers, recordings_json, recordings_summary
@@ -41,7 +42,7 @@ class Recordings:
         engine: Engine,
         planned: list[tuple[str, str]],
         url_of: Callable[[str], str],
-        language: str,
+        language: PageLanguage,
     ) -> str:
         """The page's HTML with the Machines table, or the facts by torch release, where it asks for it.
 
@@ -54,7 +55,9 @@ class Recordings:
             content,
             {
                 MACHINES_MARKER: lambda: machines_html(engine.records, self.recordings, planned, url_of, language),
-                marker(INSIDE_TORCH): lambda: inside_torch_html(engine.records, self.recordings, self.folder, language),
+                marker(INSIDE_TORCH): lambda: inside_torch_html(
+                    engine.records, self.recordings, self.folder, language.code
+                ),
             },
         )
 
