@@ -99,7 +99,9 @@ def test_lab_section_results_land_on_their_section(tmp_path: Path) -> None:
 def test_sections_outweigh_their_page_and_carry_their_anchors_words(tmp_path: Path) -> None:
     """Material's worker multiplies a page's own entry by up to 5 and a section by up to 2: "graph break" led with
     Floor 5's title ("Missing: break"). The page's entry now weighs `PAGE_WEIGHT` of its boost; each section
-    carries its anchor's words in a field of its own, weighed as a heading; the elevator weighs as a floor."""
+    carries its anchor's words in a field of its own, weighed as a heading, and a page its address's (`autograd`:
+    "autograd" led with Floor 7's #tensorimpl, "AutogradMeta", once Chinese sections changed); the elevator weighs
+    as a floor."""
     site = tmp_path / "site"
     (site / "search").mkdir(parents=True)
     docs = [
@@ -118,9 +120,9 @@ def test_sections_outweigh_their_page_and_carry_their_anchors_words(tmp_path: Pa
     assert chinese["config"]["fields"][KEYS_FIELD] == {"boost": KEYS_BOOST}
     weighed = {doc["location"]: (doc["boost"], doc.get(KEYS_FIELD)) for doc in english["docs"]}
     assert weighed == {
-        "floors/5-autograd/": (4 * PAGE_WEIGHT, None),
+        "floors/5-autograd/": (4 * PAGE_WEIGHT, "autograd"),
         "floors/5-autograd/#graph-walk": (4, "graph walk"),
-        "compile/": (4 * PAGE_WEIGHT, None),
+        "compile/": (4 * PAGE_WEIGHT, "compile"),
         "compile/#graph-breaks": (4, "graph breaks"),
     }
     assert [(doc["boost"], doc[KEYS_FIELD]) for doc in chinese["docs"]] == [(4, "graph breaks")]

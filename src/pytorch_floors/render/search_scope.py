@@ -52,6 +52,7 @@ __all__ = [
     "SEARCH_EXCLUDE",
     "land_on_headings",
     "narrow_search",
+    "page_key_words",
     "weigh_entries",
 ]
 
@@ -262,5 +263,16 @@ def weigh_entries(entries: list[dict[str, Any]], boosts: Mapping[str, float]) ->
         if anchor:
             weighed.append({**entry, "boost": boost, KEYS_FIELD: anchor.replace("-", " ")})
         else:
-            weighed.append({**entry, "boost": boost * PAGE_WEIGHT})
+            weighed.append({**entry, "boost": boost * PAGE_WEIGHT, KEYS_FIELD: page_key_words(url)})
     return weighed
+
+
+def page_key_words(url: str) -> str:
+    """A page's own key words, as a section's are its anchor's: its address's last part, without a floor's number.
+
+    `floors/5-autograd/` is "autograd": a page's entry holds its subject's word as its sections hold theirs, so
+    "autograd" leads with Floor 5 however often another page's section names AutogradMeta (a Chinese edit to
+    another page's section tipped it to Floor 7's `#tensorimpl`, whose title holds the word as a prefix).
+    """
+    last = url.rstrip("/").rpartition("/")[2]
+    return " ".join(word for word in last.split("-") if not word.isdigit())
