@@ -16,7 +16,7 @@ import textwrap
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -43,7 +43,7 @@ BUILDS = {"built_site": "slow", "lab_site": "slow", "fixture_site": "build"}
 
 
 PROJECT_BUILDS = {"built_site", "lab_site"}
-"""Fixtures that build this project itself (`project_build`), into its own proof cache."""
+"""Fixtures that build this project itself (`make_site`), into its own proof cache."""
 
 PROJECT_LOCK_HOLDERS = PROJECT_BUILDS | {"properdocs_site", "published"}
 """Fixtures that make what they make under `PROJECT_LOCK` (builds of this project, its publish): their tests go
@@ -142,10 +142,12 @@ T = TypeVar("T")
 
 @pytest.hookimpl(trylast=True)  # after `-m` deselected what this run leaves out: the shares are of what it runs
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Order the tests so that one worker makes the project's build while the others have work that needs none."""
+    """Order the tests so that one worker makes the project's build while the others have work that needs none,
+    and the tests of what `made_ahead` makes last come last (sorted is stable: otherwise in their order)."""
     workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
     items[:] = build_readers_split(items, _reads_the_build(items), workers)
     _group_by_lab(items)
+    items[:] = late_last(items)
 
 
 def _reads_the_build(items: list[pytest.Item]) -> Callable[[pytest.Item], bool]:
@@ -357,11 +359,16 @@ def once_per_run(
     if isinstance(lock, Path):
         lock.parent.mkdir(parents=True, exist_ok=True)
     record = shared / f"{name}.json"
-    if record.is_file():  # made already: no lock to wait for (another maker may hold it for minutes)
-        made: dict[str, Any] = json.loads(record.read_text(encoding="utf-8"))
-        return made
-    with FileLock(lock if isinstance(lock, Path) else shared / f"{lock or name}.lock"):
-        return _made_under_lock(shared, name, make)
+    lock_file = lock if isinstance(lock, Path) else shared / f"{lock or name}.lock"
+    while True:
+        if record.is_file():  # made already: no lock to wait for (another maker may hold it for minutes)
+            made: dict[str, Any] = json.loads(record.read_text(encoding="utf-8"))
+            return made
+        # Look for the record again every second while waiting: a maker that shares the lock may go on to
+        # make something else without letting it go (`made_ahead` makes the site, then the publish), and a
+        # test waiting on the lock alone waited out all of it (398 s for the site's first reader).
+        with contextlib.suppress(Timeout), FileLock(lock_file, timeout=1):
+            return _made_under_lock(shared, name, make)
 
 
 def _made_under_lock(shared: Path, name: str, make: Callable[[Path], dict[str, Any]]) -> dict[str, Any]:
@@ -388,15 +395,18 @@ def make_unless_taken(shared: Path, name: str, make: Callable[[Path], dict[str, 
         _made_under_lock(shared, name, make)
 
 
-def project_build(tmp_path_factory: pytest.TempPathFactory, name: str, env: dict[str, str], timeout: float) -> Build:
-    """This project built strictly once per test run with `env` (`name` tells builds apart)."""
+SITE_BUILD_ENV = {"FLOORS_CLAIMS": "advisory"}
+"""How the tests build the real site: strictly, its claims advisory (`built_site` says why)."""
 
-    def make(site: Path) -> dict[str, Any]:
-        build = run_mkdocs(ROOT, site, strict=True, env=env, timeout=timeout)
-        return {"returncode": build.returncode, "log": build.log, "site": str(build.site), "seconds": build.seconds}
 
-    made = once_per_run(run_dir(tmp_path_factory), name, make, lock=PROJECT_LOCK)
-    return Build(made["returncode"], made["log"], Path(made["site"]), made["seconds"])
+def build_record(build: Build) -> dict[str, Any]:
+    """A build as `once_per_run` records it."""
+    return {"returncode": build.returncode, "log": build.log, "site": str(build.site), "seconds": build.seconds}
+
+
+def make_site(site: Path) -> dict[str, Any]:
+    """`once_per_run`'s maker of `built_site`: this project built strictly into `site`."""
+    return build_record(run_mkdocs(ROOT, site, strict=True, env=SITE_BUILD_ENV, timeout=1500))
 
 
 @pytest.fixture(scope="session")
@@ -407,7 +417,77 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Build:
     workers), so a timing claim can miss for want of a quiet core. The pattern tests run every
     proof's claims alone and require each to hold; `test_claims.py` checks the strict policy.
     """
-    return needs_build(project_build(tmp_path_factory, "site", {"FLOORS_CLAIMS": "advisory"}, timeout=1500), "site")
+    made = once_per_run(run_dir(tmp_path_factory), "site", make_site, lock=PROJECT_LOCK)
+    return needs_build(Build(made["returncode"], made["log"], Path(made["site"]), made["seconds"]), "site")
+
+
+def _make_published(scratch: Path) -> dict[str, Any]:
+    from published_editions import publish_two_editions  # noqa: PLC0415  (mike, git: loaded where a test needs it)
+
+    return publish_two_editions(scratch)
+
+
+def _make_properdocs_site(site: Path) -> dict[str, Any]:
+    from properdocs_build import has_properdocs, make_properdocs_site  # noqa: PLC0415  (it imports this module)
+
+    if not has_properdocs():  # its fixture fails the test, saying how to set ProperDocs up
+        raise FileNotFoundError("no ProperDocs")
+    return make_properdocs_site(site)
+
+
+MADE_AHEAD: dict[str, tuple[str, Callable[[Path], dict[str, Any]]]] = {
+    "built_site": ("site", make_site),
+    "published": ("publish", _make_published),
+    "properdocs_site": ("properdocs-site", _make_properdocs_site),
+}
+"""What a run's tests wait for under `PROJECT_LOCK`, by fixture: its `once_per_run` record and maker, in the order
+`made_ahead` makes them (the site first: most tests read it; the publish's 30-odd tests before ProperDocs' six)."""
+
+LATE_FIXTURES = frozenset(MADE_AHEAD) - {"built_site"}
+"""Fixtures made last in that chain: their tests go at the end of the run's order, where they find them made."""
+
+
+def made_ahead_names(items: Iterable[object]) -> list[str]:
+    """The fixtures of `MADE_AHEAD` that some of these tests use, in its order."""
+    used = {name for item in items for name in getattr(item, "fixturenames", ())}
+    return [fixture for fixture in MADE_AHEAD if fixture in used]
+
+
+def make_ahead(shared: Path, makers: list[tuple[str, Callable[[Path], dict[str, Any]]]], lock: Path) -> None:
+    """`once_per_run` each record of `makers`, in order, under one lock (what `made_ahead`'s thread does)."""
+    for record, make in makers:
+        # One that raises records nothing: the fixture that needs it makes it again, and its test fails on its own.
+        with contextlib.suppress(Exception):
+            once_per_run(shared, record, make, lock=lock)
+
+
+def late_last(items: list[T]) -> list[T]:
+    """The tests in their order, those that use a fixture of `LATE_FIXTURES` moved to the end."""
+    return sorted(items, key=lambda item: bool(LATE_FIXTURES & set(getattr(item, "fixturenames", ()))))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def made_ahead(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """On the run's first worker, make in the background what its tests will wait for, from its first test on.
+
+    The site's build, the publish of two editions and the ProperDocs build take `PROJECT_LOCK` one after
+    the other (minutes, in subprocesses). Made only when a test asked, the publish and ProperDocs began
+    late and a worker sat waiting on each while tests queued behind it (issue 56: the rest phase used half
+    of two cores). A thread of this worker makes them in order now, while its tests run; a test that
+    needs one earlier waits on the lock as before, or makes it first (`once_per_run`), and the thread
+    then reads its record.
+    """
+    fixtures = made_ahead_names(request.session.items)
+    if os.environ.get("PYTEST_XDIST_WORKER", "gw0") != "gw0" or not fixtures:
+        yield
+        return
+    makers = [MADE_AHEAD[fixture] for fixture in fixtures]
+    maker = threading.Thread(
+        target=make_ahead, args=(run_dir(tmp_path_factory), makers, PROJECT_LOCK), name="made-ahead", daemon=True
+    )
+    maker.start()
+    yield
+    maker.join()
 
 
 @pytest.fixture(scope="session")
@@ -624,9 +704,9 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
     `tests/published_editions.py`: the publish tests follow its addresses, the handout tests read its PDFs.
     """
-    from published_editions import PagesHandler, Published, publish_two_editions  # noqa: PLC0415  (mike, git)
+    from published_editions import PagesHandler, Published  # noqa: PLC0415  (mike, git)
 
-    made = once_per_run(run_dir(tmp_path_factory), "publish", publish_two_editions, lock=PROJECT_LOCK)
+    made = once_per_run(run_dir(tmp_path_factory), "publish", _make_published, lock=PROJECT_LOCK)
     tree = Path(made["tree"])
     # Serve what was pushed (each worker serves the one published tree).
     server = LocalServer(functools.partial(PagesHandler, directory=str(tree)))

@@ -8,16 +8,28 @@ grouped.) `once_per_run` makes each once, under a file lock, whichever worker as
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
+import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from filelock import FileLock
 
-from conftest import PROJECT_LOCK, ROOT, build_readers_split, once_per_run, worksteal_shares
+from conftest import (
+    PROJECT_LOCK,
+    ROOT,
+    build_readers_split,
+    late_last,
+    made_ahead_names,
+    make_ahead,
+    once_per_run,
+    worksteal_shares,
+)
 
 
 def _make_slowly(directory: Path) -> dict[str, Any]:
@@ -156,3 +168,96 @@ def test_a_thing_made_already_is_read_while_another_maker_holds_the_lock(tmp_pat
     finally:
         release.set()
         maker.join(30)
+
+
+def test_made_ahead_makes_in_order_what_the_runs_tests_use() -> None:
+    """The site first, then the publish, then ProperDocs; only those some test of the run uses."""
+    uses = [SimpleNamespace(fixturenames=names) for names in (["properdocs_site"], ["tmp_path"], ["built_site"])]
+    assert made_ahead_names(uses) == ["built_site", "properdocs_site"]
+    uses.append(SimpleNamespace(fixturenames=["published", "built_site"]))
+    assert made_ahead_names(uses) == ["built_site", "published", "properdocs_site"]
+    assert made_ahead_names([SimpleNamespace(fixturenames=["tmp_path"])]) == [], "a run that needs none makes none"
+
+
+def test_the_tests_of_what_is_made_last_come_last_otherwise_in_their_order() -> None:
+    items = [
+        SimpleNamespace(name=name, fixturenames=fixtures)
+        for name, fixtures in [
+            ("pdf", ["published"]),
+            ("page", ["built_site"]),
+            ("pages-alike", ["properdocs_site", "built_site"]),
+            ("unit", []),
+            ("edition", ["published"]),
+        ]
+    ]
+    assert [item.name for item in late_last(items)] == ["page", "unit", "pdf", "pages-alike", "edition"]
+
+
+def test_a_test_that_asks_first_makes_it_and_the_background_maker_reads_it_then_goes_on(tmp_path: Path) -> None:
+    """`made_ahead`'s thread and a test's fixture share the lock and the records: each record is made once."""
+    lock = tmp_path / "project.lock"
+    made: list[str] = []
+    first_started, let_first_end = threading.Event(), threading.Event()
+
+    def slow_site(_: Path) -> dict[str, Any]:
+        first_started.set()
+        assert let_first_end.wait(30)
+        made.append("site")
+        return {"made": "site"}
+
+    def publish(_: Path) -> dict[str, Any]:
+        made.append("publish")
+        return {"made": "publish"}
+
+    def failing(_: Path) -> dict[str, Any]:
+        raise RuntimeError("a build that raised")
+
+    maker = threading.Thread(
+        target=make_ahead,
+        args=(tmp_path, [("site", slow_site), ("broken", failing), ("publish", publish)], lock),
+        daemon=True,
+    )
+    maker.start()
+    assert first_started.wait(30)
+    asked: list[dict[str, Any]] = []
+    asker = threading.Thread(target=lambda: asked.append(once_per_run(tmp_path, "site", slow_site, lock=lock)))
+    asker.start()
+    time.sleep(0.2)
+    assert not asked, "the test waits on the lock while the background maker makes what it asked for"
+    let_first_end.set()
+    maker.join(30)
+    asker.join(30)
+    assert asked == [{"made": "site"}] and made == ["site", "publish"], "each made once, in order"
+    assert not (tmp_path / "broken.json").exists(), "one that raised records nothing, and the next is still made"
+
+
+def test_one_waiting_on_a_maker_that_goes_on_to_make_more_reads_its_record_as_soon_as_it_is_written(
+    tmp_path: Path,
+) -> None:
+    """`made_ahead` keeps making under the lock (the site, then the publish): the site's first reader, waiting
+    on the lock alone, waited out the publish and ProperDocs too (398 s in make test)."""
+    lock = tmp_path / "project.lock"
+    site_asked, publish_done = threading.Event(), threading.Event()
+
+    def site(_: Path) -> dict[str, Any]:
+        assert site_asked.wait(30)
+        time.sleep(0.5)  # the reader is waiting now
+        return {"made": "site"}
+
+    def publish(_: Path) -> dict[str, Any]:
+        assert publish_done.wait(60), "the reader never got the site while the publish was being made"
+        return {"made": "publish"}
+
+    maker = threading.Thread(target=make_ahead, args=(tmp_path, [("site", site), ("publish", publish)], lock))
+    maker.start()
+    try:
+        while not (tmp_path / "project.lock").exists():
+            time.sleep(0.01)
+        site_asked.set()
+        start = time.monotonic()
+        assert once_per_run(tmp_path, "site", lambda _: pytest.fail("made twice"), lock=lock) == {"made": "site"}
+        assert time.monotonic() - start < 20
+    finally:
+        publish_done.set()
+        maker.join(30)
+    assert json.loads((tmp_path / "publish.json").read_text(encoding="utf-8")) == {"made": "publish"}

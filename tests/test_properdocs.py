@@ -11,58 +11,26 @@ cache the pattern tests filled.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
+from properdocs_build import PROPERDOCS_BIN, PROPERDOCS_VENV, SETUP, has_properdocs, make_properdocs_site
 
 from conftest import PROJECT_LOCK, ROOT, Build, needs_build, once_per_run, run_dir
 from pytorch_floors.editions.verify import verify_site
 
 pytestmark = [pytest.mark.properdocs, pytest.mark.slow]
 
-PROPERDOCS_VENV = ROOT / ".venv-properdocs"
-PROPERDOCS_BIN = PROPERDOCS_VENV / "bin"
-SETUP = "run `make setup-properdocs` (ProperDocs in .venv-properdocs)"
-
-
-def run_properdocs(site: Path, env: dict[str, str], timeout: float) -> Build:
-    """This project built strictly by `.venv-properdocs/bin/properdocs` into `site`.
-
-    Its environment's `bin` comes first on PATH and `.venv`'s is dropped, so what the build starts by
-    name (the labs' kernel) comes from the same environment. The proof cache is the one the MkDocs
-    build uses (`FLOORS_CACHE_DIR`, else `.cache` in the project).
-    """
-    others = [entry for entry in os.environ.get("PATH", "").split(os.pathsep) if Path(entry) != ROOT / ".venv" / "bin"]
-    full_env = {
-        **os.environ,
-        "PATH": os.pathsep.join([str(PROPERDOCS_BIN), *others]),
-        "VIRTUAL_ENV": str(PROPERDOCS_VENV),
-        "FLOORS_CACHE_DIR": os.environ.get("FLOORS_CACHE_DIR") or str(ROOT / ".cache"),
-        **env,
-    }
-    command = [str(PROPERDOCS_BIN / "properdocs"), "build", "--strict"]
-    command += ["--config-file", str(ROOT / "mkdocs.yml"), "--site-dir", str(site)]
-    start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, env=full_env, cwd=ROOT, timeout=timeout, check=False)
-    return Build(done.returncode, done.stdout + done.stderr, site, time.perf_counter() - start)
-
 
 @pytest.fixture(scope="session")
 def properdocs_site(tmp_path_factory: pytest.TempPathFactory, built_site: Build) -> Build:
     """The real site built strictly by ProperDocs, once per run, after (and as) `built_site` was by MkDocs."""
-    if not (PROPERDOCS_BIN / "properdocs").is_file():
+    if not has_properdocs():
         pytest.fail(f"no ProperDocs at {PROPERDOCS_BIN.relative_to(ROOT)}: {SETUP}", pytrace=False)
-
-    def make(site: Path) -> dict[str, Any]:
-        build = run_properdocs(site, {"FLOORS_CLAIMS": "advisory"}, timeout=1500)
-        return {"returncode": build.returncode, "log": build.log, "site": str(build.site), "seconds": build.seconds}
-
-    made = once_per_run(run_dir(tmp_path_factory), "properdocs-site", make, lock=PROJECT_LOCK)
+    made = once_per_run(run_dir(tmp_path_factory), "properdocs-site", make_properdocs_site, lock=PROJECT_LOCK)
     build = Build(made["returncode"], made["log"], Path(made["site"]), made["seconds"])
     return needs_build(build, "properdocs-site")
 
