@@ -118,24 +118,32 @@ def timings(rounds: int = 7) -> dict[str, float]:
 
 def main() -> None:
     define_python_operator()
+    # Printed for a phone's 46 columns: each key on a line, how its kernel can be called and its file under it
+    # (the longest key and file are 46 and 52 columns).
     print("Kernels registered for aten::add.Tensor, and how each can be called")
     add = registrations("aten::add.Tensor")
     for key, path, kinds in add:
-        print(f"  {key:<46} {' and '.join(sorted(kinds)):<17} {path}")
+        print(f"  {key}")
+        print(f"    {' and '.join(sorted(kinds))}, {path}")
     twice = registrations("floors_boxing::twice")
     print("\nThe kernel of floors_boxing::twice, a CPU kernel written in Python")
     for key, path, kinds in twice:
-        print(f"  {key:<46} {' and '.join(sorted(kinds)):<17} {path}")
+        print(f"  {key}")
+        print(f"    {' and '.join(sorted(kinds))}, {path}")
 
+    # Printed for a phone's 46 columns: not a table of four 11-column cells, but each key on a line with what it
+    # holds and for which of the operators.
     print("\nWhat five keys hold for four operators (the last defined by this script)")
     tables = {op: slots(op) for op in OPS}
-    print(f"  {'key':<18}" + "".join(f"{op.split('::')[1]:<13}" for op in OPS))
     for key in FALLBACK_KEYS:
-        print(f"  {key:<18}" + "".join(f"{tables[op].get(key, ('-', ''))[0]:<13}" for op in OPS))
+        held: dict[str, list[str]] = {}
+        for op in OPS:
+            held.setdefault(tables[op].get(key, ("-", ""))[0], []).append(op.split("::")[1])
+        print(f"  {key}: " + "; ".join(f"{what} for {', '.join(ops)}" for what, ops in held.items()))
     print("  where each fallback and fallthrough was registered:")
     for key in FALLBACK_KEYS:
         where = sorted({tables[op][key][1] for op in OPS if tables[op].get(key, ("kernel",))[0] != "kernel"})
-        print(f"  {key:<18}{', '.join(where)}")
+        print(f"  {key}: {', '.join(where)}")
 
     refused = second_fallback_refused("AutocastCPU")
     print(f"\nA second fallback for AutocastCPU, from Python: {refused or 'accepted'}")
@@ -148,9 +156,11 @@ def main() -> None:
 
     times = timings()
     plain = times["torch.add(a, b): typed binding, unboxed"]
+    # Printed for a phone's 46 columns: each door on a line, its time and its ratio to the plain call under it.
     print("\nOne-element add, fastest sample of each, timed in turns")
     for label, seconds in times.items():
-        print(f"  {label:<46} {human_seconds(seconds):>9}  {seconds / plain:5.1f}x")
+        print(f"  {label}")
+        print(f"    {human_seconds(seconds):>9}  {seconds / plain:5.1f}x")
 
     cpp = [kinds for _, path, kinds in add if path.endswith(".cpp")]
     python = [kinds for _, path, kinds in add + twice if not path.endswith(".cpp")]

@@ -112,29 +112,37 @@ def main() -> None:
     op = define()
     print(f"schema: {torch.ops.floors.soft_clip.default._schema}")
     rows = registrations()
+    # Printed for a phone's 46 columns: the columns as wide as the longest key and calling convention.
+    key_width, kinds_width = (max(len(row[i]) for row in rows) for i in (0, 2))
     for key, path, kinds in rows:
-        print(f"  {key:<28} {kinds:<7} {path}")
+        print(f"  {key:<{key_width}}  {kinds:<{kinds_width}}  {path}")
 
     x = torch.linspace(-4, 4, 9, dtype=torch.float64)
     out, cpu_calls = ran(lambda: op(x, 2.0))
-    print(f"\non the CPU:  {[round(v, 3) for v in out.tolist()]}  functions run: {cpu_calls}")
+    # Printed for a phone's 46 columns: which functions ran on the line of each call, what it gave under it.
+    print(f"\non the CPU, functions run: {cpu_calls}")
+    print(f"  {[round(v, 3) for v in out.tolist()]}")
     meta, meta_calls = ran(lambda: op(torch.empty(1024, 4096, device="meta"), 2.0))
-    print(f"on meta:     shape {tuple(meta.shape)} on {meta.device}  functions run: {meta_calls}")
+    print(f"on meta, functions run: {meta_calls}")
+    print(f"  shape {tuple(meta.shape)} on {meta.device}")
 
     leaf = x.clone().requires_grad_()
     (grad,), grad_calls = ran(lambda: torch.autograd.grad(op(leaf, 2.0).sum(), leaf))
     y = op(leaf, 2.0)
     (reference,) = torch.autograd.grad(soft_clip_reference(leaf, 2.0).sum(), leaf)
-    print(f"backward:    grad_fn {type(y.grad_fn).__name__}  functions run: {grad_calls}")
-    print(f"  gradient   {[round(v, 4) for v in grad.tolist()]}")
-    print(f"  reference  {[round(v, 4) for v in reference.tolist()]}  (autograd through tanh)")
+    print(f"backward, functions run: {grad_calls}")
+    print(f"  grad_fn {type(y.grad_fn).__name__}")
+    print("  gradient:")
+    print(f"    {[round(v, 4) for v in grad.tolist()]}")
+    print("  reference (autograd through tanh):")
+    print(f"    {[round(v, 4) for v in reference.tolist()]}")
 
     checks = ("test_schema", "test_autograd_registration", "test_faketensor")
     good = torch.library.opcheck(op, (x.clone().requires_grad_(), 2.0), test_utils=checks, raise_exception=False)
     wrong = torch.library.opcheck(
         define_wrong_fake(), (torch.ones(3, 4),), test_utils=("test_faketensor",), raise_exception=False
     )
-    print(f"\nopcheck soft_clip:  {good}")
+    print(f"\nopcheck soft_clip: {good}")
     print(f"opcheck wrong_fake: {{'test_faketensor': {type(wrong['test_faketensor']).__name__}}}")
 
     compiled, graphs = compile_and_record(op)
@@ -145,7 +153,8 @@ def main() -> None:
     eager = op(inputs * 3, 2.0).sum()
     (eager_grad,) = torch.autograd.grad(eager, inputs)
     print("\ntorch.compile (AOTAutograd, graphs recorded and run as they are; no C++ compiler needed)")
-    print(f"  first call functions run: {first_calls}   second call: {second_calls}")
+    print(f"  first call, functions run: {first_calls}")
+    print(f"  second call, functions run: {second_calls}")
     for name, targets in zip(("forward graph", "backward graph"), graphs, strict=False):
         print(f"  {name}: {', '.join(targets)}")
     compiler = next((name for name in ("c++", "g++", "clang++", "cc") if shutil.which(name)), None)

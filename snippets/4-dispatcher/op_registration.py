@@ -147,8 +147,11 @@ def mutation() -> None:
         return y + 1
 
     before, after = traced_graphs(step, torch.linspace(-1, 1, 5))
-    print(f"   Dynamo's graph:          {', '.join(before)}")
-    print(f"   AOTAutograd's forward:   {', '.join(after)}")
+    # Printed for a phone's 46 columns: each graph's calls under its name, the two lists one above the other.
+    print("   Dynamo's graph:")
+    print(f"     {', '.join(before)}")
+    print("   AOTAutograd's forward:")
+    print(f"     {', '.join(after)}")
     compiled = torch.compile(step, backend="aot_eager")(torch.linspace(-1, 1, 5))
     torch._dynamo.reset()
     same = torch.equal(compiled, step(torch.linspace(-1, 1, 5)))
@@ -197,13 +200,18 @@ def cxx_registration() -> None:
     print(
         f"\n2. C++: {torch.ops.floors_cxx.twice.default._schema}, built from a {len(CXX_SOURCE.splitlines())}-line file"
     )
+    # Printed for a phone's 46 columns: each kernel's key, calling conventions and file, the columns as wide as
+    # their longest entries (the Meta kernel's row comes later, under the line that says what registered it).
+    key_width = max(len(key) for key in after)
+    kinds_width = max(len(kinds) for _, kinds in after.values()) + 2
     for key, (place, kinds) in before.items():
-        print(f"   {key:<6} kernel from {place:<16} [{kinds}]")
+        print(f"   {key:<{key_width}}  {'[' + kinds + ']':<{kinds_width}}  from {place}")
     print(f"   twice(arange(4.)) = {result.tolist()}")
     print(f"   on a meta tensor, before a fake kernel: {on_meta}")
     for key, (place, kinds) in after.items():
         if key not in before:
-            print(f"   {key:<6} kernel from {place:<16} [{kinds}]  (registered from Python: register_fake)")
+            print("   registered from Python (register_fake):")
+            print(f"   {key:<{key_width}}  {'[' + kinds + ']':<{kinds_width}}  from {place}")
     print(f"   on a meta tensor, after: shape {tuple(meta.shape)} on {meta.device}")
     print(f"   a Python custom operator's CPU kernel, for comparison: [{python_kinds}]")
     claim(

@@ -169,15 +169,17 @@ def main() -> None:
         f"{SOURCE}/{torch.version.git_version}/",
         "",
     ]
+    # Printed for a phone's 46 columns: each layer's name on a line, what this torch reports and the file under it.
     for step in steps:
-        lines.append(f"{step.layer:<20} {step.seen}")
-        lines.append(f"{'':<20} {step.where}")
+        lines.append(step.layer)
+        lines.append(f"   {step.seen}")
+        lines.append(f"   {step.where}")
         if step.layer == "2. key set":
             included, excluded = thread_sets()
             tensor_keys = step.seen.split(": ", 1)[1].split(", ")
             dropped = [key for key in tensor_keys if key in excluded]
-            lines.append(f"{'':<20} the thread adds {', '.join(included)}; of the tensors' keys it excludes")
-            lines.append(f"{'':<20} {', '.join(dropped) or 'none'} (its default excluded set)")
+            lines.append(f"   the thread adds {', '.join(included)}; of the tensors' keys it excludes")
+            lines.append(f"   {', '.join(dropped) or 'none'} (its default excluded set)")
     lines.append("")
     lines.append("where the dispatcher says each kernel of aten::add.Tensor was registered:")
     visited_keys = [entry.split()[0] for entry in steps[2].seen.split(" > ")]
@@ -186,7 +188,9 @@ def main() -> None:
             note = " (generated at build time: in no repository)" if registration_source(entry) is None else ""
             if key not in visited_keys and key != "Meta":
                 note += " (not visited by this call: the thread excludes the key)"
-            lines.append(f"   {key:<16} {entry}{note}")
+            # Each key on a line, where its kernel was registered under it.
+            lines.append(f"   {key}")
+            lines.append(f"     {entry}{note}")
     show(draw(steps), text="\n".join(lines), name="trace_add")
     table = dispatch_table()
     visited = steps[2].seen.split(" > ")
