@@ -34,6 +34,19 @@ def test_a_row_has_columns_apart_by_two_spaces_and_an_indent_is_not_a_column() -
     assert table_rows(lines) == [False, True, True, True, False, False, True, True, True]
 
 
+def test_generated_fx_code_is_a_line_of_code_not_a_row() -> None:
+    """FX ends a statement with `;  x = None` (torch/fx/graph.py): the compile page's and the distributed annex's
+    graphs scrolled sideways as rows at 390 px (96 columns), where C++ code beside them wrapped."""
+    lines = [
+        "def forward(self, primals_1, primals_2):",
+        "    sin = torch.ops.aten.sin.default(primals_1);  primals_1 = None",
+        "    all_reduce = torch.ops._c10d_functional.all_reduce.default(mul, 'sum', '0')",
+        "    copy = torch.ops.aten.copy.default(mul, wait_tensor);  mul = wait_tensor = None",
+        "x;  y  z",
+    ]
+    assert table_rows(lines) == [False, False, False, False, True]
+
+
 def test_a_line_between_two_rows_is_the_tables_but_a_blank_line_or_the_last_line_is_not() -> None:
     assert table_rows(["a  b", "", "c  d"]) == [True, False, True]
     assert table_rows(["a  b", "prose"]) == [True, False]

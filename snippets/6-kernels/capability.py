@@ -120,7 +120,11 @@ def main() -> None:
     print(f"each row: the best of its fresh processes ({ROUNDS} for DEFAULT and unset, interleaved), 1 thread;")
     print(f"add on 2^{IN_CACHE.bit_length() - 1} float32 elements (in cache) and on 2^{FROM_MEMORY.bit_length() - 1}")
     print("(from main memory), out= given; matmul 256 x 256 float32")
-    print(f"{'ATEN_CPU_CAPABILITY':<20} {'capability':<12} {'add GB/s':>9} {'from memory':>12} {'matmul GFLOP/s':>15}")
+    # Printed for a phone's 46 columns: the columns headed by short names, what they hold spelled out above.
+    print("variable: the value of ATEN_CPU_CAPABILITY;")
+    print("reported: the capability torch reported under it")
+    print(f"{'':<10} {'':<8} {'add GB/s':>14} {'matmul':>8}")
+    print(f"{'variable':<10} {'reported':<8} {'cache':>6} {'memory':>7} {'GFLOP/s':>8}")
     runs = measure()
     rows = {}
     for choice, results in runs.items():
@@ -132,8 +136,9 @@ def main() -> None:
             max(r[3] for r in results),
         )
         name, cache, memory, mm = rows[choice]
-        label = choice or (f"this build ({FORCED})" if FORCED else "(not set)")
-        print(f"{label:<20} {name:<12} {cache / 1e9:>9.1f} {memory / 1e9:>12.1f} {mm / 1e9:>15.1f}")
+        # The line above the table names the value a forced build keeps.
+        label = choice or ("this build" if FORCED else "(not set)")
+        print(f"{label:<10} {name:<8} {cache / 1e9:>6.1f} {memory / 1e9:>7.1f} {mm / 1e9:>8.1f}")
     best, lowest = rows[""], rows["default"]
     vector = best[0] != "DEFAULT"
     cache_gain, memory_gain, mm_ratio = best[1] / lowest[1], best[2] / lowest[2], best[3] / lowest[3]

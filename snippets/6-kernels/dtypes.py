@@ -136,16 +136,19 @@ def main() -> None:
         + (", timed by the thread's CPU time" if device.type == "cpu" else ""),
         "",
     ]
-    lines.append(f"{'dtype':<9} {'bytes':>5} {'matmul GFLOP/s':>15} {'add GB/s':>9} {'add Gelem/s':>12}")
+    # Printed for a phone's 46 columns: the headers on two lines, each column as wide as its numbers (a GPU's
+    # included); each dtype's library after its name, one space apart, so that the line wraps.
+    lines.append(f"{'':<8} {'':>5} {'matmul':>8} {'add':>7} {'add':>8}")
+    lines.append(f"{'dtype':<8} {'bytes':>5} {'GFLOP/s':>8} {'GB/s':>7} {'Gelem/s':>8}")
     bars: list[tuple[str, float]] = []
     mm_rounds, add_rounds = rounds_of(matmul_rate, n_mm, device), rounds_of(add_rate, n_add, device)
     for dtype in DTYPES:
         name = str(dtype).removeprefix("torch.")
         size = torch.tensor([], dtype=dtype).element_size()
         mm, add = best_of(mm_rounds[dtype]), best_of(add_rounds[dtype])
-        mm_text = f"{mm / 1e9:>15.1f}" if isinstance(mm, float) else f"{'-':>15}"
-        add_text = f"{add / 1e9:>9.1f} {add / 1e9 / (3 * size):>12.2f}" if isinstance(add, float) else f"{'-':>22}"
-        lines.append(f"{name:<9} {size:>5} {mm_text} {add_text}")
+        mm_text = f"{mm / 1e9:>8.1f}" if isinstance(mm, float) else f"{'-':>8}"
+        add_text = f"{add / 1e9:>7.1f} {add / 1e9 / (3 * size):>8.2f}" if isinstance(add, float) else f"{'-':>16}"
+        lines.append(f"{name:<8} {size:>5} {mm_text} {add_text}")
         for result in (mm, add):
             if isinstance(result, str):
                 lines.append(f"          {result}")
@@ -154,7 +157,7 @@ def main() -> None:
     rates = dict(bars)
     lines.append("")
     lines.append("which library served each matmul:")
-    lines.extend(f"  {name:<9} {library}" for name, library in libraries.items())
+    lines.extend(f"  {name}: {library}" for name, library in libraries.items())
     fell_back: list[str] = []
     if device.type == "cpu":
         sentences, fell_back = reduced_precision(libraries, rates)

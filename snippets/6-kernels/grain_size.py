@@ -136,13 +136,16 @@ def main() -> None:
     print(torch.__config__.parallel_info().strip().splitlines()[-1].strip())
     sizes = BELOW + AROUND + WELL_ABOVE
     best, cores, calling_thread, shares = measure(sizes)
-    print(f"{'elements':>10} {'x grain':>8} {'pieces':>7} {'piece':>9} {'1 thread':>10} {'2 threads':>10} {'1 / 2':>7}")
-    speedup = {n: best[(n, 1)] / best[(n, 2)] for n in sizes}
+    # Printed for a phone's 46 columns: two tables on the same sizes, how two threads would cut each add, then
+    # its best time on one thread and on two; each column as wide as its numbers.
+    print(f"{'elements':>9}  {'x grain':>7}  {'pieces':>6}  {'piece':>7}")
     for n in sizes:
-        print(
-            f"{n:>10,} {n / GRAIN_SIZE:>8.3g} {tasks(n):>7} {piece(n):>9,} {human_seconds(best[(n, 1)]):>10}"
-            f" {human_seconds(best[(n, 2)]):>10} {speedup[n]:>6.2f}x"
-        )
+        print(f"{n:>9,}  {n / GRAIN_SIZE:>7.3g}  {tasks(n):>6}  {piece(n):>7,}")
+    print()
+    speedup = {n: best[(n, 1)] / best[(n, 2)] for n in sizes}
+    print(f"{'elements':>9}  {'1 thread':>8}  {'2 threads':>9}  {'1 / 2':>6}")
+    for n in sizes:
+        print(f"{n:>9,}  {human_seconds(best[(n, 1)]):>8}  {human_seconds(best[(n, 2)]):>9}  {speedup[n]:>5.2f}x")
     print(f"two threads got {cores:.2f} cores' worth of CPU time while the largest adds ran")
     fastest = max(sizes, key=lambda n: speedup[n])
     # a, b and c of the add: the bytes it reads and writes.

@@ -77,10 +77,11 @@ def calls(device: torch.device) -> dict[str, Callable[[], object]]:
         model.zero_grad()
         F.cross_entropy(model(x), y).backward()
 
+    # Printed for a phone's 46 columns: a call's comment on the line above it, as code puts a long one.
     return {
-        "torch.matmul(x, w)            # x: 64 x 784, w: 784 x 10": lambda: torch.matmul(x, w),
-        "model(x)                      # nn.Linear(784, 10)": lambda: model(x),
-        "model(x.view(8, 8, 784))      # a 3-d input": lambda: model(x.view(8, 8, 784)),
+        "# x: 64 x 784, w: 784 x 10\ntorch.matmul(x, w)": lambda: torch.matmul(x, w),
+        "# nn.Linear(784, 10)\nmodel(x)": lambda: model(x),
+        "# a 3-d input\nmodel(x.view(8, 8, 784))": lambda: model(x.view(8, 8, 784)),
         "cross_entropy(model(x), y).backward()": backward,
     }
 
@@ -91,7 +92,7 @@ def main() -> None:
     for label, fn in calls(device).items():
         prof = profile_call(fn, device)
         print(label)
-        trees[label.split()[0]] = [name for _, name in op_tree(prof)]
+        trees[label.splitlines()[-1].split()[0]] = [name for _, name in op_tree(prof)]
         for depth, name in op_tree(prof):
             print("    " + "  " * depth + name)
         kernels = gpu_kernels(prof)

@@ -119,22 +119,28 @@ def main() -> None:
     )
     where = f"{device.type}, 1 thread" if device.type == "cpu" else device.type
     lines = [f"float32 on {where}. Both ceilings are MEASURED here, not vendor peaks:"]
-    lines.append(f"  compute ceiling   {compute / 1e9:8.1f} GFLOP/s  (best matmul below)")
-    lines.append(f"  bandwidth, best   {best_bw / 1e9:8.1f} GB/s     (best add: data in cache)")
-    lines.append(f"  bandwidth, memory {memory_bw / 1e9:8.1f} GB/s     (largest add: from main memory)")
+    # Printed for a phone's 46 columns: each ceiling a sentence, one space apart, so that it wraps.
+    lines.append(f"  compute ceiling: {compute / 1e9:.1f} GFLOP/s (best matmul below)")
+    lines.append(f"  bandwidth, best: {best_bw / 1e9:.1f} GB/s (best add: data in cache)")
+    lines.append(f"  bandwidth, memory: {memory_bw / 1e9:.1f} GB/s (largest add: from main memory)")
     lines.append(
         f"  ridge points: {compute / best_bw:.1f} FLOP/byte (best), {compute / memory_bw:.1f} FLOP/byte (memory)"
     )
     lines.append("")
     lines.append("roof = min(compute ceiling, intensity x best bandwidth)")
-    lines.append(f"{'op':<26} {'FLOP/byte':>9} {'GFLOP/s':>8} {'roof':>7} {'of roof':>7}  ridge side")
+    # Each op on a line of its own, its numbers under it; the headers on two lines, each column as wide as its
+    # numbers (a GPU's GFLOP/s included).
+    lines.append("op")
+    lines.append(f"  {'FLOP':>8} {'':>8} {'roof':>8} {'of':>5}  ridge")
+    lines.append(f"  {'/byte':>8} {'GFLOP/s':>8} {'GFLOP/s':>8} {'roof':>5}  side")
     for p in points:
         roof = min(compute, p.intensity * best_bw)
         bound = "bandwidth" if p.intensity * best_bw < compute else "compute"
-        share = f"{p.rate / roof:>7.0%}"
+        share = f"{p.rate / roof:>5.0%}"
         if loop_bound:
-            share, bound = f"{'-':>7}", "-"
-        lines.append(f"{p.label:<26} {p.intensity:>9.3f} {p.rate / 1e9:>8.2f} {roof / 1e9:>7.1f} {share}  {bound}")
+            share, bound = f"{'-':>5}", "-"
+        lines.append(p.label)
+        lines.append(f"  {p.intensity:>8.3f} {p.rate / 1e9:>8.2f} {roof / 1e9:>8.1f} {share}  {bound}")
     if loop_bound:
         lines.append(f"(no share of the roof, no ridge side: {loop_words})")
     else:

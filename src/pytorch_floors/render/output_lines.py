@@ -35,7 +35,9 @@ OUTPUT_LANGUAGE = "text"
 """The language of printed output (`BlockOptions.result_language` by default): shown by `output_html`."""
 
 # A run of two or more spaces between two characters that are not spaces: what separates a table's columns.
-_COLUMN_GAP = re.compile(r"\S {2,}\S")
+# Not after a semicolon: FX writes generated Python with each statement's cleanup after `;  `
+# (`sin = torch.sin(x);  x = None`, torch/fx/graph.py), a line of code that wraps like any other, not a row.
+_COLUMN_GAP = re.compile(r"[^\s;] {2,}\S")
 
 # Python-Markdown's tab width: it expands tabs before the fence reaches Pygments.
 _TAB = 4
@@ -61,8 +63,9 @@ def shown_text(text: str) -> str:
 def table_rows(lines: Sequence[str]) -> list[bool]:
     """Which lines are a table's: they never wrap, so their columns stay aligned.
 
-    A row has columns apart by two spaces or more (leading spaces are an indent, not a column); a line
-    between two rows (a rule under a header, a cell's second line) is the table's too.
+    A row has columns apart by two spaces or more (leading spaces are an indent, not a column, and the two
+    spaces FX writes after a statement's `;` are code's); a line between two rows (a rule under a header, a
+    cell's second line) is the table's too.
 
     Args:
         lines: An output's lines.
