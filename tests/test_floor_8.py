@@ -455,7 +455,8 @@ def test_a_hog_that_starts_between_two_sizes_of_the_sweep_makes_the_cache_claim_
     try:
         small, small_shares = proof.sweep((64 << 10,), samples=3)
         spin = f"import os\nos.sched_setaffinity(0, {{{core}}})\nwhile True: pass"
-        hogs = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(3)]
+        # Five: the share still falls by more than a fifth on a core that already runs a dozen tasks.
+        hogs = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(5)]
         time.sleep(0.3)
         large, large_shares = proof.sweep((64 << 20,), samples=3)
     finally:
