@@ -108,13 +108,41 @@ def test_a_hog_that_starts_between_two_sizes_makes_the_flat_floor_claim_stand_as
 
 
 def test_the_crossing_section_says_its_claims_stand_aside_when_the_share_changed() -> None:
-    """The crossing proof's claims stand aside when the share of a core changed between the sizes they compare;
-    the page says so in both languages."""
+    """The crossing and tiny-add proofs' claims stand aside when the share of a core changed between the runs they
+    compare; the page says so in both languages."""
     root = Path(__file__).resolve().parent.parent
-    for page, said in (
-        ("docs/floors/3-boundary.md", "where\nthat share changed between the sizes a claim compares"),
-        ("docs/zh/floors/3-boundary.md", "如果论断所比较的几个大小之间，这个份额变了"),
+    for page, anchor, said in (
+        ("docs/floors/3-boundary.md", "crossing-cost", "where\nthat share changed between the sizes a claim compares"),
+        ("docs/zh/floors/3-boundary.md", "crossing-cost", "如果论断所比较的几个大小之间，这个份额变了"),
+        ("docs/floors/3-boundary.md", "tiny-add-three-ways", "a claim\nwhose candidates got different shares"),
+        ("docs/zh/floors/3-boundary.md", "tiny-add-three-ways", "如果论断所比较的几种做法得到的核心份额不同"),
     ):
         text = (root / page).read_text(encoding="utf-8")
-        section = text.split("{ #crossing-cost }", 1)[1].split("\n### ", 1)[0]
-        assert said in section, page
+        section = text.split(f"{{ #{anchor} }}", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
+        assert said in section, (page, anchor)
+
+
+def test_the_tiny_add_claims_stand_aside_when_the_share_of_a_core_changed_between_the_candidates(
+    load_proof: Callable[[str], ModuleType], monkeypatch: MonkeyPatch, tmp_path: Path
+) -> None:
+    """The candidates are timed one after the other: a program that left after NumPy's timing made NumPy look
+    as dear as torch. The claims comparing them stand aside then, and are judged on steady shares."""
+    proof = load_proof("3-boundary/tiny_add.py")
+    channel = tmp_path / "claims.jsonl"
+    monkeypatch.setenv(CHANNEL, str(channel))
+    names = list(proof.candidates())
+
+    def verdicts(seconds: list[float], shares: list[float | None]) -> list[Claim]:
+        channel.write_text("", encoding="utf-8")
+        proof.state_claims(dict(zip(names, zip(seconds, shares, strict=True), strict=True)))
+        return parse_claims(channel.read_text("utf-8"))
+
+    numpy_as_dear = [5e-8, 2e-6, 1.9e-6, 2e-6]
+    steady = verdicts(numpy_as_dear, [0.95] * 4)
+    assert [(c.applies, c.held) for c in steady] == [(True, False)] * 2, steady
+    left = verdicts(numpy_as_dear, [0.4, 0.4, 1.0, 1.0])
+    assert [c.applies for c in left] == [False, False], left
+    assert all("changed between the two runs" in c.why_not for c in left), left
+    unmeasured = verdicts(numpy_as_dear, [None] * 4)
+    assert [(c.applies, c.held) for c in unmeasured] == [(True, False)] * 2
+    assert all(c.applies and c.held for c in verdicts([5e-8, 4e-7, 2e-6, 2e-6], [0.95] * 4))
