@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import os
 import platform
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from floor_proofs import stated_claims
 
 from conftest import ROOT
 from pytorch_floors.measure import stub_name
+from pytorch_floors.tiers import tier_named
 
 Loader = Callable[[str], ModuleType]
 
@@ -245,3 +247,19 @@ def test_the_reduction_draws_the_same_values_under_every_cpu_capability(load_pro
             "只随级数增长",
         ):
             assert wrong not in text, (page, wrong)
+
+
+def test_the_idea_names_the_variable_that_overrides_the_widest_capability() -> None:
+    """Issue 60 (K1): #the-idea called the capability torch chose "the widest the processor supports"; the
+    one-core-scalar tier sets `ATEN_CPU_CAPABILITY=default` on an AVX-512 processor and its tab prints DEFAULT
+    (`compute_cpu_capability` returns the variable's choice before it asks the processor), so the page says so."""
+    scalar = tier_named("one-core-scalar")
+    assert scalar is not None and scalar.env.get("ATEN_CPU_CAPABILITY") == "default"
+    for page, widest, variable in (
+        ("docs/floors/6-kernels.md", "the widest the processor supports", "ATEN_CPU_CAPABILITY"),
+        ("docs/zh/floors/6-kernels.md", "处理器所支持的最宽指令集", "ATEN_CPU_CAPABILITY"),
+    ):
+        idea = (ROOT / page).read_text(encoding="utf-8").split("{ #the-idea }", 1)[1].split("\n## ", 1)[0]
+        assert widest in idea, page
+        parenthesis = re.split(r"[)）]", idea[idea.index(widest) :], maxsplit=1)[0]
+        assert variable in parenthesis, f"{page}: the parenthesis names no override"

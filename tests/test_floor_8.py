@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
 
@@ -395,3 +395,89 @@ def test_the_pages_say_no_fixed_ridge_side_or_free_core_that_a_tab_contradicts()
     assert "depends on a\nfree core" not in eight and "either way round" in eight
     for page, said in (("6-kernels.md", "表格下面那一行列出了"), ("8-chip.md", "谁长谁短都有可能")):
         assert said in (root / "docs/zh/floors" / page).read_text(encoding="utf-8"), page
+
+
+def _bandwidth_verdicts(
+    proof: ModuleType, rows: list[tuple[int, float]], shares: Sequence[float | None], channel: Path
+) -> list[Claim]:
+    caches = [("L1 data", 32 << 10), ("L2 unified", 1 << 20), ("L3 unified", 16 << 20)]
+    channel.write_text("", encoding="utf-8")
+    proof.state_claims(rows, caches, "AVX512", list(shares))
+    return parse_claims(channel.read_text("utf-8"))
+
+
+def test_the_bandwidth_claims_stand_aside_when_the_share_of_a_core_changed_between_the_sizes(
+    load_proof: Loader, monkeypatch: MonkeyPatch, tmp_path: Path
+) -> None:
+    """Issue 60: every claim that compares two timed runs stands aside when the share of a core changed between
+    them. The sweep measures its sizes one after the other: a program that left after the small buffers (or
+    came before the large ones) made the cache look no faster than memory, or faster than it is."""
+    proof = load_proof("8-chip/bandwidth_vs_size.py")
+    channel = tmp_path / "claims.jsonl"
+    monkeypatch.setenv(CHANNEL, str(channel))
+    sizes = [1 << k for k in range(12, 27)]
+    flat = [(size, 24.0) for size in sizes]
+    flat[-4] = (flat[-4][0], 24.1)  # the fastest lies beyond every private cache
+    # Each claim looks at the runs it compares: the fastest and the last size; the private caches' sizes and
+    # those beyond; the plateaus one after the other.
+    left: list[float | None] = [
+        0.5 if size <= 1 << 20 else 1.0 for size in sizes
+    ]  # a program left after the private caches' sizes
+    stood = _bandwidth_verdicts(proof, flat, left, channel)
+    assert [c.applies for c in stood] == [True, False, False], stood
+    came: list[float | None] = [1.0 if size <= 16 << 20 else 0.5 for size in sizes]  # one came before memory's
+    stood += _bandwidth_verdicts(proof, flat, came, channel)
+    assert [c.applies for c in stood[3:]] == [False, True, False], stood
+    assert all("changed between the two runs" in c.why_not for c in stood if not c.applies), stood
+    steady = _bandwidth_verdicts(proof, flat, [0.97] * len(sizes), channel)
+    assert [(c.applies, c.held) for c in steady] == [(True, False)] * 3, "on steady shares a flat sweep misses"
+    unmeasured = _bandwidth_verdicts(proof, flat, [None] * len(sizes), channel)
+    assert [(c.applies, c.held) for c in unmeasured] == [(True, False)] * 3, "where Linux does not say, as before"
+    burst = [0.97] * len(sizes)
+    burst[3] = 0.3  # one size beside a burst of other work: the plateau's median share holds steady
+    assert _bandwidth_verdicts(proof, flat, burst, channel)[2].applies
+
+
+@pytest.mark.waits
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir() or not hasattr(os, "sched_setaffinity"), reason="Linux")
+def test_a_hog_that_starts_between_two_sizes_of_the_sweep_makes_the_cache_claim_stand_aside(
+    load_proof: Loader, monkeypatch: MonkeyPatch, tmp_path: Path
+) -> None:
+    """A real hog, started between the sweep's small buffer and its large one on the same core: the claim that
+    compares the two says "not applicable", naming the shares, instead of judging two different machines."""
+    proof = load_proof("8-chip/bandwidth_vs_size.py")
+    channel = tmp_path / "claims.jsonl"
+    monkeypatch.setenv(CHANNEL, str(channel))
+    core = min(os.sched_getaffinity(0))
+    original = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {core})
+    hogs: list[subprocess.Popen[bytes]] = []
+    try:
+        small, small_shares = proof.sweep((64 << 10,), samples=3)
+        spin = f"import os\nos.sched_setaffinity(0, {{{core}}})\nwhile True: pass"
+        # Five: the share still falls by more than a fifth on a core that already runs a dozen tasks.
+        hogs = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(5)]
+        time.sleep(0.3)
+        large, large_shares = proof.sweep((64 << 20,), samples=3)
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+        os.sched_setaffinity(0, original)
+    assert None not in small_shares + large_shares, (small_shares, large_shares)
+    stated = _bandwidth_verdicts(proof, small + large, small_shares + large_shares, channel)
+    cache_claim = stated[0]
+    assert not cache_claim.applies and "changed between the two runs" in cache_claim.why_not, stated
+
+
+def test_the_bandwidth_section_says_its_claims_stand_aside_when_the_share_changed() -> None:
+    """The bandwidth proof's claims now stand aside when the share of a core changed between the sizes they
+    compare; the page says so in both languages, as it does for the thread-scaling claim."""
+    root = Path(__file__).resolve().parent.parent
+    for page, said in (
+        ("docs/floors/8-chip.md", "where that share changed\nbetween the sizes a claim compares"),
+        ("docs/zh/floors/8-chip.md", "如果论断所比较的几个大小之间，这个份额变了"),
+    ):
+        text = (root / page).read_text(encoding="utf-8")
+        section = text.split("{ #bandwidth-vs-size }", 1)[1].split("\n### ", 1)[0]
+        assert said in section, page

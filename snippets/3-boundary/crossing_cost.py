@@ -8,7 +8,7 @@ import math
 import torch
 
 from pytorch_floors.claims import claim
-from pytorch_floors.measure import human_bytes, human_seconds, time_call
+from pytorch_floors.measure import CoreShare, human_bytes, human_seconds, share_changed, time_call
 from pytorch_floors.plot import Series, line_chart, show
 
 try:  # page-fault counters exist on Linux and macOS, not on Windows
@@ -46,7 +46,21 @@ def per_call_seconds(numel: int, *, reuse_output: bool = False) -> float:
 
 def sweep(sizes: list[int] | None = None, *, reuse_output: bool = False) -> list[tuple[int, float]]:
     """Time the add at every size; returns `(numel, seconds per call)` pairs."""
-    return [(n, per_call_seconds(n, reuse_output=reuse_output)) for n in (sizes or SIZES)]
+    return [(n, seconds) for n, seconds, _ in shared_sweep(sizes, reuse_output=reuse_output)]
+
+
+def shared_sweep(
+    sizes: list[int] | None = None, *, reuse_output: bool = False
+) -> list[tuple[int, float, float | None]]:
+    """`(numel, seconds per call, share of a core)` at every size: the share this thread got while ready to
+    run (`CoreShare`; `None` where Linux does not say). The claims compare sizes timed one after the other,
+    and a program that started or stopped between two of them changes their times for that alone."""
+    rows = []
+    for n in sizes or SIZES:
+        with CoreShare() as got:
+            seconds = per_call_seconds(n, reuse_output=reuse_output)
+        rows.append((n, seconds, got.share))
+    return rows
 
 
 def crossover(points: list[tuple[int, float]]) -> float:
@@ -80,8 +94,10 @@ def page_faults_per_call(numel: int, calls: int = 3) -> float | None:
 
 def main() -> None:
     torch.set_num_threads(1)  # one core: steadier numbers, and no thread hand-off in the way
-    plain = sweep()
-    into = sweep(reuse_output=True)
+    plain_shared = shared_sweep()
+    into_shared = shared_sweep(reuse_output=True)
+    plain = [(n, t) for n, t, _ in plain_shared]
+    into = [(n, t) for n, t, _ in into_shared]
     floor = plain[0][1]
     cross = crossover(plain)
     # Printed for a phone's 46 columns: the table split in two (a + b against the floor, then add(out=c) and
@@ -143,14 +159,45 @@ def main() -> None:
         log_y=True,
     )
     show(chart, text=text, name="crossing_cost")
-    claim("time per call is flat up to 256 elements", held=flat < 2.5, detail=f"within {flat:.2f}x of the floor")
-    claim("the crossover lies between 256 and a million elements", held=256 < cross < 1 << 20, detail=f"{cross:,.0f}")
+    state_claims(plain_shared, into_shared)
+
+
+def state_claims(plain: list[tuple[int, float, float | None]], into: list[tuple[int, float, float | None]]) -> None:
+    """The three patterns, each judged on the sizes it compares, and not applicable where the share of a
+    core those sizes' timings got changed between them (`share_changed`)."""
+    floor, floor_share = plain[0][1], plain[0][2]
+    small = [row for row in plain if row[0] <= 256]
+    slowest = max(small, key=lambda row: row[1])
+    flat = slowest[1] / floor
+    changed = share_changed(floor_share, slowest[2])
+    claim(
+        "time per call is flat up to 256 elements",
+        held=flat < 2.5,
+        detail=f"within {flat:.2f}x of the floor",
+        applies=not changed,
+        why_not=changed,
+    )
+    cross = crossover([(n, t) for n, t, _ in plain])
+    # The crossover compares the floor with the first size that took twice its time (none: the largest).
+    crossed = next((row for row in plain if row[1] >= 2 * floor), plain[-1])
+    changed = share_changed(floor_share, crossed[2])
+    claim(
+        "the crossover lies between 256 and a million elements",
+        held=256 < cross < 1 << 20,
+        detail=f"{cross:,.0f}",
+        applies=not changed,
+        why_not=changed,
+    )
+    (n_a, t_a, share_a), (n_b, t_b, share_b) = into[-2], into[-1]
+    changed = share_changed(share_a, share_b)
     claim(
         "past the crossover the time grows with the element count",
         # 4x the data: the time must grow clearly. No upper bound: the last step can also leave the caches
         # (the page's "step up"), and a loaded machine steepens it further (17.5x was seen beside two CPU hogs).
-        held=into[-1][1] > 100 * floor and t_b / t_a > 1.5,
+        held=t_b > 100 * floor and t_b / t_a > 1.5,
         detail=f"{t_b / t_a:.1f}x the time for {n_b // n_a}x the data",
+        applies=not changed,
+        why_not=changed,
     )
 
 

@@ -7,7 +7,7 @@ import statistics
 import torch
 
 from pytorch_floors.claims import claim, not_applicable
-from pytorch_floors.measure import cache_sizes, fits, human_bytes, time_call
+from pytorch_floors.measure import CoreShare, cache_sizes, fits, human_bytes, share_changed, time_call
 from pytorch_floors.plot import Series, line_chart, show
 
 KIB = 1 << 10
@@ -38,9 +38,16 @@ def read_bandwidth(nbytes: int, traffic: int = TRAFFIC, samples: int = 7) -> flo
     return repeats * nbytes / seconds / 1e9
 
 
-def sweep(sizes: tuple[int, ...] = SIZES, samples: int = 7) -> list[tuple[int, float]]:
-    """(buffer bytes, GB/s) for each size."""
-    return [(size, read_bandwidth(size, samples=samples)) for size in sizes]
+def sweep(sizes: tuple[int, ...] = SIZES, samples: int = 7) -> tuple[list[tuple[int, float]], list[float | None]]:
+    """(buffer bytes, GB/s) for each size, and the share of a core each size's measurement got (`CoreShare`;
+    `None` where Linux does not say): the claims compare sizes measured one after the other, and a program
+    that starts or ends between two of them changes their rates for that alone."""
+    rows, shares = [], []
+    for size in sizes:
+        with CoreShare() as got:
+            rows.append((size, read_bandwidth(size, samples=samples)))
+        shares.append(got.share)
+    return rows, shares
 
 
 def sizes(caches: list[tuple[str, int]]) -> tuple[int, ...]:
@@ -54,7 +61,7 @@ def sizes(caches: list[tuple[str, int]]) -> tuple[int, ...]:
 
 def main() -> None:
     caches = cache_sizes()
-    rows = sweep(sizes(caches))
+    rows, shares = sweep(sizes(caches))
     lines = [f"{'buffer':>12} {'read GB/s':>10}"]
     lines += [f"{human_bytes(size, binary=True):>12} {rate:>10.1f}" for size, rate in rows]
     if caches:
@@ -95,16 +102,24 @@ def main() -> None:
         log_y=True,
     )
     show(chart, text="\n".join(lines), name="bandwidth_vs_size")
-    state_claims(rows, caches, torch.backends.cpu.get_cpu_capability())
+    state_claims(rows, caches, torch.backends.cpu.get_cpu_capability(), shares)
 
 
-def state_claims(rows: list[tuple[int, float]], caches: list[tuple[str, int]], capability: str) -> None:
-    """The page's two patterns, judged on the sweep's (bytes, GB/s) rows and the caches the OS reports.
+def state_claims(
+    rows: list[tuple[int, float]],
+    caches: list[tuple[str, int]],
+    capability: str,
+    shares: list[float | None] | None = None,
+) -> None:
+    """The page's patterns, judged on the sweep's (bytes, GB/s) rows and the caches the OS reports.
 
     Kernels compiled without AVX2 or AVX-512 (`ATEN_CPU_CAPABILITY=default`, capability `DEFAULT`:
     at most the baseline's narrow SSE vectors) sum so slowly that the loop, not the cache, sets the
-    pace, and main memory keeps up with it, so neither pattern can show there.
+    pace, and main memory keeps up with it, so no pattern can show there. Each claim compares sizes
+    measured one after the other, so it stands aside where the share of a core those measurements got
+    (`shares`, one per row; `None`: not measured) changed between them.
     """
+    got = dict(zip((size for size, _ in rows), shares or [None] * len(rows), strict=True))
     scalar = capability == "DEFAULT"
     loop_bound = (
         "kernels compiled without AVX2 or AVX-512 (CPU capability DEFAULT): the loop, not the cache,"
@@ -112,56 +127,101 @@ def state_claims(rows: list[tuple[int, float]], caches: list[tuple[str, int]], c
     )
     best = max(rows, key=lambda r: r[1])
     last = rows[-1]
+    # In sweep order: the fastest size was measured before the last one.
+    changed = share_changed(got[best[0]], got[last[0]])
     claim(
         "a buffer that fits in cache is read faster than one from main memory",
         held=best[1] > 1.5 * last[1] > 0 and (not caches or fits(last[0], caches) == "main memory"),
         detail=f"×{best[1] / last[1]:.1f}",
-        applies=not scalar,
-        why_not=loop_bound,
+        applies=not scalar and not changed,
+        why_not=loop_bound if scalar else changed,
     )
     private = [size for name, size in caches if name.startswith(("L1", "L2"))]
+    # Which side of the private caches' edge the fastest buffer lies on: the buffers inside are measured
+    # first, those beyond after them.
+    edge = max(private, default=0)
+    changed = share_changed(
+        median_share([got[size] for size, _ in rows if size <= edge]),
+        median_share([got[size] for size, _ in rows if size > edge]),
+    )
     claim(
         "the fastest buffer fits in a core's private caches (L1 or L2)",
         held=bool(private) and best[0] <= max(private),
         detail=f"fastest at {human_bytes(best[0], binary=True)}"
         + (f", L2 {human_bytes(max(private), binary=True)}" if private else ""),
-        applies=bool(private) and not scalar,
-        why_not=loop_bound if scalar else "this operating system does not report the cache sizes through /sys",
+        applies=bool(private) and not scalar and not changed,
+        why_not=loop_bound
+        if scalar
+        else changed or "this operating system does not report the cache sizes through /sys",
     )
-    steps_claim(rows, caches, loop_bound if scalar else "")
+    steps_claim(rows, caches, loop_bound if scalar else "", shares)
+
+
+def median_share(shares: list[float | None]) -> float | None:
+    """The median of the measured shares (a burst of other work during one size moves it little), or `None`."""
+    measured = [share for share in shares if share is not None]
+    return statistics.median(measured) if measured else None
 
 
 STEP = 1.25
 """How much faster the private caches' plateau must be than the last-level cache's to count as a step."""
 
 
-def plateaus(rows: list[tuple[int, float]], caches: list[tuple[str, int]]) -> dict[str, float]:
-    """The median rate of the buffers on each plateau: in the private caches (up to the largest L1/L2),
-    in the last-level cache (past those, up to the largest cache), and from main memory (past it).
+def on_plateaus(sizes: list[int], caches: list[tuple[str, int]]) -> dict[str, list[int]]:
+    """The buffer sizes on each plateau: in the private caches (up to the largest L1/L2), in the
+    last-level cache (past those, up to the largest cache), and from main memory (past it).
     A plateau with no buffer, or caches the OS does not report, leaves that key out."""
     private = [size for name, size in caches if name.startswith(("L1", "L2"))]
     if not private or not caches:
         return {}
     edge, last = max(private), max(size for _, size in caches)
     groups = {
-        "private caches": [rate for size, rate in rows if size <= edge],
-        "last-level cache": [rate for size, rate in rows if edge < size <= last],
-        "main memory": [rate for size, rate in rows if size > last],
+        "private caches": [size for size in sizes if size <= edge],
+        "last-level cache": [size for size in sizes if edge < size <= last],
+        "main memory": [size for size in sizes if size > last],
     }
-    return {name: statistics.median(rates) for name, rates in groups.items() if rates}
+    return {name: found for name, found in groups.items() if found}
 
 
-def steps_claim(rows: list[tuple[int, float]], caches: list[tuple[str, int]], loop_bound: str) -> None:
-    """The steps the page tells the reader to look for: each plateau's median rate, judged against the next."""
+def plateaus(rows: list[tuple[int, float]], caches: list[tuple[str, int]]) -> dict[str, float]:
+    """The median rate of the buffers on each plateau (`on_plateaus`)."""
+    rate = dict(rows)
+    found = on_plateaus([size for size, _ in rows], caches)
+    return {name: statistics.median(rate[size] for size in sizes) for name, sizes in found.items()}
+
+
+def steps_claim(
+    rows: list[tuple[int, float]],
+    caches: list[tuple[str, int]],
+    loop_bound: str,
+    shares: list[float | None] | None = None,
+) -> None:
+    """The steps the page tells the reader to look for: each plateau's median rate, judged against the next.
+
+    Not applicable where the median share of a core (`shares`, one per row) changed from one plateau to
+    the next: a plateau measured beside a program that started after the one before it is slower for that.
+    """
     found = plateaus(rows, caches)
+    share = dict(zip((size for size, _ in rows), shares or [None] * len(rows), strict=True))
+    got = {
+        name: median_share([share[size] for size in sizes])
+        for name, sizes in on_plateaus([size for size, _ in rows], caches).items()
+    }
     statement = (
         f"the bandwidth falls in steps: the private caches' buffers read at least {STEP}× as fast as the"
         " last-level cache's, which read no slower than main memory's"
     )
-    if len(found) < 3 or loop_bound:
-        why = loop_bound or (
-            "the operating system reports no private and last-level cache sizes through /sys, or the sweep"
-            " has no buffer on one of the three plateaus"
+    changed = share_changed(got.get("private caches"), got.get("last-level cache")) or share_changed(
+        got.get("last-level cache"), got.get("main memory")
+    )
+    if len(found) < 3 or loop_bound or changed:
+        why = (
+            loop_bound
+            or changed
+            or (
+                "the operating system reports no private and last-level cache sizes through /sys, or the sweep"
+                " has no buffer on one of the three plateaus"
+            )
         )
         not_applicable(statement, why=why)
         return
