@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -285,6 +286,78 @@ def test_a_downloaded_proof_starts_its_own_ranks_with_torch_alone(
     assert done.returncode == 0, done.stderr[-3000:]
     assert "claim held: Shard to Replicate is an all-gather" in done.stdout
     assert "did not hold" not in done.stdout
+
+
+FAILING_PROOF = """
+import os, time
+from pathlib import Path
+
+import torch.distributed as dist
+
+from pytorch_floors.ranks import run_ranks
+
+NOTES = Path({notes!r})
+
+
+def hangs(rank, world_size):
+    (NOTES / f"pid-{{rank}}").write_text(str(os.getpid()))
+    (NOTES / "port").write_text(os.environ["MASTER_PORT"])
+    if rank == 1:
+        {failure}
+    dist.barrier()
+
+
+if __name__ == "__main__":
+    print("ranks returned", run_ranks(hangs, 2))
+"""
+
+BLOCK_LIMIT = 20
+"""The block's limit: room for two ranks to start on a busy machine, and for the launcher to report within it."""
+
+
+@pytest.mark.waits
+@pytest.mark.parametrize(
+    ("failure", "named"),
+    [
+        ("time.sleep(600)", "RankFailed: rank 1 did not finish within the limit of "),
+        ('raise ValueError("planted in rank 1")', "RankFailed: rank 1 raised ValueError: planted in rank 1"),
+        ("os._exit(7)", "RankFailed: rank 1 exited with code 7 before it returned"),
+    ],
+    ids=["hangs", "raises", "exits"],
+)
+def test_a_block_whose_rank_fails_fails_within_its_limit_naming_the_rank_and_leaves_nothing(
+    tmp_path: Path, failure: str, named: str
+) -> None:
+    # The launcher's own limit must end before the block's: at the block's limit the engine kills the block and
+    # says only that it ran out of time, and no one says which rank was stuck (a launcher default of 120 s did).
+    from test_engine import make_pages  # noqa: PLC0415  (the engine's throw-away project, as its tests use it)
+    from test_lab_distributed import alive  # noqa: PLC0415  (a zombie is no process left)
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (tmp_path / "snippets").mkdir()
+    proof = FAILING_PROOF.format(notes=str(notes), failure=failure)
+    (tmp_path / "snippets" / "failing_ranks.py").write_text(proof, encoding="utf-8")
+    pages = make_pages(tmp_path)
+    block = f'```python exec="1" id="ranks" timeout="{BLOCK_LIMIT}"\n--8<-- "snippets/failing_ranks.py"\n```\n'
+    start = time.monotonic()
+    try:
+        pages.render(block)
+    finally:
+        pages.engine.close()
+    took = time.monotonic() - start
+    assert pages.status() == {"ranks": "failed"}
+    message = str(pages.engine.failures[0])
+    assert named in message, message
+    assert took < BLOCK_LIMIT + 15, f"the block took {took:.0f} s to fail"
+    pids = [int(p.read_text()) for p in sorted(notes.glob("pid-*"))]
+    assert len(pids) == 2, "both ranks started"
+    deadline = time.monotonic() + 5
+    while any(map(alive, pids)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(map(alive, pids)), "a rank outlived its block"
+    with socket.socket() as probe:
+        assert probe.connect_ex(("127.0.0.1", int((notes / "port").read_text()))) != 0, "the store's port is open"
 
 
 @pytest.mark.waits

@@ -30,7 +30,10 @@ How it runs:
   function runs, and leaves it after. With `init=False` the function does the rendezvous itself.
 - Each rank runs torch on `threads` threads (default 1, as torchrun sets `OMP_NUM_THREADS=1` for
   several processes per machine): two ranks on two cores, not four threads fighting over them.
-- The call has one time limit (`timeout` seconds, from the start of the first rank). A rank that raises
+- The call has one time limit (`timeout` seconds, from the start of the first rank): in a block of the
+  build, by default what is left of the block's own limit (`DEADLINE_CHANNEL`) less a moment to report,
+  so that the call, not the block, runs out first and the rank that hung is named; elsewhere 120 s.
+  A rank that raises
   (its traceback), calls `sys.exit`, exits or is killed early (its exit code or signal), returns what
   pickle cannot carry, or is still running at the limit (where it was, from `faulthandler`) fails the
   call with `RankFailed`, naming the rank and the cause; the first rank to fail is the one named, since
@@ -59,7 +62,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
-__all__ = ["HOST", "RANK_MODULE", "START_CHANNEL", "RankFailed", "run_ranks"]
+__all__ = ["DEADLINE_CHANNEL", "DEFAULT_TIMEOUT", "HOST", "RANK_MODULE", "START_CHANNEL", "RankFailed", "run_ranks"]
 
 HOST = "127.0.0.1"
 """Where the ranks meet: this machine only, never a network interface."""
@@ -69,6 +72,16 @@ RANK_MODULE = "__floors_rank__"
 
 START_CHANNEL = "FLOORS_RANKS_START_METHOD"
 """The variable the build sets in a block's environment: the start method its own processes use."""
+
+DEADLINE_CHANNEL = "FLOORS_BLOCK_DEADLINE"
+"""The variable the build sets in a block's environment: when the block's limit ends (`time.time()` seconds)."""
+
+DEFAULT_TIMEOUT = 120.0
+"""Seconds a call may take where no block's limit is told (a proof run as a script, or downloaded)."""
+
+_REPORT = 3.0
+"""Seconds at least kept back from a block's limit: to dump the stacks of the ranks that hung, kill them all, and
+report before the block itself runs out of time (a tenth of the time left where that is more)."""
 
 _GRACE = 0.3
 """Seconds to wait, after the first failure, for the other ranks' reports (to name the earliest)."""
@@ -126,6 +139,21 @@ def _start_method(chosen: str | None) -> str:
     return "forkserver" if linux and "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
 
 
+def _default_timeout() -> float:
+    """The call's limit when the caller gives none: what is left of the block's limit less `_REPORT`, else 120 s.
+
+    At the block's limit the build kills the block with everything it started and can only say that it ran out
+    of time; ending first, the call names the rank that hung and where.
+    """
+    # A channel from the build to its blocks, not a reader's setting: read directly, as `START_CHANNEL` is.
+    told = os.environ.get(DEADLINE_CHANNEL, "").strip()
+    try:
+        left = float(told) - time.time()
+    except ValueError:
+        return DEFAULT_TIMEOUT
+    return max(left - max(_REPORT, 0.1 * left), 1.0)
+
+
 def _function_file(fn: Callable[..., Any]) -> tuple[str, str]:
     """The file and name a rank imports `fn` from, or a `ValueError` saying why `fn` cannot be imported."""
     name = getattr(fn, "__qualname__", "")
@@ -160,7 +188,7 @@ def run_ranks(
     world_size: int = 2,
     *,
     args: Sequence[Any] = (),
-    timeout: float = 120.0,
+    timeout: float | None = None,
     init: bool = True,
     backend: str = "gloo",
     threads: int = 1,
@@ -174,8 +202,10 @@ def run_ranks(
             under the name `RANK_MODULE` and calls the function by name).
         world_size: How many ranks.
         args: More arguments for `fn` (sent to each rank with pickle).
-        timeout: Seconds the whole call may take, ranks' start included: wall time, as long as a block's
-            default limit (which, unlike this one, stretches while a crowded machine has no core free).
+        timeout: Seconds the whole call may take, ranks' start included: wall time. Default: in a block of the
+            build, what is left of the block's limit less a moment to report (the block's process waits on
+            its ranks, so its limit, which stretches only while that process has no core, runs on too);
+            elsewhere `DEFAULT_TIMEOUT`.
         init: Join the default process group (`backend`) before `fn`, and leave it after; with
             False, `fn` meets the others itself (`MASTER_ADDR`/`MASTER_PORT` name the store).
         backend: The process group's backend (`gloo` runs on any CPU).
@@ -194,6 +224,7 @@ def run_ranks(
     if world_size < 1:
         raise ValueError(f"world_size must be at least 1, not {world_size}")
     file, name = _function_file(fn)
+    timeout = _default_timeout() if timeout is None else timeout
     context: Any = multiprocessing.get_context(_start_method(start_method))
     if isinstance(context, multiprocessing.context.ForkServerContext):
         # The server imports torch once and each rank is forked from it; `__main__` first, as multiprocessing
