@@ -315,8 +315,13 @@ def _collect(
             f" (rank(s) {', '.join(map(str, others))} waited for it: {_innermost(stacks[others[0]])})" if others else ""
         )
         where = f"; it was at:\n{stacks[culprit]}" if stacks[culprit] else ""
-        raise RankFailed(culprit, f"did not finish within the limit of {timeout:g} s{waited}{where}")
+        raise RankFailed(culprit, f"did not finish within the limit of {_seconds(timeout)} s{waited}{where}")
     return [results[rank] for rank in range(len(processes))]
+
+
+def _seconds(value: float) -> str:
+    """Seconds to a tenth, without a trailing `.0`: a limit left of a block's is no round number (11.9609...)."""
+    return f"{value:.1f}".removesuffix(".0")
 
 
 def _receive(connection: Connection) -> tuple[str, float, Any]:
@@ -357,8 +362,19 @@ def _where(pid: int | None, dump: str) -> str:
         with contextlib.suppress(OSError):
             text = Path(dump).read_text(encoding="utf-8", errors="replace")
     frames = [line.strip() for line in text.splitlines() if line.strip().startswith("File ")]
-    own = [f for f in frames if not any(part in f for part in ("multiprocessing", "ranks.py", "<string>"))]
-    return "\n".join(own)[-_TAIL:]
+    return "\n".join(f for f in frames if not _launchers(f))[-_TAIL:]
+
+
+def _launchers(frame: str) -> bool:
+    """Whether a `faulthandler` frame (`File "PATH", line N in NAME`) is the launcher's, not the proof's.
+
+    The launcher's are this module's (installed, or carried in a download under its own name), multiprocessing's
+    and spawn's bootstrap (`<string>`); matched by the frame's whole path, since a proof may well be named
+    `ranks.py` or `my_ranks.py`.
+    """
+    path = frame.split('"')[1] if frame.count('"') >= 2 else ""
+    multiprocessing_dir = os.path.join(os.path.dirname(multiprocessing.__file__), "")
+    return path in (_launchers.__code__.co_filename, "<string>") or path.startswith(multiprocessing_dir)
 
 
 def _innermost(stack: str) -> str:
