@@ -70,6 +70,17 @@ def exits(rank, world_size):
     dist.barrier()
 
 
+def crowded(rank, world_size):
+    # 1.5 CPU seconds on core 0, beside the test's hogs there: many seconds of wall time, most of them waiting.
+    note(rank)
+    os.sched_setaffinity(0, {{0}})
+    cpu = time.process_time()
+    while time.process_time() - cpu < 1.5:
+        pass
+    dist.barrier()
+    return rank
+
+
 def listening(port):
     with socket.socket() as probe:
         return probe.connect_ex(("127.0.0.1", port)) == 0
@@ -154,6 +165,32 @@ def test_a_rank_that_exits_early_is_named_with_its_exit_code(tmp_path: Path) -> 
     assert result["rank"] == 1
     assert "rank 1 exited with code 7 before it returned" in result["error"]
     assert result["seconds"] < 30
+
+
+CROWDED_LIMIT = 10
+"""The crowded case's limit: well over what its ranks run (a start of a few seconds on a busy machine, then 1.5 CPU
+seconds each), well under the wall time they take (about 12 s for the CPU seconds alone at an eighth of a core)."""
+
+
+@pytest.mark.waits
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pins to a core and reads /proc's schedstat")
+def test_ranks_crowded_out_of_their_core_finish_past_the_wall_limit(tmp_path: Path) -> None:
+    # As a block's limit does (tests/test_limits.py), the call's counts the time its processes ran, slept or
+    # waited on each other, not the time they stood ready with no core free: on the crowded tier a proof that
+    # takes seconds on a quiet machine takes minutes. Three hogs on core 0, each in a session of its own (with
+    # autogroup scheduling a session shares one group's share): the ranks get about an eighth of it each.
+    hogs = [
+        subprocess.Popen(["taskset", "-c", "0", sys.executable, "-c", "while True: pass"], start_new_session=True)
+        for _ in range(3)
+    ]
+    try:
+        result = _launch(tmp_path, "crowded", f"timeout={CROWDED_LIMIT}")
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    assert result.get("returned") == [0, 1], result.get("error", "")[:3000]
+    assert result["seconds"] > CROWDED_LIMIT, "the ranks were not crowded past the limit: the test shows nothing"
 
 
 def test_a_port_already_in_use_is_not_a_failure(tmp_path: Path) -> None:
@@ -325,7 +362,7 @@ BLOCK_LIMIT = 20
             # The limit in whole seconds or tenths (what was left of the block's, less a moment to report), its
             # peer waiting for it, and the line the rank hung on, as the block's own page reports it.
             r"RankFailed: rank 1 did not finish within the limit of \d+(\.\d)? s \(rank\(s\) 0 waited for it: .* in "
-            r'barrier\); it was at:\nFile "snippets/failing_ranks\.py", line LINE in hangs',
+            r'barrier\)(; it had [^\n]*)?; it was at:\nFile "snippets/failing_ranks\.py", line LINE in hangs',
         ),
         ('raise ValueError("planted in rank 1")', r"RankFailed: rank 1 raised ValueError: planted in rank 1"),
         ("os._exit(7)", r"RankFailed: rank 1 exited with code 7 before it returned"),

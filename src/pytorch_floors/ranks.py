@@ -33,11 +33,14 @@ How it runs:
 - The call has one time limit (`timeout` seconds, from the start of the first rank): in a block of the
   build, by default what is left of the block's own limit (`DEADLINE_CHANNEL`) less a moment to report,
   so that the call, not the block, runs out first and the rank that hung is named; elsewhere 120 s.
-  A rank that raises
-  (its traceback), calls `sys.exit`, exits or is killed early (its exit code or signal), returns what
-  pickle cannot carry, or is still running at the limit (where it was, from `faulthandler`) fails the
-  call with `RankFailed`, naming the rank and the cause; the first rank to fail is the one named, since
-  its peers then fail in turn at their next collective.
+  As a block's limit does, it counts the time the ranks ran, slept or waited on each other, not the time
+  they stood ready to run with no core free (Linux's schedstat, of the caller's longest-waiting thread or
+  process below it), up to `MAX_STRETCH` times the limit in wall time: on a crowded machine a proof that
+  is slow is not a proof that hung.
+- A rank that raises (its traceback), calls `sys.exit`, exits or is killed early (its exit code or
+  signal), returns what pickle cannot carry, or is still running at the limit (where it was, from
+  `faulthandler`) fails the call with `RankFailed`, naming the rank and the cause; the first rank to fail
+  is the one named, since its peers then fail in turn at their next collective.
 
 Standard library and torch only: a downloaded proof carries this module inside it.
 """
@@ -62,7 +65,16 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEADLINE_CHANNEL", "DEFAULT_TIMEOUT", "HOST", "RANK_MODULE", "START_CHANNEL", "RankFailed", "run_ranks"]
+__all__ = [
+    "DEADLINE_CHANNEL",
+    "DEFAULT_TIMEOUT",
+    "HOST",
+    "MAX_STRETCH",
+    "RANK_MODULE",
+    "START_CHANNEL",
+    "RankFailed",
+    "run_ranks",
+]
 
 HOST = "127.0.0.1"
 """Where the ranks meet: this machine only, never a network interface."""
@@ -78,6 +90,9 @@ DEADLINE_CHANNEL = "FLOORS_BLOCK_DEADLINE"
 
 DEFAULT_TIMEOUT = 120.0
 """Seconds a call may take where no block's limit is told (a proof run as a script, or downloaded)."""
+
+MAX_STRETCH = 10.0
+"""The most wall time a call gets, in multiples of its limit, however crowded the machine (a block's, too)."""
 
 _REPORT = 3.0
 """Seconds at least kept back from a block's limit: to dump the stacks of the ranks that hung, kill them all, and
@@ -202,10 +217,11 @@ def run_ranks(
             under the name `RANK_MODULE` and calls the function by name).
         world_size: How many ranks.
         args: More arguments for `fn` (sent to each rank with pickle).
-        timeout: Seconds the whole call may take, ranks' start included: wall time. Default: in a block of the
-            build, what is left of the block's limit less a moment to report (the block's process waits on
-            its ranks, so its limit, which stretches only while that process has no core, runs on too);
-            elsewhere `DEFAULT_TIMEOUT`.
+        timeout: Seconds the whole call may take, ranks' start included, less the time they stood ready to
+            run with no core free (at most `MAX_STRETCH` times it in wall time). Default: in a block of the
+            build, what is left of the block's limit less a moment to report (the block's limit stretches
+            alike, by the time its longest-waiting thread or process below it was crowded out, so the call
+            still runs out first); elsewhere `DEFAULT_TIMEOUT`.
         init: Join the default process group (`backend`) before `fn`, and leave it after; with
             False, `fn` meets the others itself (`MASTER_ADDR`/`MASTER_PORT` name the store).
         backend: The process group's backend (`gloo` runs on any CPU).
@@ -230,8 +246,11 @@ def run_ranks(
         # The server imports torch once and each rank is forked from it; `__main__` first, as multiprocessing
         # does by default (a proof run as a script, whose helpers a download carries inside it).
         context.set_forkserver_preload(["__main__", "torch", "torch.distributed", __name__])
-    deadline = time.monotonic() + timeout
-    store = _open_store(port, world_size, timeout)
+    clock = _Crowding(timeout)
+    # The ranks' own waits (the store, gloo's collectives) last as long as the call may stretch: the call, not
+    # gloo, decides when a rank that keeps its peers waiting has hung, and names it.
+    patience = timeout * MAX_STRETCH
+    store = _open_store(port, world_size, patience)
     processes: list[Any] = []
     pipes: dict[Connection, int] = {}
     with tempfile.TemporaryDirectory(prefix="floors-ranks-") as folder, _may_start_processes():
@@ -239,13 +258,15 @@ def run_ranks(
             for rank in range(world_size):
                 ours, theirs = context.Pipe(duplex=False)
                 dump = os.path.join(folder, f"rank-{rank}.txt")
-                job = _Job(file, name, rank, world_size, store.port, tuple(args), backend, init, threads, timeout, dump)
+                job = _Job(
+                    file, name, rank, world_size, store.port, tuple(args), backend, init, threads, patience, dump
+                )
                 process = context.Process(target=_rank_main, args=(job, theirs), name=f"rank-{rank}", daemon=True)
                 process.start()
                 theirs.close()
                 processes.append(process)
                 pipes[ours] = rank
-            return _collect(processes, pipes, deadline, timeout, folder)
+            return _collect(processes, pipes, clock, timeout, folder)
         finally:
             _end(processes)
             for pipe in pipes:
@@ -270,7 +291,7 @@ def _may_start_processes() -> Iterator[None]:
 
 
 def _collect(
-    processes: list[Any], pipes: dict[Connection, int], deadline: float, timeout: float, folder: str
+    processes: list[Any], pipes: dict[Connection, int], clock: _Crowding, timeout: float, folder: str
 ) -> list[Any]:
     """Wait for every rank's report; raise `RankFailed` for the earliest failure."""
     results: dict[int, Any] = {}
@@ -281,9 +302,10 @@ def _collect(
     failed_at: float | None = None
     while pending:
         # After a failure, a moment more for the other ranks' reports: the earliest one is named.
-        left = (deadline if failed_at is None else min(deadline, failed_at + _GRACE)) - time.monotonic()
-        if left <= 0:
+        left = (clock.deadline if failed_at is None else min(clock.deadline, failed_at + _GRACE)) - time.monotonic()
+        if left <= 0 and (failed_at is not None or not clock.stretch()):
             break
+        left = max(left, 0.0)
         watched = [*pending.values(), *(processes[rank].sentinel for rank in pending)]
         ready = wait(watched, timeout=left)
         for rank, connection in list(pending.items()):
@@ -311,12 +333,90 @@ def _collect(
         # A rank blocked inside torch.distributed waits for a peer; the one that hung is elsewhere (if any is).
         culprit = next((rank for rank in hung if _COLLECTIVE not in _innermost(stacks[rank])), hung[0])
         others = [rank for rank in hung if rank != culprit]
-        waited = (
-            f" (rank(s) {', '.join(map(str, others))} waited for it: {_innermost(stacks[others[0]])})" if others else ""
+        waiting = [rank for rank in others if _COLLECTIVE in _innermost(stacks[rank])]
+        running = [rank for rank in others if rank not in waiting]
+        said = [f"rank(s) {_listed(waiting)} waited for it: {_innermost(stacks[waiting[0]])}"] if waiting else []
+        said += [f"rank(s) {_listed(running)} still running too"] if running else []
+        waited = f" ({'; '.join(said)})" if said else ""
+        wall, crowded = time.monotonic() - clock.started, clock.crowded()
+        # Said where the limit stretched by a second or more: a reader tells a stuck rank from a crowded machine.
+        stretched = (
+            f"; it had {_seconds(wall)} s, {_seconds(crowded)} s of them with no core free" if crowded >= 1 else ""
         )
         where = f"; it was at:\n{stacks[culprit]}" if stacks[culprit] else ""
-        raise RankFailed(culprit, f"did not finish within the limit of {_seconds(timeout)} s{waited}{where}")
+        raise RankFailed(culprit, f"did not finish within the limit of {_seconds(timeout)} s{waited}{stretched}{where}")
     return [results[rank] for rank in range(len(processes))]
+
+
+class _Crowding:
+    """The time the caller's threads, and those of the processes below it, stood ready to run with no core free.
+
+    Read from Linux's `/proc/PID/task/TID/schedstat`, as the build's block limits are; elsewhere nothing is
+    known, and the limit stays wall time.
+    """
+
+    def __init__(self, limit: float) -> None:
+        self.limit = limit
+        self.started = time.monotonic()
+        self.deadline = self.started + limit
+        self._before = self._waits()
+
+    @staticmethod
+    def _waits() -> dict[str, int]:
+        """Nanoseconds each thread of this process and of every process below it has waited for a core."""
+        waits = {}
+        for pid in [os.getpid(), *_descendants(os.getpid())]:
+            with contextlib.suppress(OSError):
+                for task in os.scandir(f"/proc/{pid}/task"):
+                    with (
+                        contextlib.suppress(OSError, ValueError, IndexError),
+                        open(os.path.join(task.path, "schedstat")) as stat,
+                    ):
+                        waits[f"{pid}/{task.name}"] = int(stat.read().split()[1])
+        return waits
+
+    def crowded(self) -> float:
+        """Seconds the longest-waiting thread stood ready to run with no core free since the clock started."""
+        now = self._waits()
+        return max((wait - self._before.get(task, 0) for task, wait in now.items()), default=0) / 1e9
+
+    def stretch(self) -> bool:
+        """At the deadline: move it on by the time crowded out, while the call is under `MAX_STRETCH` times its limit.
+
+        Returns:
+            Whether there is time left.
+        """
+        wall = time.monotonic() - self.started
+        owed = self.limit - (wall - min(self.crowded(), wall))
+        if owed <= 0 or wall >= MAX_STRETCH * self.limit:
+            return False
+        # Look again once it could have used what it is owed (at least a second on: each look reads /proc).
+        self.deadline = min(time.monotonic() + max(owed, 1.0), self.started + MAX_STRETCH * self.limit)
+        return True
+
+
+def _descendants(root: int) -> list[int]:
+    """The live processes below `root` (Linux: from /proc; elsewhere none are known)."""
+    children: dict[int, list[int]] = {}
+    with contextlib.suppress(OSError):
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit():
+                with contextlib.suppress(OSError, ValueError, IndexError):
+                    with open(os.path.join(entry.path, "stat")) as stat:
+                        # Field 4 is the parent; the command name (field 2) may hold spaces and parentheses.
+                        parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+                    children.setdefault(parent, []).append(int(entry.name))
+    found, todo = [], list(children.get(root, []))
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def _listed(ranks: list[int]) -> str:
+    """Ranks as a reader lists them: `0, 2`."""
+    return ", ".join(map(str, ranks))
 
 
 def _seconds(value: float) -> str:
