@@ -63,6 +63,11 @@ def hangs(rank, world_size):
     dist.barrier()
 
 
+def both_hang(rank, world_size):
+    note(rank)
+    time.sleep(600)
+
+
 def exits(rank, world_size):
     note(rank)
     if rank == 1:
@@ -157,6 +162,15 @@ def test_a_rank_that_hangs_fails_at_the_limit_naming_the_line_it_hung_on(tmp_pat
     line = textwrap.dedent(SCRIPT).splitlines().index("        time.sleep(600)  # the line the failure names") + 1
     assert f'ranks_case.py", line {line} in hangs' in result["error"]
     assert HANG_LIMIT <= result["seconds"] < HANG_LIMIT + 20
+
+
+@pytest.mark.waits
+def test_ranks_that_all_hang_outside_a_collective_are_not_said_to_wait_for_each_other(tmp_path: Path) -> None:
+    # Only a rank blocked inside torch.distributed waits for a peer; one still in its own code is running.
+    result = _launch(tmp_path, "both_hang", f"timeout={HANG_LIMIT}")
+    assert result["rank"] == 0, "no rank is in a collective: the first is named"
+    assert "(rank(s) 1 still running too)" in result["error"]
+    assert "waited for it" not in result["error"]
 
 
 @pytest.mark.waits
