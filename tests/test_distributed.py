@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -61,11 +63,27 @@ def hangs(rank, world_size):
     dist.barrier()
 
 
+def both_hang(rank, world_size):
+    note(rank)
+    time.sleep(600)
+
+
 def exits(rank, world_size):
     note(rank)
     if rank == 1:
         os._exit(7)
     dist.barrier()
+
+
+def crowded(rank, world_size):
+    # 1.5 CPU seconds on core 0, beside the test's hogs there: many seconds of wall time, most of them waiting.
+    note(rank)
+    os.sched_setaffinity(0, {{0}})
+    cpu = time.process_time()
+    while time.process_time() - cpu < 1.5:
+        pass
+    dist.barrier()
+    return rank
 
 
 def listening(port):
@@ -147,11 +165,46 @@ def test_a_rank_that_hangs_fails_at_the_limit_naming_the_line_it_hung_on(tmp_pat
 
 
 @pytest.mark.waits
+def test_ranks_that_all_hang_outside_a_collective_are_not_said_to_wait_for_each_other(tmp_path: Path) -> None:
+    # Only a rank blocked inside torch.distributed waits for a peer; one still in its own code is running.
+    result = _launch(tmp_path, "both_hang", f"timeout={HANG_LIMIT}")
+    assert result["rank"] == 0, "no rank is in a collective: the first is named"
+    assert "(rank(s) 1 still running too)" in result["error"]
+    assert "waited for it" not in result["error"]
+
+
+@pytest.mark.waits
 def test_a_rank_that_exits_early_is_named_with_its_exit_code(tmp_path: Path) -> None:
     result = _launch(tmp_path, "exits", "timeout=60")
     assert result["rank"] == 1
     assert "rank 1 exited with code 7 before it returned" in result["error"]
     assert result["seconds"] < 30
+
+
+CROWDED_LIMIT = 10
+"""The crowded case's limit: well over what its ranks run (a start of a few seconds on a busy machine, then 1.5 CPU
+seconds each), well under the wall time they take (about 12 s for the CPU seconds alone at an eighth of a core)."""
+
+
+@pytest.mark.waits
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pins to a core and reads /proc's schedstat")
+def test_ranks_crowded_out_of_their_core_finish_past_the_wall_limit(tmp_path: Path) -> None:
+    # As a block's limit does (tests/test_limits.py), the call's counts the time its processes ran, slept or
+    # waited on each other, not the time they stood ready with no core free: on the crowded tier a proof that
+    # takes seconds on a quiet machine takes minutes. Three hogs on core 0, each in a session of its own (with
+    # autogroup scheduling a session shares one group's share): the ranks get about an eighth of it each.
+    hogs = [
+        subprocess.Popen(["taskset", "-c", "0", sys.executable, "-c", "while True: pass"], start_new_session=True)
+        for _ in range(3)
+    ]
+    try:
+        result = _launch(tmp_path, "crowded", f"timeout={CROWDED_LIMIT}")
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    assert result.get("returned") == [0, 1], result.get("error", "")[:3000]
+    assert result["seconds"] > CROWDED_LIMIT, "the ranks were not crowded past the limit: the test shows nothing"
 
 
 def test_a_port_already_in_use_is_not_a_failure(tmp_path: Path) -> None:
@@ -285,6 +338,85 @@ def test_a_downloaded_proof_starts_its_own_ranks_with_torch_alone(
     assert done.returncode == 0, done.stderr[-3000:]
     assert "claim held: Shard to Replicate is an all-gather" in done.stdout
     assert "did not hold" not in done.stdout
+
+
+FAILING_PROOF = """
+import os, time
+from pathlib import Path
+
+import torch.distributed as dist
+
+from pytorch_floors.ranks import run_ranks
+
+NOTES = Path({notes!r})
+
+
+def hangs(rank, world_size):
+    (NOTES / f"pid-{{rank}}").write_text(str(os.getpid()))
+    (NOTES / "port").write_text(os.environ["MASTER_PORT"])
+    if rank == 1:
+        {failure}
+    dist.barrier()
+
+
+if __name__ == "__main__":
+    print("ranks returned", run_ranks(hangs, 2))
+"""
+
+BLOCK_LIMIT = 20
+"""The block's limit: room for two ranks to start on a busy machine, and for the launcher to report within it."""
+
+
+@pytest.mark.waits
+@pytest.mark.parametrize(
+    ("failure", "named"),
+    [
+        (
+            "time.sleep(600)",
+            # The limit in whole seconds or tenths (what was left of the block's, less a moment to report), its
+            # peer waiting for it, and the line the rank hung on, as the block's own page reports it.
+            r"RankFailed: rank 1 did not finish within the limit of \d+(\.\d)? s \(rank\(s\) 0 waited for it: .* in "
+            r'barrier\)(; it had [^\n]*)?; it was at:\nFile "snippets/failing_ranks\.py", line LINE in hangs',
+        ),
+        ('raise ValueError("planted in rank 1")', r"RankFailed: rank 1 raised ValueError: planted in rank 1"),
+        ("os._exit(7)", r"RankFailed: rank 1 exited with code 7 before it returned"),
+    ],
+    ids=["hangs", "raises", "exits"],
+)
+def test_a_block_whose_rank_fails_fails_within_its_limit_naming_the_rank_and_leaves_nothing(
+    tmp_path: Path, failure: str, named: str
+) -> None:
+    # The launcher's own limit must end before the block's: at the block's limit the engine kills the block and
+    # says only that it ran out of time, and no one says which rank was stuck (a launcher default of 120 s did).
+    from test_engine import make_pages  # noqa: PLC0415  (the engine's throw-away project, as its tests use it)
+    from test_lab_distributed import alive  # noqa: PLC0415  (a zombie is no process left)
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (tmp_path / "snippets").mkdir()
+    proof = FAILING_PROOF.format(notes=str(notes), failure=failure)
+    (tmp_path / "snippets" / "failing_ranks.py").write_text(proof, encoding="utf-8")
+    pages = make_pages(tmp_path)
+    block = f'```python exec="1" id="ranks" timeout="{BLOCK_LIMIT}"\n--8<-- "snippets/failing_ranks.py"\n```\n'
+    start = time.monotonic()
+    try:
+        pages.render(block)
+    finally:
+        pages.engine.close()
+    took = time.monotonic() - start
+    assert pages.status() == {"ranks": "failed"}
+    message = str(pages.engine.failures[0])
+    line = next(number for number, text in enumerate(proof.splitlines(), 1) if failure in text)
+    assert re.search(named.replace("LINE", str(line)), message), message
+    assert took < BLOCK_LIMIT + 15, f"the block took {took:.0f} s to fail"
+    pids = [int(p.read_text()) for p in sorted(notes.glob("pid-*"))]
+    assert len(pids) == 2, "both ranks started"
+    deadline = time.monotonic() + 5
+    while any(map(alive, pids)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(map(alive, pids)), "a rank outlived its block"
+    with socket.socket() as probe:
+        assert probe.connect_ex(("127.0.0.1", int((notes / "port").read_text()))) != 0, "the store's port is open"
 
 
 @pytest.mark.waits

@@ -32,6 +32,8 @@ CHANNELS = {
     "FLOORS_OUTPUT": "plot.py: whether a proof's chart is wanted as HTML; downloaded proofs carry plot.py alone",
     "FLOORS_RANKS_START_METHOD": "ranks.py: how a block's ranks start (the build's start method), set by the engine "
     "for each block; a downloaded proof carries ranks.py alone",
+    "FLOORS_BLOCK_DEADLINE": "ranks.py: when a block's limit ends, set by the engine for each block, so that run_ranks "
+    "ends first and names a rank that hung; a downloaded proof carries ranks.py alone",
     "FLOORS_PROJECT_DIR": "labs/kernel.py: the project a lab's kernel runs in, set by the build for its kernel",
     "FLOORS_SERVE_BACKGROUND": "plugin/serve/background.py: marks the session's background build, set by the session",
     "FLOORS_SERVE_SIGNALS": "plugin/serve/background.py: the session's signal folder, set by the session for its build",

@@ -30,11 +30,17 @@ How it runs:
   function runs, and leaves it after. With `init=False` the function does the rendezvous itself.
 - Each rank runs torch on `threads` threads (default 1, as torchrun sets `OMP_NUM_THREADS=1` for
   several processes per machine): two ranks on two cores, not four threads fighting over them.
-- The call has one time limit (`timeout` seconds, from the start of the first rank). A rank that raises
-  (its traceback), calls `sys.exit`, exits or is killed early (its exit code or signal), returns what
-  pickle cannot carry, or is still running at the limit (where it was, from `faulthandler`) fails the
-  call with `RankFailed`, naming the rank and the cause; the first rank to fail is the one named, since
-  its peers then fail in turn at their next collective.
+- The call has one time limit (`timeout` seconds, from the start of the first rank): in a block of the
+  build, by default what is left of the block's own limit (`DEADLINE_CHANNEL`) less a moment to report,
+  so that the call, not the block, runs out first and the rank that hung is named; elsewhere 120 s.
+  As a block's limit does, it counts the time the ranks ran, slept or waited on each other, not the time
+  they stood ready to run with no core free (Linux's schedstat, of the caller's longest-waiting thread or
+  process below it), up to `MAX_STRETCH` times the limit in wall time: on a crowded machine a proof that
+  is slow is not a proof that hung.
+- A rank that raises (its traceback), calls `sys.exit`, exits or is killed early (its exit code or
+  signal), returns what pickle cannot carry, or is still running at the limit (where it was, from
+  `faulthandler`) fails the call with `RankFailed`, naming the rank and the cause; the first rank to fail
+  is the one named, since its peers then fail in turn at their next collective.
 
 Standard library and torch only: a downloaded proof carries this module inside it.
 """
@@ -59,7 +65,16 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
-__all__ = ["HOST", "RANK_MODULE", "START_CHANNEL", "RankFailed", "run_ranks"]
+__all__ = [
+    "DEADLINE_CHANNEL",
+    "DEFAULT_TIMEOUT",
+    "HOST",
+    "MAX_STRETCH",
+    "RANK_MODULE",
+    "START_CHANNEL",
+    "RankFailed",
+    "run_ranks",
+]
 
 HOST = "127.0.0.1"
 """Where the ranks meet: this machine only, never a network interface."""
@@ -69,6 +84,19 @@ RANK_MODULE = "__floors_rank__"
 
 START_CHANNEL = "FLOORS_RANKS_START_METHOD"
 """The variable the build sets in a block's environment: the start method its own processes use."""
+
+DEADLINE_CHANNEL = "FLOORS_BLOCK_DEADLINE"
+"""The variable the build sets in a block's environment: when the block's limit ends (`time.time()` seconds)."""
+
+DEFAULT_TIMEOUT = 120.0
+"""Seconds a call may take where no block's limit is told (a proof run as a script, or downloaded)."""
+
+MAX_STRETCH = 10.0
+"""The most wall time a call gets, in multiples of its limit, however crowded the machine (a block's, too)."""
+
+_REPORT = 3.0
+"""Seconds at least kept back from a block's limit: to dump the stacks of the ranks that hung, kill them all, and
+report before the block itself runs out of time (a tenth of the time left where that is more)."""
 
 _GRACE = 0.3
 """Seconds to wait, after the first failure, for the other ranks' reports (to name the earliest)."""
@@ -126,6 +154,21 @@ def _start_method(chosen: str | None) -> str:
     return "forkserver" if linux and "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
 
 
+def _default_timeout() -> float:
+    """The call's limit when the caller gives none: what is left of the block's limit less `_REPORT`, else 120 s.
+
+    At the block's limit the build kills the block with everything it started and can only say that it ran out
+    of time; ending first, the call names the rank that hung and where.
+    """
+    # A channel from the build to its blocks, not a reader's setting: read directly, as `START_CHANNEL` is.
+    told = os.environ.get(DEADLINE_CHANNEL, "").strip()
+    try:
+        left = float(told) - time.time()
+    except ValueError:
+        return DEFAULT_TIMEOUT
+    return max(left - max(_REPORT, 0.1 * left), 1.0)
+
+
 def _function_file(fn: Callable[..., Any]) -> tuple[str, str]:
     """The file and name a rank imports `fn` from, or a `ValueError` saying why `fn` cannot be imported."""
     name = getattr(fn, "__qualname__", "")
@@ -160,7 +203,7 @@ def run_ranks(
     world_size: int = 2,
     *,
     args: Sequence[Any] = (),
-    timeout: float = 120.0,
+    timeout: float | None = None,
     init: bool = True,
     backend: str = "gloo",
     threads: int = 1,
@@ -174,8 +217,11 @@ def run_ranks(
             under the name `RANK_MODULE` and calls the function by name).
         world_size: How many ranks.
         args: More arguments for `fn` (sent to each rank with pickle).
-        timeout: Seconds the whole call may take, ranks' start included: wall time, as long as a block's
-            default limit (which, unlike this one, stretches while a crowded machine has no core free).
+        timeout: Seconds the whole call may take, ranks' start included, less the time they stood ready to
+            run with no core free (at most `MAX_STRETCH` times it in wall time). Default: in a block of the
+            build, what is left of the block's limit less a moment to report (the block's limit stretches
+            alike, by the time its longest-waiting thread or process below it was crowded out, so the call
+            still runs out first); elsewhere `DEFAULT_TIMEOUT`.
         init: Join the default process group (`backend`) before `fn`, and leave it after; with
             False, `fn` meets the others itself (`MASTER_ADDR`/`MASTER_PORT` name the store).
         backend: The process group's backend (`gloo` runs on any CPU).
@@ -194,13 +240,17 @@ def run_ranks(
     if world_size < 1:
         raise ValueError(f"world_size must be at least 1, not {world_size}")
     file, name = _function_file(fn)
+    timeout = _default_timeout() if timeout is None else timeout
     context: Any = multiprocessing.get_context(_start_method(start_method))
     if isinstance(context, multiprocessing.context.ForkServerContext):
         # The server imports torch once and each rank is forked from it; `__main__` first, as multiprocessing
         # does by default (a proof run as a script, whose helpers a download carries inside it).
         context.set_forkserver_preload(["__main__", "torch", "torch.distributed", __name__])
-    deadline = time.monotonic() + timeout
-    store = _open_store(port, world_size, timeout)
+    clock = _Crowding(timeout)
+    # The ranks' own waits (the store, gloo's collectives) last as long as the call may stretch: the call, not
+    # gloo, decides when a rank that keeps its peers waiting has hung, and names it.
+    patience = timeout * MAX_STRETCH
+    store = _open_store(port, world_size, patience)
     processes: list[Any] = []
     pipes: dict[Connection, int] = {}
     with tempfile.TemporaryDirectory(prefix="floors-ranks-") as folder, _may_start_processes():
@@ -208,13 +258,15 @@ def run_ranks(
             for rank in range(world_size):
                 ours, theirs = context.Pipe(duplex=False)
                 dump = os.path.join(folder, f"rank-{rank}.txt")
-                job = _Job(file, name, rank, world_size, store.port, tuple(args), backend, init, threads, timeout, dump)
+                job = _Job(
+                    file, name, rank, world_size, store.port, tuple(args), backend, init, threads, patience, dump
+                )
                 process = context.Process(target=_rank_main, args=(job, theirs), name=f"rank-{rank}", daemon=True)
                 process.start()
                 theirs.close()
                 processes.append(process)
                 pipes[ours] = rank
-            return _collect(processes, pipes, deadline, timeout, folder)
+            return _collect(processes, pipes, clock, timeout, folder)
         finally:
             _end(processes)
             for pipe in pipes:
@@ -239,7 +291,7 @@ def _may_start_processes() -> Iterator[None]:
 
 
 def _collect(
-    processes: list[Any], pipes: dict[Connection, int], deadline: float, timeout: float, folder: str
+    processes: list[Any], pipes: dict[Connection, int], clock: _Crowding, timeout: float, folder: str
 ) -> list[Any]:
     """Wait for every rank's report; raise `RankFailed` for the earliest failure."""
     results: dict[int, Any] = {}
@@ -250,9 +302,10 @@ def _collect(
     failed_at: float | None = None
     while pending:
         # After a failure, a moment more for the other ranks' reports: the earliest one is named.
-        left = (deadline if failed_at is None else min(deadline, failed_at + _GRACE)) - time.monotonic()
-        if left <= 0:
+        left = (clock.deadline if failed_at is None else min(clock.deadline, failed_at + _GRACE)) - time.monotonic()
+        if left <= 0 and (failed_at is not None or not clock.stretch()):
             break
+        left = max(left, 0.0)
         watched = [*pending.values(), *(processes[rank].sentinel for rank in pending)]
         ready = wait(watched, timeout=left)
         for rank, connection in list(pending.items()):
@@ -280,12 +333,95 @@ def _collect(
         # A rank blocked inside torch.distributed waits for a peer; the one that hung is elsewhere (if any is).
         culprit = next((rank for rank in hung if _COLLECTIVE not in _innermost(stacks[rank])), hung[0])
         others = [rank for rank in hung if rank != culprit]
-        waited = (
-            f" (rank(s) {', '.join(map(str, others))} waited for it: {_innermost(stacks[others[0]])})" if others else ""
+        waiting = [rank for rank in others if _COLLECTIVE in _innermost(stacks[rank])]
+        running = [rank for rank in others if rank not in waiting]
+        said = [f"rank(s) {_listed(waiting)} waited for it: {_innermost(stacks[waiting[0]])}"] if waiting else []
+        said += [f"rank(s) {_listed(running)} still running too"] if running else []
+        waited = f" ({'; '.join(said)})" if said else ""
+        wall, crowded = time.monotonic() - clock.started, clock.crowded()
+        # Said where the limit stretched by a second or more: a reader tells a stuck rank from a crowded machine.
+        stretched = (
+            f"; it had {_seconds(wall)} s, {_seconds(crowded)} s of them with no core free" if crowded >= 1 else ""
         )
         where = f"; it was at:\n{stacks[culprit]}" if stacks[culprit] else ""
-        raise RankFailed(culprit, f"did not finish within the limit of {timeout:g} s{waited}{where}")
+        raise RankFailed(culprit, f"did not finish within the limit of {_seconds(timeout)} s{waited}{stretched}{where}")
     return [results[rank] for rank in range(len(processes))]
+
+
+class _Crowding:
+    """The time the caller's threads, and those of the processes below it, stood ready to run with no core free.
+
+    Read from Linux's `/proc/PID/task/TID/schedstat`, as the build's block limits are; elsewhere nothing is
+    known, and the limit stays wall time.
+    """
+
+    def __init__(self, limit: float) -> None:
+        self.limit = limit
+        self.started = time.monotonic()
+        self.deadline = self.started + limit
+        self._before = self._waits()
+
+    @staticmethod
+    def _waits() -> dict[str, int]:
+        """Nanoseconds each thread of this process and of every process below it has waited for a core."""
+        waits = {}
+        for pid in [os.getpid(), *_descendants(os.getpid())]:
+            with contextlib.suppress(OSError):
+                for task in os.scandir(f"/proc/{pid}/task"):
+                    with (
+                        contextlib.suppress(OSError, ValueError, IndexError),
+                        open(os.path.join(task.path, "schedstat")) as stat,
+                    ):
+                        waits[f"{pid}/{task.name}"] = int(stat.read().split()[1])
+        return waits
+
+    def crowded(self) -> float:
+        """Seconds the longest-waiting thread stood ready to run with no core free since the clock started."""
+        now = self._waits()
+        return max((wait - self._before.get(task, 0) for task, wait in now.items()), default=0) / 1e9
+
+    def stretch(self) -> bool:
+        """At the deadline: move it on by the time crowded out, while the call is under `MAX_STRETCH` times its limit.
+
+        Returns:
+            Whether there is time left.
+        """
+        wall = time.monotonic() - self.started
+        owed = self.limit - (wall - min(self.crowded(), wall))
+        if owed <= 0 or wall >= MAX_STRETCH * self.limit:
+            return False
+        # Look again once it could have used what it is owed (at least a second on: each look reads /proc).
+        self.deadline = min(time.monotonic() + max(owed, 1.0), self.started + MAX_STRETCH * self.limit)
+        return True
+
+
+def _descendants(root: int) -> list[int]:
+    """The live processes below `root` (Linux: from /proc; elsewhere none are known)."""
+    children: dict[int, list[int]] = {}
+    with contextlib.suppress(OSError):
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit():
+                with contextlib.suppress(OSError, ValueError, IndexError):
+                    with open(os.path.join(entry.path, "stat")) as stat:
+                        # Field 4 is the parent; the command name (field 2) may hold spaces and parentheses.
+                        parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+                    children.setdefault(parent, []).append(int(entry.name))
+    found, todo = [], list(children.get(root, []))
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def _listed(ranks: list[int]) -> str:
+    """Ranks as a reader lists them: `0, 2`."""
+    return ", ".join(map(str, ranks))
+
+
+def _seconds(value: float) -> str:
+    """Seconds to a tenth, without a trailing `.0`: a limit left of a block's is no round number (11.9609...)."""
+    return f"{value:.1f}".removesuffix(".0")
 
 
 def _receive(connection: Connection) -> tuple[str, float, Any]:
@@ -326,8 +462,19 @@ def _where(pid: int | None, dump: str) -> str:
         with contextlib.suppress(OSError):
             text = Path(dump).read_text(encoding="utf-8", errors="replace")
     frames = [line.strip() for line in text.splitlines() if line.strip().startswith("File ")]
-    own = [f for f in frames if not any(part in f for part in ("multiprocessing", "ranks.py", "<string>"))]
-    return "\n".join(own)[-_TAIL:]
+    return "\n".join(f for f in frames if not _launchers(f))[-_TAIL:]
+
+
+def _launchers(frame: str) -> bool:
+    """Whether a `faulthandler` frame (`File "PATH", line N in NAME`) is the launcher's, not the proof's.
+
+    The launcher's are this module's (installed, or carried in a download under its own name), multiprocessing's
+    and spawn's bootstrap (`<string>`); matched by the frame's whole path, since a proof may well be named
+    `ranks.py` or `my_ranks.py`.
+    """
+    path = frame.split('"')[1] if frame.count('"') >= 2 else ""
+    multiprocessing_dir = os.path.join(os.path.dirname(multiprocessing.__file__), "")
+    return path in (_launchers.__code__.co_filename, "<string>") or path.startswith(multiprocessing_dir)
 
 
 def _innermost(stack: str) -> str:

@@ -7,6 +7,7 @@ import os
 import re
 import tempfile
 import textwrap
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -38,7 +39,7 @@ from pytorch_floors.execution.provenance import Provenance
 from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.execution.scan import ExecBlock
 from pytorch_floors.execution.secrets import SecretFinder
-from pytorch_floors.ranks import START_CHANNEL
+from pytorch_floors.ranks import DEADLINE_CHANNEL, START_CHANNEL
 
 __all__ = ["SKIPPED_OUTPUT", "Engine", "ProofFailure", "Ran", "shown_marker"]
 
@@ -713,6 +714,9 @@ class Engine:
                 CHANNEL: str(channel),
                 # The ranks a block starts (`pytorch_floors.ranks`) start as the block's own process did.
                 START_CHANNEL: fork_server().get_start_method(),
+                # ... and end before the block's limit does, to name a rank that hung (counted from now: a little
+                # before the block's own clock starts, never after).
+                DEADLINE_CHANNEL: repr(time.time() + job.timeout),
             },
             cwd=str(workdir),
             file=str(self.project_dir / job.proof) if job.proof else None,
