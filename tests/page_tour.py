@@ -274,6 +274,13 @@ async (label) => {
 """
 """Choose a machine's tab (its tier; '' for this build) on every block of the page (Material links them)."""
 
+TIERS_SHOWN_JS = """
+() => [...document.querySelectorAll('.floors-tiers__lazy[data-floors-tier-output]')]
+  .filter(lazy => lazy.checkVisibility())
+  .every(lazy => ['loaded', 'failed'].includes(lazy.dataset.floorsTierState))
+"""
+"""Whether every recorded machine's output the page shows now is filled in (or said to have failed)."""
+
 
 SIGN_OF_JS = """
 async (lines) => {
@@ -603,8 +610,9 @@ def _output_widths(visit: Visit) -> Any:
     )
     for tier in tiers:
         tab.evaluate(CHOOSE_TAB_JS, tier)
-        tab.wait_for_load_state("networkidle")
-        tab.wait_for_function("!document.querySelector('[data-floors-tier-state=loading]')", timeout=5000)
+        # Until every shown tab's recording is in (or failed): the page fetches its tiers' file once, so waiting
+        # for the network to be quiet waited half a second per tab for nothing after the first.
+        tab.wait_for_function(TIERS_SHOWN_JS, timeout=5000)
         tab.evaluate(CHOOSE_TAB_JS, tier)  # measured once drawn
         found[tier] = output_widths(tab)
     tab.evaluate(CHOOSE_TAB_JS, "")  # this build again: Material remembers the choice for the next page

@@ -489,7 +489,7 @@ def test_every_output_wider_than_a_phone_says_it_scrolls_in_the_pages_language(
     """The sign is words (not only the edge's shadow), drawn legibly, in the page's language, on this build's outputs
     and every recorded machine's; it says when a line marked as differing from this build's runs past the edge."""
     facts = toured("phone-default").facts("output_widths")
-    missing, checked, tabs = [], 0, 0
+    missing, tabs = [], 0
     for path in OUTPUT_PAGES:
         language = "zh" if path.startswith("zh/") else "en"
         plain = t("scroll →", language)
@@ -499,14 +499,15 @@ def test_every_output_wider_than_a_phone_says_it_scrolls_in_the_pages_language(
             tabs += bool(tier)
             for output in outputs:
                 wanted = (marked if output["marked_past"] else plain) if output["wide"] else None
-                checked += output["wide"]
                 if output["sign"] != wanted or (wanted and not output["drawn"]):
                     where = f"{path} [{tier or 'this build'}] {output['first']!r}"
                     drawn = "" if output["drawn"] else " (not drawn)"
                     missing.append(f"{where}: sign {output['sign']!r}, wanted {wanted!r}{drawn}")
         signs = facts[path]["signs"]
         assert signs == {"fits": None, "wide": plain, "wide_marked": marked}, f"{path}: {signs}"
-    assert checked > 20 and tabs >= len(OUTPUT_PAGES), f"{checked} wide outputs, {tabs} tabs: too few to check"
+    # The made-up outputs (`signs`) check each case on every page; the real ones are checked wherever one is wide,
+    # and fewer are each time a proof learns to print for a phone (issue 59: 10 of 11 on floor 4 once, none now).
+    assert tabs >= len(OUTPUT_PAGES), f"{tabs} tabs: too few to check"
     assert missing == [], "\n".join(missing[:20])
 
 

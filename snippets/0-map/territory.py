@@ -48,10 +48,10 @@ def main() -> None:
     separate = [p.name for p in lib.iterdir() if re.search(r"blas|mkl|lapack", p.name, re.IGNORECASE)]
     rows.append(("BLAS", f"{blas()}: " + (", ".join(separate) if separate else "no file of its own in lib/"), "-"))
     cpu, python = library("libtorch_cpu"), library("libtorch_python")
-    width = max(len(r[1]) for r in rows)
-    print(f"{'source':12} {'installed as':{width}}  size")
+    # Printed for a phone's 46 columns: each source with its size, and what it is installed as under it.
+    print(f"{'source':12} size\n  installed as")
     for source, where, size_text in rows:
-        print(f"{source:12} {where:{width}}  {size_text}")
+        print(f"{source:12} {size_text}\n  {where}")
     claim(
         "the kernels (libtorch_cpu) outweigh the Python bindings (libtorch_python)",
         held=cpu is not None and python is not None and cpu.stat().st_size > python.stat().st_size,

@@ -43,11 +43,15 @@ def main() -> None:
     n_params = sum(p.numel() for p in run.model.parameters())
     grads = ", ".join(f"{name} {tuple(g.shape)}" for name, g in run.grads.items())
     grad_fn = type(run.loss.grad_fn).__name__
-    print(f"x = torch.randn(64, 784)    -> {tuple(run.x.shape)} tensor of {run.x.dtype}")
-    print(f"model = Linear(784, 10)     -> {n_params:,} parameters")
-    print(f"loss = cross_entropy(...)   -> {run.loss.item():.4f}, grad_fn {grad_fn}")
-    print(f"loss.backward()             -> grads: {grads}")
-    print(f"optimizer.step()            -> largest weight change {run.weight_change:.2e}")
+    # Printed for a phone's 46 columns: each line of the program, and what it gave under it.
+    for line, gave in (
+        ("x = torch.randn(64, 784)", f"{tuple(run.x.shape)} tensor of {run.x.dtype}"),
+        ("model = Linear(784, 10)", f"{n_params:,} parameters"),
+        ("loss = cross_entropy(...)", f"{run.loss.item():.4f}, grad_fn {grad_fn}"),
+        ("loss.backward()", f"grads: {grads}"),
+        ("optimizer.step()", f"largest weight change {run.weight_change:.2e}"),
+    ):
+        print(f"{line}\n  -> {gave}")
     params = dict(run.model.named_parameters())
     claim(
         "backward gives every parameter a gradient of its own shape",

@@ -34,8 +34,9 @@ def main() -> None:
     n, small = 1024, 64
     rate = matmul_flops(n, device)
     loop = python_loop_flops(small)
-    print(f"({n} x {n}) @ ({n} x {n}) in float32 on {device.type}: {rate / 1e9:,.1f} GFLOP/s")
-    print(f"({small} x {small}) @ ({small} x {small}) as Python loops:      {loop / 1e9:,.3f} GFLOP/s")
+    # Printed for a phone's 46 columns: each product on a line, its rate under it.
+    print(f"({n} x {n}) @ ({n} x {n}) in float32 on {device.type}:\n  {rate / 1e9:,.1f} GFLOP/s")
+    print(f"({small} x {small}) @ ({small} x {small}) as Python loops:\n  {loop / 1e9:,.3f} GFLOP/s")
     print(f"the kernel is {rate / loop:,.0f} times faster")
     claim("no Python loop comes near the kernel's rate", held=rate > 30 * loop, detail=f"{rate / loop:,.0f}x")
     tiny = matmul_flops(8, device)
