@@ -7,16 +7,18 @@ phone floors.css wraps a prose line and scrolls a table's row, which it tells by
 from __future__ import annotations
 
 import re
+import unicodedata
 from html import unescape
 
 import pytest
 from markdown import Markdown
 
 from conftest import ROOT
+from pytorch_floors.i18n.outputs import translate_output
 from pytorch_floors.plugin.fence import fenced, text_html
 from pytorch_floors.recordings.schema import read_recordings
 from pytorch_floors.recordings.tabs import marked_text_parts
-from pytorch_floors.render.output_lines import figure_text_html, output_html, table_rows
+from pytorch_floors.render.output_lines import figure_text_html, output_html, shown_text, table_rows
 
 
 def test_a_row_has_columns_apart_by_two_spaces_and_an_indent_is_not_a_column() -> None:
@@ -128,3 +130,30 @@ def test_every_recorded_text_output_is_pygments_html_but_for_the_spans() -> None
         if _SPAN.sub("", output_html(text)) != _SPAN.sub("", text_html(md, fenced("text", text)))
     ]
     assert differ == []
+
+
+PHONE_COLUMNS = 48
+"""What an output shows at 390 px (CONTRIBUTING, "Add a proof"): a table's row wider than this scrolls on a phone."""
+
+
+def _columns(line: str) -> int:
+    """A line's width in columns, as a monospace font draws it: a Chinese character takes two."""
+    return sum(2 if unicodedata.east_asian_width(character) in "WF" else 1 for character in line)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_every_recorded_tables_rows_fit_a_phone(language: str) -> None:
+    """Issue 59: 10 of 11 outputs scrolled on floor 4, and every floor printed for a desktop. The proofs now
+    print for a phone; what the four machines recorded (and a page shows in their tabs, in each language)
+    keeps them to it: a proof that prints a wider table, or a release that makes a column wider (2.14.1's
+    module names in floor 2's import list, 54 columns), fails here once it is recorded."""
+    wide = [
+        f"{recording.tier} {block.page} › {block.block_id}: {_columns(line)} columns: {line.strip()[:50]!r}"
+        for recording in read_recordings(ROOT / "recordings")
+        for block in recording.blocks
+        if not block.html
+        for lines in [shown_text(translate_output(block.output, language, html=False)).split("\n")]
+        for line, row in zip(lines, table_rows(lines), strict=True)
+        if row and _columns(line) > PHONE_COLUMNS
+    ]
+    assert wide == [], "\n".join(wide)

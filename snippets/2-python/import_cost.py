@@ -89,9 +89,10 @@ def main() -> None:
     print()
     print("slowest modules by own import time (python -X importtime, one run):")
     slowest = slowest_modules()
-    width = max(len(name) for name, _ in slowest)
+    # Each time right-aligned, then its module one space after it: a name too long for a phone's 46 columns
+    # (torch.ao.nn.quantizable.modules.activation, on some releases) wraps, not the whole list scrolls.
     for name, seconds in slowest:
-        print(f"  {name:{width}} {human_seconds(seconds):>9}")
+        print(f"  {human_seconds(seconds):>9} {name}")
     claim(
         "loading the compiled module torch._C is among the slowest imports",
         held="torch._C" in [name for name, _ in slowest[:2]],
