@@ -88,21 +88,36 @@ def test_a_report_folds_chevron_covers_none_of_its_summary(phone: Page, site_url
 
 
 @pytest.mark.parametrize("page", ["floors/4-dispatcher/", "zh/floors/4-dispatcher/"])
-def test_a_block_that_scrolls_sideways_says_so(phone: Page, site_url: str, page: str) -> None:
-    """At 390 px 10 of the 11 visible outputs on floor 4 scrolled sideways with nothing but a faint edge shadow."""
+def test_floor_4s_outputs_fit_a_phone_and_one_that_scrolls_says_so(phone: Page, site_url: str, page: str) -> None:
+    """At 390 px 10 of the 11 visible outputs on floor 4 scrolled sideways with nothing but a faint edge shadow.
+
+    Its proofs print for a phone now, so none scrolls; an output that does (a made-up row, added to the page
+    as a proof's output is drawn) shows the sign, and those that fit show none."""
     phone.goto(site_url + page)
-    blocks = phone.locator(".floors-proof__output pre > code")
     phone.wait_for_function("document.querySelector('pre[data-floors-scrolls]') !== null")
-    found = blocks.evaluate_all(
+    phone.evaluate(
+        """() => {
+          const output = document.querySelector('article .floors-proof__output').cloneNode(true);
+          output.querySelector('pre > code').textContent = 'a row  ' + 'x'.repeat(200) + '\\n';
+          output.dataset.madeUp = '';
+          document.querySelector('article .floors-proof').append(output);
+        }"""
+    )
+    phone.wait_for_function("getComputedStyle(document.querySelector('[data-made-up] pre'), '::before').content")
+    found = phone.locator(".floors-proof__output pre > code").evaluate_all(
         """codes => codes.filter(c => c.clientWidth > 0).map(c => ({
+          made_up: c.closest('[data-made-up]') !== null,
           scrolls: c.scrollWidth > c.clientWidth + 1,
           hint: getComputedStyle(c.parentElement, '::before').content,
+          first: c.textContent.slice(0, 60),
         }))"""
     )
-    scrolling = [block for block in found if block["scrolls"]]
-    assert scrolling, "no output scrolls here: nothing to check"
-    assert all(block["hint"] not in ("none", "normal", "") for block in scrolling), found
-    assert all(block["hint"] in ("none", "normal") for block in found if not block["scrolls"]), found
+    made_up = [block for block in found if block["made_up"]]
+    assert made_up and made_up[0]["scrolls"] and made_up[0]["hint"] not in ("none", "normal", ""), made_up
+    real = [block for block in found if not block["made_up"]]
+    assert len(real) >= 8, f"floor 4 shows {len(real)} outputs: fewer than its proofs"
+    assert [block["first"] for block in real if block["scrolls"]] == [], "an output of floor 4 scrolls on a phone"
+    assert all(block["hint"] in ("none", "normal") for block in real), real
 
 
 # Each line of a block's text as the reader sees it: where its first character starts, how far right its
