@@ -11,6 +11,7 @@ import platform
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -20,6 +21,7 @@ import torch
 from floor_proofs import stated_claims
 
 from conftest import ROOT
+from pytorch_floors.claims import CHANNEL, Claim, parse_claims
 from pytorch_floors.measure import stub_name
 from pytorch_floors.tiers import tier_named
 
@@ -263,3 +265,91 @@ def test_the_idea_names_the_variable_that_overrides_the_widest_capability() -> N
         assert widest in idea, page
         parenthesis = re.split(r"[)）]", idea[idea.index(widest) :], maxsplit=1)[0]
         assert variable in parenthesis, f"{page}: the parenthesis names no override"
+
+
+def _add_bandwidth_verdicts(
+    proof: ModuleType,
+    rows: list[tuple[int, float, float]],
+    shares: list[float | None],
+    channel: Path,
+    capability: str = "AVX512",
+) -> list[Claim]:
+    channel.write_text("", encoding="utf-8")
+    proof.state_claim(rows, shares, "cpu", capability)
+    return parse_claims(channel.read_text("utf-8"))
+
+
+def test_the_add_bandwidth_claim_stands_aside_when_the_share_of_a_core_changed_between_the_sizes(
+    load_proof: Callable[[str], ModuleType], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Issue 60: the add-bandwidth claim compares the fastest size against the last, timed one after the
+    other; a program that left after the small sizes (or came before the large ones) made the cache look
+    faster than memory, or no faster. Where the share of a core changed between the two, it stands aside."""
+    proof = load_proof("6-kernels/add_bandwidth.py")
+    channel = tmp_path / "claims.jsonl"
+    monkeypatch.setenv(CHANNEL, str(channel))
+    sizes = [4**k for k in range(5, 13)]
+    # From cache at 40 GB/s, from memory at 10: the pattern holds, whatever the shares.
+    rates = [20e9, 40e9, 38e9, 30e9, 15e9, 11e9, 10e9, 10e9]
+    rows = [(n, 12 * n / rate, rate) for n, rate in zip(sizes, rates, strict=True)]
+    left: list[float | None] = [0.5, 0.5, 0.5, 0.5, 1.0, 1.0, 1.0, 1.0]  # a program left after the small sizes
+    came: list[float | None] = [1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.5, 0.5]  # one came before the large sizes
+    for shares in (left, came):
+        (stood,) = _add_bandwidth_verdicts(proof, rows, shares, channel)
+        assert not stood.applies and "changed between the two runs" in stood.why_not, stood
+    # A burst beside sizes the claim does not compare does not count: only the fastest and the last.
+    burst: list[float | None] = [0.3, 0.97, 0.97, 0.3, 0.97, 0.97, 0.97, 0.97]
+    (judged,) = _add_bandwidth_verdicts(proof, rows, burst, channel)
+    assert (judged.applies, judged.held) == (True, True), judged
+    flat = [(n, 12 * n / 10e9, 10e9) for n in sizes]
+    for steady in ([0.97] * len(sizes), [None] * len(sizes)):
+        (judged,) = _add_bandwidth_verdicts(proof, flat, list(steady), channel)
+        assert (judged.applies, judged.held) == (True, False), "on steady or unmeasured shares, judged as before"
+    (scalar,) = _add_bandwidth_verdicts(proof, rows, left, channel, capability="DEFAULT")
+    assert not scalar.applies and "CPU capability DEFAULT" in scalar.why_not, scalar
+
+
+@pytest.mark.waits
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir() or not hasattr(os, "sched_setaffinity"), reason="Linux")
+def test_a_hog_that_starts_between_two_sizes_of_the_add_sweep_makes_the_add_bandwidth_claim_stand_aside(
+    load_proof: Callable[[str], ModuleType], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A real hog, started between the add sweep's small size and its large one on the same core: the claim
+    that compares them says "not applicable", naming the shares, instead of judging two different machines."""
+    proof = load_proof("6-kernels/add_bandwidth.py")
+    channel = tmp_path / "claims.jsonl"
+    monkeypatch.setenv(CHANNEL, str(channel))
+    core = min(os.sched_getaffinity(0))
+    original, threads = os.sched_getaffinity(0), torch.get_num_threads()
+    os.sched_setaffinity(0, {core})
+    torch.set_num_threads(1)  # as the proof runs: one thread, so the share is one thread's
+    hogs: list[subprocess.Popen[bytes]] = []
+    cpu = torch.device("cpu")
+    try:
+        small, small_shares = proof.sweep([4**7], cpu)
+        spin = f"import os\nos.sched_setaffinity(0, {{{core}}})\nwhile True: pass"
+        # Five hogs, as floor 8's test: the share still falls by more than a fifth on a crowded core.
+        hogs = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(5)]
+        time.sleep(0.3)
+        large, large_shares = proof.sweep([4**11], cpu)
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+        torch.set_num_threads(threads)
+        os.sched_setaffinity(0, original)
+    assert None not in small_shares + large_shares, (small_shares, large_shares)
+    (stated,) = _add_bandwidth_verdicts(proof, small + large, small_shares + large_shares, channel)
+    assert not stated.applies and "changed between the two runs" in stated.why_not, stated
+
+
+def test_the_add_bandwidth_section_says_its_claim_stands_aside_when_the_share_changed() -> None:
+    """The add-bandwidth claim now stands aside when the share of a core changed between the sizes it
+    compares; the page says so in both languages."""
+    for page, said in (
+        ("docs/floors/6-kernels.md", "where that share changed between the two"),
+        ("docs/zh/floors/6-kernels.md", "如果这两个大小之间这个份额变了"),
+    ):
+        text = (ROOT / page).read_text(encoding="utf-8")
+        section = " ".join(text.split("{ #add-bandwidth }", 1)[1].split("\n### ", 1)[0].split())
+        assert said in section, page
