@@ -39,9 +39,9 @@
 # and so is a rank still running at the limit, which is stopped: a collective waits for every rank,
 # so one missing rank would make the others wait forever. A port that another program takes before
 # rank 0 listens on it is no failure: the ranks start again on another. Each rank times itself and
-# reads how much of a core it got when it wanted one (its threads' time on a core against their time
-# on a core or waiting for one, on Linux); `CoreShare` and `unclear` use that to say when a busy
-# machine stretched a timing too much to grade a ratio.
+# reads how much of a core it got when it wanted one (a short busy loop's time on a core against its
+# time on a core or waiting for one, just before and just after the timings, on Linux); `CoreShare`
+# and `unclear` use that to say when a busy machine stretched a timing too much to grade a ratio.
 
 # %%
 import json
@@ -65,17 +65,28 @@ import torch
 import torch.distributed as dist
 
 
-def threads_time():
-    """(seconds on a core, seconds waiting for one) of this process's threads (Linux); None elsewhere."""
-    try:
-        on = wait = 0
-        for task in os.listdir("/proc/self/task"):
-            with open(f"/proc/self/task/{task}/schedstat") as stat:
-                fields = stat.read().split()
-            on, wait = on + int(fields[0]), wait + int(fields[1])
-        return on / 1e9, wait / 1e9
-    except (OSError, ValueError, IndexError):
+def free_core():
+    """(seconds on a core, seconds waiting for one) of a 20 ms busy loop in this thread (Linux); None elsewhere.
+
+    Not the collective's own threads: a small message's call is mostly wake-ups, each waiting a moment
+    for a core however idle the machine is, so their share is low on any machine. A busy loop's share
+    changes only with the other work beside it.
+    """
+    def turn():
+        try:
+            with open("/proc/thread-self/schedstat") as stat:
+                on, wait = stat.read().split()[:2]
+            return int(on) / 1e9, int(wait) / 1e9
+        except (OSError, ValueError):
+            return None
+
+    before, end = turn(), time.thread_time() + 0.02
+    while time.thread_time() < end:
+        pass
+    after = turn()
+    if before is None or after is None or after[0] <= before[0]:
         return None
+    return after[0] - before[0], after[1] - before[1]
 
 
 def all_reduce_value(args):
@@ -87,7 +98,8 @@ def all_reduce_value(args):
 
 def all_reduce_times(args):
     times = {}
-    before, start = threads_time(), (time.process_time(), time.perf_counter())
+    dist.barrier()  # every rank probes at once, none of them inside a collective beside it
+    around, start = [free_core()], (time.process_time(), time.perf_counter())
     for numel in args["sizes"]:
         x = torch.ones(numel)
         best = float("inf")
@@ -97,10 +109,12 @@ def all_reduce_times(args):
             dist.all_reduce(x)
             best = min(best, time.perf_counter() - t0)
         times[str(numel)] = best
-    after = threads_time()
-    if before and after and after[0] > before[0]:
-        on, wait = after[0] - before[0], after[1] - before[1]
-        cpu, wall = on, on + wait  # the share of a core it got when it wanted one
+    dist.barrier()
+    around.append(free_core())  # just before and just after the timings: the smaller share counts
+    measured = [turns for turns in around if turns]
+    if measured:
+        on, wait = min(measured, key=lambda turns: turns[0] / (turns[0] + turns[1]))
+        cpu, wall = on, on + wait  # the share of a core a thread got when it wanted one
     else:
         cpu, wall = time.process_time() - start[0], time.perf_counter() - start[1]
     return {"seconds": times, "cpu": cpu, "wall": wall}

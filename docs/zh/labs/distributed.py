@@ -24,7 +24,7 @@
 # %% [markdown]
 # ## 准备 <a id="setup"></a>
 #
-# 请先运行这一格。各个 rank 的代码被写进一个单独文件夹里的文件 `RANKS_FILE`：每个 rank 都是一个运行它的进程（`python lab_ranks.py TASK`），它的 rank、world size（进程总数）以及会合（rendezvous）的地点（`MASTER_ADDR`、`MASTER_PORT`，取一个空闲端口）都通过环境变量告诉它，与 `torchrun` 的做法相同。`run_ranks(task, world_size)` 启动这些进程，最多等待 `timeout` 秒，并返回每个 rank 打印的结果；某个 rank 失败时，其余 rank 会被停止，失败的 rank 会被点名；到时限仍在运行的 rank 同样会被点名并停止：集合通信要等齐所有 rank，少一个 rank，其余的就会永远等下去。如果在 rank 0 开始监听之前，这个端口被别的程序占用了，这不算失败：各个 rank 会换一个端口重新启动。每个 rank 自己计时，并读出它在需要核心时分到了多少核心算力（在 Linux 上，是它的线程在核心上运行的时间，占运行时间与等待核心时间之和的比例）；`CoreShare` 和 `unclear` 据此在繁忙的机器把计时拉长到无法评判某个比值时给出说明。
+# 请先运行这一格。各个 rank 的代码被写进一个单独文件夹里的文件 `RANKS_FILE`：每个 rank 都是一个运行它的进程（`python lab_ranks.py TASK`），它的 rank、world size（进程总数）以及会合（rendezvous）的地点（`MASTER_ADDR`、`MASTER_PORT`，取一个空闲端口）都通过环境变量告诉它，与 `torchrun` 的做法相同。`run_ranks(task, world_size)` 启动这些进程，最多等待 `timeout` 秒，并返回每个 rank 打印的结果；某个 rank 失败时，其余 rank 会被停止，失败的 rank 会被点名；到时限仍在运行的 rank 同样会被点名并停止：集合通信要等齐所有 rank，少一个 rank，其余的就会永远等下去。如果在 rank 0 开始监听之前，这个端口被别的程序占用了，这不算失败：各个 rank 会换一个端口重新启动。每个 rank 自己计时，并读出它在需要核心时分到了多少核心算力（在 Linux 上，是计时前后各跑一小段忙循环时，这段循环在核心上运行的时间，占运行时间与等待核心时间之和的比例）；`CoreShare` 和 `unclear` 据此在繁忙的机器把计时拉长到无法评判某个比值时给出说明。
 
 # %%
 import json
@@ -48,17 +48,28 @@ import torch
 import torch.distributed as dist
 
 
-def threads_time():
-    """(seconds on a core, seconds waiting for one) of this process's threads (Linux); None elsewhere."""
-    try:
-        on = wait = 0
-        for task in os.listdir("/proc/self/task"):
-            with open(f"/proc/self/task/{task}/schedstat") as stat:
-                fields = stat.read().split()
-            on, wait = on + int(fields[0]), wait + int(fields[1])
-        return on / 1e9, wait / 1e9
-    except (OSError, ValueError, IndexError):
+def free_core():
+    """(seconds on a core, seconds waiting for one) of a 20 ms busy loop in this thread (Linux); None elsewhere.
+
+    Not the collective's own threads: a small message's call is mostly wake-ups, each waiting a moment
+    for a core however idle the machine is, so their share is low on any machine. A busy loop's share
+    changes only with the other work beside it.
+    """
+    def turn():
+        try:
+            with open("/proc/thread-self/schedstat") as stat:
+                on, wait = stat.read().split()[:2]
+            return int(on) / 1e9, int(wait) / 1e9
+        except (OSError, ValueError):
+            return None
+
+    before, end = turn(), time.thread_time() + 0.02
+    while time.thread_time() < end:
+        pass
+    after = turn()
+    if before is None or after is None or after[0] <= before[0]:
         return None
+    return after[0] - before[0], after[1] - before[1]
 
 
 def all_reduce_value(args):
@@ -70,7 +81,8 @@ def all_reduce_value(args):
 
 def all_reduce_times(args):
     times = {}
-    before, start = threads_time(), (time.process_time(), time.perf_counter())
+    dist.barrier()  # every rank probes at once, none of them inside a collective beside it
+    around, start = [free_core()], (time.process_time(), time.perf_counter())
     for numel in args["sizes"]:
         x = torch.ones(numel)
         best = float("inf")
@@ -80,10 +92,12 @@ def all_reduce_times(args):
             dist.all_reduce(x)
             best = min(best, time.perf_counter() - t0)
         times[str(numel)] = best
-    after = threads_time()
-    if before and after and after[0] > before[0]:
-        on, wait = after[0] - before[0], after[1] - before[1]
-        cpu, wall = on, on + wait  # the share of a core it got when it wanted one
+    dist.barrier()
+    around.append(free_core())  # just before and just after the timings: the smaller share counts
+    measured = [turns for turns in around if turns]
+    if measured:
+        on, wait = min(measured, key=lambda turns: turns[0] / (turns[0] + turns[1]))
+        cpu, wall = on, on + wait  # the share of a core a thread got when it wanted one
     else:
         cpu, wall = time.process_time() - start[0], time.perf_counter() - start[1]
     return {"seconds": times, "cpu": cpu, "wall": wall}
