@@ -515,6 +515,9 @@ if __name__ == "__main__":
 """
 
 
+# Run alone, with the pattern tests: its ranks' core must be theirs before the hogs start. Beside make test's
+# three workers the share was 15% of a core already, the hogs took it to 13%, and the test failed (fresh clone).
+@pytest.mark.patterns
 @pytest.mark.waits
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir() or not hasattr(os, "sched_setaffinity"), reason="Linux")
 def test_a_hog_that_starts_between_two_sizes_in_the_ranks_makes_the_growth_claim_stand_aside(

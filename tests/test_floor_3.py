@@ -6,14 +6,12 @@ Every proof's claims are required to hold by `tests/test_floor_proofs.py`, which
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from core_hogs import hogs_on, one_core
 from pytest import MonkeyPatch
 
 from pytorch_floors.claims import CHANNEL, Claim, parse_claims
@@ -85,22 +83,10 @@ def test_a_hog_that_starts_between_two_sizes_makes_the_flat_floor_claim_stand_as
     proof = load_proof("3-boundary/crossing_cost.py")
     channel = tmp_path / "claims.jsonl"
     monkeypatch.setenv(CHANNEL, str(channel))
-    core = min(os.sched_getaffinity(0))
-    original = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, {core})
-    hogs: list[subprocess.Popen[bytes]] = []
-    try:
+    with one_core() as core:
         floor = proof.shared_sweep([1])
-        spin = f"import os\nos.sched_setaffinity(0, {{{core}}})\nwhile True: pass"
-        # Five: the share still falls by more than a fifth on a core that already runs a dozen tasks.
-        hogs = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(5)]
-        time.sleep(0.3)
-        rest = proof.shared_sweep([4, 16, 64, 256])
-    finally:
-        for hog in hogs:
-            hog.kill()
-            hog.wait()
-        os.sched_setaffinity(0, original)
+        with hogs_on(core):
+            rest = proof.shared_sweep([4, 16, 64, 256])
     plain = floor + rest
     assert None not in [share for _, _, share in plain], plain
     flat = _crossing_verdicts(proof, plain, plain, channel)[0]

@@ -11,13 +11,13 @@ import platform
 import re
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 import torch
+from core_hogs import hogs_on, one_core
 from floor_proofs import stated_claims
 
 from conftest import ROOT
@@ -319,25 +319,15 @@ def test_a_hog_that_starts_between_two_sizes_of_the_add_sweep_makes_the_add_band
     proof = load_proof("6-kernels/add_bandwidth.py")
     channel = tmp_path / "claims.jsonl"
     monkeypatch.setenv(CHANNEL, str(channel))
-    core = min(os.sched_getaffinity(0))
-    original, threads = os.sched_getaffinity(0), torch.get_num_threads()
-    os.sched_setaffinity(0, {core})
+    threads, cpu = torch.get_num_threads(), torch.device("cpu")
     torch.set_num_threads(1)  # as the proof runs: one thread, so the share is one thread's
-    hogs: list[subprocess.Popen[bytes]] = []
-    cpu = torch.device("cpu")
     try:
-        small, small_shares = proof.sweep([4**7], cpu)
-        spin = f"import os\nos.sched_setaffinity(0, {{{core}}})\nwhile True: pass"
-        # Five hogs, as floor 8's test: the share still falls by more than a fifth on a crowded core.
-        hogs = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(5)]
-        time.sleep(0.3)
-        large, large_shares = proof.sweep([4**11], cpu)
+        with one_core() as core:
+            small, small_shares = proof.sweep([4**7], cpu)
+            with hogs_on(core):
+                large, large_shares = proof.sweep([4**11], cpu)
     finally:
-        for hog in hogs:
-            hog.kill()
-            hog.wait()
         torch.set_num_threads(threads)
-        os.sched_setaffinity(0, original)
     assert None not in small_shares + large_shares, (small_shares, large_shares)
     (stated,) = _add_bandwidth_verdicts(proof, small + large, small_shares + large_shares, channel)
     assert not stated.applies and "changed between the two runs" in stated.why_not, stated

@@ -6,8 +6,6 @@ Every proof's claims are required to hold by `tests/test_floor_proofs.py`, which
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Sequence
@@ -16,6 +14,7 @@ from types import ModuleType
 
 import pytest
 import torch
+from core_hogs import hogs_on, one_core
 from pytest import MonkeyPatch
 
 from pytorch_floors.claims import CHANNEL, Claim, parse_claims
@@ -333,27 +332,16 @@ def test_the_thread_scaling_claim_stands_aside_when_the_share_of_a_core_changed_
 def test_a_hog_that_starts_between_two_timed_runs_is_seen_in_the_share_of_a_core(load_proof: Loader) -> None:
     """The share is measured per run, so a program that starts between the runs and takes the core shows."""
     proof = load_proof("8-chip/thread_scaling.py")
-    core = min(os.sched_getaffinity(0))
-    original = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, {core})
-    hogs: list[subprocess.Popen[bytes]] = []
-    try:
 
-        def work() -> None:
-            deadline = time.perf_counter() + 0.01
-            while time.perf_counter() < deadline:
-                pass
+    def work() -> None:
+        deadline = time.perf_counter() + 0.01
+        while time.perf_counter() < deadline:
+            pass
 
+    with one_core() as core:
         _, _, before = proof.timed(work, samples=5, min_sample_seconds=0.05)
-        spin = f"import os\nos.sched_setaffinity(0, {{{core}}})\nwhile True: pass"
-        hogs = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(3)]
-        time.sleep(0.3)
-        _, _, after = proof.timed(work, samples=5, min_sample_seconds=0.05)
-    finally:
-        for hog in hogs:
-            hog.kill()
-            hog.wait()
-        os.sched_setaffinity(0, original)
+        with hogs_on(core, count=3):
+            _, _, after = proof.timed(work, samples=5, min_sample_seconds=0.05)
     assert before is not None and after is not None
     assert share_changed(before, after), (before, after)
 
@@ -448,22 +436,10 @@ def test_a_hog_that_starts_between_two_sizes_of_the_sweep_makes_the_cache_claim_
     proof = load_proof("8-chip/bandwidth_vs_size.py")
     channel = tmp_path / "claims.jsonl"
     monkeypatch.setenv(CHANNEL, str(channel))
-    core = min(os.sched_getaffinity(0))
-    original = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, {core})
-    hogs: list[subprocess.Popen[bytes]] = []
-    try:
+    with one_core() as core:
         small, small_shares = proof.sweep((64 << 10,), samples=3)
-        spin = f"import os\nos.sched_setaffinity(0, {{{core}}})\nwhile True: pass"
-        # Five: the share still falls by more than a fifth on a core that already runs a dozen tasks.
-        hogs = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(5)]
-        time.sleep(0.3)
-        large, large_shares = proof.sweep((64 << 20,), samples=3)
-    finally:
-        for hog in hogs:
-            hog.kill()
-            hog.wait()
-        os.sched_setaffinity(0, original)
+        with hogs_on(core):
+            large, large_shares = proof.sweep((64 << 20,), samples=3)
     assert None not in small_shares + large_shares, (small_shares, large_shares)
     stated = _bandwidth_verdicts(proof, small + large, small_shares + large_shares, channel)
     cache_claim = stated[0]
