@@ -103,6 +103,16 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         terminalreporter.write_line(log.read_text(encoding="utf-8"))
 
 
+def section_words(page: str, anchor: str) -> str:
+    """The words of a page's section (`docs/...`, by its explicit anchor, to the next anchored heading), one space
+    apart: the sections `pytorch_floors.i18n.sections` reads, so a phrase a test looks for may break lines anywhere."""
+    from pytorch_floors.i18n.sections import sections  # noqa: PLC0415  (jupytext: loaded where a test needs it)
+
+    found = [section for section in sections((ROOT / page).read_text(encoding="utf-8")) if section.anchor == anchor]
+    assert found, f"{page} has no section #{anchor}"
+    return " ".join(found[0].text.split())
+
+
 def bench_module(name: str) -> ModuleType:
     """A script of `bench/` (which is no package) loaded as a module, as its tests read it."""
     spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from torch_only import TorchOnly
 
-from conftest import ROOT
+from conftest import ROOT, section_words
 from pytorch_floors.claims import CHANNEL, Claim, parse_claims
 from pytorch_floors.execution.bundle import bundle
 
@@ -557,6 +557,4 @@ def test_the_collective_cost_section_says_its_growth_claim_stands_aside_when_the
         ("docs/distributed.md", "where that share changed between two sizes the claim compares"),
         ("docs/zh/distributed.md", "如果论断所比较的两个大小之间这个份额变了"),
     ):
-        text = (ROOT / page).read_text(encoding="utf-8")
-        section = " ".join(text.split("{ #collective-cost }", 1)[1].split("\n## ", 1)[0].split())
-        assert said in section, page
+        assert said in section_words(page, "collective-cost"), page

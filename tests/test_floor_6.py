@@ -20,7 +20,7 @@ import torch
 from core_hogs import hogs_on, one_core
 from floor_proofs import stated_claims
 
-from conftest import ROOT
+from conftest import ROOT, section_words
 from pytorch_floors.claims import CHANNEL, Claim, parse_claims
 from pytorch_floors.measure import stub_name
 from pytorch_floors.tiers import tier_named
@@ -340,6 +340,4 @@ def test_the_add_bandwidth_section_says_its_claim_stands_aside_when_the_share_ch
         ("docs/floors/6-kernels.md", "where that share changed between the two"),
         ("docs/zh/floors/6-kernels.md", "如果这两个大小之间这个份额变了"),
     ):
-        text = (ROOT / page).read_text(encoding="utf-8")
-        section = " ".join(text.split("{ #add-bandwidth }", 1)[1].split("\n### ", 1)[0].split())
-        assert said in section, page
+        assert said in section_words(page, "add-bandwidth"), page
