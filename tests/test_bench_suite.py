@@ -32,6 +32,8 @@ def test_the_phase_times_make_test_prints_are_what_the_benchmark_reads(tmp_path:
         "-o",
         "setup-properdocs",
         "-o",
+        "environments",
+        "-o",
         "browser",
         "test",
     ]

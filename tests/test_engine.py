@@ -5,7 +5,10 @@ Each test here pins a way a block used to vanish, leak or lie while the build pa
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
+import py_compile
 import re
 import shutil
 import sys
@@ -565,6 +568,28 @@ def test_only_the_project_files_a_block_imports_invalidate_it(pages: Pages) -> N
     html = pages.render(page)
     assert [r.status for r in pages.engine.records] == ["ran", "cached", "ran"]
     assert "3" in html
+
+
+def test_a_helper_edited_within_the_second_its_bytecode_was_cached_runs_as_edited(pages: Pages) -> None:
+    # Python trusts a cached .pyc while the source keeps its modification second and its size: an edit of the same
+    # length within that second (a save, then a format-on-save) ran the old code, cached under the new source.
+    package = pages.root / "src" / "helpers"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    units = package / "units.py"
+    units.write_text("SCALE = 2\n")
+    page = (
+        '```python exec="1" id="scaled" workdir="."\n'
+        'import sys\nsys.path.insert(0, "src")\nfrom helpers import units\nprint(units.SCALE)\n```\n'
+    )
+    assert "2" in pages.render(page)
+    py_compile.compile(str(units), cfile=importlib.util.cache_from_source(str(units)), doraise=True)
+    cached = units.stat()
+    units.write_text("SCALE = 3\n")
+    os.utime(units, ns=(cached.st_atime_ns, cached.st_mtime_ns))  # the same second, the same size
+    html = pages.render(page)
+    assert [r.status for r in pages.engine.records] == ["ran", "ran"]
+    assert "3" in html, html
 
 
 def test_thread_settings_are_part_of_the_key(monkeypatch: pytest.MonkeyPatch) -> None:

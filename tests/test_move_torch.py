@@ -82,6 +82,11 @@ def test_a_hand_typed_release_is_found(tmp_path: Path) -> None:
     assert move_torch.hand_typed(project, files, PIN) == ["README.md:1", "notes.md:1"]
 
 
+def _files(project: Path) -> dict[Path, bytes]:
+    """The project's files and what they hold: what git would see (Python's bytecode caches are not the project's)."""
+    return {p: p.read_bytes() for p in project.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+
+
 def test_make_torch_dry_run_shows_every_step_and_changes_nothing(tmp_path: Path) -> None:
     project = _project(tmp_path)
     cpu, cores = move_torch.this_cpu(), os.cpu_count() or 1
@@ -89,7 +94,7 @@ def test_make_torch_dry_run_shows_every_step_and_changes_nothing(tmp_path: Path)
     _recording(project, "ci-2core", cpu, cores, f"{PIN}+cpu")  # this machine as it is
     _recording(project, "gh-ubuntu-arm", "Neoverse-N2", 4, f"{PIN}+cpu")  # another machine
     _recording(project, "torch-2.14.1", cpu, cores, "2.14.1+cu130")  # keeps its own torch
-    before = {p: p.read_bytes() for p in project.rglob("*") if p.is_file()}
+    before = _files(project)
     done = subprocess.run(
         [sys.executable, str(ROOT / "tools/move_torch.py"), "2.15.0", "--dry-run", "--project", str(project)],
         capture_output=True,
@@ -110,7 +115,7 @@ def test_make_torch_dry_run_shows_every_step_and_changes_nothing(tmp_path: Path)
     )
     assert "not here: gh-ubuntu-arm: recorded on Neoverse-N2 (4 cores)" in said
     assert "not here: torch-2.14.1: keeps its own torch (2.14.1+cu130)" in said
-    assert {p: p.read_bytes() for p in project.rglob("*") if p.is_file()} == before
+    assert _files(project) == before
 
 
 def _make_torch(*settings: str) -> str:

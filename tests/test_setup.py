@@ -149,15 +149,31 @@ echo "$0 $*" >> "$FAKE_LOG"
 case "$1" in
   -c) printf '%s\\n' "$FAKE_VERSION" venv ;;
   -m) if [ "$2" = venv ]; then mkdir -p "$3/bin" && cp "$0" "$3/bin/python"; exit 0; fi
-      if [ "$2" = pip ] && [[ " $* " == *" --dry-run "* ]]; then exit "$FAKE_LOCAL_RC"; fi ;;
+      if [ "$2" = pip ] && [[ " $* " == *" --dry-run "* ]]; then exit "$FAKE_LOCAL_RC"; fi
+      # An install of the pins that takes FAKE_PIP_SECONDS, its start and end logged: are two at once?
+      if [ "$2" = pip ] && [ -n "$FAKE_PIP_SECONDS" ] && [[ " $* " == *" --requirement "* ]]; then
+        echo "began $(date +%s.%N) $0" >> "$FAKE_LOG"; sleep "$FAKE_PIP_SECONDS"
+        echo "ended $(date +%s.%N) $0" >> "$FAKE_LOG"
+      fi ;;
   *setup_env.py) me="$0"; exec "$REAL_PYTHON" -c "import runpy, sys; sys.platform = '$FAKE_PLATFORM'; \\
 sys.executable = sys.argv[1]; sys.argv = sys.argv[2:]; runpy.run_path(sys.argv[0], run_name='__main__')" "$me" "$@" ;;
 esac
 """
 
 
-def run_setup(tmp_path: Path, *, platform: str, local: bool, torch: str = "") -> tuple[str, list[str]]:
-    """`make setup setup-properdocs` in a copy of the project; make's output and the stand-ins' log."""
+def run_setup(
+    tmp_path: Path,
+    *,
+    platform: str,
+    local: bool,
+    torch: str = "",
+    targets: tuple[str, ...] = ("setup", "setup-properdocs"),
+    pip_seconds: str = "",
+) -> tuple[str, list[str]]:
+    """`make TARGETS` (both environments) in a copy of the project; make's output and the stand-ins' log.
+
+    `pip_seconds`: how long each stand-in install of the pins takes (none by default).
+    """
     project = tmp_path / "project"
     (project / "tools").mkdir(parents=True)
     for name in ("Makefile", "requirements.txt", "pyproject.toml", "tools/setup_env.py"):
@@ -179,9 +195,10 @@ def run_setup(tmp_path: Path, *, platform: str, local: bool, torch: str = "") ->
         "FAKE_LOCAL_RC": "0" if local else "1",
         "REAL_PYTHON": sys.executable,
         **({"TORCH": torch} if torch else {}),
+        **({"FAKE_PIP_SECONDS": pip_seconds} if pip_seconds else {}),
     }
     done = subprocess.run(
-        ["make", "--no-print-directory", "setup", "setup-properdocs"],
+        ["make", "--no-print-directory", *targets],
         cwd=project,
         env=env,
         capture_output=True,
@@ -230,6 +247,38 @@ def test_make_setup_on_macos_or_with_torch_cuda_installs_pypis_torch(tmp_path: P
     ]
     assert not [line for line in log if "--dry-run" in line], "no local check where the CPU index is not wanted"
     assert ("darwin wheel is a CPU build already" if platform == "darwin" else "the CUDA build") in output
+
+
+def test_make_tests_environments_are_installed_side_by_side(tmp_path: Path) -> None:
+    # make test sets up .venv and .venv-properdocs with `make environments`: two installs at once (issue 56), each
+    # the same as `make setup setup-properdocs` makes one after the other.
+    output, log = run_setup(tmp_path, platform="linux", local=True, targets=("environments",), pip_seconds="1")
+    assert len(pins_installs(log)) == 2 and "from the wheel pip already has" in output
+    spans: dict[str, dict[str, float]] = {}
+    for line in log:
+        if line.startswith(("began ", "ended ")):
+            kind, when, python = line.split(" ", 2)
+            spans.setdefault(python.split("/bin/")[0], {})[kind] = float(when)
+    assert sorted(spans) == [".venv", ".venv-properdocs"], log
+    first, second = sorted(spans.values(), key=lambda span: span["began"])
+    assert second["began"] < first["ended"], f"the installs ran one after the other: {spans}"
+    assert (tmp_path / "project" / ".venv" / ".installed").is_file()
+    assert (tmp_path / "project" / ".venv-properdocs" / ".installed").is_file()
+
+
+def test_make_lets_python_keep_its_compiled_modules_whatever_the_shell_says() -> None:
+    # With PYTHONDONTWRITEBYTECODE set, pytest rewrote every test module's asserts in each of make test's pytest
+    # processes (issue 56); make's recipes run without it.
+    done = subprocess.run(
+        ["make", "--no-print-directory", "-s", "--eval", 'shown: ; @echo "[$$PYTHONDONTWRITEBYTECODE]"', "shown"],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "[]", done.stdout + done.stderr
 
 
 def test_an_unknown_torch_choice_is_refused_by_name() -> None:

@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, NoReturn
 
 from pytorch_floors.execution.process.confine import ConfinementError, confine_this_process, hide_this_process
+from pytorch_floors.execution.process.fresh_source import import_project_modules_from_source
 
 __all__ = [
     "MAX_FILE_SIZE",
@@ -554,6 +555,8 @@ def _serve_blocks(conn: Connection, build_pid: int, refusal: BlockError | None, 
     sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", write_through=True)
     sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", write_through=True)
     namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
+    # A block runs its helpers as they are now, whatever bytecode Python cached of them (fresh_source says why).
+    import_project_modules_from_source()
     while True:
         try:
             request = conn.recv()
