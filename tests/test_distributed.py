@@ -44,6 +44,13 @@ def note(rank):
     (FOLDER / f"port").write_text(os.environ["MASTER_PORT"])
 
 
+def all_noted(world_size):
+    # A rank that fails on purpose waits for its peers to start first: the call ends every rank a moment after
+    # the first failure, and a peer slow to start on a busy machine was ended before it wrote its pid.
+    while len(list(FOLDER.glob("pid-*"))) < world_size:
+        time.sleep(0.01)
+
+
 def sums(rank, world_size):
     note(rank)
     x = torch.full((4,), float(rank + 1))
@@ -54,6 +61,7 @@ def sums(rank, world_size):
 def raises(rank, world_size):
     note(rank)
     if rank == 1:
+        all_noted(world_size)
         raise ValueError("planted in rank 1")
     dist.barrier()
 
@@ -71,8 +79,11 @@ def both_hang(rank, world_size):
 
 
 def exits(rank, world_size):
+    if rank == 0:
+        time.sleep(1)  # a peer slow to start, as on a crowded machine
     note(rank)
     if rank == 1:
+        all_noted(world_size)
         os._exit(7)
     dist.barrier()
 
@@ -357,6 +368,8 @@ def hangs(rank, world_size):
     (NOTES / f"pid-{{rank}}").write_text(str(os.getpid()))
     (NOTES / "port").write_text(os.environ["MASTER_PORT"])
     if rank == 1:
+        while len(list(NOTES.glob("pid-*"))) < world_size:  # its peer started (it is ended at once after)
+            time.sleep(0.01)
         {failure}
     dist.barrier()
 
