@@ -80,10 +80,12 @@ $(PD_STAMP): $(PD_PACKAGES) pyproject.toml
 setup-properdocs: $(PD_STAMP)
 
 ## environments: set up .venv and .venv-properdocs side by side (make test needs both)
-# Two installs at once, their lines kept whole: on a fresh clone on two cores (AMD EPYC) they took 70 s together,
-# 102 s one after the other (issue 56). Each environment's own steps keep their order.
+# Two installs at once: on a fresh clone on two cores (AMD EPYC) they took 70 s together, 102 s one after the other
+# (issue 56). Each environment's own steps keep their order. Their lines are kept whole where make can (GNU make 4's
+# --output-sync; macOS's make is 3.81, which has not got it).
+KEEP_LINES_WHOLE := $(if $(filter output-sync,$(.FEATURES)),--output-sync=line)
 environments:
-	@$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) -j2 --output-sync=line setup setup-properdocs
+	@$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) -j2 $(KEEP_LINES_WHOLE) setup setup-properdocs
 
 ## serve: set up, then serve the site at http://127.0.0.1:8000 (an edit renders again only the pages it changes)
 serve: setup

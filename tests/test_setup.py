@@ -266,6 +266,26 @@ def test_make_tests_environments_are_installed_side_by_side(tmp_path: Path) -> N
     assert (tmp_path / "project" / ".venv-properdocs" / ".installed").is_file()
 
 
+def test_the_side_by_side_setup_asks_only_what_the_running_make_has() -> None:
+    # GNU make 3.81 (macOS's, which CI's macos-14 job runs) has no --output-sync: without it in .FEATURES, the
+    # recipe must not ask for it, or `make test` stops there with "unrecognized option".
+    def recipe(*overrides: str) -> str:
+        done = subprocess.run(
+            ["make", "--no-print-directory", "-n", "environments", *overrides],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return " ".join(done.stdout.split())
+
+    assert "-j2 --output-sync=line setup setup-properdocs" in recipe()
+    without = recipe(".FEATURES=target-specific order-only second-expansion else-if")
+    assert "-j2 setup setup-properdocs" in without and "output-sync" not in without, without
+
+
 def test_make_lets_python_keep_its_compiled_modules_whatever_the_shell_says() -> None:
     # With PYTHONDONTWRITEBYTECODE set, pytest rewrote every test module's asserts in each of make test's pytest
     # processes (issue 56); make's recipes run without it.
