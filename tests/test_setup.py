@@ -197,18 +197,24 @@ def run_setup(
         **({"TORCH": torch} if torch else {}),
         **({"FAKE_PIP_SECONDS": pip_seconds} if pip_seconds else {}),
     }
+    output = make(*targets, cwd=project, env=env, timeout=120)
+    lines = [line.replace(str(bin_dir), "BIN").replace(str(project), ".") for line in log.read_text().splitlines()]
+    return output, lines
+
+
+def make(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None, timeout: int = 30) -> str:
+    """`make ARGS` in `cwd` (this environment by default): what it printed, failing the test if it failed."""
     done = subprocess.run(
-        ["make", "--no-print-directory", *targets],
-        cwd=project,
+        ["make", "--no-print-directory", *args],
+        cwd=cwd,
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    lines = [line.replace(str(bin_dir), "BIN").replace(str(project), ".") for line in log.read_text().splitlines()]
-    return done.stdout + done.stderr, lines
+    return done.stdout + done.stderr
 
 
 def pins_installs(log: list[str]) -> list[str]:
@@ -270,16 +276,7 @@ def test_the_side_by_side_setup_asks_only_what_the_running_make_has() -> None:
     # GNU make 3.81 (macOS's, which CI's macos-14 job runs) has no --output-sync: without it in .FEATURES, the
     # recipe must not ask for it, or `make test` stops there with "unrecognized option".
     def recipe(*overrides: str) -> str:
-        done = subprocess.run(
-            ["make", "--no-print-directory", "-n", "environments", *overrides],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        )
-        assert done.returncode == 0, done.stdout + done.stderr
-        return " ".join(done.stdout.split())
+        return " ".join(make("-n", "environments", *overrides).split())
 
     assert "-j2 --output-sync=line setup setup-properdocs" in recipe()
     without = recipe(".FEATURES=target-specific order-only second-expansion else-if")
@@ -289,16 +286,14 @@ def test_the_side_by_side_setup_asks_only_what_the_running_make_has() -> None:
 def test_make_lets_python_keep_its_compiled_modules_whatever_the_shell_says() -> None:
     # With PYTHONDONTWRITEBYTECODE set, pytest rewrote every test module's asserts in each of make test's pytest
     # processes (issue 56); make's recipes run without it.
-    done = subprocess.run(
-        ["make", "--no-print-directory", "-s", "--eval", 'shown: ; @echo "[$$PYTHONDONTWRITEBYTECODE]"', "shown"],
-        cwd=ROOT,
+    shown = make(
+        "-s",
+        "--eval",
+        'shown: ; @echo "[$$PYTHONDONTWRITEBYTECODE]"',
+        "shown",
         env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
     )
-    assert done.returncode == 0 and done.stdout.strip() == "[]", done.stdout + done.stderr
+    assert shown.strip() == "[]", shown
 
 
 def test_an_unknown_torch_choice_is_refused_by_name() -> None:
