@@ -286,6 +286,18 @@ plugins:
 """A fixture site whose labs (`docs/labs/*.py`) mkdocs-jupyter executes, with the floors plugin after it."""
 
 
+TWO_PROOFS = """\
+```python exec="1" id="one"
+print(1)
+```
+
+```python exec="1" id="two"
+print(2)
+```
+"""
+"""A page of two proofs, `one` and `two`, each printing its number: what the progress tests number."""
+
+
 FIXTURE_CONFIG = """\
 site_name: Fixture
 site_url: https://example.invalid/

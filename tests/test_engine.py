@@ -25,12 +25,13 @@ import psutil
 import pytest
 from markdown import Markdown
 
-from conftest import without_spans
+from conftest import TWO_PROOFS, without_spans
 from pytorch_floors.execution import BlockResult, Engine, OutputCache, ProofFailure, scan_markdown
 from pytorch_floors.execution.cache import machine_fingerprint
 from pytorch_floors.execution.duration import format_seconds
 from pytorch_floors.execution.output import TAIL_LINES
 from pytorch_floors.execution.process.runner import end_all
+from pytorch_floors.execution.progress import Progress
 from pytorch_floors.execution.provenance import collect, of_outputs
 from pytorch_floors.execution.report import report_json
 from pytorch_floors.execution.secrets import SecretFinder
@@ -744,6 +745,7 @@ def test_a_failed_child_process_names_what_it_wrote(pages: Pages) -> None:
     assert "Its output ended: the reason the child gave" in str(failure)
 
 
+@pytest.mark.waits  # the open bar's block waits for its thread until shortly before its 6 s limit
 def test_an_idle_progress_monitor_is_ended_and_an_open_bar_is_not(pages: Pages) -> None:
     # torch's fx interpreter makes a disabled tqdm bar under torch.compile wherever tqdm is installed;
     # the first bar starts tqdm's monitor thread, which a disabled bar never ends. A block's threads are
@@ -767,3 +769,16 @@ def test_an_idle_progress_monitor_is_ended_and_an_open_bar_is_not(pages: Pages) 
     assert pages.status() == {"disabled-bar": "ran", "open-bar": "failed"}
     [failure] = pages.engine.failures
     assert "ThreadsLeftRunning" in str(failure) and "tqdm_monitor" in str(failure)
+
+
+def test_a_proof_is_numbered_among_the_builds_proofs_whatever_else_was_recorded_before_it(pages: Pages) -> None:
+    # A serve session's background build records each lab before the proofs of a page rendered after the labs:
+    # its last proof said "proof 97/88", the labs counted with the proofs.
+    events: list[Progress] = []
+    pages.engine.on_progress = events.append
+    pages.engine.record(BlockResult("labs/1-program.py", "notebook", "labs/1-program.py", "ran", 1.0))
+    pages.render(TWO_PROOFS)
+    assert {(event.where.rsplit(" ", 1)[-1], event.number, event.total) for event in events} == {
+        ("one", 1, 2),
+        ("two", 2, 2),
+    }

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from test_engine import gone
 
-from conftest import Build, FixtureSite
+from conftest import TWO_PROOFS, Build, FixtureSite
 from pytorch_floors.floors import FLOORS
 from pytorch_floors.labs import notebooks as labs
 
@@ -294,18 +294,7 @@ def test_output_is_verbatim_text_and_stderr_stays_out(fixture_site: FixtureSite)
 
 
 def test_build_reports_progress_and_writes_the_report(fixture_site: FixtureSite) -> None:
-    fixture_site.page(
-        "index.md",
-        """\
-        ```python exec="1" id="one"
-        print(1)
-        ```
-
-        ```python exec="1" id="two"
-        print(2)
-        ```
-        """,
-    )
+    fixture_site.page("index.md", TWO_PROOFS)
     build = fixture_site.build(env={"FLOORS_EXEC_CACHE": "off"})
     assert "proof 1/2 docs/index.md › one" in build.log
     assert "proof 2/2 docs/index.md › two" in build.log

@@ -76,3 +76,15 @@ def test_a_malformed_event_is_named_in_the_log_and_the_rest_is_read(
         background = _read([PREFIX + "{broken", good.line()], tmp_path)
     assert "a progress event that is not JSON" in caplog.text
     assert background.done() == {"a.md"}
+
+
+def test_the_heartbeat_names_the_proof_that_runs_and_not_one_that_has_ended(tmp_path: Path) -> None:
+    # Its last proof had run in 6 s when the heartbeat said "still running docs/inside-torch.md › torch-facts
+    # (17 s so far)": the build was rendering its pages.
+    running = Progress("proof", 1, 2, "index.md", "docs/index.md › walk", "running", "limit 120 s")
+    assert _read([], tmp_path).doing_words().startswith("still starting (")
+    assert _read([running.line()], tmp_path).doing_words().startswith("still running docs/index.md › walk (")
+    ended = _read(
+        [running.line(), Progress("proof", 1, 2, "index.md", running.where, "ran", "in 6 s").line()], tmp_path
+    )
+    assert ended.doing_words().startswith("still building the pages (")

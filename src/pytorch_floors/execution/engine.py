@@ -245,6 +245,7 @@ class Engine:
         self.import_roots = (project_dir / "src", project_dir)
         self.planned: dict[str, list[ExecBlock]] = {}
         self.records: list[BlockResult] = []
+        self._blocks_recorded = 0  # this build's own blocks among the records: a proof's number counts only them
         self.failures: list[ProofFailure] = []
         self.known_failures: Mapping[str, ProofFailure] = known_failures if known_failures is not None else {}
         self.report_failure = report_failure
@@ -300,6 +301,15 @@ class Engine:
             result: The result.
         """
         self.records.append(result)
+
+    def _record_block(self, result: BlockResult) -> None:
+        """Record one of this build's own blocks: the next block's number (`proof n/N`) counts it.
+
+        A lab's result, or a kept page's (`adopt`), is a record too, but no proof: counted, the background build
+        of a serve session numbered its last proof, run after the labs, 97 of 88.
+        """
+        self.record(result)
+        self._blocks_recorded += 1
 
     def close(self) -> None:
         """End every process this engine started, with everything they started (at the end of its build).
@@ -642,7 +652,7 @@ class Engine:
             session,
             key,
             digest,
-            number=len(self.records) + 1,
+            number=self._blocks_recorded + 1,
             where=f"docs/{self.page} › {block_id}",
         )
 
@@ -664,7 +674,7 @@ class Engine:
             claims=cached.claims,
             digest=job.digest,
         )
-        self.record(result)
+        self._record_block(result)
         log.info(
             "proof %d/%d %s: cached (ran in %s)", job.number, self.total, job.where, format_seconds(cached.seconds)
         )
@@ -680,7 +690,7 @@ class Engine:
     def _skip(self, job: _Job) -> str:
         """Record a block this build does not run."""
         job.session.remember(job.code, job.block.block_id, job.timeout, job.options.workdir)
-        self.record(BlockResult(self.page, job.block.block_id, job.proof, "skipped", None, digest=job.digest))
+        self._record_block(BlockResult(self.page, job.block.block_id, job.proof, "skipped", None, digest=job.digest))
         return SKIPPED_OUTPUT
 
     def _run_fresh(self, job: _Job) -> str:
@@ -759,7 +769,7 @@ class Engine:
             claims=claims,
             digest=job.digest,
         )
-        self.record(result)
+        self._record_block(result)
         log.info("proof %d/%d %s: ran in %s", job.number, self.total, job.where, format_seconds(reply.seconds))
         self._progress(job, "ran", f"in {format_seconds(reply.seconds)}")
         self._judge(result)
@@ -951,7 +961,7 @@ class Engine:
 
     def _fail(self, failure: ProofFailure, proof: str | None) -> None:
         self.failures.append(failure)
-        self.record(BlockResult(failure.page, failure.block_id, proof, "failed", None, error=str(failure)))
+        self._record_block(BlockResult(failure.page, failure.block_id, proof, "failed", None, error=str(failure)))
         # CI logs show ERROR lines only: the proof's own frames and the end of what it printed go with the failure.
         said = [str(failure), failure.details.rstrip()]
         if failure.output:

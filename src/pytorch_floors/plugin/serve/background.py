@@ -174,6 +174,7 @@ class Background:
         self._lock = threading.Lock()
         self._said_at = self._doing_since = time.monotonic()
         self._doing = ""
+        self._moved = False  # a proof or lab has said where it is
         self._reader: threading.Thread | None = None
 
     def start(self) -> None:
@@ -218,12 +219,25 @@ class Background:
             time.sleep(1)
             with self._lock:
                 quiet = time.monotonic() - self._said_at
-                doing, since = self._doing, self._doing_since
             if quiet >= HEARTBEAT_S and process.poll() is None:
-                what = f"still running {doing}" if doing else "still starting"
-                log.info("background: %s (%.0f s so far)", what, time.monotonic() - since)
+                log.info("background: %s", self.doing_words())
                 with self._lock:
                     self._said_at = time.monotonic()
+
+    def doing_words(self) -> str:
+        """What the build is doing now, as its heartbeat says it: the proof or lab that runs, else the rest of it.
+
+        A proof or lab that has ended is no longer what runs: the heartbeat once said "still running" the last
+        proof a quarter of a minute after it ran, while the build rendered the pages.
+        """
+        with self._lock:
+            doing, since, moved = self._doing, self._doing_since, self._moved
+        so_far = time.monotonic() - since
+        if doing:
+            return f"still running {doing} ({so_far:.0f} s so far)"
+        if moved:
+            return f"still building the pages ({so_far:.0f} s since the last proof or lab ended)"
+        return f"still starting ({so_far:.0f} s so far)"
 
     def _read(self) -> None:
         process = self.process
@@ -247,8 +261,11 @@ class Background:
             log.info("background: %s", event.words())
             with self._lock:
                 self._said_at = time.monotonic()
+                self._moved = True
                 if event.state == "running":
                     self._doing, self._doing_since = event.where, time.monotonic()
+                elif event.where == self._doing:  # it ended: nothing of it runs any more
+                    self._doing, self._doing_since = "", time.monotonic()
             if event.page != current:
                 if current is not None:
                     self._finish(current)
