@@ -73,7 +73,7 @@ class SiteBuild:
         facts = session.facts if session is not None and session.facts is not None else torch_facts()
         if session is not None:
             session.facts = facts
-        self.recordings = Recordings(project_dir, settings)
+        self.recordings = Recordings(project_dir, settings, session.memo if session is not None else None)
         self.proofs = Proofs(
             config,
             settings,
@@ -137,7 +137,8 @@ class SiteBuild:
                 sources[file.src_uri] = (docs_dir / file.src_uri).read_text(encoding="utf-8")
         self.serve.on_files(files, config, self.facts, self.engine)
         self.proofs.on_files(files, config, self.facts, sources)
-        self.translations.on_files(files, docs_dir, self.facts, sources)
+        session = self.serve.session
+        self.translations.on_files(files, docs_dir, self.facts, sources, session.memo if session is not None else None)
         self.editions.on_files(files)
         self.labs.on_files(files, config)
         self.serve.plan_pages(files, config, self.engine.project_dir, self.labs.planned, self.editions.manifest)
@@ -240,5 +241,6 @@ class SiteBuild:
         self.proofs.summarise()
         self.serve.remember(config, files, self.engine, self.editions.manifest)
         # After `remember`: a partial build's index is whole only once the session has merged it.
-        self.translations.split_search(site_dir)
+        session = self.serve.session
+        self.translations.split_search(site_dir, session.memo if session is not None else None)
         self.serve.end_build(config, self.engine.project_dir)

@@ -23,7 +23,8 @@ from pytorch_floors.i18n.languages import DEFAULT, LANGUAGES, Language, english_
 from pytorch_floors.i18n.messages import ZH, t
 from pytorch_floors.i18n.sections import TOP, heading_anchor, lab_markdown, page_text, sections
 from pytorch_floors.i18n.translation import Staleness, behind
-from pytorch_floors.render.search_scope import KEYS_BOOST, KEYS_FIELD, land_on_headings, weigh_entries
+from pytorch_floors.plugin.serve.changes import Memo
+from pytorch_floors.render.search_scope import KEYS_BOOST, KEYS_FIELD, land_on_headings, weigh_entries, written_headings
 from pytorch_floors.render.splice import find_start_tag
 from pytorch_floors.render.templates import render
 
@@ -220,12 +221,17 @@ def lab_behind_note(english_lab: str, recorded: Mapping[str, str], english_href:
     return render("lab_behind.html", language, sections=late, href=english_href, top=TOP)
 
 
-def split_search_index(site_dir: Path) -> dict[str, int]:
+def split_search_index(site_dir: Path, memo: Memo | None = None) -> dict[str, int]:
     """Give each language its own search index: `search/search_index.json` English, `zh/…` Chinese.
 
     Material writes one index of every page; a reader's search then offered the other language's
     sections too. The index is split by the pages' URLs; the Chinese one splits words where the
     segmenter marked them (`CHINESE_SEPARATOR`).
+
+    Args:
+        site_dir: The built site.
+        memo: A serve session's: each written page's headings are read again only once the page was written
+            again (a prose edit renders a dozen pages; every page's headings were read for every build).
 
     Returns:
         How many sections each language's index holds.
@@ -234,10 +240,15 @@ def split_search_index(site_dir: Path) -> dict[str, int]:
     if not path.is_file():
         return {}
     data = json.loads(path.read_text(encoding="utf-8"))
+    memo = memo if memo is not None else Memo()
 
-    def written(url: str) -> str | None:
+    def written(url: str) -> list[tuple[str, str]] | None:
         page = site_dir / url / "index.html"
-        return page.read_text(encoding="utf-8") if page.is_file() else None
+
+        def compute() -> tuple[list[tuple[str, str]] | None, list[Path]]:
+            return (written_headings(page.read_text(encoding="utf-8")) if page.is_file() else None), [page]
+
+        return memo.get(("written headings", page), compute)
 
     # Anchors as the pages were written: a lab's headings take their stable ids after it was indexed.
     # The annexes explain at a floor's depth: they weigh as a floor's page does (plugin.build sets 4).

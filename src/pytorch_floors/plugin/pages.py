@@ -32,6 +32,7 @@ from pytorch_floors.floors import (
 )
 from pytorch_floors.i18n.messages import PageLanguage, t
 from pytorch_floors.i18n.outputs import translate_line
+from pytorch_floors.plugin.serve.changes import Memo
 from pytorch_floors.recordings import torch_changes
 from pytorch_floors.render.templates import render
 
@@ -139,14 +140,22 @@ class _ProofsSection:
     anchor: str
 
 
-def proofs_page(planned: Mapping[str, Sequence[ExecBlock]], project_dir: Path, language: str) -> str:
+def proofs_page(
+    planned: Mapping[str, Sequence[ExecBlock]], project_dir: Path, language: str, memo: Memo | None = None
+) -> str:
     """The Proofs page's tables (`render/templates/proofs_page.md`): every planned page's proofs, in reading order.
 
-    The page's language (`en`, `zh`) names the pages and writes the tables' words.
+    The page's language (`en`, `zh`) names the pages and writes the tables' words. A serve session's `memo`
+    keeps each proof's summary while its file is unchanged: every proof was parsed again for every build.
 
     Raises:
         InputError: If a proof cannot be read or parsed (`first_docstring_line`).
     """
+    memo = memo if memo is not None else Memo()
+
+    def summary_of(path: Path) -> str:
+        return memo.get(("proof summary", path), lambda: (first_docstring_line(path), [path]))
+
     # What changed inside PyTorch, a page of the site with a proof, comes after the floors and the annexes.
     order = {f.page: f.number for f in FLOORS} | {a.page: len(FLOORS) + 1 + i for i, a in enumerate(ANNEXES)}
     order[torch_changes.PAGE] = len(FLOORS) + 1 + len(ANNEXES)
@@ -171,7 +180,7 @@ def proofs_page(planned: Mapping[str, Sequence[ExecBlock]], project_dir: Path, l
                 # A missing one fails its block on its page (and fails a build); the table says why under serve.
                 missing = proof in gone
                 # The summary is the proof's docstring, English: a Chinese page shows it from the output catalog.
-                summary = "" if missing else translate_line(first_docstring_line(project_dir / proof), language)
+                summary = "" if missing else translate_line(summary_of(project_dir / proof), language)
                 rows.append(_ProofRow(Path(proof).name, None if missing else proof, block.block_id, summary))
         # The English heading's slug is the section's anchor in every language (a Chinese heading's is a number).
         english = (

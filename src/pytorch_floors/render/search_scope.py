@@ -54,6 +54,7 @@ __all__ = [
     "narrow_search",
     "page_key_words",
     "weigh_entries",
+    "written_headings",
 ]
 
 SEARCH_EXCLUDE = "data-search-exclude"
@@ -162,7 +163,7 @@ class _Headings(HTMLParser):
             self.words.append(data)
 
 
-def _headings(html: str) -> list[tuple[str, str]]:
+def written_headings(html: str) -> list[tuple[str, str]]:
     """A written page's headings with an id: (the id, the heading's words), in the page's order."""
     parser = _Headings()
     parser.feed(html)
@@ -178,7 +179,9 @@ def _words(html: str) -> str:
     return parser.found[0][1]
 
 
-def land_on_headings(entries: list[dict[str, Any]], page_html: Callable[[str], str | None]) -> list[dict[str, Any]]:
+def land_on_headings(
+    entries: list[dict[str, Any]], page_headings: Callable[[str], list[tuple[str, str]] | None]
+) -> list[dict[str, Any]]:
     """Point each search entry at the id its heading has on the written page.
 
     Material's search plugin indexes a page before the build's last step writes it; a lab's headings
@@ -191,7 +194,8 @@ def land_on_headings(entries: list[dict[str, Any]], page_html: Callable[[str], s
 
     Args:
         entries: The index's entries (`location`, `title`, `text`), in the site's order.
-        page_html: A page's written HTML by its URL (`labs/7-memory/`), or `None` if there is none.
+        page_headings: A written page's headings by its URL (`labs/7-memory/`), as `written_headings` reads them,
+            or `None` if there is no such page.
 
     Returns:
         The entries, each anchor one the page has where a heading of its words is there.
@@ -204,9 +208,8 @@ def land_on_headings(entries: list[dict[str, Any]], page_html: Callable[[str], s
         first = url not in seen
         seen.add(url)
         if url not in pages:
-            written = page_html(url)
-            headings = _headings(written or "")
-            pages[url] = None if written is None else ({i for i, _ in headings}, {w: i for i, w in reversed(headings)})
+            headings = page_headings(url)
+            pages[url] = None if headings is None else ({i for i, _ in headings}, {w: i for i, w in reversed(headings)})
         found = pages[url]
         if found is None or (first and not anchor) or anchor in found[0]:
             landed.append(entry)

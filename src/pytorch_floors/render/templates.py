@@ -39,7 +39,10 @@ def environment(overrides: Path | None = None) -> Environment:
     loader = own if overrides is None else ChoiceLoader([FileSystemLoader(overrides), own])
     # No `t` among the globals: a template that writes words is rendered with the language (`render`), and
     # one rendered without it fails (strict) instead of writing them in a language read from elsewhere.
-    return Environment(loader=loader, autoescape=True, undefined=StrictUndefined)
+    # The package's own templates are files of the package: an edit of one starts `mkdocs serve` again
+    # (`plugin.plugin.package_state`), so their modification times are never asked (Jinja asked for every
+    # fragment rendered: a sixth of a prose edit's rebuild). A theme's overrides are the project's: asked.
+    return Environment(loader=loader, autoescape=True, undefined=StrictUndefined, auto_reload=overrides is not None)
 
 
 def template(name: str, overrides: Path | None = None) -> Template:

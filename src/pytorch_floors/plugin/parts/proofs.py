@@ -170,8 +170,11 @@ class Proofs:
         engine.begin_page(facts.src_uri, page.url)
         if any(block.missing for block in engine.planned.get(facts.src_uri, [])):
             markdown = without_missing_includes(markdown, facts.src_uri, engine.project_dir)
+        session = self.serve.session
+        memo = session.memo if session is not None else None
         return fill_markers(
-            markdown, {PROOFS_MARKER: lambda: proofs_page(engine.planned, engine.project_dir, facts.language.code)}
+            markdown,
+            {PROOFS_MARKER: lambda: proofs_page(engine.planned, engine.project_dir, facts.language.code, memo)},
         )
 
     def on_page_content(self, html: str, facts: PageFacts) -> str:

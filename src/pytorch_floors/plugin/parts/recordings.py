@@ -10,8 +10,9 @@ from pytorch_floors.execution.engine import Engine
 from pytorch_floors.i18n.messages import PageLanguage
 from pytorch_floors.plugin.config import Settings
 from pytorch_floors.plugin.pages import MACHINES_MARKER, fill_markers, marker
+from pytorch_floors.plugin.serve.changes import Memo
 from pytorch_floors.recordings.report import machines_html, page_tiers, recordings_json, recordings_summary
-from pytorch_floors.recordings.schema import read_recordings
+from pytorch_floors.recordings.schema import FILE_NAME, Recording, read_recordings
 from pytorch_floors.recordings.tabs import LazyOutputs
 from pytorch_floors.recordings.torch_changes import MARKER as INSIDE_TORCH
 from pytorch_floors.recordings.torch_changes import inside_torch_html
@@ -22,15 +23,25 @@ __all__ = ["Recordings"]
 class Recordings:
     """One build's recordings (`recordings/<tier>/recording.json`) and the outputs its tabs load on demand."""
 
-    def __init__(self, project_dir: Path, settings: Settings) -> None:
-        """Read the recordings once.
+    def __init__(self, project_dir: Path, settings: Settings, memo: Memo | None = None) -> None:
+        """Read the recordings once (a serve session's `memo`: once while no recording changes).
 
         Raises:
             FloorsError: If a recording cannot be read.
         """
         self.folder = project_dir / (settings.recordings or "recordings")
-        self.recordings = read_recordings(self.folder) if settings.recordings else ()
+        self.recordings = self._read(memo) if settings.recordings else ()
         self.lazy_outputs = LazyOutputs()
+
+    def _read(self, memo: Memo | None) -> tuple[Recording, ...]:
+        """Every tier's recording: read and checked again only where a file or a tier's folder changed."""
+
+        def compute() -> tuple[tuple[Recording, ...], list[Path]]:
+            read = read_recordings(self.folder)  # first: it refuses a tier's folder with no recording
+            tiers = [folder for folder in self.folder.iterdir() if folder.is_dir()] if self.folder.is_dir() else []
+            return read, [self.folder, *tiers, *(folder / FILE_NAME for folder in tiers)]
+
+        return compute()[0] if memo is None else memo.get(("recordings", self.folder), compute)
 
     def on_page_context(self, context: dict[str, Any], src_uri: str, engine: Engine) -> None:
         """The machines the page's proofs were recorded on, besides this build's."""

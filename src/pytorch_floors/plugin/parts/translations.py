@@ -7,8 +7,10 @@ that have no twin.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -46,12 +48,19 @@ from pytorch_floors.plugin.languages import (
 )
 from pytorch_floors.plugin.pages import fill_markers
 from pytorch_floors.plugin.parts.urls import url_from
+from pytorch_floors.plugin.serve.changes import Memo
 from pytorch_floors.render.templates import page_t as floors_t
 from pytorch_floors.render.templates import render as render_in
 
 __all__ = ["Translations"]
 
 log = logging.getLogger("mkdocs.plugins.pytorch_floors")
+
+
+def _english_text(english: str, path: Path, sources: Mapping[str, str]) -> tuple[str, list[Path]]:
+    """An English page's text as its sections are read (a lab's cells as Markdown), and the file it is read from."""
+    text = sources.get(english)
+    return page_text(english, text if text is not None else path.read_text(encoding="utf-8")), [path]
 
 
 class Translations:
@@ -78,14 +87,26 @@ class Translations:
         self.translations = read_translation_lock(project_dir / LOCK_FILE)
         self.nav: Navigation | None = None
 
-    def on_files(self, files: Files, docs_dir: Path, facts: dict[str, PageFacts], sources: dict[str, str]) -> None:
-        """How each translated page (Markdown and labs) stands against its English page (before any page renders)."""
+    def on_files(
+        self,
+        files: Files,
+        docs_dir: Path,
+        facts: dict[str, PageFacts],
+        sources: dict[str, str],
+        memo: Memo | None = None,
+    ) -> None:
+        """How each translated page (Markdown and labs) stands against its English page (before any page renders).
+
+        A serve session's `memo` keeps an English lab's cells while its file is unchanged: jupytext read every lab
+        again for every build.
+        """
+        memo = memo if memo is not None else Memo()
         for file in files.documentation_pages():
             english = facts[file.src_uri].source
-            if english == file.src_uri or not (docs_dir / english).is_file():
+            path = docs_dir / english
+            if english == file.src_uri or not path.is_file():
                 continue
-            text = sources.get(english)
-            source = page_text(english, text if text is not None else (docs_dir / english).read_text(encoding="utf-8"))
+            source = memo.get(("english text", path), functools.partial(_english_text, english, path, sources))
             recorded = self.translations.get(file.src_uri, {})
             state = staleness(sections(source), recorded)
             if not file.src_uri.endswith(".py"):
@@ -203,8 +224,8 @@ class Translations:
             json.dumps(pages, ensure_ascii=False, indent=1), encoding="utf-8"
         )
 
-    def split_search(self, site_dir: Path) -> None:
-        """One search index per language (after a serve session has merged a partial build's)."""
-        counts = split_search_index(site_dir)
+    def split_search(self, site_dir: Path, memo: Memo | None = None) -> None:
+        """One search index per language (after a serve session has merged a partial build's; `memo`: its)."""
+        counts = split_search_index(site_dir, memo)
         if counts:
             log.info("search: %s", ", ".join(f"{n} sections in {code}" for code, n in counts.items()))
