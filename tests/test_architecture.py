@@ -4,6 +4,7 @@ and no module imports itself back at run time."""
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -49,11 +50,17 @@ def _imports(tree: ast.AST, module: str, *, runtime_only: bool, in_functions: bo
 
 
 def _sources() -> dict[str, ast.Module]:
-    return {
-        _module_name(path): ast.parse(path.read_text(encoding="utf-8"), str(path))
+    return dict(_parsed_sources())
+
+
+@functools.cache
+def _parsed_sources() -> tuple[tuple[str, ast.Module], ...]:
+    """Every module of the package by its dotted name, parsed once per test process (nothing edits the trees)."""
+    return tuple(
+        (_module_name(path), ast.parse(path.read_text(encoding="utf-8"), str(path)))
         for path in sorted(PACKAGE.rglob("*.py"))
         if "__pycache__" not in path.parts
-    }
+    )
 
 
 def test_only_the_plugin_imports_the_engines_world() -> None:
