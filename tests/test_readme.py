@@ -98,3 +98,20 @@ def test_the_readmes_cost_table_is_the_last_committed_bench_record() -> None:
 def test_every_committed_record_names_its_cpu_and_commit() -> None:
     for name, record in _records().read_records().items():
         assert record["cpu"] and record["cores"] and record["commit"] and record["figures"], name
+
+
+def test_the_background_loop_is_shown_against_its_blocks_own_run_time() -> None:
+    """Issue 56's loop: every proof and lab run behind the server, at most 1.2 times what they ran for themselves."""
+    records = _records()
+
+    def row(build: dict[str, float]) -> str:
+        table: str = records.readme_table(
+            {"build": {"figures": build, "cpu": "x", "cores": 2, "load": [0, 0], "commit": "c", "date": "d"}}
+        )
+        return next(line for line in table.splitlines() if "every proof and lab run behind the server" in line)
+
+    assert "| 130 s (goal ≤ 1.2 × the 110 s its blocks and labs ran for: within) |" in row(
+        {"serve_background": 130.0, "block_seconds": 110.0}
+    )
+    assert ": over) |" in row({"serve_background": 140.0, "block_seconds": 110.0})
+    assert "| not measured yet |" in row({})
