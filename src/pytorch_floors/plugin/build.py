@@ -73,7 +73,7 @@ class SiteBuild:
         facts = session.facts if session is not None and session.facts is not None else torch_facts()
         if session is not None:
             session.facts = facts
-        self.recordings = Recordings(project_dir, settings, session.memo if session is not None else None)
+        self.recordings = Recordings(project_dir, settings, self.serve.memo)
         self.proofs = Proofs(
             config,
             settings,
@@ -137,8 +137,7 @@ class SiteBuild:
                 sources[file.src_uri] = (docs_dir / file.src_uri).read_text(encoding="utf-8")
         self.serve.on_files(files, config, self.facts, self.engine)
         self.proofs.on_files(files, config, self.facts, sources)
-        session = self.serve.session
-        self.translations.on_files(files, docs_dir, self.facts, sources, session.memo if session is not None else None)
+        self.translations.on_files(files, docs_dir, self.facts, sources, self.serve.memo)
         self.editions.on_files(files)
         self.labs.on_files(files, config)
         self.serve.plan_pages(files, config, self.engine.project_dir, self.labs.planned, self.editions.manifest)
@@ -241,6 +240,5 @@ class SiteBuild:
         self.proofs.summarise()
         self.serve.remember(config, files, self.engine, self.editions.manifest)
         # After `remember`: a partial build's index is whole only once the session has merged it.
-        session = self.serve.session
-        self.translations.split_search(site_dir, session.memo if session is not None else None)
+        self.translations.split_search(site_dir, self.serve.memo)
         self.serve.end_build(config, self.engine.project_dir)

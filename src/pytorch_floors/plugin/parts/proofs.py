@@ -140,8 +140,7 @@ class Proofs:
         def compute() -> tuple[str, list[Path]]:
             return bundle(path.read_text(encoding="utf-8"), uri, PACKAGE_DIR), [path]
 
-        session = self.serve.session
-        return compute()[0] if session is None else session.memo.get(("bundle", path), compute)
+        return self.serve.memo.get(("bundle", path), compute)
 
     def _check_includes(self, sources: dict[str, str], config: MkDocsConfig) -> None:
         """Refuse by file and line an include that pymdownx.snippets would stop the build on with a traceback.
@@ -170,8 +169,7 @@ class Proofs:
         engine.begin_page(facts.src_uri, page.url)
         if any(block.missing for block in engine.planned.get(facts.src_uri, [])):
             markdown = without_missing_includes(markdown, facts.src_uri, engine.project_dir)
-        session = self.serve.session
-        memo = session.memo if session is not None else None
+        memo = self.serve.memo
         return fill_markers(
             markdown,
             {PROOFS_MARKER: lambda: proofs_page(engine.planned, engine.project_dir, facts.language.code, memo)},

@@ -41,7 +41,7 @@ class Recordings:
             tiers = [folder for folder in self.folder.iterdir() if folder.is_dir()] if self.folder.is_dir() else []
             return read, [self.folder, *tiers, *(folder / FILE_NAME for folder in tiers)]
 
-        return compute()[0] if memo is None else memo.get(("recordings", self.folder), compute)
+        return (memo if memo is not None else Memo()).get(("recordings", self.folder), compute)
 
     def on_page_context(self, context: dict[str, Any], src_uri: str, engine: Engine) -> None:
         """The machines the page's proofs were recorded on, besides this build's."""

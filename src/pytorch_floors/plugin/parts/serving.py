@@ -25,6 +25,7 @@ from pytorch_floors.plugin.config import Settings
 from pytorch_floors.plugin.serve import (
     BACKGROUND_VARIABLE,
     SIGNALS_VARIABLE,
+    Memo,
     PageInput,
     PageState,
     Plan,
@@ -59,6 +60,9 @@ class Serving:
         self.settings = settings
         self.serving = serving
         self.session = session
+        # What the build computes from files that seldom change: the session's, kept from build to build; else this
+        # build's own.
+        self.memo = session.memo if session is not None else Memo()
         # Every page of this build carries it, and so does the report: `verify` matches them. A dirty
         # session keeps one: the pages a build does not render carry the mark of the build that did.
         self.build_id = session.build_id if session is not None and session.dirty else uuid.uuid4().hex
