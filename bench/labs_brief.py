@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import time
@@ -33,10 +32,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the other scripts of bench/ (records)
 sys.path.insert(0, str(ROOT / "tests"))
 
 from lab_answers import PLANTED, PLANTED_ALONE, Wrong  # noqa: E402  (the tests' known-wrong answers)
 from lab_kernel import Graded, LabKernel  # noqa: E402  (the tests' lab kernel: one run, variants graded in it)
+from records import cpu_model  # noqa: E402  (one name for the CPU in every record)
 
 from pytorch_floors.floors import LABS, Lab  # noqa: E402
 from pytorch_floors.labs.cells import read_lab, with_answers  # noqa: E402
@@ -119,15 +120,6 @@ def grade_lab(floor: Lab) -> LabOutcome:
     return outcome
 
 
-def _cpu() -> str:
-    try:
-        listed = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
-    except OSError:
-        return platform.processor() or platform.machine()
-    names = [line.split(":", 1)[1].strip() for line in listed.splitlines() if line.startswith("Model name:")]
-    return names[0] if names else platform.machine()
-
-
 def brief(names: list[str], labs: list[str]) -> dict[str, list[LabOutcome]]:
     """Every chosen lab graded in every chosen condition, the conditions one after the other."""
     chosen = [lab for lab in LABS if not labs or lab.key in labs]
@@ -187,7 +179,7 @@ def main() -> int:
     args = parser.parse_args()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     table = brief(args.condition or list(conditions()), args.lab)
-    print(f"\nlabs brief on {_cpu()}, {os.cpu_count()} logical CPUs, load {load:.2f} at the start")
+    print(f"\nlabs brief on {cpu_model()}, {os.cpu_count()} logical CPUs, load {load:.2f} at the start")
     print(
         f"{'condition':16} {'right: passed / not graded / failed':36} {'planted: caught / not graded / missed':38} time"
     )
@@ -213,7 +205,7 @@ def main() -> int:
         ).stdout.strip()
         record = {
             "commit": commit or "unknown",
-            "cpu": _cpu(),
+            "cpu": cpu_model(),
             "cores": os.cpu_count(),
             "load": round(load, 2),
             "date": time.strftime("%Y-%m-%d"),

@@ -45,6 +45,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the other scripts of bench/ (records)
+
+from records import cpu_model  # noqa: E402  (one name for the CPU in every record)
 
 from pytorch_floors.errors import FloorsError  # noqa: E402
 from pytorch_floors.floors import LABS  # noqa: E402  (the registry names the lab pages)
@@ -201,15 +204,9 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(scratch, ignore_errors=True)
         else:
             print(f"machines: sites and logs kept in {scratch}")
-    cpu = next((line.split(":", 1)[1].strip() for line in _lscpu() if line.startswith("Model name")), "unknown CPU")
-    print(f"\nmachines: {cpu}, {os.cpu_count()} cores\n")
+    print(f"\nmachines: {cpu_model()}, {os.cpu_count()} cores\n")
     print(table(outcomes))
     return 0 if all(o.passed for o in outcomes) else 1
-
-
-def _lscpu() -> list[str]:
-    done = subprocess.run(["lscpu"], capture_output=True, text=True, check=False)
-    return done.stdout.splitlines()
 
 
 if __name__ == "__main__":

@@ -104,3 +104,19 @@ def test_the_timeline_counts_a_workers_gaps_as_idle_and_lists_the_tail() -> None
     assert lines[1] == "  gw0: busy 10 s, idle 0 s, its last test ended at 10 s"
     assert lines[2] == "  gw1: busy 3 s, idle 7 s, its last test ended at 7 s"
     assert lines[-2:] == ["  after the first worker ended (7 s), 1 tests of 1 s or more ran:", "    a"]
+
+
+ZEN_3 = "Vendor ID: AuthenticAMD\nModel name: AMD EPYC\nCPU family: 25\nModel: 1\nFlags: fpu sse2 avx avx2 fma\n"
+ZEN_4 = "Model name:   AMD EPYC\nCPU family:   25\nModel:   17\nFlags:   avx avx2 avx512f avx512_bf16\n"
+XEON = "Model name: Intel(R) Xeon(R) Platinum 8581C\nCPU family: 6\nModel: 207\nFlags: avx2 avx512f amx_tile\n"
+
+
+def test_a_records_cpu_tells_two_cpus_of_one_model_name_apart() -> None:
+    """A virtual machine's lscpu said "AMD EPYC" for a Zen 4 with AVX-512 and a Zen 3 without, and the records and
+    README named both alike, though this suite took 740 s on one and 1,480 s on the other."""
+    label = bench_module("records").cpu_label
+    assert label(ZEN_3) == "AMD EPYC (family 25, model 1; AVX2)"
+    assert label(ZEN_4) == "AMD EPYC (family 25, model 17; AVX-512)"
+    assert label(XEON) == "Intel(R) Xeon(R) Platinum 8581C (family 6, model 207; AVX-512, AMX)"
+    assert label("Model name: Apple M2\n") == "Apple M2", "no family or model said: the name alone"
+    assert label("Architecture: x86_64\n") is None

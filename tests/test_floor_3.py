@@ -74,6 +74,30 @@ def test_the_crossing_claims_stand_aside_when_the_share_of_a_core_changed_betwee
     assert [(c.applies, c.held) for c in unmeasured] == [(True, False)] * 3, "where Linux does not say, as before"
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="a known defect, not yet fixed: the sweep times each size in one stretch (see the docstring); the fix"
+    " changes the proof and pytorch_floors.measure, so it lands with every tier recorded again",
+)
+def test_a_slow_stretch_of_the_machine_slows_no_size_of_the_sweep_alone(
+    load_proof: Callable[[str], ModuleType], monkeypatch: MonkeyPatch
+) -> None:
+    """A virtual machine's core can run at half speed for a tenth of a second at a time, which no counter inside
+    it shows (an AMD EPYC, family 25 model 1, here). The sweep times each size in one stretch, so such a stretch
+    made 64 elements twice the floor's time, the crossover "53 elements", and the claim that it lies past 256
+    failed. Sampled in rounds (one sample of every size per round, the fastest kept), no size would be caught
+    alone. Strict: when the sweep is fixed this passes, and the mark must go."""
+    proof = load_proof("3-boundary/crossing_cost.py")
+    stretch = {64, 256}  # the sizes timed during the slow stretch, one after the other
+
+    def per_call_seconds(numel: int, *, reuse_output: bool = False) -> float:
+        return 2e-6 if numel in stretch else 1e-6
+
+    monkeypatch.setattr(proof, "per_call_seconds", per_call_seconds)
+    rows = proof.shared_sweep()
+    assert [seconds for _, seconds, _ in rows] == [1e-6] * len(proof.SIZES), rows
+
+
 @pytest.mark.waits
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir() or not hasattr(os, "sched_setaffinity"), reason="Linux")
 def test_a_hog_that_starts_between_two_sizes_makes_the_flat_floor_claim_stand_aside(

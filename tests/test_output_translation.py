@@ -12,7 +12,9 @@ import contextlib
 import functools
 import json
 import re
+from collections.abc import Callable
 from html.parser import HTMLParser
+from types import ModuleType
 
 import pytest
 
@@ -470,3 +472,18 @@ def test_the_matmul_charts_axis_unit_reads_in_chinese() -> None:
     # page: the English-run check cuts runs at "/", so no run of three words was left to catch it.
     shown = translate_line("GFLOP/s (2 n³ per call / time)", "zh")
     assert "per call" not in shown and "耗时" in shown
+
+
+def test_every_sentence_the_dtypes_proof_can_print_about_a_reduced_precision_product_is_in_chinese(
+    load_proof: Callable[[str], ModuleType],
+) -> None:
+    """A processor without bfloat16 instructions (an AMD EPYC, Zen 3) printed "bfloat16: no library logged it, so
+    ATen's own fallback gemm ran": the catalog had that sentence for float16 only, and the Chinese page showed it in
+    English. Each dtype, served by oneDNN or left to ATen, is translated."""
+    proof = load_proof("6-kernels/dtypes.py")
+    rates = {"matmul float32": 100.0, "matmul bfloat16": 20.0, "matmul float16": 10.0}
+    for library in ("oneDNN", ""):
+        sentences, _ = proof.reduced_precision({"bfloat16": library, "float16": library}, rates)
+        assert len(sentences) == 2, sentences
+        for sentence in sentences:
+            assert english_left(sentence, html=False) == [], sentence

@@ -5,6 +5,7 @@ Real Chromium over the strictly built site (`built_site`), served on 127.0.0.1 (
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import re
@@ -37,6 +38,7 @@ from page_tour import (
     wide_share,
 )
 from playwright.sync_api import Browser, Page, ViewportSize, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from conftest import Build
 from pytorch_floors.editions.anchors import CITABLE_PAGES, page_url
@@ -102,8 +104,20 @@ def test_a_phones_drawer_keeps_the_gauge_and_offers_the_pages_sections(phone: Pa
     target = first.evaluate("a => new URL(a.href).hash.slice(1)")
     first.tap()
     phone.wait_for_function("!document.getElementById('__drawer').checked")
+    # The drawer closes before the page has scrolled on a busy machine (seen under make test's load on a
+    # two-core AMD EPYC): the heading is given 5 s to arrive, and where it never does, its box says where it is.
+    with contextlib.suppress(PlaywrightTimeoutError):
+        phone.wait_for_function(LANDED_JS, arg=target, timeout=5000)
     box = phone.locator(f"[id='{target}']").bounding_box()
     assert box is not None and 0 <= box["y"] < 300, box
+
+
+LANDED_JS = """
+id => {
+  const top = document.getElementById(id).getBoundingClientRect().top;
+  return top >= 0 && top < 300;
+}
+"""
 
 
 @pytest.mark.parametrize("path", [FLOOR_PAGES[3], LAB_PAGES[3]])
