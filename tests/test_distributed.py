@@ -89,11 +89,11 @@ def exits(rank, world_size):
 
 
 def crowded(rank, world_size):
-    # 1.5 CPU seconds on core 0, beside the test's hogs there: many seconds of wall time, most of them waiting.
+    # 2.5 CPU seconds on core 0, beside the test's hogs there: many seconds of wall time, most of them waiting.
     note(rank)
     os.sched_setaffinity(0, {{0}})
     cpu = time.process_time()
-    while time.process_time() - cpu < 1.5:
+    while time.process_time() - cpu < 2.5:
         pass
     dist.barrier()
     return rank
@@ -194,9 +194,10 @@ def test_a_rank_that_exits_early_is_named_with_its_exit_code(tmp_path: Path) -> 
     assert result["seconds"] < 30
 
 
-CROWDED_LIMIT = 10
-"""The crowded case's limit: well over what its ranks run (a start of a few seconds on a busy machine, then 1.5 CPU
-seconds each), well under the wall time they take (about 12 s for the CPU seconds alone at an eighth of a core)."""
+CROWDED_LIMIT = 15
+"""The crowded case's limit: well over what its ranks run (a start of up to 8 s under make test's load on a two-core
+AMD EPYC, family 25 model 1, then 2.5 CPU seconds each), well under the wall time they take (about 20 s for the CPU
+seconds alone at an eighth of a core). At 10 s, with 1.5 CPU seconds each, that start blew the limit."""
 
 
 @pytest.mark.waits

@@ -74,27 +74,27 @@ def test_the_crossing_claims_stand_aside_when_the_share_of_a_core_changed_betwee
     assert [(c.applies, c.held) for c in unmeasured] == [(True, False)] * 3, "where Linux does not say, as before"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a known defect, not yet fixed: the sweep times each size in one stretch (see the docstring); the fix"
-    " changes the proof and pytorch_floors.measure, so it lands with every tier recorded again",
-)
 def test_a_slow_stretch_of_the_machine_slows_no_size_of_the_sweep_alone(
     load_proof: Callable[[str], ModuleType], monkeypatch: MonkeyPatch
 ) -> None:
-    """A virtual machine's core can run at half speed for a tenth of a second at a time, which no counter inside
-    it shows (an AMD EPYC, family 25 model 1, here). The sweep times each size in one stretch, so such a stretch
-    made 64 elements twice the floor's time, the crossover "53 elements", and the claim that it lies past 256
-    failed. Sampled in rounds (one sample of every size per round, the fastest kept), no size would be caught
-    alone. Strict: when the sweep is fixed this passes, and the mark must go."""
+    """A virtual machine's core can run at half speed for a tenth of a second, which no counter inside it shows.
+    The sweep timed each size in one stretch, so one such stretch made 64 elements twice the floor and the
+    crossover "53 elements" on an AMD EPYC (Zen 3) here; sampled in rounds, each size keeps a sample outside it."""
     proof = load_proof("3-boundary/crossing_cost.py")
-    stretch = {64, 256}  # the sizes timed during the slow stretch, one after the other
+    taken = 0
 
-    def per_call_seconds(numel: int, *, reuse_output: bool = False) -> float:
-        return 2e-6 if numel in stretch else 1e-6
+    def timed_add(numel: int, *, reuse_output: bool = False) -> Callable[[], tuple[float, float | None]]:
+        def sample() -> tuple[float, float | None]:
+            nonlocal taken
+            taken += 1
+            slow = 2 * proof.ROUNDS <= taken < 4 * proof.ROUNDS  # as long as two sizes' samples, taken in a row
+            return (2e-6 if slow else 1e-6), 1.0
 
-    monkeypatch.setattr(proof, "per_call_seconds", per_call_seconds)
+        return sample
+
+    monkeypatch.setattr(proof, "timed_add", timed_add)
     rows = proof.shared_sweep()
+    assert taken == proof.ROUNDS * len(proof.SIZES)
     assert [seconds for _, seconds, _ in rows] == [1e-6] * len(proof.SIZES), rows
 
 
@@ -103,8 +103,10 @@ def test_a_slow_stretch_of_the_machine_slows_no_size_of_the_sweep_alone(
 def test_a_hog_that_starts_between_two_sizes_makes_the_flat_floor_claim_stand_aside(
     load_proof: Callable[[str], ModuleType], monkeypatch: MonkeyPatch, tmp_path: Path
 ) -> None:
-    """A real hog, started on the same core between the floor's size and 256 elements: the claim that compares
-    the two says "not applicable", naming the shares, instead of judging two different machines."""
+    """A real hog, started on the same core between the floor's size and 256 elements, never fails the claim that
+    compares the two. Each size keeps its fastest sample, taken in rounds: one that ran without being taken off
+    its core times the code, and the claim holds; where the hog held the core through every sample, the shares
+    differ and the claim says "not applicable", naming them, instead of judging two different machines."""
     proof = load_proof("3-boundary/crossing_cost.py")
     channel = tmp_path / "claims.jsonl"
     monkeypatch.setenv(CHANNEL, str(channel))
@@ -115,7 +117,7 @@ def test_a_hog_that_starts_between_two_sizes_makes_the_flat_floor_claim_stand_as
     plain = floor + rest
     assert None not in [share for _, _, share in plain], plain
     flat = _crossing_verdicts(proof, plain, plain, channel)[0]
-    assert not flat.applies and "changed between the two runs" in flat.why_not, flat
+    assert flat.held if flat.applies else "changed between the two runs" in flat.why_not, flat
 
 
 def test_the_crossing_section_says_its_claims_stand_aside_when_the_share_changed() -> None:

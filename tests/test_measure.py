@@ -1,10 +1,12 @@
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import pytest
 import torch
 
+from pytorch_floors import measure
 from pytorch_floors.measure import (
+    CoreShare,
     cuda_event_seconds,
     detect_device,
     human_bytes,
@@ -169,3 +171,37 @@ def test_a_speed_up_past_the_thread_count_is_explained_only_where_a_private_cach
     assert none.startswith("no private cache") and "L3" not in none
     assert private_share_fits(64 << 20, 2, caches) is None
     assert past_the_thread_count(3.0, 2, 12 << 20, [])[1].startswith("no private cache")
+
+
+def _schedstats_reading(readings: Sequence[dict[str, tuple[int, int]] | None]) -> Callable[[], object]:
+    """A stand-in for `thread_schedstats` that returns `readings` in turn."""
+    queue = list(readings)
+    return lambda: queue.pop(0)
+
+
+def test_a_core_share_entered_again_adds_each_blocks_time_to_the_earlier_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A size sampled once per round (Floor 3's sweep) is judged on the share over all of its samples: one sample
+    of a few milliseconds rarely shows a wait, the samples together do."""
+    readings = [{"1": (0, 0)}, {"1": (4, 0)}, {"1": (10, 0)}, {"1": (14, 12)}]
+    monkeypatch.setattr(measure, "thread_schedstats", _schedstats_reading(readings))
+    got = CoreShare()
+    with got:
+        pass
+    assert got.share == 1.0
+    with got:
+        pass
+    assert got.share == pytest.approx(8 / 20), "4 ns run then 4 ns run and 12 ns waited: 8 of the 20 ready"
+
+
+def test_a_core_share_whose_counters_did_not_move_says_no_thread_waited(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Linux moves a thread's counters when the scheduler takes it off its core or gives it one back: a short
+    block none of whose threads was preempted got its whole core (it said "not measured" before, and Floor 3's
+    sizes then went unjudged where a hog was on their core)."""
+    monkeypatch.setattr(measure, "thread_schedstats", _schedstats_reading([{"1": (5, 7)}, {"1": (5, 7)}]))
+    with CoreShare() as got:
+        pass
+    assert got.share == 1.0
+    monkeypatch.setattr(measure, "thread_schedstats", _schedstats_reading([None, None]))
+    with CoreShare() as unknown:
+        pass
+    assert unknown.share is None, "where the kernel does not say, the share is not measured"

@@ -258,12 +258,28 @@ def test_a_phone_reads_each_floors_opening_line_whole_and_sees_where_code_scroll
 
 def test_the_sidebar_opens_at_its_top_when_the_pages_link_is_in_view_there(desktop: Page, site_url: str) -> None:
     # Material centres the active link: on the compile page it scrolled the gauge's heading out of sight.
+    # Under make test's load (a two-core AMD EPYC) Material centred it after the page's script had looked, and the
+    # sidebar stayed 166 px down: a centring that comes late, as one made here, is undone too.
     desktop.goto(site_url + "compile/")
     wrap = desktop.locator(".md-sidebar--primary .md-sidebar__scrollwrap")
+    for late_centring in ("w => null", "w => w.scrollTo({top: 166})"):
+        wrap.evaluate(late_centring)
+        with contextlib.suppress(PlaywrightTimeoutError):
+            desktop.wait_for_function(AT_THE_TOP_JS, timeout=5000)
+        assert wrap.evaluate("w => w.scrollTop") == 0, late_centring
+        expect(desktop.locator(".md-sidebar--primary .md-nav__link--active[href]").first).to_be_in_viewport()
+        expect(desktop.locator(".md-sidebar--primary nav.floors-gauge").first).to_be_in_viewport()
+    # Once the reader scrolls the sidebar, it stays where they put it.
+    box = wrap.bounding_box()
+    assert box is not None
+    desktop.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    desktop.mouse.wheel(0, 120)
+    desktop.wait_for_function(f"!({AT_THE_TOP_JS})()")
     desktop.wait_for_timeout(300)
-    assert wrap.evaluate("w => w.scrollTop") == 0
-    expect(desktop.locator(".md-sidebar--primary .md-nav__link--active[href]").first).to_be_in_viewport()
-    expect(desktop.locator(".md-sidebar--primary nav.floors-gauge").first).to_be_in_viewport()
+    assert wrap.evaluate("w => w.scrollTop") > 0, "the reader's own scroll was undone"
+
+
+AT_THE_TOP_JS = "() => document.querySelector('.md-sidebar--primary .md-sidebar__scrollwrap').scrollTop === 0"
 
 
 def test_a_phone_breaks_no_word_of_a_table_cell_in_two(toured: Callable[[str], Toured], built_site: Build) -> None:

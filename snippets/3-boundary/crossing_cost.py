@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
+from collections.abc import Callable
 
 import torch
 
 from pytorch_floors.claims import claim
-from pytorch_floors.measure import CoreShare, human_bytes, human_seconds, share_changed, time_call
+from pytorch_floors.measure import (
+    CoreShare,
+    human_bytes,
+    human_seconds,
+    interleaved_rounds,
+    share_changed,
+    time_call,
+)
 from pytorch_floors.plot import Series, line_chart, show
 
 try:  # page-fault counters exist on Linux and macOS, not on Windows
@@ -19,14 +28,18 @@ except ImportError:  # pragma: no cover
 SIZES = [4**k for k in range(13)]  # 1, 4, 16, ... 16,777,216 elements
 
 
-def per_call_seconds(numel: int, *, reuse_output: bool = False) -> float:
-    """Seconds for one add of two float32 tensors of `numel` elements (fastest sample).
+ROUNDS = 11
+"""Samples per size, taken in rounds: one sample of every size per round, the fastest kept."""
 
-    With `reuse_output=False` this times `a + b`, which allocates its result every
-    call; with `True` it times `torch.add(a, b, out=c)`, which writes into one
-    preallocated tensor. Small sizes are repeated thousands of times per sample,
-    large ones a few times, which keeps the whole sweep within a few seconds. The
-    fastest sample is kept: on a shared machine other work only ever adds time.
+
+def timed_add(numel: int, *, reuse_output: bool = False) -> Callable[[], tuple[float, float | None]]:
+    """One sample of an add of two float32 tensors of `numel` elements: `(seconds per call, share of a core)`.
+
+    With `reuse_output=False` it times `a + b`, which allocates its result every call; with `True`,
+    `torch.add(a, b, out=c)`, which writes into one preallocated tensor. A sample repeats the call for
+    at least 2 ms (thousands of calls on a few elements, one on millions), the count fixed here once.
+    The share is the one this thread got while this size's samples ran, so far (`CoreShare`; `None`
+    where Linux does not say).
     """
     a = torch.ones(numel)
     b = torch.ones(numel)
@@ -38,10 +51,22 @@ def per_call_seconds(numel: int, *, reuse_output: bool = False) -> float:
     def into() -> object:
         return torch.add(a, b, out=c)
 
-    big = numel >= 1 << 20
-    return time_call(
-        into if reuse_output else plain, samples=5 if big else 15, warmup=1 if big else 20, min_sample_seconds=2e-3
-    ).best
+    call = into if reuse_output else plain
+    for _ in range(1 if numel >= 1 << 20 else 20):
+        call()
+    number = time_call(call, samples=1, warmup=0, min_sample_seconds=2e-3).number
+    got = CoreShare()  # entered once per sample: the share over all of this size's samples so far
+
+    def sample() -> tuple[float, float | None]:
+        call()  # the other sizes ran since this one's last sample: its tensors back in the caches first
+        with got:
+            start = time.perf_counter()
+            for _ in range(number):
+                call()
+            seconds = (time.perf_counter() - start) / number
+        return seconds, got.share
+
+    return sample
 
 
 def sweep(sizes: list[int] | None = None, *, reuse_output: bool = False) -> list[tuple[int, float]]:
@@ -52,15 +77,21 @@ def sweep(sizes: list[int] | None = None, *, reuse_output: bool = False) -> list
 def shared_sweep(
     sizes: list[int] | None = None, *, reuse_output: bool = False
 ) -> list[tuple[int, float, float | None]]:
-    """`(numel, seconds per call, share of a core)` at every size: the share this thread got while ready to
-    run (`CoreShare`; `None` where Linux does not say). The claims compare sizes timed one after the other,
-    and a program that started or stopped between two of them changes their times for that alone."""
-    rows = []
-    for n in sizes or SIZES:
-        with CoreShare() as got:
-            seconds = per_call_seconds(n, reuse_output=reuse_output)
-        rows.append((n, seconds, got.share))
-    return rows
+    """`(numel, seconds per call, share of a core)` at every size: its fastest sample, and the share of a core
+    its samples got, all together.
+
+    The sizes are sampled in rounds, every size once per round (`interleaved_rounds`), and each keeps
+    its fastest sample. A machine's speed can change for a tenth of a second at a time (another
+    program, or a virtual machine's host lending the core elsewhere, which no counter inside the
+    machine shows): timed one after the other, a size caught in such a stretch looked up to twice as
+    dear as its neighbours; sampled in rounds, every size has samples outside it. Where a program
+    held part of the core while one size's samples ran and not while another's did (sizes swept
+    apart), their shares differ, and the claims comparing them stand aside.
+    """
+    chosen = sizes or SIZES
+    samples = interleaved_rounds({str(n): timed_add(n, reuse_output=reuse_output) for n in chosen}, ROUNDS)
+    # The fastest sample's time, and the share over all of the size's samples (the last one's running total).
+    return [(n, min(seconds for seconds, _ in samples[str(n)]), samples[str(n)][-1][1]) for n in chosen]
 
 
 def crossover(points: list[tuple[int, float]]) -> float:

@@ -455,13 +455,18 @@ class CoreShare:
             a @ b
         got.share  # 0.98, or None where the kernel does not say
 
+    Entered again, it adds the new block's time to the earlier blocks': the share of several short
+    samples taken apart (a size sampled once per round) is the share over all of them, which a
+    sample of a few milliseconds, inside one slice of the scheduler, cannot show alone.
+
     Attributes:
-        share: The smallest share, once the block ended; `None` where it cannot be measured.
+        share: The smallest share, once a block ended; `None` where it cannot be measured.
     """
 
     def __init__(self) -> None:
         self.share: float | None = None
         self._before: dict[str, tuple[int, int]] | None = None
+        self._ready: dict[str, tuple[int, int]] = {}
 
     def __enter__(self) -> CoreShare:
         self._before = thread_schedstats()
@@ -471,12 +476,17 @@ class CoreShare:
         after = thread_schedstats()
         if self._before is None or after is None:
             return
-        ready: dict[str, tuple[int, int]] = {}
+        ready = self._ready
         for task, (running, waiting) in after.items():
             ran, waited = self._before.get(task, (0, 0))
-            ready[task] = (running - ran, waiting - waited)
+            earlier_ran, earlier_waited = ready.get(task, (0, 0))
+            ready[task] = (earlier_ran + running - ran, earlier_waited + waiting - waited)
         busiest = max((running + waiting for running, waiting in ready.values()), default=0)
         if busiest <= 0:
+            # Linux moves a running thread's counters only when the scheduler looks at it, and its waiting
+            # time only when it gets a core back: a block of a few milliseconds that no thread was taken off
+            # its core in moved none of them, and none waited.
+            self.share = 1.0
             return
         shares = [
             running / (running + waiting) for running, waiting in ready.values() if running + waiting >= busiest / 4
