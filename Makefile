@@ -146,13 +146,18 @@ NETWORK_LANE := network and not slow and not build and not browser and not patte
 # for, a browser, a subprocess), and a third fills some of those waits. On one AMD EPYC (2 cores), set up:
 # 550 s on two workers, 486 s on three; from a fresh clone, whose first build runs every proof: 558 and 551 s.
 REST_WORKERS ?= 3
-# It logs each test's phases (tests/conftest.py: FLOORS_TEST_TIMELINE) and ends with where its time went.
+# It logs each test's phases (tests/conftest.py: FLOORS_TEST_TIMELINE) and, beside it, every process's CPU time
+# (bench/cpu_sampler.py, Linux), and ends with where its time went: wall time per worker and test, and CPU time
+# per test with what it started (a browser, a build, a kernel), since three workers share two cores.
 REST_TIMELINE := test-output/timeline-rest.jsonl
+REST_CPU := test-output/cpu-rest.jsonl
 pytest-rest: setup browser setup-properdocs
-	@mkdir -p test-output && rm -f $(REST_TIMELINE)
+	@mkdir -p test-output && rm -f $(REST_TIMELINE) $(REST_CPU)
+	@$(BIN)/python bench/cpu_sampler.py $(REST_CPU) & sampler=$$!; \
 	FLOORS_TEST_TIMELINE=$(CURDIR)/$(REST_TIMELINE) $(BIN)/pytest -m "not patterns and not ($(FAST_LANE)) and not ($(NETWORK_LANE))" \
 	  -n $(REST_WORKERS) --dist worksteal --durations=25; status=$$?; \
-	$(BIN)/python bench/timeline.py $(REST_TIMELINE) --top 12; exit $$status
+	kill $$sampler 2>/dev/null; wait $$sampler; \
+	$(BIN)/python bench/timeline.py $(REST_TIMELINE) --top 12 --cpu $(REST_CPU); exit $$status
 
 # The fast lane's tests in one process: make test runs them on the core the pattern tests leave free.
 pytest-fast: setup

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from types import ModuleType
 
@@ -91,6 +92,8 @@ def test_a_run_logs_each_tests_phases_and_the_timeline_says_who_waited(tmp_path:
     assert lines[0].startswith("timeline: 6 phases over ")
     assert "test_two.py::test_slow" in lines[3], lines
     assert " main: busy " in lines[1]
+    pids = {p.pid for p in phases}
+    assert len(pids) == 1 and 0 < phases[0].pid != os.getpid(), "each line names the process that ran the test"
 
 
 def test_the_timeline_counts_a_workers_gaps_as_idle_and_lists_the_tail() -> None:
@@ -104,6 +107,65 @@ def test_the_timeline_counts_a_workers_gaps_as_idle_and_lists_the_tail() -> None
     assert lines[1] == "  gw0: busy 10 s, idle 0 s, its last test ended at 10 s"
     assert lines[2] == "  gw1: busy 3 s, idle 7 s, its last test ended at 7 s"
     assert lines[-2:] == ["  after the first worker ended (7 s), 1 tests of 1 s or more ran:", "    a"]
+
+
+def test_the_cpu_sampler_sees_a_busy_child_and_the_machines_busy_time(tmp_path: Path) -> None:
+    """A child that burns 0.6 s of CPU, then lingers: the samples name it, with at least half a second of CPU."""
+    out = tmp_path / "cpu.jsonl"
+    sampler = subprocess.Popen([sys.executable, str(ROOT / "bench" / "cpu_sampler.py"), str(out), "--interval", "0.1"])
+    burner = "import time\nwhile time.process_time() < 0.6: pass\ntime.sleep(1.0)  # cpu-sampler-test\n"
+    try:
+        waited = time.monotonic()
+        # Its first sample, which counts nothing of what ran before it, is written before the child starts.
+        while not (out.is_file() and out.stat().st_size) and time.monotonic() - waited < 30:
+            time.sleep(0.05)
+        child = subprocess.run([sys.executable, "-c", burner], check=True)
+        assert child.returncode == 0
+    finally:
+        sampler.terminate()
+        assert sampler.wait(timeout=10) == 0
+    samples = bench_module("timeline").read_cpu_samples(out)
+    burners = [pid for pid, command in samples.command.items() if "cpu-sampler-test" in command]
+    assert len(burners) == 1, samples.command
+    burned = sum(cpu for _, pid, cpu in samples.used if pid == burners[0])
+    assert 0.5 <= burned <= 1.2, burned
+    assert samples.parent[burners[0]] == os.getpid()
+    assert sum(busy for _, busy in samples.busy) >= burned - 0.05, "the machine was busy at least that long"
+
+
+def test_cpu_is_counted_against_the_test_whose_worker_started_the_process_then() -> None:
+    timeline = bench_module("timeline")
+    phases = [
+        timeline.Phase("gw0", "t.py::a", "call", 100.0, 110.0, pid=10),
+        timeline.Phase("gw0", "u.py::b", "call", 110.0, 120.0, pid=10),
+        timeline.Phase("gw1", "u.py::c", "call", 100.0, 120.0, pid=11),
+    ]
+    samples = timeline.CpuSamples(
+        busy=[(105.0, 9.0), (115.0, 9.0), (300.0, 50.0)],  # the last sample is after the run
+        parent={20: 10, 30: 20, 40: 1, 50: 11},
+        command={20: "node playwright", 30: "chromium", 40: "[kdamond.0]", 50: "mkdocs build"},
+        used=[(105.0, 30, 2.0), (115.0, 30, 3.0), (105.0, 10, 1.0), (106.0, 40, 1.0), (119.0, 50, 4.0)],
+    )
+    shares = timeline.cpu_shares(phases, samples)
+    assert shares.by_test == {"t.py::a": 3.0, "u.py::b": 3.0, "u.py::c": 4.0}, "a grandchild counts for its worker"
+    assert shares.outside == {"[kdamond.0]": 1.0}
+    assert shares.machine == 18.0 and shares.span == 20.0
+    lines = timeline.cpu_summary(phases, samples, top=2)
+    assert lines[0].startswith("cpu: 18 CPU s over 20 s: 0.90 cores busy on average; 10 CPU s were the tests'")
+    assert "1 the machine's own, 7 in processes too short to sample" in lines[0]
+    assert lines[2] == "       4.0 CPU s  u.py::c" and lines[5] == "       7.0 CPU s  u.py", lines
+    assert lines[-1] == "       1.0 CPU s  [kdamond.0]"
+    old = [timeline.Phase("gw0", "t.py::a", "call", 100.0, 110.0)]
+    assert timeline.cpu_summary(old, samples) == [
+        "cpu: the timeline names no worker's process, so no CPU can be counted against a test"
+    ]
+
+
+def test_a_process_name_with_parentheses_and_spaces_is_read_whole() -> None:
+    sampler = bench_module("cpu_sampler")
+    fields = " ".join(["S", "7", *["0"] * 9, "150", "50", *["0"] * 6, "4242", "0"])
+    assert sampler.process_stat(f"99 (Web Content (x) 2) {fields}") == ("Web Content (x) 2", 7, 200, "4242")
+    assert sampler.machine_busy_ticks("cpu  10 2 3 100 7 1 1 4 0 0\ncpu0 1 1 1 1 1 1 1\n") == 21
 
 
 ZEN_3 = "Vendor ID: AuthenticAMD\nModel name: AMD EPYC\nCPU family: 25\nModel: 1\nFlags: fpu sse2 avx avx2 fma\n"
