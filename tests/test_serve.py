@@ -15,6 +15,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -52,6 +53,7 @@ from pytorch_floors.plugin.serve import (
     ServeSession,
     api_later,
     inputs_digest,
+    interrupt_on_terminate,
     mark_pending,
     merge_search_index,
     page_digest,
@@ -522,14 +524,19 @@ def test_a_builds_log_counts_the_labs_and_has_no_kernel_warning(fixture_site: Fi
 # --- a cold serve answers at once; the proofs run behind it, in reading order ----------------------
 
 
-def _serve_dirty(root: Path, log: Path, *, dirty: bool = True) -> tuple[int, subprocess.Popen[bytes]]:
-    """`mkdocs serve --dirty` (what `make serve` runs), with live reload, on a free port; its log in `log`."""
+def _serve_dirty(
+    root: Path, log: Path, *, dirty: bool = True, temp: Path | None = None
+) -> tuple[int, subprocess.Popen[bytes]]:
+    """`mkdocs serve --dirty` (what `make serve` runs), with live reload, on a free port; its log in `log`.
+
+    `temp`: its temporary folder (`TMPDIR`), where MkDocs keeps the site it serves, if not the machine's.
+    """
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     flags = ["--dirty"] if dirty else []
     command = [sys.executable, "-m", "mkdocs", "serve", *flags, "--dev-addr", f"127.0.0.1:{port}"]
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", **({"TMPDIR": str(temp)} if temp is not None else {})}
     with log.open("wb") as out:
         # As from a terminal: Ctrl-C interrupts. A shell without job control starts background commands
         # with SIGINT ignored (`make test &` in a script), and the child would inherit that.
@@ -801,7 +808,9 @@ def test_stopping_serve_while_the_background_runs_proofs_leaves_no_process(
         """,
     )
     log = fixture_site.root / "serve.log"
-    port, server = _serve_dirty(fixture_site.root, log)
+    temp = fixture_site.root / "temp"
+    temp.mkdir()
+    port, server = _serve_dirty(fixture_site.root, log, temp=temp)
     marker = fixture_site.root / "child.txt"
     try:
         _wait_for(lambda: "started" if marker.exists() and marker.read_text() else None, server, log, 180)
@@ -824,6 +833,37 @@ def test_stopping_serve_while_the_background_runs_proofs_leaves_no_process(
     while left() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert left() == [], "the background build and everything it started"
+    # The site MkDocs served from (`mkdocs_*`) and the session's signal folder (`floors-serve-*`): SIGTERM ended
+    # serve before either was removed, and each stop left both in the machine's temporary folder. (A block's
+    # scratch, `floors-<kind>-<pid>-*`, that a killed block process left is the next build's to sweep.)
+    kept = sorted(path.name for path in temp.iterdir() if path.name.startswith(("mkdocs_", "floors-serve-")))
+    assert kept == [], f"{kept} left in the temporary folder:\n{log.read_text(encoding='utf-8')[-3000:]}"
+
+
+def test_sigterm_stops_serve_as_ctrl_c_does_unless_something_else_handles_it() -> None:
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        restore = interrupt_on_terminate()
+        handler = signal.getsignal(signal.SIGTERM)
+        assert callable(handler), "SIGTERM is handled now"
+        with pytest.raises(KeyboardInterrupt):
+            handler(signal.SIGTERM, None)
+        restore()
+        assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL, "and as before once serve has shut down"
+
+        def own(_signal: int, _frame: object) -> None: ...
+
+        signal.signal(signal.SIGTERM, own)
+        interrupt_on_terminate()()
+        assert signal.getsignal(signal.SIGTERM) is own, "a program that handles SIGTERM itself keeps its handling"
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        elsewhere = threading.Thread(target=interrupt_on_terminate)
+        elsewhere.start()
+        elsewhere.join()
+        assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL, "only the main thread may set a handler"
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def test_a_waiting_page_shows_placeholders_and_says_how_many_proofs_are_left() -> None:

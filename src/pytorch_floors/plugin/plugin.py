@@ -31,7 +31,7 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -54,6 +54,7 @@ from pytorch_floors.plugin.serve import (
     BACKGROUND_VARIABLE,
     SIGNALS_VARIABLE,
     ServeSession,
+    interrupt_on_terminate,
     nudge,
     quiet_dirty_warning,
     watch_parent,
@@ -123,6 +124,7 @@ class FloorsPlugin(BasePlugin[FloorsConfig]):  # type: ignore[no-untyped-call]  
         self._loaded = package_state()
         self._build: SiteBuild | None = None
         self._reading_for_mike = False
+        self._restore_terminate: Callable[[], None] = lambda: None
 
     @property
     def build(self) -> SiteBuild:
@@ -157,6 +159,8 @@ class FloorsPlugin(BasePlugin[FloorsConfig]):  # type: ignore[no-untyped-call]  
         # `mkdocs serve` answers before they have run too, and only each rebuild is slower without --dirty.
         defers = "--no-livereload" not in sys.argv[1:]
         self.session = ServeSession(dirty=dirty, defers=defers) if command == "serve" else None
+        if command == "serve":
+            self._restore_terminate = interrupt_on_terminate()  # on_shutdown runs, and MkDocs removes its site
         if self.session is not None and not dirty:
             log.info(
                 "serve: without --dirty every edit renders every page again; `make serve` (mkdocs serve --dirty) "
@@ -175,6 +179,8 @@ class FloorsPlugin(BasePlugin[FloorsConfig]):  # type: ignore[no-untyped-call]  
             self.session.close()
         self.session = None
         end_all()
+        self._restore_terminate()
+        self._restore_terminate = lambda: None
 
     def on_serve(self, server: LiveReloadServer, /, *, config: MkDocsConfig, builder: Any) -> LiveReloadServer:
         """Watch the folder the session's background build touches as it finishes a page."""

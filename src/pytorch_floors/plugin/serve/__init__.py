@@ -32,7 +32,8 @@ block that fails there is reported to the session (`report_background_failure`),
 its failure as a foreground failure shows, at once, and do not run it again while its code and
 inputs are the same. When the background build has finished, the session's builds run what is
 still missing themselves, as any serve build does. The background build never outlives the session:
-it ends with it, and ends itself if the serve process is gone.
+it ends with it, and ends itself if the serve process is gone. Serve stopped by SIGTERM ends as with Ctrl-C
+(`interrupt_on_terminate`): MkDocs removes the copy of the site it served, and the session its folder.
 
 The first build of a dirty session with live reload also leaves what only slows its answer to the
 build right after it (`later`): a lab's conversion that is not cached ("converting…") and the API
@@ -79,6 +80,7 @@ from pytorch_floors.plugin.serve.pending import (
 )
 from pytorch_floors.plugin.serve.search_index import merge_search_index
 from pytorch_floors.plugin.serve.session import ServeSession
+from pytorch_floors.plugin.serve.stopping import interrupt_on_terminate
 from pytorch_floors.plugin.serve.template_cache import TemplateCache
 
 __all__ = [
@@ -101,6 +103,7 @@ __all__ = [
     "api_later",
     "emit_progress",
     "inputs_digest",
+    "interrupt_on_terminate",
     "mark_pending",
     "merge_search_index",
     "nudge",
