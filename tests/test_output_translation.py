@@ -495,3 +495,16 @@ def test_the_crossing_charts_legend_is_in_chinese_on_the_chinese_page() -> None:
     for label in ("a + b (allocates its result)", "fixed overhead (a + b at 1 element)"):
         shown = translate_line(label, "zh")
         assert shown is not None and shown != label and "overhead" not in shown, (label, shown)
+
+
+def test_the_first_entry_that_matches_a_line_translates_it_whatever_its_line_starts_with() -> None:
+    # The catalog looks only at the entries a line's first character allows, and remembers each answer: in the
+    # file's order still, an entry that starts with a field before one that starts with the line's words.
+    lines = OutputCatalog.from_mapping(
+        {"{n} items": "{n} 项", "5 items": "五项", "at {t} s": "在 {t} 秒", "at once": "立刻", "x": "叉"}
+    )
+    assert lines.line("5 items") == "5 项", "the first entry that matches, though another starts as the line does"
+    assert lines.line("5 items") == "5 项", "and so again, remembered"
+    assert lines.line("  at once") == "  立刻" and lines.line("at 3 s") == "在 3 秒"
+    assert lines.line("at 3 ms") is None and lines.line("zzz") is None and lines.line("   ") is None
+    assert lines.line("x") == "叉" and lines.line("xx") is None
