@@ -11,10 +11,12 @@ import json
 import logging
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
@@ -808,8 +810,9 @@ def test_stopping_serve_while_the_background_runs_proofs_leaves_no_process(
         """,
     )
     log = fixture_site.root / "serve.log"
-    temp = fixture_site.root / "temp"
-    temp.mkdir()
+    # A folder of its own, with a short path: the fork server's socket lives there, and a Unix socket's path is
+    # limited to about a hundred bytes (pytest's folder for this test under a worker was too deep).
+    temp = Path(tempfile.mkdtemp(prefix="serve-"))
     port, server = _serve_dirty(fixture_site.root, log, temp=temp)
     marker = fixture_site.root / "child.txt"
     try:
@@ -837,6 +840,7 @@ def test_stopping_serve_while_the_background_runs_proofs_leaves_no_process(
     # serve before either was removed, and each stop left both in the machine's temporary folder. (A block's
     # scratch, `floors-<kind>-<pid>-*`, that a killed block process left is the next build's to sweep.)
     kept = sorted(path.name for path in temp.iterdir() if path.name.startswith(("mkdocs_", "floors-serve-")))
+    shutil.rmtree(temp, ignore_errors=True)
     assert kept == [], f"{kept} left in the temporary folder:\n{log.read_text(encoding='utf-8')[-3000:]}"
 
 
