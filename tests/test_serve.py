@@ -36,7 +36,7 @@ from test_engine import gone
 from test_labs import FAILING_LAB, _lab_fixture
 
 import pytorch_floors.plugin.plugin as plugin_module
-from conftest import FIXTURE_CONFIG, LAB_CONFIG, ROOT, Build, FixtureSite, needs_build
+from conftest import FIXTURE_CONFIG, LAB_CONFIG, ROOT, Build, FixtureSite, needs_build, run_mkdocs
 from pytorch_floors.editions.verify import MARK
 from pytorch_floors.execution.engine import SKIPPED_OUTPUT, ProofFailure
 from pytorch_floors.execution.facts import torch_facts
@@ -44,11 +44,13 @@ from pytorch_floors.i18n.languages import english_source
 from pytorch_floors.labs import kernel
 from pytorch_floors.plugin.plugin import FloorsPlugin
 from pytorch_floors.plugin.serve import (
+    BACKGROUND_VARIABLE,
     FAILURES_FILE,
     HEARTBEAT_S,
     PARTIAL_ATTRIBUTE,
     PENDING_ATTRIBUTE,
     PENDING_TEXT,
+    SIGNALS_VARIABLE,
     PageInput,
     PageState,
     Plan,
@@ -731,6 +733,72 @@ def test_a_cold_serve_answers_before_converting_a_lab_and_converts_it_right_afte
     text = log.read_text(encoding="utf-8", errors="replace")
     runs = re.findall(r"^(?:INFO\s+-\s+)?(background: )?lab 1/1 docs/labs/1-program.py: running", text, re.MULTILINE)
     assert runs == ["background: "], f"run once, in the background: {runs}"
+
+
+class _RunningBackground:
+    """Stands in for a session's background build: the pages it has run so far, never finished."""
+
+    def __init__(self) -> None:
+        self.ran: set[str] = set()
+        self.finished = False
+
+    def done(self) -> set[str]:
+        return set(self.ran)
+
+
+def test_the_labs_are_shown_again_together_once_the_background_has_run_every_one() -> None:
+    # Labs render all together or not at all (plan_rebuild): rendering them all after each lab ran took as long
+    # as the next lab's run, on the same two cores at the same time (a cold serve of this site: 7 such builds).
+    session = ServeSession(dirty=True, defers=True)
+    background = _RunningBackground()
+    session.background = background  # type: ignore[assignment]  # only `done` and `finished` are read
+    session.builds = 1
+    pending = {"a.md", "labs/one.py", "labs/two.py"}
+    labs = {"labs/one.py", "labs/two.py", "labs/cached.py"}
+
+    def ready_after(ran: set[str]) -> set[str]:
+        background.ran |= ran
+        defer, ready = session.start_build()
+        session.end_build(pending - ready, Path("mkdocs.yml"), Path(), labs=labs)
+        assert defer, "the background build still runs"
+        return ready
+
+    session.end_build(pending, Path("mkdocs.yml"), Path(), labs=labs)
+    assert session.pending_labs == {"labs/one.py", "labs/two.py"}, "the labs that wait, not every lab"
+    assert ready_after({"labs/one.py"}) == set(), "one lab of two has run"
+    assert ready_after({"a.md"}) == {"a.md"}, "a page is shown as soon as it has run"
+    assert ready_after({"labs/two.py"}) == {"labs/one.py", "labs/two.py"}
+    background.finished = True
+    pending.add("labs/one.py")
+    session.end_build(pending, Path("mkdocs.yml"), Path(), labs=labs)
+    assert session.start_build() == (False, pending), "once it has ended, every page that waits"
+
+
+@pytest.mark.build
+def test_a_background_build_runs_every_proof_into_the_cache_then_ends_writing_no_site(
+    fixture_site: FixtureSite, tmp_path: Path
+) -> None:
+    # Its site is never read (the session renders its own): rendering every page's template, the report, the
+    # notebooks and the search index once the proofs had run was the last stretch of every cold serve.
+    fixture_site.page("index.md", '# Home\n\n```python exec="1" id="home"\nprint("home ran")\n```\n')
+    fixture_site.page("a.md", '# Aye\n\n```python exec="1" id="a"\nprint("a ran")\n```\n')
+    signals, cache = tmp_path / "signals", tmp_path / "cache"
+    signals.mkdir()
+    as_the_session_starts_it = {
+        BACKGROUND_VARIABLE: str(os.getpid()),
+        SIGNALS_VARIABLE: str(signals),
+        "FLOORS_CACHE_DIR": str(cache),
+    }
+    background = run_mkdocs(fixture_site.root, tmp_path / "background-site", env=as_the_session_starts_it)
+    assert background.returncode == 0, background.log[-3000:]
+    assert "Documentation built" not in background.log, "it ended before MkDocs wrote the pages"
+    written = sorted(p.name for p in (tmp_path / "background-site").rglob("*.html"))
+    assert written == [], f"it wrote {written}"
+    after = run_mkdocs(fixture_site.root, tmp_path / "site", env={"FLOORS_CACHE_DIR": str(cache)})
+    assert after.returncode == 0, after.log[-3000:]
+    report = json.loads((tmp_path / "site" / "build-report.json").read_text(encoding="utf-8"))
+    assert {(b["block_id"], b["status"]) for b in report["blocks"]} == {("home", "cached"), ("a", "cached")}
+    assert "home ran" in _html(tmp_path / "site", "").read_text(encoding="utf-8")
 
 
 @pytest.mark.build

@@ -92,6 +92,8 @@ class SiteBuild:
         self.files: Files | None = None
         # Every page's facts (its English source, language, floor, kind), computed once in `on_files`.
         self.facts: dict[str, PageFacts] = {}
+        self.last_to_run: str | None = None
+        """A background build's last page, in the order they render, with a proof or a lab to run (`on_nav`)."""
 
     @property
     def engine(self) -> Engine:
@@ -149,11 +151,41 @@ class SiteBuild:
         self.translations.on_nav(nav)
         self.registry.on_nav(nav, files)
         self.serve.on_nav(files)
+        if self.serve.is_background:
+            # It runs what the session shows: the pages with nothing to run (the API reference, the twins) last,
+            # so that it ends as soon as it has run the last proof or lab (`ran_the_last`).
+            for file in [f for f in files.documentation_pages() if not self._runs(f.src_uri)]:
+                files.remove(file)
+                files.append(file)
+            running = [f.src_uri for f in files.documentation_pages() if self._runs(f.src_uri)]
+            self.last_to_run = running[-1] if running else None
 
     def on_env(self, env: Environment) -> None:
         """Give the theme the site's words; keep the session's compiled templates and the kept pages' records."""
         self.translations.on_env(env)
         self.serve.on_env(env, self._files(), self.engine)
+
+    def _runs(self, src_uri: str) -> bool:
+        facts = self.facts.get(src_uri)
+        return src_uri in self.engine.planned or (facts is not None and facts.lab is not None)
+
+    @property
+    def is_background(self) -> bool:
+        """This build is a serve session's background build: it ends once it has run every proof and lab."""
+        return self.serve.is_background
+
+    def ran_the_last(self, page: Page) -> bool:
+        """Whether this is a background build and `page` the last of its pages with a proof or a lab to run."""
+        return self.serve.is_background and page.file.src_uri == self.last_to_run
+
+    def end_background(self) -> None:
+        """A serve session's background build, every proof and lab run: its last page closed, its proofs summarised.
+
+        What MkDocs would do next (read the pages with nothing to run, render every page's template, write the
+        report, the notebooks and the search index) makes a site that nobody reads: the session renders its own.
+        """
+        self.engine.end_page()
+        self.proofs.summarise()
 
     def on_pre_page(self, page: Page, config: MkDocsConfig) -> None:
         """A lab whose conversion is not cached renders with the next build, in a cold serve session's first one."""

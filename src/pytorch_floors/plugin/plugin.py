@@ -20,7 +20,8 @@ renders only the pages an edit can have changed, and keeps what the others contr
 ([`pytorch_floors.plugin.serve`][pytorch_floors.plugin.serve]); on a cold cache it answers at once and
 runs the proofs and labs in a background build, showing each page again as it is done. `mkdocs build`
 has no session (the background build is one, told so by `FLOORS_SERVE_BACKGROUND`: it keeps going past a
-failed proof, as serve does, and ends with the serve process).
+failed proof, as serve does, ends with the serve process, and ends once it has run every proof and lab,
+writing no site).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal, NoReturn, cast
 
 from jinja2 import Environment
 from mkdocs.config.defaults import MkDocsConfig
@@ -228,9 +229,26 @@ class FloorsPlugin(BasePlugin[FloorsConfig]):  # type: ignore[no-untyped-call]  
         return nav
 
     def on_env(self, env: Environment, config: MkDocsConfig, files: Files) -> Environment:
-        """Keep a serve session's compiled templates; complete a partial build's records."""
+        """Keep a serve session's compiled templates; complete a partial build's records.
+
+        A serve session's background build that had nothing to run ends here, before it writes its site.
+        """
+        if self.build.is_background:
+            self._end_background()
         self.build.on_env(env)
         return env
+
+    def _end_background(self) -> NoReturn:
+        """End a serve session's background build, which has run every proof and lab it had to run.
+
+        MkDocs has no event that ends a build early. SystemExit passes its `except Exception` (no build error
+        is reported) and its `finally`, then `on_shutdown` ends what the build started; the process exits with 0.
+        """
+        with _as_plugin_error():
+            self.build.end_background()
+        self.build.close()
+        self._build = None
+        raise SystemExit(0)
 
     def on_pre_page(self, page: Page, /, *, config: MkDocsConfig, files: Files) -> Page:
         """Leave a lab's conversion to the next build, in a cold serve session's first build."""
@@ -243,9 +261,16 @@ class FloorsPlugin(BasePlugin[FloorsConfig]):  # type: ignore[no-untyped-call]  
             return self.build.on_page_markdown(markdown, page, config)
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-        """Close the page's proof processes; stop the build if one of its proofs failed (except under serve)."""
+        """Close the page's proof processes; stop the build if one of its proofs failed (except under serve).
+
+        A serve session's background build ends after the last page with a proof or a lab to run: MkDocs reads
+        every page before it writes any, and what it would do after that page writes a site that nobody reads.
+        """
         with _as_plugin_error():
-            return self.build.on_page_content(html, page, config)
+            html = self.build.on_page_content(html, page, config)
+        if self.build.ran_the_last(page):
+            self._end_background()
+        return html
 
     def on_page_context(
         self, context: TemplateContext, /, *, page: Page, config: MkDocsConfig, nav: Navigation

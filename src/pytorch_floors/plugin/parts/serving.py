@@ -85,10 +85,15 @@ class Serving:
         Its progress travels to the session as events on its output, never as the wording of its log.
         """
         signals = os.environ.get(SIGNALS_VARIABLE)
-        background = bool(self.serving and signals and os.environ.get(BACKGROUND_VARIABLE, "").isdigit())
-        if not background or not signals:
+        if not self.is_background or not signals:
             return None, None
         return functools.partial(report_background_failure, Path(signals)), emit_progress
+
+    @property
+    def is_background(self) -> bool:
+        """This build is a serve session's background build (`plugin.serve.background`), told so by its session."""
+        signals = os.environ.get(SIGNALS_VARIABLE)
+        return bool(self.serving and signals and os.environ.get(BACKGROUND_VARIABLE, "").isdigit())
 
     def forget_search_index(self, config: MkDocsConfig) -> None:
         """Material merges a dirty build's index with the last one for one page only; `remember` merges all."""
@@ -260,4 +265,5 @@ class Serving:
         """Tell the session which pages still wait for their background build."""
         if self.session is not None:
             waiting = {page for page in self.session.pending if not self.plan.rebuilds(page)} | self.pending_pages
-            self.session.end_build(waiting, Path(config.config_file_path), project_dir)
+            labs = {page for page, seen in self.page_inputs.items() if seen.lab}
+            self.session.end_build(waiting, Path(config.config_file_path), project_dir, labs=labs)

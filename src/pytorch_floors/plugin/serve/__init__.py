@@ -30,8 +30,9 @@ floors, the compile page, the labs: every build renders its pages so) into the c
 finishes a page, the session renders that page again from the cache and live reload shows it. A
 block that fails there is reported to the session (`report_background_failure`), whose builds show
 its failure as a foreground failure shows, at once, and do not run it again while its code and
-inputs are the same. When the background build has finished, the session's builds run what is
-still missing themselves, as any serve build does. The background build never outlives the session:
+inputs are the same. The background build ends once it has run the last page with a proof or a lab,
+and writes no site: nobody reads it. When it has finished, the session's builds
+run what is still missing themselves, as any serve build does. The background build never outlives the session:
 it ends with it, and ends itself if the serve process is gone. Serve stopped by SIGTERM ends as with Ctrl-C
 (`interrupt_on_terminate`): MkDocs removes the copy of the site it served, and the session its folder.
 

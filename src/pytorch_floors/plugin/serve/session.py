@@ -37,6 +37,9 @@ class ServeSession:
         background: That build, once started.
         filled: The background build has ended, or was not needed: builds run what is missing themselves.
         pending: The pages whose last build showed placeholders.
+        pending_labs: The labs among them: they are shown again together, once the background build has run
+            every one. The labs render all together or not at all (`plan_rebuild`), and rendering them all after
+            each lab ran took about as long as the next lab's run, on the same cores, at the same time.
         signal_dir: The folder the background build touches as it finishes a page (watched under live reload),
             made when it starts.
         outputs: What the last build's files write into the site (`dest_uri`): a dirty build cleans nothing,
@@ -58,6 +61,7 @@ class ServeSession:
     background: Background | None = None
     filled: bool = False
     pending: set[str] = field(default_factory=set)
+    pending_labs: set[str] = field(default_factory=set)
     signal_dir: Path | None = None
     outputs: set[str] = field(default_factory=set)
     failed: dict[str, ProofFailure] = field(default_factory=dict)
@@ -87,18 +91,23 @@ class ServeSession:
             self.filled = True
             ready = set(self.pending)
         elif self.background is not None:
-            ready |= self.pending & self.background.done()
+            done = self.pending & self.background.done()
+            if not self.pending_labs <= done:
+                done -= self.pending_labs  # until the last lab has run
+            ready |= done
         return self.defers and not self.filled, ready
 
-    def end_build(self, pending: set[str], config_file: Path, project_dir: Path) -> None:
+    def end_build(self, pending: set[str], config_file: Path, project_dir: Path, *, labs: Collection[str] = ()) -> None:
         """Remember the pages that wait; start the background build the first time some do.
 
         Args:
             pending: The pages this build showed placeholders on.
             config_file: The project's `mkdocs.yml`.
             project_dir: The project root.
+            labs: The lab pages of the site (those in `pending` are shown again together).
         """
         self.pending = set(pending)
+        self.pending_labs = self.pending & set(labs)
         self.builds += 1
         if self.later and self.signal_dir is None:
             self.signal_dir = Path(tempfile.mkdtemp(prefix="floors-serve-"))  # `plugin.serve.later.nudge` writes there
