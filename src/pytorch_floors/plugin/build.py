@@ -175,8 +175,8 @@ class SiteBuild:
         return self.serve.is_background
 
     def ran_the_last(self, page: Page) -> bool:
-        """Whether this is a background build and `page` the last of its pages with a proof or a lab to run."""
-        return self.serve.is_background and page.file.src_uri == self.last_to_run
+        """Whether `page` is the last of a background build's pages with a proof or a lab to run (else never)."""
+        return self.last_to_run is not None and page.file.src_uri == self.last_to_run
 
     def end_background(self) -> None:
         """A serve session's background build, every proof and lab run: its last page closed, its proofs summarised.

@@ -60,6 +60,9 @@ class Serving:
         self.settings = settings
         self.serving = serving
         self.session = session
+        signals = os.environ.get(SIGNALS_VARIABLE)
+        # A serve session's background build (`plugin.serve.background`), told so by its session.
+        self.is_background = bool(serving and signals and os.environ.get(BACKGROUND_VARIABLE, "").isdigit())
         # What the build computes from files that seldom change: the session's, kept from build to build; else this
         # build's own.
         self.memo = session.memo if session is not None else Memo()
@@ -88,12 +91,6 @@ class Serving:
         if not self.is_background or not signals:
             return None, None
         return functools.partial(report_background_failure, Path(signals)), emit_progress
-
-    @property
-    def is_background(self) -> bool:
-        """This build is a serve session's background build (`plugin.serve.background`), told so by its session."""
-        signals = os.environ.get(SIGNALS_VARIABLE)
-        return bool(self.serving and signals and os.environ.get(BACKGROUND_VARIABLE, "").isdigit())
 
     def forget_search_index(self, config: MkDocsConfig) -> None:
         """Material merges a dirty build's index with the last one for one page only; `remember` merges all."""
