@@ -41,6 +41,7 @@ from pytorch_floors.editions.verify import MARK
 from pytorch_floors.execution.engine import SKIPPED_OUTPUT, ProofFailure
 from pytorch_floors.execution.facts import torch_facts
 from pytorch_floors.i18n.languages import english_source
+from pytorch_floors.i18n.messages import t
 from pytorch_floors.labs import kernel
 from pytorch_floors.plugin.plugin import FloorsPlugin
 from pytorch_floors.plugin.serve import (
@@ -217,8 +218,8 @@ def test_a_partial_report_names_the_pages_it_rendered() -> None:
     assert whole["build"] == {"id": "x", "partial": False, "rebuilt": None}
     partial = json.loads(partial_report(json.dumps({"build": {"id": "x"}}), {"b.md", "a.md"}))
     assert partial["build"]["partial"] is True and partial["build"]["rebuilt"] == ["a.md", "b.md"]
-    assert partial_note(None) == ""
-    note = partial_note({"a.md", "floors/3-boundary.md"})
+    assert partial_note(None, "en") == ""
+    note = partial_note({"a.md", "floors/3-boundary.md"}, "en")
     assert PARTIAL_ATTRIBUTE in note and "docs/a.md" in note and "docs/floors/3-boundary.md" in note
 
 
@@ -428,7 +429,8 @@ def test_the_real_site_built_has_no_serve_only_marker(built_site: Build) -> None
     )
     marked = [str(p.relative_to(site)) for p in site.rglob("*.html") if serve_only.search(p.read_text("utf-8"))]
     assert marked == []
-    assert serve_only.search(mark_pending(pending_page("<article>x</article>", lab=False))), "the check sees them"
+    pending = mark_pending(pending_page("<article>x</article>", lab=False, language="en"))
+    assert serve_only.search(pending), "the check sees a waiting page"
     # A session's first build's placeholders (`plugin.serve.later`): a lab not converted yet, the API reference.
     assert serve_only.search(render("lab_converting.html", "en")), "the check sees a lab's placeholder"
     assert serve_only.search(api_later("::: pytorch_floors.plugin\n", "en")), "and the API reference's"
@@ -584,7 +586,9 @@ def test_a_cold_serve_answers_at_once_and_shows_the_proofs_once_they_have_run(fi
     fixture_site.page(
         "index.md", '# Home\n\n```python exec="1" id="slow"\nimport time\ntime.sleep(5)\nprint("index ran")\n```\n'
     )
-    fixture_site.page("a.md", '# Aye\n\n```python exec="1" id="a"\nprint("a ran")\n```\n')
+    block = '```python exec="1" id="a"\nprint("a ran")\n```\n'
+    fixture_site.page("a.md", f"# Aye\n\n{block}")
+    fixture_site.write("docs/zh/a.md", f"# 甲\n\n{block}")
     log = fixture_site.root / "serve.log"
     port, server = _serve_dirty(fixture_site.root, log)
     try:
@@ -592,6 +596,10 @@ def test_a_cold_serve_answers_at_once_and_shows_the_proofs_once_they_have_run(fi
         # Answered before any proof ran: the slow one of Part 0 runs first, behind the server.
         assert f"<article {PENDING_ATTRIBUTE}" in first and PENDING_TEXT in first and "a ran" not in first
         assert "index ran" not in (_get(port, "") or "")
+        # The twin waits too, and says so in its own language (it said "running…" in English).
+        chinese = _get(port, "zh/a/") or ""
+        assert f"<article {PENDING_ATTRIBUTE}" in chinese and "a ran" not in chinese
+        assert t(PENDING_TEXT, "zh") in chinese and PENDING_TEXT not in chinese and "in the background" not in chinese
 
         def complete(path: str, shown: str) -> Callable[[], str | None]:
             def check() -> str | None:
@@ -602,7 +610,8 @@ def test_a_cold_serve_answers_at_once_and_shows_the_proofs_once_they_have_run(fi
 
         home = _wait_for(complete("", "index ran"), server, log, 180)
         page = _wait_for(complete("a/", "a ran"), server, log, 180)
-        assert PENDING_TEXT not in home and PENDING_TEXT not in page
+        twin = _wait_for(complete("zh/a/", "a ran"), server, log, 60)
+        assert PENDING_TEXT not in home and PENDING_TEXT not in page and t(PENDING_TEXT, "zh") not in twin
     finally:
         server.send_signal(signal.SIGINT)
         server.wait(timeout=60)
@@ -753,7 +762,7 @@ def test_the_labs_are_shown_again_together_once_the_background_has_run_every_one
     background = _RunningBackground()
     session.background = background  # type: ignore[assignment]  # only `done` and `finished` are read
     session.builds = 1
-    pending = {"a.md", "labs/one.py", "labs/two.py"}
+    pending = {"a.md", "zh/a.md", "labs/one.py", "labs/two.py"}
     labs = {"labs/one.py", "labs/two.py", "labs/cached.py"}
 
     def ready_after(ran: set[str]) -> set[str]:
@@ -766,7 +775,8 @@ def test_the_labs_are_shown_again_together_once_the_background_has_run_every_one
     session.end_build(pending, Path("mkdocs.yml"), Path(), labs=labs)
     assert session.pending_labs == {"labs/one.py", "labs/two.py"}, "the labs that wait, not every lab"
     assert ready_after({"labs/one.py"}) == set(), "one lab of two has run"
-    assert ready_after({"a.md"}) == {"a.md"}, "a page is shown as soon as it has run"
+    # A translation has no blocks of its own: it waited on none, and showed "running…" until the background ended.
+    assert ready_after({"a.md"}) == {"a.md", "zh/a.md"}, "a page and its translation are shown as soon as it has run"
     assert ready_after({"labs/two.py"}) == {"labs/one.py", "labs/two.py"}
     background.finished = True
     pending.add("labs/one.py")
@@ -799,6 +809,47 @@ def test_a_background_build_runs_every_proof_into_the_cache_then_ends_writing_no
     report = json.loads((tmp_path / "site" / "build-report.json").read_text(encoding="utf-8"))
     assert {(b["block_id"], b["status"]) for b in report["blocks"]} == {("home", "cached"), ("a", "cached")}
     assert "home ran" in _html(tmp_path / "site", "").read_text(encoding="utf-8")
+
+
+@pytest.mark.build
+def test_a_background_build_whose_serve_is_gone_ends_leaving_nothing_in_the_temporary_folder(
+    fixture_site: FixtureSite, tmp_path: Path
+) -> None:
+    # It ended with os._exit, which runs no exit handler: multiprocessing's folder of its fork server's socket
+    # (`pymp-*`) stayed behind each time a serve process was killed during its cold start.
+    block = '```python exec="1" id="slow" timeout="300"\nimport time\ntime.sleep(99)\n```\n'
+    fixture_site.page("index.md", f"# Home\n\n{block}")
+    serve = subprocess.Popen(["sleep", "300"])  # stands for the serve process
+    temp = Path(tempfile.mkdtemp(prefix="bg-"))  # short: a Unix socket's path is limited to about a hundred bytes
+    signals = tmp_path / "signals"
+    signals.mkdir()
+    env = {
+        **os.environ,
+        "NO_MKDOCS_2_WARNING": "1",
+        "TMPDIR": str(temp),
+        BACKGROUND_VARIABLE: str(serve.pid),
+        SIGNALS_VARIABLE: str(signals),
+        "FLOORS_CACHE_DIR": str(tmp_path / "cache"),
+    }
+    command = [sys.executable, "-m", "mkdocs", "build", "-d", str(tmp_path / "site")]
+    log = tmp_path / "background.log"
+    with log.open("wb") as out:
+        build = subprocess.Popen(command, cwd=fixture_site.root, env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 120
+        while "slow: running" not in log.read_text(encoding="utf-8") and time.monotonic() < deadline:
+            assert build.poll() is None, log.read_text(encoding="utf-8")[-3000:]
+            time.sleep(0.2)
+        assert any(p.name.startswith("pymp-") for p in temp.iterdir()), "its block processes come from a fork server"
+        serve.kill()
+        serve.wait()
+        build.wait(timeout=30)
+    finally:
+        serve.kill()
+        build.kill()
+    kept = sorted(p.name for p in temp.iterdir() if p.name.startswith("pymp-"))
+    shutil.rmtree(temp, ignore_errors=True)
+    assert kept == [], f"{kept} left in the temporary folder:\n{log.read_text(encoding='utf-8')[-3000:]}"
 
 
 @pytest.mark.build
@@ -905,9 +956,11 @@ def test_stopping_serve_while_the_background_runs_proofs_leaves_no_process(
         time.sleep(0.2)
     assert left() == [], "the background build and everything it started"
     # The site MkDocs served from (`mkdocs_*`) and the session's signal folder (`floors-serve-*`): SIGTERM ended
-    # serve before either was removed, and each stop left both in the machine's temporary folder. (A block's
-    # scratch, `floors-<kind>-<pid>-*`, that a killed block process left is the next build's to sweep.)
-    kept = sorted(path.name for path in temp.iterdir() if path.name.startswith(("mkdocs_", "floors-serve-")))
+    # serve before either was removed, and each stop left both in the machine's temporary folder. The background
+    # build's fork server's folder (`pymp-*`, multiprocessing's): SIGTERM ended that build before its exit handlers
+    # removed it, at every stop of a cold serve. (A block's scratch, `floors-<kind>-<pid>-*`, that a killed block
+    # process left is the next build's to sweep.)
+    kept = sorted(path.name for path in temp.iterdir() if path.name.startswith(("mkdocs_", "floors-serve-", "pymp-")))
     shutil.rmtree(temp, ignore_errors=True)
     assert kept == [], f"{kept} left in the temporary folder:\n{log.read_text(encoding='utf-8')[-3000:]}"
 
@@ -940,9 +993,27 @@ def test_sigterm_stops_serve_as_ctrl_c_does_unless_something_else_handles_it() -
 
 def test_a_waiting_page_shows_placeholders_and_says_how_many_proofs_are_left() -> None:
     block = f"<pre><code>{SKIPPED_OUTPUT}</code></pre>"
-    shown = pending_page(f"<p>prose</p>{block}<p>more</p>{block}", lab=False)
+    shown = pending_page(f"<p>prose</p>{block}<p>more</p>{block}", lab=False, language="en")
     assert PENDING_TEXT in shown and SKIPPED_OUTPUT not in shown and "in the background" in shown
     assert "2 of this page's proofs are still running" in unescape(shown)
-    assert "1 of this page's proofs is still" in unescape(pending_page(block, lab=False))
+    assert "1 of this page's proofs is still" in unescape(pending_page(block, lab=False, language="en"))
+    assert "(<code>make serve</code> answers first" in shown, "the command is code, the words escaped"
+
+
+@pytest.mark.parametrize("lab", [False, True], ids=["proofs", "lab"])
+def test_a_waiting_chinese_page_says_so_in_chinese(lab: bool) -> None:
+    # The serve-only notes were rendered without the page's language: English on every Chinese page.
+    shown = pending_page(f"<p>正文</p><pre><code>{t(SKIPPED_OUTPUT, 'zh')}</code></pre>", lab=lab, language="zh")
+    note = shown.split("</div>")[0]
+    assert t("Running", "zh") in note and "<code>make serve</code>" in note
+    assert not re.search(r"[A-Za-z]{4,}", re.sub(r"<[^>]+>|make serve", "", note)), note
+    assert t(PENDING_TEXT, "zh") in shown and PENDING_TEXT not in shown and t(SKIPPED_OUTPUT, "zh") not in shown
+    assert lab or "1 个证明脚本" in note, "it counts the Chinese placeholders (the fence writes them in Chinese)"
+
+
+def test_the_partial_rebuilds_note_is_in_the_reports_language() -> None:
+    note = partial_note({"zh/a.md", "zh/b.md"}, "zh")
+    assert t("A partial rebuild", "zh") in note and "<code>docs/zh/a.md</code>、<code>docs/zh/b.md</code>" in note
+    assert not re.search(r"[A-Za-z]{4,}", re.sub(r"<[^>]+>|mkdocs serve --dirty|docs/zh/\w+\.md", "", note)), note
     page = '<html><body><article class="md-content__inner md-typeset">x</article></body></html>'
     assert f'<article {PENDING_ATTRIBUTE} class="md-content__inner' in mark_pending(page)

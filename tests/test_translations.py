@@ -309,13 +309,24 @@ def test_the_list_of_stale_translations_names_each_section_by_its_heading(tmp_pa
 
 
 def _messages_in_python(source: str) -> set[str]:
-    """The first argument of every `t(...)` call whose message is a literal (implicit concatenation joined)."""
+    """The first argument of every `t(...)` call whose message is a literal (implicit concatenation joined), or the
+    name of a module's string constant (`t(PENDING_TEXT, language)`)."""
+    tree = ast.parse(source)
+    constants = {
+        target.id: node.value.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
     found = set()
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "t" and node.args:
             first = node.args[0]
             if isinstance(first, ast.Constant) and isinstance(first.value, str):
                 found.add(first.value)
+            elif isinstance(first, ast.Name) and first.id in constants:
+                found.add(constants[first.id])
     return found
 
 
@@ -326,7 +337,7 @@ def test_every_message_the_interface_uses_has_its_chinese() -> None:
             used |= _messages_in_python(path.read_text(encoding="utf-8"))
         elif path.suffix in {".html", ".md"}:
             text = path.read_text(encoding="utf-8")
-            call = r"(?:(?<![.\w])t|floors_t)\(\s*"  # ours; Material's own are `lang.t(...)`
+            call = r"(?:(?<![.\w])t(?:_markup)?|floors_t)\(\s*"  # ours; Material's own are `lang.t(...)`
             used |= set(re.findall(call + r"\"((?:[^\"\\]|\\.)+)\"", text))
             used |= {m.replace("\\'", "'") for m in re.findall(call + r"'((?:[^'\\]|\\.)+)'", text)}
     # The footer writes `mkdocs.yml`'s copyright through `floors_t` (overrides/partials/copyright.html).

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import multiprocessing.util
 import os
 import shutil
 import sys
@@ -105,6 +106,9 @@ def restart_serve(site_dir: str) -> None:
     site = Path(site_dir)
     if site.parent == Path(tempfile.gettempdir()) and site.name.startswith("mkdocs_"):
         shutil.rmtree(site, ignore_errors=True)
+    # multiprocessing's folder of this process's fork server socket (`pymp-*`): an exit handler removes it, and
+    # `execv` runs none. (The fork server itself ends when this process's end of its pipe closes.)
+    shutil.rmtree(multiprocessing.util.get_temp_dir(), ignore_errors=True)
     for handler in logging.getLogger().handlers:
         handler.flush()
     sys.stdout.flush()
@@ -160,8 +164,10 @@ class FloorsPlugin(BasePlugin[FloorsConfig]):  # type: ignore[no-untyped-call]  
         # `mkdocs serve` answers before they have run too, and only each rebuild is slower without --dirty.
         defers = "--no-livereload" not in sys.argv[1:]
         self.session = ServeSession(dirty=dirty, defers=defers) if command == "serve" else None
-        if command == "serve":
-            self._restore_terminate = interrupt_on_terminate()  # on_shutdown runs, and MkDocs removes its site
+        if command in ("serve", "build"):
+            # on_shutdown runs (it ends the block processes), MkDocs removes the site it served, and the exit
+            # handlers remove the fork server's folder: a serve session stops its background build so.
+            self._restore_terminate = interrupt_on_terminate()
         if self.session is not None and not dirty:
             log.info(
                 "serve: without --dirty every edit renders every page again; `make serve` (mkdocs serve --dirty) "

@@ -13,6 +13,7 @@ from typing import Any
 
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, Template, pass_context
 from jinja2.runtime import Context
+from markupsafe import Markup, escape
 
 from pytorch_floors.i18n.messages import PageLanguage, claim_text, code_of, t
 from pytorch_floors.i18n.outputs import translate_line
@@ -65,7 +66,10 @@ def render(name: str, language: str | PageLanguage, /, **context: Any) -> str:
 
 
 def words_in(language: str | PageLanguage) -> dict[str, Any]:
-    """What a template writes its words with: `t`, `claim_text` and `printed_line` bound to a language, and its code.
+    """What a template writes its words with: `t`, `t_markup`, `claim_text`, `printed_line` in a language, and its code.
+
+    `t_markup` is `t` for a message with HTML in its fields (a command in `<code>`): the message is escaped, a
+    field given as `Markup` is not.
 
     `printed_line` shows what a proof wrote in its own words, a claim's detail or the reason it could not apply, as
     the page shows the proof's printed lines: through the catalog of printed lines (`i18n.outputs`), since the
@@ -84,10 +88,20 @@ def words_in(language: str | PageLanguage) -> dict[str, Any]:
     def statement(text: str) -> str:
         return claim_text(text, language)
 
+    def words_around_markup(message: str, **fields: Any) -> Markup:
+        # The message is text, escaped; a field given as `Markup` (a `<code>` of a command) is kept as HTML.
+        return escape(t(message, language)).format(**fields)
+
     def printed_line(text: str) -> str:
         return translate_line(text, code_of(language))
 
-    return {"t": words, "claim_text": statement, "printed_line": printed_line, "language": code_of(language)}
+    return {
+        "t": words,
+        "t_markup": words_around_markup,
+        "claim_text": statement,
+        "printed_line": printed_line,
+        "language": code_of(language),
+    }
 
 
 @pass_context

@@ -231,7 +231,7 @@ class Labs:
             # A run that never happened, or failed: a later build must not take its cached page for a result.
             self._drop_this_labs_conversion(page, config)
         if outcome.pending:
-            html = self.serve.pending(page.file.src_uri, html, lab=True)
+            html = self.serve.pending(page.file.src_uri, html, lab=True, language=language)
         failure = outcome.proof_failure()
         if failure is not None:
             log.error("lab failed: %s", outcome.failure)

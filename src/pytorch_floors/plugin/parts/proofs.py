@@ -199,7 +199,7 @@ class Proofs:
         if page.content:
 
             def build_report() -> str:
-                return partial_note(self.serve.plan.rebuilt) + report_html(
+                return partial_note(self.serve.plan.rebuilt, facts.language.code) + report_html(
                     self.engine.records, self.report_language(facts.language.code)
                 )
 

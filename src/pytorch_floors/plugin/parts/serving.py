@@ -100,10 +100,10 @@ class Serving:
             # No public way: `search_index_prev` is the plugin's own state (tests/test_house_rules.py checks the name).
             search.search_index_prev = None
 
-    def pending(self, src_uri: str, html: str, *, lab: bool) -> str:
-        """A page whose proofs or lab the background build runs: it shows "running…" until then."""
+    def pending(self, src_uri: str, html: str, *, lab: bool, language: str) -> str:
+        """A page whose proofs or lab the background build runs: it shows "running…" (in its language) until then."""
         self.pending_pages.add(src_uri)
-        return pending_page(html, lab=lab)
+        return pending_page(html, lab=lab, language=language)
 
     def rebuilds_any(self, pages: list[str]) -> bool:
         """This build renders every page, or one of `pages`."""
@@ -213,16 +213,19 @@ class Serving:
         return api_later(markdown, facts.language.code)
 
     def on_page_content(self, html: str, facts: PageFacts, engine: Engine) -> str:
-        """A page (not a lab's: its part says) whose proofs the background build runs shows "running…"."""
+        """A page (not a lab's: its part says) whose proofs the background build runs shows "running…".
+
+        A translation's blocks are its English page's (they run once, for both): it waits on those.
+        """
         src_uri = facts.src_uri
         if facts.lab is not None and not facts.translated:
             return html
         if (
             self.defer
             and (engine.only is None or fnmatch(src_uri, engine.only))
-            and any(r.status == "skipped" for r in engine.records if r.page == src_uri)
+            and any(r.status == "skipped" for r in engine.records if r.page in (src_uri, facts.source))
         ):
-            return self.pending(src_uri, html, lab=False)
+            return self.pending(src_uri, html, lab=False, language=facts.language.code)
         return html
 
     def on_post_page(self, output: str, facts: PageFacts) -> str:

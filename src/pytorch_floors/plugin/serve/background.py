@@ -8,6 +8,7 @@ import logging
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -118,6 +119,10 @@ def emit_progress(event: Progress) -> None:
     print(event.line(), flush=True)
 
 
+STOP_GRACE = 10.0
+"""Seconds a background build has to shut down once asked (SIGTERM), before it is killed."""
+
+
 def watch_parent(parent: int, remove: Sequence[Path] = (), interval: float = 0.5) -> threading.Thread:
     """End this process (and so its block processes, which watch it) once the serve process `parent` is gone.
 
@@ -139,6 +144,10 @@ def watch_parent(parent: int, remove: Sequence[Path] = (), interval: float = 0.5
                 end_all()
                 for folder in list(remove):
                     shutil.rmtree(folder, ignore_errors=True)
+                # Stopped as the session stops it (`stopping`): the build shuts down and Python's exit handlers
+                # remove multiprocessing's folder; a main thread that does not answer in time is ended anyway.
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(STOP_GRACE)
                 os._exit(1)
             except PermissionError:
                 pass
@@ -305,5 +314,5 @@ class Background:
         process = self.process
         if process is None or process.poll() is not None:
             return
-        end_group(process, grace=10)
+        end_group(process, grace=STOP_GRACE)
         shutil.rmtree(self._site, ignore_errors=True)

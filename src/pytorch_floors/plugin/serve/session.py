@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pytorch_floors.execution.engine import ProofFailure
 from pytorch_floors.execution.facts import TorchFacts
+from pytorch_floors.i18n.languages import english_source
 from pytorch_floors.plugin.serve.background import Background, read_background_failures
 from pytorch_floors.plugin.serve.changes import Memo, PageInput, PageState, Plan, plan_rebuild
 from pytorch_floors.plugin.serve.template_cache import TemplateCache
@@ -85,17 +86,24 @@ class ServeSession:
         """
         ready, self.later = set(self.later), set()  # left for this build by the last one
         failed = read_background_failures(self.signal_dir)
-        ready |= self.pending & {failure.page for key, failure in failed.items() if key not in self.failed}
+        ready |= self._waiting_on({failure.page for key, failure in failed.items() if key not in self.failed})
         self.failed = failed
         if self.background is not None and self.background.finished:
             self.filled = True
             ready = set(self.pending)
         elif self.background is not None:
-            done = self.pending & self.background.done()
+            done = self._waiting_on(self.background.done())
             if not self.pending_labs <= done:
                 done -= self.pending_labs  # until the last lab has run
             ready |= done
         return self.defers and not self.filled, ready
+
+    def _waiting_on(self, pages: Collection[str]) -> set[str]:
+        """The waiting pages that `pages` (whose blocks ran, or failed) were holding: each one, and its translations.
+
+        A translation shows its English page's outputs, so it waits on that page's blocks, not on blocks of its own.
+        """
+        return {page for page in self.pending if page in pages or english_source(page) in pages}
 
     def end_build(self, pending: set[str], config_file: Path, project_dir: Path, *, labs: Collection[str] = ()) -> None:
         """Remember the pages that wait; start the background build the first time some do.

@@ -1,9 +1,11 @@
-"""`mkdocs serve` stopped by SIGTERM ends as when stopped with Ctrl-C: cleaned up, nothing left in the temp folder.
+"""`mkdocs serve` or `build` stopped by SIGTERM ends as when stopped with Ctrl-C: nothing left in the temp folder.
 
 MkDocs removes the site it serves from (a `mkdocs_*` folder in the temporary directory) and calls the
 plugins' `on_shutdown` only when serve ends by an exception, as Ctrl-C's `KeyboardInterrupt` is. SIGTERM
 (a process manager, an editor stopping its task, `kill`, `docker stop`) ended the process at once: the
-served copy of the site stayed behind, and so did the session's signal folder, at every stop.
+served copy of the site stayed behind, and so did the session's signal folder, at every stop. A build
+ended so (a serve session stops its background build with SIGTERM) left multiprocessing's folder of its
+fork server's socket (`pymp-*`), which only Python's exit handlers remove.
 """
 
 from __future__ import annotations
