@@ -19,10 +19,12 @@ import pytest
 import pytorch_floors.plugin.parts.recordings as recordings_part
 from conftest import ROOT
 from pytorch_floors.execution import scan_markdown
+from pytorch_floors.execution.result import BlockResult
 from pytorch_floors.plugin import languages, pages
 from pytorch_floors.plugin.config import Settings
 from pytorch_floors.plugin.serve.changes import Memo
-from pytorch_floors.recordings.schema import RecordingError
+from pytorch_floors.recordings import compare
+from pytorch_floors.recordings.schema import RecordingError, read_recordings
 from pytorch_floors.render.templates import render
 
 
@@ -111,3 +113,22 @@ def test_a_proofs_summary_is_read_again_only_once_its_file_changed(
     assert len(read) == 1, "a proof's docstring parsed once while its file is unchanged"
     _touch_later(proof, '"""Second summary."""\nprint(1)\n')
     assert "Second summary." in pages.proofs_page(planned, tmp_path, "en", memo) and len(read) == 2
+
+
+def test_a_figures_output_is_sanitised_once_however_many_tiers_and_pages_compare_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Each HTML output was written out again from the allow-list once per tier, by each page and summary that
+    # shows the tiers: a fifth of a prose edit's rebuild went to the build report's machines table alone.
+    recordings = read_recordings(ROOT / "recordings")
+    page, block_id = next(
+        (block.page, block.block_id) for recording in recordings for block in recording.blocks if block.html
+    )
+    html = [r for r in recordings if (b := r.block(page, block_id)) is not None and b.html]
+    assert len(html) >= 2, "the figure is recorded on several tiers"
+    compare._shown.cache_clear()
+    sanitised = _counted(monkeypatch, compare, "allowed_html")
+    result = BlockResult(page, block_id, None, "cached", 1.0, output='<svg xmlns="http://www.w3.org/2000/svg"></svg>')
+    first = compare.tiers_for(result, recordings)
+    assert compare.tiers_for(result, recordings) == first and compare.tiers_for(result, recordings, "zh")
+    assert len(sanitised) == 1, f"sanitised {len(sanitised)} times for {len(html)} tiers and three pages"

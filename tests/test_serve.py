@@ -40,9 +40,11 @@ from conftest import FIXTURE_CONFIG, LAB_CONFIG, ROOT, Build, FixtureSite, needs
 from pytorch_floors.editions.verify import MARK
 from pytorch_floors.execution.engine import SKIPPED_OUTPUT, ProofFailure
 from pytorch_floors.execution.facts import torch_facts
+from pytorch_floors.execution.scan import scan_markdown
 from pytorch_floors.i18n.languages import english_source
 from pytorch_floors.i18n.messages import t
 from pytorch_floors.labs import kernel
+from pytorch_floors.plugin.pages import FIXED_IN_A_SESSION, marker_contents
 from pytorch_floors.plugin.plugin import FloorsPlugin
 from pytorch_floors.plugin.serve import (
     BACKGROUND_VARIABLE,
@@ -106,12 +108,55 @@ def _states(pages: dict[str, PageInput]) -> dict[str, PageState]:
 
 
 def test_a_prose_edit_renders_its_page_and_the_pages_that_show_the_whole_build() -> None:
-    before = _inputs(a=PageInput("1", "A"), b=PageInput("2", "B"), report=PageInput("3", None, site_wide=True))
+    report = PageInput("3", None, shows=frozenset({"build-report"}))
+    before = _inputs(a=PageInput("1", "A"), b=PageInput("2", "B"), report=report)
     after = {**before, "a.md": PageInput("1-edited", "A")}
     assert plan_rebuild(after, "inputs", None, None) == Plan(None, "first build")
     assert plan_rebuild(after, "inputs", _states(before), "inputs").rebuilt == frozenset({"a.md", "report.md"})
     # Nothing changed: the pages that show the whole build still render (a proof may have run meanwhile).
     assert plan_rebuild(before, "inputs", _states(before), "inputs").rebuilt == frozenset({"report.md"})
+
+
+def test_a_page_whose_markers_show_what_they_showed_is_not_rendered_again() -> None:
+    # A prose edit rendered the Cite and Proofs pages (and their twins) again: 12 pages for one edit, where
+    # 8 could show anything new (the page, its twin, the build report and What changed, in both languages).
+    before = _inputs(
+        a=PageInput("1", "A"),
+        b=PageInput("5", "B"),
+        cite=PageInput("2", "Cite", shows=frozenset({"edition", "bibtex"})),
+        proofs=PageInput("3", "Proofs", shows=frozenset({"proofs"})),
+        report=PageInput("4", "Report", shows=frozenset({"build-report", "machines"})),
+    )
+    after = {**before, "a.md": PageInput("1-edited", "A")}
+    shown = {"edition": "", "bibtex": "", "proofs": "blocks"}
+
+    def plan(shown_now: dict[str, str], pages: dict[str, PageInput] = after) -> frozenset[str] | None:
+        return plan_rebuild(pages, "i", _states(before), "i", shown=shown_now, previous_shown=shown).rebuilt
+
+    assert plan(shown) == frozenset({"a.md", "report.md"}), "the report shows what no digest says"
+    assert plan(shown | {"proofs": "a block added"}) == frozenset({"a.md", "proofs.md", "report.md"})
+    assert plan({"edition": "", "bibtex": ""}) == frozenset({"a.md", "proofs.md", "report.md"}), "not known: renders"
+    edited = {**after, "cite.md": PageInput("2-edited", "Cite", shows=frozenset({"edition", "bibtex"}))}
+    assert plan(shown, edited) == frozenset({"a.md", "cite.md", "report.md"}), "a page's own edit renders it"
+    first_known = plan_rebuild(after, "i", _states(before), "i", shown=shown, previous_shown={})
+    assert first_known.rebuilt == frozenset({"a.md", "cite.md", "proofs.md", "report.md"})
+
+
+def test_the_proofs_pages_digest_changes_with_its_blocks_and_proofs_not_with_prose(tmp_path: Path) -> None:
+    proof = tmp_path / "snippets" / "p.py"
+    proof.parent.mkdir()
+    proof.write_text('"""Shows one thing."""\nprint(1)\n', encoding="utf-8")
+    page = '# A\n\nProse.\n\n```python exec="1" id="one"\n--8<-- "snippets/p.py"\n```\n'
+
+    def digests(text: str) -> dict[str, str]:
+        return marker_contents({"a.md": scan_markdown(text, "a.md", tmp_path)}, tmp_path)
+
+    first = digests(page)
+    assert first["proofs"] == digests(page.replace("Prose.", "More prose, and a sentence."))["proofs"]
+    assert first["proofs"] != digests(page.replace('id="one"', 'id="two"'))["proofs"], "a block renamed"
+    assert set(FIXED_IN_A_SESSION) <= set(first) and all(first[name] == "" for name in FIXED_IN_A_SESSION)
+    proof.write_text('"""Shows another thing."""\nprint(1)\n', encoding="utf-8")
+    assert first["proofs"] != digests(page)["proofs"], "its proof's summary changed"
 
 
 def test_an_english_edit_renders_its_translated_page_too() -> None:
@@ -260,10 +305,10 @@ def serve_session(config_file: Path, site: Path, *, dirty: bool = True) -> Itera
 
 def _three_pages(site: FixtureSite) -> None:
     site.write("mkdocs.yml", SEARCH_CONFIG)
-    site.page("index.md", "# Home\n\nThe home page.\n")
+    site.page("index.md", "# Home\n\nThe home page, of edition <!-- floors:edition -->.\n")
     site.page("a.md", '# Aye\n\nFirst prose.\n\n```python exec="1" id="a"\nprint("a says", 1)\n```\n')
     site.page("b.md", '# Bee title\n\nOther prose.\n\n```python exec="1" id="b"\nprint("b says", 2)\n```\n')
-    site.page("c.md", "# Sea\n\nThis edition: <!-- floors:edition -->.\n")
+    site.page("c.md", "# Sea\n\n<!-- floors:build-report -->\n")
 
 
 def _html(site: Path, page: str) -> Path:
@@ -289,8 +334,8 @@ def test_a_dirty_reload_renders_the_edited_page_and_not_the_others(
         rendered = _html(site, "a").read_text(encoding="utf-8")
         assert "An edited sentence." in rendered and "a says 1" in rendered
         assert _html(site, "b").stat().st_mtime_ns == untouched["b"], "b.md did not change: it is not rendered again"
-        assert _html(site, "").stat().st_mtime_ns == untouched[""]
-        assert _html(site, "c").stat().st_mtime_ns != untouched["c"], "c.md shows the build's edition: it renders"
+        assert _html(site, "").stat().st_mtime_ns == untouched[""], "the edition it shows is the session's"
+        assert _html(site, "c").stat().st_mtime_ns != untouched["c"], "c.md shows the build report: it renders"
         assert "serve: 2 of 4 pages render again: a.md, c.md" in caplog.text
         # The navigation of the page rendered again names the pages that were not, by their titles.
         assert re.search(r">\s*Bee title\s*<", rendered), "b.md's title, kept from the build that rendered it"

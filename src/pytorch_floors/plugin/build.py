@@ -37,6 +37,7 @@ from pytorch_floors.execution.facts import torch_facts
 from pytorch_floors.i18n.languages import twin_uri
 from pytorch_floors.page_facts import PageFacts, page_facts
 from pytorch_floors.plugin.config import Settings
+from pytorch_floors.plugin.pages import marker_contents
 from pytorch_floors.plugin.parts import Editions, Labs, Proofs, Recordings, Registry, Serving, Translations
 from pytorch_floors.plugin.parts.urls import url_from
 from pytorch_floors.plugin.serve import ServeSession
@@ -142,7 +143,14 @@ class SiteBuild:
         self.translations.on_files(files, docs_dir, self.facts, sources, self.serve.memo)
         self.editions.on_files(files)
         self.labs.on_files(files, config)
-        self.serve.plan_pages(files, config, self.engine.project_dir, self.labs.planned, self.editions.manifest)
+        self.serve.plan_pages(
+            files,
+            config,
+            self.engine.project_dir,
+            self.labs.planned,
+            self.editions.manifest,
+            shown=marker_contents(self.engine.planned, self.engine.project_dir),
+        )
         return files
 
     def on_nav(self, nav: Navigation) -> None:

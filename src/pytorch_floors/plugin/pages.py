@@ -7,6 +7,7 @@ planned blocks, the registry, the project folder) and return Markdown.
 from __future__ import annotations
 
 import ast
+import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ from pytorch_floors.render.templates import render
 __all__ = [
     "BIBTEX_MARKER",
     "EDITION_MARKER",
+    "FIXED_IN_A_SESSION",
     "HANDOUTS_MARKER",
     "MACHINES_MARKER",
     "NO_HANDOUTS",
@@ -48,6 +50,7 @@ __all__ = [
     "fill_nav",
     "first_docstring_line",
     "marker",
+    "marker_contents",
     "proofs_page",
     "report_html",
     "without_missing_includes",
@@ -57,10 +60,16 @@ __all__ = [
 def marker(name: str) -> str:
     """Where a page's source asks the build for something of the whole build: `<!-- floors:name -->`.
 
-    A page holding one renders in every build of a dirty serve session (`plugin.serve`'s `SITE_WIDE_MARKER`).
+    A page holding one renders in every build of a dirty serve session (`plugin.serve`'s `SITE_WIDE_MARKER`), unless
+    `marker_contents` knows that what each of its markers shows is unchanged.
     """
     return f"<!-- floors:{name} -->"
 
+
+FIXED_IN_A_SESSION = ("edition", "bibtex", "handouts", torch_changes.MARKER)
+"""Markers whose content changes with nothing a serve session can edit but the page itself: the edition's name,
+its citation and its PDFs' links come from the settings; What changed inside PyTorch from that page's own proof
+and the recordings, which `plugin.serve.changes.inputs_digest` covers (a change of them renders every page)."""
 
 PROOFS_MARKER = marker("proofs")
 REPORT_MARKER = marker("build-report")
@@ -196,6 +205,34 @@ def proofs_page(
         )
         sections.append(_ProofsSection(where, page, rows, slugify(english, "-")))
     return render("proofs_page.md", language, sections=sections)
+
+
+def marker_contents(planned: Mapping[str, Sequence[ExecBlock]], project_dir: Path) -> dict[str, str]:
+    """A digest of what some markers show, by name, for a dirty serve session to leave out pages that show the same.
+
+    A page holding only these markers renders again when a digest changed (`plugin.serve.changes.plan_rebuild`);
+    a marker not named here renders with every build.
+
+    The Proofs page's tables (`proofs_page`) read the pages' blocks (ids, proofs, missing includes) and each
+    proof's docstring: their digest covers those and each proof file's text. A prose edit changes none of them.
+
+    Args:
+        planned: Every page's executed blocks, as the engine planned them.
+        project_dir: Where the proofs' paths are relative to.
+
+    Returns:
+        The digests.
+    """
+    digest = hashlib.sha256()
+    for page in sorted(planned):
+        for block in planned[page]:
+            digest.update(repr((page, block.block_id, block.proofs, sorted(p for p, _ in block.missing))).encode())
+            for proof in block.proofs:
+                try:
+                    digest.update((project_dir / proof).read_bytes())
+                except OSError:
+                    digest.update(b"\0unreadable")
+    return dict.fromkeys(FIXED_IN_A_SESSION, "") | {"proofs": digest.hexdigest()}
 
 
 def without_missing_includes(markdown: str, page: str, project_dir: Path) -> str:

@@ -6,6 +6,7 @@ session, options and imported files. Anything else is stale: shown as a note, ne
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -151,8 +152,13 @@ def _same(result: BlockResult, recorded: RecordedBlock) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=256)
 def _shown(output: str, *, html: bool) -> str:
-    """This build's output as a recording of it is shown: HTML written out again from the allow-list."""
+    """This build's output as a recording of it is shown: HTML written out again from the allow-list.
+
+    Kept for the outputs last asked for: each block's output is compared with every tier's recording, by every
+    page and summary that shows the tiers (the build report's machines table read each figure some 40 times).
+    """
     if not html:
         return output
     try:

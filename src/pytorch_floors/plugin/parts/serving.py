@@ -6,7 +6,7 @@ import functools
 import logging
 import os
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
@@ -76,6 +76,7 @@ class Serving:
         self.pending_pages: set[str] = set()
         self.page_inputs: dict[str, PageInput] = {}
         self.inputs = ""
+        self.shown: dict[str, str] = {}
 
     @property
     def known_failures(self) -> dict[str, ProofFailure] | None:
@@ -130,14 +131,22 @@ class Serving:
         self.page_inputs = with_sources(self.page_inputs, lambda src: facts[src].source)
 
     def plan_pages(
-        self, files: Files, config: MkDocsConfig, project_dir: Path, planned_labs: list[str], manifest: ManifestRecorder
+        self,
+        files: Files,
+        config: MkDocsConfig,
+        project_dir: Path,
+        planned_labs: list[str],
+        manifest: ManifestRecorder,
+        *,
+        shown: Mapping[str, str],
     ) -> None:
         """Tell MkDocs which pages this build renders: under a dirty serve session, what an edit changed.
 
         MkDocs asks each page's file `is_modified()` in a dirty build (`mkdocs serve --dirty`, and
         `mkdocs build --dirty`). Outside a serve session every page answers yes, so a built site is
         always whole; in one, the session's plan answers, and the pages it leaves out lend this
-        build their sections of the edition's manifest (What changed compares them).
+        build their sections of the edition's manifest (What changed compares them). `shown` is what
+        some markers show (`plugin.pages.marker_contents`): a page showing only those, unchanged, is left out.
         """
         pages = files.documentation_pages()
         session = self.session
@@ -153,7 +162,8 @@ class Serving:
                 Path(theme_dir) if theme_dir else None,
                 recordings,  # the other machines' outputs, which the pages' tabs show
             )
-            self.plan = session.plan(self.page_inputs, self.inputs, also=self.ready)
+            self.shown = dict(shown)
+            self.plan = session.plan(self.page_inputs, self.inputs, also=self.ready, shown=self.shown)
         plan = self.plan
         for file in pages:
             file.is_modified = functools.partial(plan.rebuilds, file.src_uri)  # type: ignore[method-assign]
@@ -259,7 +269,7 @@ class Serving:
                 manifest=manifest.pages.get(page_url(file.src_uri)),
                 search=search.get(file.url, []),
             )
-        session.pages, session.inputs = states, self.inputs
+        session.pages, session.inputs, session.shown = states, self.inputs, self.shown
 
     def end_build(self, config: MkDocsConfig, project_dir: Path) -> None:
         """Tell the session which pages still wait for their background build."""

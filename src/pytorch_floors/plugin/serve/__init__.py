@@ -8,7 +8,9 @@ this module decides which, and keeps what the others contributed, so the site it
 - a page is rebuilt when its source, a file it includes (`--8<--`) or a project module such a proof
   imports changed since the last build (`page_digest`);
 - pages that show the whole build (a `<!-- floors:... -->` marker: the build report, the Proofs
-  page, What changed, Cite) are rebuilt with every build; the API reference pages are rebuilt all
+  page, What changed, Cite) are rebuilt with every build, unless what each of their markers shows is
+  known to be the same as in the last build (`plugin.pages.marker_contents`: the Proofs page's blocks
+  and proofs, Cite's edition); the API reference pages are rebuilt all
   together or not at all (their cross-references and inventory are one set), and so are the labs
   (mkdocs-jupyter forgets the cached runs of labs a build does not render);
 - anything else changes every page (the configuration, the theme's overrides, the Jupyter setup, the

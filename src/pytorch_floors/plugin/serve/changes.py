@@ -21,7 +21,8 @@ log = logging.getLogger("mkdocs.plugins.pytorch_floors")
 T = TypeVar("T")
 
 SITE_WIDE_MARKER = "<!-- floors:"
-"""A page holding one of the plugin's markers shows something of the whole build: it is rebuilt every time."""
+"""A page holding one of the plugin's markers shows something of the whole build (`plugin.pages.marker`)."""
+_MARKER_NAME = re.compile(r"<!-- floors:([\w-]+) -->")
 
 _API_BLOCK = re.compile(r"^:::[ \t]+\S", re.MULTILINE)
 _H1 = re.compile(r"^#[ \t]+(?P<title>.+?)[ \t#]*$|<h1\b[^>]*>(?P<html>.*?)</h1>", re.MULTILINE | re.IGNORECASE)
@@ -239,14 +240,15 @@ class PageInput:
     Attributes:
         digest: `page_digest` of its source.
         title_key: `title_key` of its source (`None` for a lab).
-        site_wide: It shows something of the whole build (`SITE_WIDE_MARKER`).
+        shows: The names of the markers it holds (`<!-- floors:proofs -->`: `proofs`): what it shows of the whole
+            build, which `plan_rebuild` renders again unless it knows that none of it changed.
         api: It renders API reference (`::: module`).
         lab: It is a lab notebook.
     """
 
     digest: str
     title_key: str | None = None
-    site_wide: bool = False
+    shows: frozenset[str] = frozenset()
     api: bool = False
     lab: bool = False
 
@@ -280,7 +282,7 @@ def page_input(
     return PageInput(
         digest=page_digest(text, project_dir, import_roots, memo),
         title_key=title_key(text),
-        site_wide=SITE_WIDE_MARKER in text,
+        shows=frozenset(_MARKER_NAME.findall(text)) if SITE_WIDE_MARKER in text else frozenset(),
         api=bool(_API_BLOCK.search(text)),
         lab=lab,
     )
@@ -314,6 +316,8 @@ def plan_rebuild(
     previous_inputs: str | None,
     *,
     also: Collection[str] = (),
+    shown: Mapping[str, str] | None = None,
+    previous_shown: Mapping[str, str] | None = None,
 ) -> Plan:
     """Which pages a build must render, given what each was rendered from last time.
 
@@ -323,6 +327,10 @@ def plan_rebuild(
         previous: The pages of the last build, or `None` when there is none (or the session is not dirty).
         previous_inputs: `inputs_digest` of the last build.
         also: Pages to render whatever changed.
+        shown: A digest of what some markers show (`plugin.pages.marker_contents`), by marker name; a page
+            whose every marker is among them, each with the digest of the last build (`previous_shown`),
+            renders only if it changed itself. Any other page with a marker renders in every build.
+        previous_shown: `shown` of the last build.
 
     Returns:
         The plan: every page, or the changed ones with those that show the whole build.
@@ -337,7 +345,11 @@ def plan_rebuild(
     retitled = sorted(page for page in changed if pages[page].title_key != previous[page].title_key)
     if retitled:
         return Plan(None, f"the navigation changed (the title of {', '.join(retitled)})")
-    rebuilt = changed | {page for page, seen in pages.items() if seen.site_wide} | (set(also) & set(pages))
+    known, before = shown or {}, previous_shown or {}
+    # A prose edit rendered the Cite and Proofs pages (and their twins) again, for nothing that could have changed.
+    unchanged = {name for name, digest in known.items() if before.get(name) == digest}
+    site_wide = {page for page, seen in pages.items() if seen.shows and not seen.shows <= unchanged}
+    rebuilt = changed | site_wide | (set(also) & set(pages))
     for kind in ("api", "lab"):
         group = {page for page, seen in pages.items() if getattr(seen, kind)}
         if group & rebuilt:

@@ -32,6 +32,7 @@ class ServeSession:
         templates: The theme's compiled templates.
         memo: What builds compute from files that seldom change (included proofs' digests, bundled downloads).
         inputs: `inputs_digest` of the last build.
+        shown: What some markers showed in the last build (`plugin.pages.marker_contents`), by name.
         pages: What each page contributed to the last build, by source path.
         defers: Its builds may leave what is not cached to a `Background` build (a dirty session with
             live reload, which shows the pages again as they are done).
@@ -57,6 +58,7 @@ class ServeSession:
     templates: TemplateCache = field(default_factory=TemplateCache)
     memo: Memo = field(default_factory=Memo)
     inputs: str | None = None
+    shown: dict[str, str] = field(default_factory=dict)
     pages: dict[str, PageState] = field(default_factory=dict)
     defers: bool = False
     background: Background | None = None
@@ -135,11 +137,23 @@ class ServeSession:
         if self.signal_dir is not None:
             shutil.rmtree(self.signal_dir, ignore_errors=True)
 
-    def plan(self, pages: Mapping[str, PageInput], inputs: str, *, also: Collection[str] = ()) -> Plan:
-        """Which pages this session's next build renders (every page unless the session is dirty)."""
+    def plan(
+        self,
+        pages: Mapping[str, PageInput],
+        inputs: str,
+        *,
+        also: Collection[str] = (),
+        shown: Mapping[str, str] | None = None,
+    ) -> Plan:
+        """Which pages this session's next build renders (every page unless the session is dirty).
+
+        `shown` is what some markers show in this build (`plan_rebuild`); the last build's is the session's.
+        """
         if not self.dirty:
             return Plan(None, "mkdocs serve without --dirty renders every page")
-        return plan_rebuild(pages, inputs, self.pages or None, self.inputs, also=also)
+        return plan_rebuild(
+            pages, inputs, self.pages or None, self.inputs, also=also, shown=shown, previous_shown=self.shown
+        )
 
     def kept(self, plan: Plan) -> Iterable[tuple[str, PageState]]:
         """The pages a build does not render, with what they contributed to the build that last did."""
