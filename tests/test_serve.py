@@ -1059,6 +1059,7 @@ def test_a_waiting_chinese_page_says_so_in_chinese(lab: bool) -> None:
 def test_the_partial_rebuilds_note_is_in_the_reports_language() -> None:
     note = partial_note({"zh/a.md", "zh/b.md"}, "zh")
     assert t("A partial rebuild", "zh") in note and "<code>docs/zh/a.md</code>、<code>docs/zh/b.md</code>" in note
+    assert "（<code>mkdocs serve --dirty</code>）：" in note, "Chinese punctuation around the command"
     assert not re.search(r"[A-Za-z]{4,}", re.sub(r"<[^>]+>|mkdocs serve --dirty|docs/zh/\w+\.md", "", note)), note
     page = '<html><body><article class="md-content__inner md-typeset">x</article></body></html>'
     assert f'<article {PENDING_ATTRIBUTE} class="md-content__inner' in mark_pending(page)
