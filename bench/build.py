@@ -145,8 +145,7 @@ def serve_reloads(project: Path, cache: Path, *, dirty: bool, edits: int = 3) ->
         return times
     finally:
         page.write_text(original, encoding="utf-8")
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=60)
+        stop_serve(server)
 
 
 def main() -> None:
@@ -269,8 +268,24 @@ def cold_serve(project: Path, cache: Path) -> tuple[float, float, float]:
             sys.exit(f"the cold serve's background build ended with exit status {status}")
         return first, complete, background
     finally:
-        os.killpg(server.pid, signal.SIGINT)
-        server.wait(timeout=60)
+        stop_serve(server)
+
+
+def stop_serve(server: subprocess.Popen[str] | subprocess.Popen[bytes], grace: float = 60) -> None:
+    """Stop a `mkdocs serve` started in its own session, as its process group, and wait for it to end.
+
+    SIGTERM, which the floors plugin turns into Ctrl-C's clean stop (plugin/serve/stopping.py): a shell without
+    job control starts a background job (`make bench &` in a script) with SIGINT ignored, and its serve, which
+    inherits that, never ended on SIGINT (the cold serve's figures were lost). One still running after `grace`
+    seconds is killed, and the bench stops saying so.
+    """
+    os.killpg(server.pid, signal.SIGTERM)
+    try:
+        server.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait()
+        sys.exit(f"mkdocs serve (process {server.pid}) had not ended {grace:.0f} s after SIGTERM: killed")
 
 
 def block_seconds(report: dict[str, Any]) -> float:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -182,3 +183,48 @@ def test_a_records_cpu_tells_two_cpus_of_one_model_name_apart() -> None:
     assert label(XEON) == "Intel(R) Xeon(R) Platinum 8581C (family 6, model 207; AVX-512, AMX)"
     assert label("Model name: Apple M2\n") == "Apple M2", "no family or model said: the name alone"
     assert label("Architecture: x86_64\n") is None
+
+
+# A stand-in for `mkdocs serve` started by a shell without job control (a background job: SIGINT ignored, as a
+# child inherits it): the floors plugin's SIGTERM handling, then the main thread waiting as serve's build loop does.
+_SERVE_LIKE = """
+import signal, sys, threading
+from pytorch_floors.plugin.serve.stopping import interrupt_on_terminate
+interrupt_on_terminate()
+print("waiting", flush=True)
+try:
+    with (condition := threading.Condition()):
+        condition.wait()
+except KeyboardInterrupt:
+    sys.exit(0)
+"""
+
+
+def _started(code: str, *ignored: signal.Signals) -> subprocess.Popen[str]:
+    def ignore() -> None:
+        for number in ignored:
+            signal.signal(number, signal.SIG_IGN)
+
+    child = subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=ignore,  # noqa: PLW1509  (what a shell does to a background job, before Python starts)
+    )
+    assert child.stdout is not None and child.stdout.readline() == "waiting\n"
+    return child
+
+
+def test_the_bench_stops_a_serve_that_ignores_ctrl_c_as_a_background_jobs_does() -> None:
+    """`make bench &` from a script: the cold serve ignored SIGINT and the bench crashed, its figures lost."""
+    child = _started(_SERVE_LIKE, signal.SIGINT)
+    bench_module("build").stop_serve(child, grace=20)
+    assert child.returncode == 0, "serve stops cleanly (its plugins' on_shutdown runs), not killed"
+
+
+def test_the_bench_kills_a_serve_that_does_not_stop_and_says_so() -> None:
+    child = _started(_SERVE_LIKE.replace("interrupt_on_terminate()", ""), signal.SIGINT, signal.SIGTERM)
+    with pytest.raises(SystemExit, match=r"had not ended 1 s after SIGTERM: killed"):
+        bench_module("build").stop_serve(child, grace=1)
+    assert child.returncode == -signal.SIGKILL
