@@ -183,6 +183,11 @@ def readme_table(records: Mapping[str, Mapping[str, Any]]) -> str:
             "`serve: N of M pages render again: …`",
         ),
         (
+            "the first prose edit, 2 s after the first page",
+            _seconds(build.get("prose_edit_first")) + _budget(build.get("prose_edit_first"), BUDGETS["prose_edit"]),
+            "it waits for the build that renders the API reference the first build left for later",
+        ),
+        (
             "`make test`, set up",
             _seconds(warm.get("phases")) + _budget(warm.get("phases"), BUDGETS["suite-warm"]),
             "each phase's tests, then `make test: every phase passed` and its total",
