@@ -191,8 +191,10 @@ _SERVE_LIKE = """
 import signal, sys, threading
 from pytorch_floors.plugin.serve.stopping import interrupt_on_terminate
 interrupt_on_terminate()
-print("waiting", flush=True)
 try:
+    # Said inside the try: the parent signals as soon as it reads it (a SIGTERM before the try once ended the
+    # child by an uncaught KeyboardInterrupt).
+    print("waiting", flush=True)
     with (condition := threading.Condition()):
         condition.wait()
 except KeyboardInterrupt:
