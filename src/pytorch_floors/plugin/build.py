@@ -149,7 +149,7 @@ class SiteBuild:
             self.engine.project_dir,
             self.labs.planned,
             self.editions.manifest,
-            shown=marker_contents(self.engine.planned, self.engine.project_dir),
+            shown=lambda: marker_contents(self.engine.planned, self.engine.project_dir),
         )
         return files
 

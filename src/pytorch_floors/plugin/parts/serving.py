@@ -138,15 +138,16 @@ class Serving:
         planned_labs: list[str],
         manifest: ManifestRecorder,
         *,
-        shown: Mapping[str, str],
+        shown: Callable[[], Mapping[str, str]],
     ) -> None:
         """Tell MkDocs which pages this build renders: under a dirty serve session, what an edit changed.
 
         MkDocs asks each page's file `is_modified()` in a dirty build (`mkdocs serve --dirty`, and
         `mkdocs build --dirty`). Outside a serve session every page answers yes, so a built site is
         always whole; in one, the session's plan answers, and the pages it leaves out lend this
-        build their sections of the edition's manifest (What changed compares them). `shown` is what
+        build their sections of the edition's manifest (What changed compares them). `shown` gives what
         some markers show (`plugin.pages.marker_contents`): a page showing only those, unchanged, is left out.
+        It reads every proof file, so it is asked only under a session: a plain build renders every page.
         """
         pages = files.documentation_pages()
         session = self.session
@@ -162,7 +163,7 @@ class Serving:
                 Path(theme_dir) if theme_dir else None,
                 recordings,  # the other machines' outputs, which the pages' tabs show
             )
-            self.shown = dict(shown)
+            self.shown = dict(shown())
             self.plan = session.plan(self.page_inputs, self.inputs, also=self.ready, shown=self.shown)
         plan = self.plan
         for file in pages:
