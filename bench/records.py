@@ -185,7 +185,7 @@ def readme_table(records: Mapping[str, Mapping[str, Any]]) -> str:
         (
             "the first prose edit, 2 s after the first page",
             _seconds(build.get("prose_edit_first")) + _budget(build.get("prose_edit_first"), BUDGETS["prose_edit"]),
-            "it waits for the build that renders the API reference the first build left for later",
+            "`serve: an edit came: it is shown first …`: the API reference the first build left renders after it",
         ),
         (
             "`make test`, set up",

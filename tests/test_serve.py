@@ -34,6 +34,8 @@ from mkdocs.config import load_config
 from mkdocs.exceptions import Abort
 from test_engine import gone
 from test_labs import FAILING_LAB, _lab_fixture
+from watchdog.events import FileModifiedEvent
+from watchdog.observers.polling import PollingObserver
 
 import pytorch_floors.plugin.plugin as plugin_module
 from conftest import FIXTURE_CONFIG, LAB_CONFIG, ROOT, Build, FixtureSite, needs_build, run_mkdocs
@@ -50,10 +52,12 @@ from pytorch_floors.plugin.serve import (
     BACKGROUND_VARIABLE,
     FAILURES_FILE,
     HEARTBEAT_S,
+    LATER_FILE,
     PARTIAL_ATTRIBUTE,
     PENDING_ATTRIBUTE,
     PENDING_TEXT,
     SIGNALS_VARIABLE,
+    EditWatch,
     PageInput,
     PageState,
     Plan,
@@ -749,6 +753,125 @@ def test_a_sessions_first_build_leaves_the_api_reference_to_the_next_and_only_th
         assert "reference/plugin.md" in session.start_build()[1] and not session.later
     finally:
         session.close()
+
+
+def _edit(watch: EditWatch, path: str = "docs/index.md") -> None:
+    watch.on_any_event(FileModifiedEvent(path))
+
+
+def test_an_edit_is_shown_before_the_api_reference_left_for_later_which_renders_right_after() -> None:
+    # The build that rendered the reference the first build left (about six seconds here) held back an edit
+    # saved meanwhile: the first prose edit of `make serve` took 6 s where every other took 1 s (issue 56).
+    session = ServeSession(dirty=True, defers=True)
+    reference = ["reference/a.md", "reference/b.md", "reference/c.md"]
+    try:
+        session.start_build()
+        assert all(session.reference_waits(page) for page in reference), "the first build leaves it"
+        session.later.update(reference)
+        session.end_build(set(), Path("mkdocs.yml"), Path())
+        watch = session.edits = EditWatch()  # the server watches from now on (`on_serve`)
+        assert session.signal_dir is not None
+
+        # The build the server's nudge starts renders the reference; an edit comes after its first page.
+        assert set(reference) <= session.start_build()[1]
+        assert not session.reference_waits("reference/a.md"), "no edit yet: it renders"
+        _edit(watch)
+        assert session.reference_waits("reference/b.md"), "an edit came: the rest waits"
+        assert not session.reference_waits("floors/1-program.md"), "only what was left for this build"
+        session.later.update(reference[1:])
+        session.end_build(set(), Path("mkdocs.yml"), Path())
+        nudged = session.signal_dir / LATER_FILE
+        assert nudged.is_file(), "the pages left again start the build after this one"
+        nudged.unlink()
+
+        # The edit's build: what was left waits, so the edit shows alone; the build after renders it.
+        assert not set(reference) & session.start_build()[1]
+        assert session.later == set(reference[1:]) and not session.reference_waits("reference/b.md")
+        session.end_build(set(), Path("mkdocs.yml"), Path())
+        assert nudged.is_file(), "and starts the build that renders it"
+        nudged.unlink()
+
+        assert set(reference[1:]) <= session.start_build()[1] and not session.later, "no edit since: it renders"
+        assert not any(session.reference_waits(page) for page in reference)
+        session.end_build(set(), Path("mkdocs.yml"), Path())
+        assert not nudged.exists(), "nothing is left: no build is started"
+
+        # An edit before a build that was left nothing holds nothing back.
+        _edit(watch)
+        assert session.start_build()[1] == set() and not session.later
+    finally:
+        session.close()
+
+
+def test_the_edit_watch_counts_what_is_written_under_the_watched_paths_and_only_that(tmp_path: Path) -> None:
+    docs, elsewhere = tmp_path / "docs", tmp_path / "site"
+    docs.mkdir()
+    elsewhere.mkdir()
+    (tmp_path / "mkdocs.yml").write_text("site_name: x\n", encoding="utf-8")
+    observer = PollingObserver(timeout=0.05)
+    watch = EditWatch()
+    watch.follow(observer, [str(docs), str(tmp_path / "mkdocs.yml"), str(tmp_path / "missing")])
+    observer.start()
+    try:
+        time.sleep(0.3)  # its first look at the paths
+        (elsewhere / "index.html").write_text("built", encoding="utf-8")
+        (docs / "sub").mkdir()
+        time.sleep(0.3)
+        assert watch.count == 0, "a folder made, and a file outside the watched paths, are no edit"
+        (docs / "sub" / "page.md").write_text("# Page\n", encoding="utf-8")
+        deadline = time.monotonic() + 10
+        while watch.count == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert watch.count >= 1, "a page written is an edit"
+        seen = watch.count
+        (tmp_path / "mkdocs.yml").write_text("site_name: y\n", encoding="utf-8")
+        while watch.count == seen and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert watch.count > seen, "and so is the configuration"
+    finally:
+        observer.stop()
+        observer.join()
+
+
+REFERENCE_CONFIG = FIXTURE_CONFIG.replace(
+    "plugins:\n  - floors\n",
+    "plugins:\n  - mkdocstrings:\n      handlers:\n        python:\n          paths: [src]\n  - floors\n",
+)
+
+
+@pytest.mark.build
+def test_serve_shows_an_edit_before_the_api_reference_its_first_build_left(fixture_site: FixtureSite) -> None:
+    fixture_site.write("mkdocs.yml", REFERENCE_CONFIG)
+    fixture_site.write(
+        "src/tiny.py", '"""A tiny module."""\n\n\ndef one() -> int:\n    """Return one, documented."""\n    return 1\n'
+    )
+    fixture_site.page("index.md", "# Home\n\nFirst prose.\n")
+    fixture_site.page("other.md", "# Other\n\nOther prose.\n")
+    fixture_site.page("reference.md", "# Reference\n\n::: tiny\n")
+    log = fixture_site.root / "serve.log"
+    port, server = _serve_dirty(fixture_site.root, log)
+    try:
+        first = _wait_for(lambda: _get(port, "reference/"), server, log, 120)
+        assert "Rendering this API reference" in first, "the first build leaves it"
+        # At once: the server's nudge starts the build that renders the reference a second after it watches.
+        time.sleep(0.2)
+        fixture_site.page("index.md", "# Home\n\nEdited prose.\n")
+        _wait_for(lambda: page if "Edited prose" in (page := _get(port, "") or "") else None, server, log, 60)
+
+        def rendered() -> str | None:
+            page = _get(port, "reference/") or ""
+            return page if "Return one, documented." in page and "Rendering this API reference" not in page else None
+
+        _wait_for(rendered, server, log, 60)
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=60)
+    text = log.read_text(encoding="utf-8", errors="replace")
+    builds = re.findall(r"serve: \d+ of \d+ pages render again: (.*)", text)
+    shown = [index for index, pages in enumerate(builds) if "index.md" in pages.split(", ")]
+    assert shown, text[-3000:]
+    assert "reference.md" not in builds[shown[0]].split(", "), f"the edit waited for the reference:\n{text[-3000:]}"
+    assert any("reference.md" in pages.split(", ") for pages in builds[shown[0] + 1 :]), text[-3000:]
 
 
 @pytest.mark.build

@@ -55,6 +55,7 @@ from pytorch_floors.plugin.config import FloorsConfig, Settings
 from pytorch_floors.plugin.serve import (
     BACKGROUND_VARIABLE,
     SIGNALS_VARIABLE,
+    EditWatch,
     ServeSession,
     interrupt_on_terminate,
     nudge,
@@ -190,7 +191,12 @@ class FloorsPlugin(BasePlugin[FloorsConfig]):  # type: ignore[no-untyped-call]  
         self._restore_terminate = lambda: None
 
     def on_serve(self, server: LiveReloadServer, /, *, config: MkDocsConfig, builder: Any) -> LiveReloadServer:
-        """Watch the folder the session's background build touches as it finishes a page."""
+        """Watch the folder the session's background build touches as it finishes a page; count the author's edits."""
+        if self.session is not None:
+            # What MkDocs watches for edits: its docs, its configuration and the `watch` list (`plugin.serve.edits`).
+            self.session.edits = EditWatch()
+            watched = [config.docs_dir, *([config.config_file_path] if config.config_file_path else []), *config.watch]
+            self.session.edits.follow(server.observer, watched)
         if self.session is not None and self.session.signal_dir is not None:
             server.watch(str(self.session.signal_dir))
             if self.session.later:

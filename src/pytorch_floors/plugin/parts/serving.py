@@ -213,13 +213,18 @@ class Serving:
         )
 
     def on_page_markdown(self, markdown: str, facts: PageFacts) -> str:
-        """An API reference page renders with the next build, in a serve session's first one (`plugin.serve.later`).
+        """An API reference page renders with the next build, in some builds of a serve session.
 
-        mkdocstrings rendering it from the package's docstrings was a seventh of that build.
+        In its first one (`plugin.serve.later`), and in a build that an edit came before or during, which shows
+        the edit first (`ServeSession.reference_waits`). mkdocstrings rendering it from the package's docstrings
+        was a seventh of the first build, and an edit saved while the next build rendered it waited about six
+        seconds to be shown.
         """
         session, seen = self.session, self.page_inputs.get(facts.src_uri)
-        if session is None or not session.leaves_for_later or seen is None or not seen.api:
+        if session is None or seen is None or not seen.api or not session.reference_waits(facts.src_uri):
             return markdown
+        if session.builds > 0 and not session.later:
+            log.info("serve: an edit came while the API reference rendered: the rest of it renders after the edit")
         session.later.add(facts.src_uri)
         return api_later(markdown, facts.language.code)
 

@@ -16,6 +16,8 @@ from pytorch_floors.execution.facts import TorchFacts
 from pytorch_floors.i18n.languages import english_source
 from pytorch_floors.plugin.serve.background import Background, read_background_failures
 from pytorch_floors.plugin.serve.changes import Memo, PageInput, PageState, Plan, plan_rebuild
+from pytorch_floors.plugin.serve.edits import EditWatch
+from pytorch_floors.plugin.serve.later import LATER_FILE
 from pytorch_floors.plugin.serve.template_cache import TemplateCache
 
 log = logging.getLogger("mkdocs.plugins.pytorch_floors")
@@ -49,6 +51,9 @@ class ServeSession:
         failed: The blocks that failed in the background build, by cache key: a build shows each such
             block's failure, as a foreground failure shows, and does not run it again while its key holds.
         later: The pages the last build gave a placeholder to (`plugin.serve.later`): the next build renders them.
+        left_for_this_build: The pages the last build left to this one (`later`, as this build started).
+        edits: The author's edits the server has seen (`EditWatch`), once it watches (`on_serve`).
+        edits_at_start: How many it had seen as this build started.
         builds: How many builds of the session have ended.
     """
 
@@ -69,6 +74,9 @@ class ServeSession:
     outputs: set[str] = field(default_factory=set)
     failed: dict[str, ProofFailure] = field(default_factory=dict)
     later: set[str] = field(default_factory=set)
+    left_for_this_build: set[str] = field(default_factory=set)
+    edits: EditWatch | None = None
+    edits_at_start: int = 0
     builds: int = 0
 
     @property
@@ -79,6 +87,18 @@ class ServeSession:
         """
         return self.dirty and self.defers and self.builds == 0
 
+    def reference_waits(self, page: str) -> bool:
+        """Whether this build gives an API reference page its placeholder, and leaves the page to the next build.
+
+        The first build does (`leaves_for_later`). A page that build left renders with the build after it
+        (`start_build` holds the pages back from a build an edit came before), unless an edit comes while this
+        build renders the reference: the pages not rendered yet wait for the build after the edit's.
+        """
+        if self.leaves_for_later:
+            return True
+        edits = self.edits.count if self.edits is not None else 0
+        return page in self.left_for_this_build and edits > self.edits_at_start
+
     def start_build(self) -> tuple[bool, set[str]]:
         """Whether the next build leaves what is not cached to the background, and which waiting pages are done.
 
@@ -87,6 +107,12 @@ class ServeSession:
             can now show their outputs or a failure (all of them once the background build has ended).
         """
         ready, self.later = set(self.later), set()  # left for this build by the last one
+        edits_before, self.edits_at_start = self.edits_at_start, self.edits.count if self.edits is not None else 0
+        if ready and self.builds > 0 and self.edits_at_start > edits_before:
+            # An edit came since the last build began: this build shows it, and the next renders what was left.
+            log.info("serve: an edit came: it is shown first, the %d pages left for later render after it", len(ready))
+            self.later, ready = ready, set()
+        self.left_for_this_build = set(ready)
         failed = read_background_failures(self.signal_dir)
         ready |= self._waiting_on({failure.page for key, failure in failed.items() if key not in self.failed})
         self.failed = failed
@@ -121,6 +147,11 @@ class ServeSession:
         self.builds += 1
         if self.later and self.signal_dir is None:
             self.signal_dir = Path(tempfile.mkdtemp(prefix="floors-serve-"))  # `plugin.serve.later.nudge` writes there
+        if self.later and self.builds > 1 and self.edits is not None and self.signal_dir is not None:
+            # Pages left again for an edit (`reference_waits`): the server watches the folder, and this starts
+            # the build that renders them (the first build's pages are the server's `nudge`).
+            with contextlib.suppress(OSError):
+                (self.signal_dir / LATER_FILE).write_text(str(self.builds), encoding="utf-8")
         if self.filled or self.background is not None:
             return
         if not pending:
