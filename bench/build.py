@@ -95,9 +95,16 @@ def build(project: Path, site: Path, cache: Path, **env: str) -> tuple[float, fl
     seconds = time.perf_counter() - start
     log = process.stdout.read() if process.stdout else ""
     if process.returncode != 0:
-        sys.exit(f"build failed:\n{log[-6000:]}")
+        sys.exit(failed_build(log))
     report = json.loads((site / "build-report.json").read_text(encoding="utf-8"))
     return seconds, peak / 2**20, report
+
+
+def failed_build(log: str, tail: int = 6000) -> str:
+    """What a failed build's log says of why: every warning and error line (a claim that did not hold, a
+    block that failed: a strict build stops on them, long after they were logged), then the log's end."""
+    why = [line for line in log.splitlines() if line.startswith(("WARNING", "ERROR"))]
+    return "build failed:\n" + "".join(f"{line}\n" for line in why) + f"the log's end:\n{log[-tail:]}"
 
 
 def _fetch(url: str) -> str | None:

@@ -230,3 +230,13 @@ def test_the_bench_kills_a_serve_that_does_not_stop_and_says_so() -> None:
     with pytest.raises(SystemExit, match=r"had not ended 1 s after SIGTERM: killed"):
         bench_module("build").stop_serve(child, grace=1)
     assert child.returncode == -signal.SIGKILL
+
+
+def test_a_failed_bench_build_says_why_however_long_its_log() -> None:
+    # make bench's cold build failed strictly on a claim that did not hold, and printed only the log's last
+    # 6,000 characters: the labs' conversion lines, not the claim (issue 56).
+    warning = "WARNING -  claims: docs/floors/6-kernels.md › threads: a claim did not hold"
+    log = "INFO    -  Building documentation...\n" + warning + "\n" + "INFO    -  lab 1/9: cached\n" * 500
+    said = bench_module("build").failed_build(log)
+    assert warning in said and said.index(warning) < said.index("the log's end:")
+    assert said.endswith("INFO    -  lab 1/9: cached\n")
