@@ -67,6 +67,7 @@ from pytorch_floors.plugin.serve import (
     interrupt_on_terminate,
     mark_pending,
     merge_search_index,
+    nudge,
     page_digest,
     partial_note,
     partial_report,
@@ -759,10 +760,17 @@ def _edit(watch: EditWatch, path: str = "docs/index.md") -> None:
     watch.on_any_event(FileModifiedEvent(path))
 
 
-def test_an_edit_is_shown_before_the_api_reference_left_for_later_which_renders_right_after() -> None:
+def _written(path: Path, within: float = 10) -> bool:
+    deadline = time.monotonic() + within
+    while not path.is_file() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return path.is_file()
+
+
+def test_an_edit_is_shown_before_the_api_reference_left_for_later_which_renders_once_the_author_pauses() -> None:
     # The build that rendered the reference the first build left (about six seconds here) held back an edit
     # saved meanwhile: the first prose edit of `make serve` took 6 s where every other took 1 s (issue 56).
-    session = ServeSession(dirty=True, defers=True)
+    session = ServeSession(dirty=True, defers=True, quiet=0.3)
     reference = ["reference/a.md", "reference/b.md", "reference/c.md"]
     try:
         session.start_build()
@@ -771,6 +779,7 @@ def test_an_edit_is_shown_before_the_api_reference_left_for_later_which_renders_
         session.end_build(set(), Path("mkdocs.yml"), Path())
         watch = session.edits = EditWatch()  # the server watches from now on (`on_serve`)
         assert session.signal_dir is not None
+        nudged = session.signal_dir / LATER_FILE
 
         # The build the server's nudge starts renders the reference; an edit comes after its first page.
         assert set(reference) <= session.start_build()[1]
@@ -780,27 +789,46 @@ def test_an_edit_is_shown_before_the_api_reference_left_for_later_which_renders_
         assert not session.reference_waits("floors/1-program.md"), "only what was left for this build"
         session.later.update(reference[1:])
         session.end_build(set(), Path("mkdocs.yml"), Path())
-        nudged = session.signal_dir / LATER_FILE
-        assert nudged.is_file(), "the pages left again start the build after this one"
-        nudged.unlink()
 
-        # The edit's build: what was left waits, so the edit shows alone; the build after renders it.
+        # The edit's build: what was left waits, so the edit shows alone.
         assert not set(reference) & session.start_build()[1]
         assert session.later == set(reference[1:]) and not session.reference_waits("reference/b.md")
+        _edit(watch)  # the author saves again while it builds
         session.end_build(set(), Path("mkdocs.yml"), Path())
-        assert nudged.is_file(), "and starts the build that renders it"
+        began = time.monotonic()
+        waiting = session.nudging
+        # That edit's own build, which the server starts at once: it holds them back too, and waits with the rest.
+        assert not set(reference) & session.start_build()[1]
+        session.end_build(set(), Path("mkdocs.yml"), Path())
+        assert session.nudging is waiting, "one build is started for them, not one per edit"
+        assert _written(nudged), "the pages left start a build of their own once the author pauses"
+        assert time.monotonic() - began >= 0.2, "not before"
         nudged.unlink()
 
         assert set(reference[1:]) <= session.start_build()[1] and not session.later, "no edit since: it renders"
         assert not any(session.reference_waits(page) for page in reference)
         session.end_build(set(), Path("mkdocs.yml"), Path())
-        assert not nudged.exists(), "nothing is left: no build is started"
+        assert not _written(nudged, within=1), "nothing is left: no build is started"
 
         # An edit before a build that was left nothing holds nothing back.
         _edit(watch)
         assert session.start_build()[1] == set() and not session.later
     finally:
         session.close()
+
+
+def test_the_build_left_for_later_waits_for_the_watcher_and_for_the_author_to_pause(tmp_path: Path) -> None:
+    edits, watching = [0], [False]
+    thread = nudge(tmp_path, edits=lambda: edits[0], watching=lambda: watching[0], settle=0, quiet=0.5)
+    time.sleep(0.3)
+    assert not (tmp_path / LATER_FILE).exists(), "a file written before the server watches is missed"
+    watching[0] = True
+    for _ in range(6):  # an edit every 0.2 s: never half a second of quiet
+        time.sleep(0.2)
+        edits[0] += 1
+        assert not (tmp_path / LATER_FILE).exists(), "the author is still editing"
+    assert _written(tmp_path / LATER_FILE, within=5), "written once the author pauses"
+    thread.join(timeout=5)
 
 
 def test_the_edit_watch_counts_what_is_written_under_the_watched_paths_and_only_that(tmp_path: Path) -> None:

@@ -58,7 +58,6 @@ from pytorch_floors.plugin.serve import (
     EditWatch,
     ServeSession,
     interrupt_on_terminate,
-    nudge,
     quiet_dirty_warning,
     watch_parent,
 )
@@ -200,7 +199,8 @@ class FloorsPlugin(BasePlugin[FloorsConfig]):  # type: ignore[no-untyped-call]  
         if self.session is not None and self.session.signal_dir is not None:
             server.watch(str(self.session.signal_dir))
             if self.session.later:
-                nudge(server, self.session.signal_dir)  # the next build renders what the first left for it
+                # The next build renders what the first left for it, once the server watches and the author pauses.
+                self.session.start_later_build(watching=server.observer.is_alive, settle=1.0)
         return server
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:

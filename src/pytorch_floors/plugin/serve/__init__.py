@@ -40,9 +40,9 @@ it ends with it, and ends itself if the serve process is gone. Serve stopped by 
 
 The first build of a dirty session with live reload also leaves what only slows its answer to the
 build right after it (`later`): a lab's conversion that is not cached ("converting…") and the API
-reference ("rendering…"); that build starts as soon as the server watches the session's folder. An edit
-saved before or while that build renders the reference is shown first: the reference waits for the build after
-it (`EditWatch`, `ServeSession.reference_waits`).
+reference ("rendering…"); that build starts once the server watches the session's folder and the author has
+not saved an edit for a few seconds (`QUIET_S`). An edit saved before or while that build renders the reference
+is shown first: the reference waits for the next pause (`EditWatch`, `ServeSession.reference_waits`).
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ from pytorch_floors.plugin.serve.changes import (
     with_sources,
 )
 from pytorch_floors.plugin.serve.edits import EditWatch
-from pytorch_floors.plugin.serve.later import LATER_FILE, api_later, nudge, render_later
+from pytorch_floors.plugin.serve.later import LATER_FILE, QUIET_S, api_later, nudge, render_later
 from pytorch_floors.plugin.serve.logs import quiet_dirty_warning
 from pytorch_floors.plugin.serve.pending import (
     PARTIAL_ATTRIBUTE,
@@ -97,6 +97,7 @@ __all__ = [
     "PARTIAL_ATTRIBUTE",
     "PENDING_ATTRIBUTE",
     "PENDING_TEXT",
+    "QUIET_S",
     "SIGNALS_VARIABLE",
     "SITE_WIDE_MARKER",
     "Background",

@@ -21,14 +21,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mkdocs.livereload import LiveReloadServer
 from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import get_toc
 
 from pytorch_floors.labs.kernel import LabRuns
 from pytorch_floors.render.templates import render as render_template
 
-__all__ = ["LATER_FILE", "api_later", "nudge", "render_later"]
+__all__ = ["LATER_FILE", "QUIET_S", "api_later", "nudge", "render_later"]
 
 LATER_FILE = "later"
 """The file `nudge` writes into the session's signal folder (the background build writes `progress`)."""
@@ -75,18 +74,36 @@ def api_later(markdown: str, language: str) -> str:
     return render_template("api_rendering.html", language) + "\n\n" + kept
 
 
-def nudge(server: LiveReloadServer, signal_dir: Path, *, settle: float = 1.0, within: float = 60.0) -> threading.Thread:
-    """Start the session's next build as soon as the server watches `signal_dir` (a file written there).
+QUIET_S = 5.0
+"""Seconds without an edit before the session starts the build that renders what was left for later: the
+reference's build takes about six seconds on two cores, and an edit saved during it waits for part of it."""
+
+
+def nudge(
+    signal_dir: Path,
+    *,
+    edits: Callable[[], int],
+    watching: Callable[[], bool] = lambda: True,
+    settle: float = 1.0,
+    quiet: float = QUIET_S,
+    within: float = 60.0,
+) -> threading.Thread:
+    """Start the session's next build (a file written into `signal_dir`) once the author has paused.
 
     The server starts watching after the first build, when it starts serving; a file written before
     its watcher has looked at the folder once is no change to it. So the thread waits for the watcher
-    to run, then `settle` seconds (its polling interval is half a second), then writes `LATER_FILE`.
-    Were the write missed, the pages would render with the build the background build's first page starts.
+    to run (`watching`, the server's observer), then `settle` seconds (its polling interval is half a
+    second), then until `edits` (the session's count of the author's edits) has not moved for `quiet`
+    seconds: an author saving edits one after another gets each shown in a build of its own, not
+    behind the API reference. It then writes `LATER_FILE`. Were the write missed, the pages would
+    render with the build the background build's first page starts.
 
     Args:
-        server: The live reload server.
         signal_dir: The session's signal folder, which the server watches.
-        settle: Seconds between the watcher running and the write.
+        edits: How many edits the session has seen so far (`EditWatch.count`).
+        watching: Whether the server's watcher runs yet.
+        settle: Seconds between the watcher running and the first look at the edits.
+        quiet: Seconds without an edit it waits for.
         within: Seconds to wait for the watcher at most.
 
     Returns:
@@ -95,9 +112,16 @@ def nudge(server: LiveReloadServer, signal_dir: Path, *, settle: float = 1.0, wi
 
     def write() -> None:
         deadline = time.monotonic() + within
-        while not server.observer.is_alive() and time.monotonic() < deadline:
+        while not watching() and time.monotonic() < deadline:
             time.sleep(0.05)
         time.sleep(settle)
+        seen, since = edits(), time.monotonic()
+        while time.monotonic() - since < quiet:
+            if not signal_dir.is_dir():
+                return  # the session ended meanwhile
+            time.sleep(min(0.1, quiet))
+            if edits() != seen:
+                seen, since = edits(), time.monotonic()
         with contextlib.suppress(OSError):  # the session ended meanwhile, and removed the folder
             (signal_dir / LATER_FILE).write_text(str(time.time()), encoding="utf-8")
 

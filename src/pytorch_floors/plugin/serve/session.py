@@ -6,8 +6,9 @@ import contextlib
 import logging
 import shutil
 import tempfile
+import threading
 import uuid
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from pytorch_floors.i18n.languages import english_source
 from pytorch_floors.plugin.serve.background import Background, read_background_failures
 from pytorch_floors.plugin.serve.changes import Memo, PageInput, PageState, Plan, plan_rebuild
 from pytorch_floors.plugin.serve.edits import EditWatch
-from pytorch_floors.plugin.serve.later import LATER_FILE
+from pytorch_floors.plugin.serve.later import QUIET_S, nudge
 from pytorch_floors.plugin.serve.template_cache import TemplateCache
 
 log = logging.getLogger("mkdocs.plugins.pytorch_floors")
@@ -54,6 +55,8 @@ class ServeSession:
         left_for_this_build: The pages the last build left to this one (`later`, as this build started).
         edits: The author's edits the server has seen (`EditWatch`), once it watches (`on_serve`).
         edits_at_start: How many it had seen as this build started.
+        quiet: Seconds without an edit before the build that renders what was left for later starts.
+        nudging: The thread that waits for that pause, while it waits.
         builds: How many builds of the session have ended.
     """
 
@@ -77,6 +80,8 @@ class ServeSession:
     left_for_this_build: set[str] = field(default_factory=set)
     edits: EditWatch | None = None
     edits_at_start: int = 0
+    quiet: float = QUIET_S
+    nudging: threading.Thread | None = None
     builds: int = 0
 
     @property
@@ -148,10 +153,9 @@ class ServeSession:
         if self.later and self.signal_dir is None:
             self.signal_dir = Path(tempfile.mkdtemp(prefix="floors-serve-"))  # `plugin.serve.later.nudge` writes there
         if self.later and self.builds > 1 and self.edits is not None and self.signal_dir is not None:
-            # Pages left again for an edit (`reference_waits`): the server watches the folder, and this starts
-            # the build that renders them (the first build's pages are the server's `nudge`).
-            with contextlib.suppress(OSError):
-                (self.signal_dir / LATER_FILE).write_text(str(self.builds), encoding="utf-8")
+            # Pages left again for an edit (`reference_waits`): the build that renders them starts once the
+            # author pauses (the first build's pages wait so too: `on_serve`).
+            self.start_later_build(watching=lambda: True)
         if self.filled or self.background is not None:
             return
         if not pending:
@@ -160,6 +164,20 @@ class ServeSession:
         self.signal_dir = self.signal_dir or Path(tempfile.mkdtemp(prefix="floors-serve-"))
         self.background = Background(config_file, project_dir, self.signal_dir)
         self.background.start()
+
+    def start_later_build(self, *, watching: Callable[[], bool], settle: float = 0.0) -> None:
+        """Start the build that renders what was left for later once the author has paused (`later.nudge`).
+
+        One waits at a time: an edit build that leaves the pages again while one waits starts no other.
+        """
+        if self.signal_dir is None or self.edits is None:
+            return
+        if self.nudging is not None and self.nudging.is_alive():
+            return
+        edits = self.edits
+        self.nudging = nudge(
+            self.signal_dir, edits=lambda: edits.count, watching=watching, settle=settle, quiet=self.quiet
+        )
 
     def close(self) -> None:
         """End the background build, if it runs, and forget the watched folder."""
