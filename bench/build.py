@@ -246,10 +246,13 @@ def cold_serve(project: Path, cache: Path) -> tuple[float, float, float]:
         start_new_session=True,
     )
     ended: list[tuple[float, str]] = []  # when the background build ended, and its exit status
+    said: list[str] = []  # the log's warning and error lines: why the background build failed, if it did
 
     def read_log() -> None:
         assert server.stderr is not None
         for line in server.stderr:  # read to the end: a full pipe would stop the server's logging
+            if line.startswith(("WARNING", "ERROR")):
+                said.append(line)
             if BACKGROUND_ENDED in line and not ended:
                 status = line.split(BACKGROUND_ENDED, 1)[1].split(")", 1)[0]
                 ended.append((time.perf_counter() - started, status))
@@ -275,7 +278,7 @@ def cold_serve(project: Path, cache: Path) -> tuple[float, float, float]:
             time.sleep(0.5)
         background, status = ended[0]
         if status != "0":
-            sys.exit(f"the cold serve's background build ended with exit status {status}")
+            sys.exit(f"the cold serve's background build ended with exit status {status}:\n" + "".join(said))
         return first, complete, background
     finally:
         stop_serve(server)
