@@ -133,6 +133,13 @@ def _budget(value: float | None, budget: int) -> str:
     return f" (budget ≤ {budget} s: {'within' if value <= budget else 'over'})"
 
 
+def _against(value: float | None, budget: int) -> str:
+    """The figure and its verdict; to a tenth where whole seconds would show the budget itself ("10 s: over")."""
+    if value is not None and value >= 10 and value != budget and round(value) == budget:
+        return f"{value:.1f} s" + _budget(value, budget)
+    return _seconds(value) + _budget(value, budget)
+
+
 def _background(build: Mapping[str, Any]) -> str:
     background, blocks = build.get("serve_background"), build.get("block_seconds")
     if background is None or not blocks:
@@ -163,8 +170,7 @@ def readme_table(records: Mapping[str, Mapping[str, Any]]) -> str:
         ),
         (
             "`make serve`, first page",
-            _seconds(build.get("serve_first_page"))
-            + _budget(build.get("serve_first_page"), BUDGETS["serve_first_page"]),
+            _against(build.get("serve_first_page"), BUDGETS["serve_first_page"]),
             "every page, with “running…” where a proof has not run yet",
         ),
         (
@@ -179,22 +185,22 @@ def readme_table(records: Mapping[str, Mapping[str, Any]]) -> str:
         ),
         (
             "a prose edit, shown",
-            _seconds(build.get("prose_edit")) + _budget(build.get("prose_edit"), BUDGETS["prose_edit"]),
+            _against(build.get("prose_edit"), BUDGETS["prose_edit"]),
             "`serve: N of M pages render again: …`",
         ),
         (
             "the first prose edit, 2 s after the first page",
-            _seconds(build.get("prose_edit_first")) + _budget(build.get("prose_edit_first"), BUDGETS["prose_edit"]),
+            _against(build.get("prose_edit_first"), BUDGETS["prose_edit"]),
             "`serve: an edit came: it is shown first …`: the API reference the first build left renders after it",
         ),
         (
             "`make test`, set up",
-            _seconds(warm.get("phases")) + _budget(warm.get("phases"), BUDGETS["suite-warm"]),
+            _against(warm.get("phases"), BUDGETS["suite-warm"]),
             "each phase's tests, then `make test: every phase passed` and its total",
         ),
         (
             "`make test` from a fresh clone",
-            _seconds(fresh.get("total")) + _budget(fresh.get("total"), BUDGETS["suite-fresh"]),
+            _against(fresh.get("total"), BUDGETS["suite-fresh"]),
             "the same, after setup",
         ),
     ]

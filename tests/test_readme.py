@@ -134,3 +134,34 @@ def test_the_first_prose_edit_is_shown_beside_the_median_against_the_same_budget
     )
     assert "| a prose edit, shown | 1.0 s (budget ≤ 2 s: within) |" in table
     assert "| the first prose edit, 2 s after the first page | 6.0 s (budget ≤ 2 s: over) |" in table
+
+
+def test_a_figure_just_over_its_budget_is_not_rounded_onto_it() -> None:
+    # The README said "10 s (budget ≤ 10 s: over)" for serve's first page at 10.3 s.
+    records = _records()
+    table: str = records.readme_table(
+        {
+            "build": {
+                "figures": {"serve_first_page": 10.3},
+                "cpu": "x",
+                "cores": 2,
+                "load": [0, 0],
+                "commit": "c",
+                "date": "d",
+            }
+        }
+    )
+    assert "| 10.3 s (budget ≤ 10 s: over) |" in table
+    table = records.readme_table(
+        {
+            "build": {
+                "figures": {"serve_first_page": 12.4},
+                "cpu": "x",
+                "cores": 2,
+                "load": [0, 0],
+                "commit": "c",
+                "date": "d",
+            }
+        }
+    )
+    assert "| 12 s (budget ≤ 10 s: over) |" in table

@@ -920,7 +920,7 @@ def test_a_cold_serve_answers_before_converting_a_lab_and_converts_it_right_afte
             page = _get(port, "labs/1-program/") or ""
             return page if "pathlib.Path(" in unescape(page) else None
 
-        # Converted by the next build, which starts at once: the lab itself has not run yet.
+        # Converted by the next build, which starts once no edit has come for a few seconds: the lab has not run yet.
         page = unescape(_wait_for(converted, server, log, 60))
         assert (
             'class="jupyter-wrapper"' in page and f"<article {PENDING_ATTRIBUTE}" in page and "Converting" not in page
