@@ -3,9 +3,10 @@
 A dirty session's first build leaves the API reference to a build of its own (`plugin.serve.later`).
 That build renders 43 pages from the package's docstrings, about six seconds on two cores, and an edit
 saved meanwhile waited for all of it before its page showed. So each build notes how many edits the
-session had seen when it began; a build that finds an edit newer than the start of the build before it
-(the edit's own build, or the reference's build once an edit has come) gives the reference pages it was
-to render their placeholder again, and the build after it renders them (`ServeSession.reference_waits`).
+session had seen when it began. A build that an edit came before shows the edit alone and leaves those
+pages waiting (`ServeSession.start_build`); the reference's build, when an edit comes while it renders,
+gives the pages it has not rendered yet their placeholder again (`ServeSession.reference_waits`). The
+build that renders them starts once the author has not saved an edit for a few seconds (`later.nudge`).
 
 The counter listens on the live reload server's own observer, to the paths MkDocs watches for edits
 (the docs, `mkdocs.yml`, the configuration's `watch` list): an edit is counted when MkDocs sees it, no
