@@ -100,10 +100,14 @@ def build(project: Path, site: Path, cache: Path, **env: str) -> tuple[float, fl
     return seconds, peak / 2**20, report
 
 
+SAYS_WHY = ("WARNING", "ERROR")
+"""How the lines that say why a build or a serve failed begin (a claim that did not hold, a block that failed)."""
+
+
 def failed_build(log: str, tail: int = 6000) -> str:
     """What a failed build's log says of why: every warning and error line (a claim that did not hold, a
     block that failed: a strict build stops on them, long after they were logged), then the log's end."""
-    why = [line for line in log.splitlines() if line.startswith(("WARNING", "ERROR"))]
+    why = [line for line in log.splitlines() if line.startswith(SAYS_WHY)]
     return "build failed:\n" + "".join(f"{line}\n" for line in why) + f"the log's end:\n{log[-tail:]}"
 
 
@@ -251,7 +255,7 @@ def cold_serve(project: Path, cache: Path) -> tuple[float, float, float]:
     def read_log() -> None:
         assert server.stderr is not None
         for line in server.stderr:  # read to the end: a full pipe would stop the server's logging
-            if line.startswith(("WARNING", "ERROR")):
+            if line.startswith(SAYS_WHY):
                 said.append(line)
             if BACKGROUND_ENDED in line and not ended:
                 status = line.split(BACKGROUND_ENDED, 1)[1].split(")", 1)[0]

@@ -101,8 +101,11 @@ class ServeSession:
         """
         if self.leaves_for_later:
             return True
-        edits = self.edits.count if self.edits is not None else 0
-        return page in self.left_for_this_build and edits > self.edits_at_start
+        return page in self.left_for_this_build and self._edits_seen() > self.edits_at_start
+
+    def _edits_seen(self) -> int:
+        """The author's edits seen so far (none before the server watches)."""
+        return self.edits.count if self.edits is not None else 0
 
     def start_build(self) -> tuple[bool, set[str]]:
         """Whether the next build leaves what is not cached to the background, and which waiting pages are done.
@@ -112,7 +115,7 @@ class ServeSession:
             can now show their outputs or a failure (all of them once the background build has ended).
         """
         ready, self.later = set(self.later), set()  # left for this build by the last one
-        edits_before, self.edits_at_start = self.edits_at_start, self.edits.count if self.edits is not None else 0
+        edits_before, self.edits_at_start = self.edits_at_start, self._edits_seen()
         if ready and self.builds > 0 and self.edits_at_start > edits_before:
             # An edit came since the last build began: this build shows it, and the next renders what was left.
             log.info("serve: an edit came: it is shown first, the %d pages left for later render after it", len(ready))
@@ -152,7 +155,7 @@ class ServeSession:
         self.builds += 1
         if self.later and self.signal_dir is None:
             self.signal_dir = Path(tempfile.mkdtemp(prefix="floors-serve-"))  # `plugin.serve.later.nudge` writes there
-        if self.later and self.builds > 1 and self.edits is not None and self.signal_dir is not None:
+        if self.later and self.builds > 1:
             # Pages left again for an edit (`reference_waits`): the build that renders them starts once the
             # author pauses (the first build's pages wait so too: `on_serve`).
             self.start_later_build(watching=lambda: True)
